@@ -1,0 +1,67 @@
+#include "core/offline/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace ks {
+
+namespace {
+
+std::string describe_errno() { return std::strerror(errno); }
+
+}  // namespace
+
+Status write_file_atomically(const std::filesystem::path& path, std::span<const unsigned char> bytes) {
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
+  std::string temp = (dir / ("." + path.filename().string() + ".XXXXXX")).string();
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) return Error{path.string() + ": cannot create a temporary file in " + dir.string() + ": " + describe_errno()};
+
+  size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const std::string why = describe_errno();
+      ::close(fd);
+      ::unlink(temp.c_str());
+      return Error{path.string() + ": write failed: " + why};
+    }
+    written += static_cast<size_t>(n);
+  }
+  // mkstemp creates the file 0600: keep the permissions of the file being
+  // replaced, or give a new one the usual rw-r--r-- (reading the umask would
+  // mean changing it, which is not thread-safe).
+  struct stat existing {};
+  const mode_t mode = ::stat(path.c_str(), &existing) == 0 ? (existing.st_mode & 07777) : 0644;
+  if (::fchmod(fd, mode) != 0 || ::fsync(fd) != 0) {
+    const std::string why = describe_errno();
+    ::close(fd);
+    ::unlink(temp.c_str());
+    return Error{path.string() + ": cannot finish the temporary file: " + why};
+  }
+  if (::close(fd) != 0) {
+    const std::string why = describe_errno();
+    ::unlink(temp.c_str());
+    return Error{path.string() + ": close failed: " + why};
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    const std::string why = describe_errno();
+    ::unlink(temp.c_str());
+    return Error{path.string() + ": cannot replace the file: " + why};
+  }
+  return {};
+}
+
+Status write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {
+  return write_file_atomically(
+      path, std::span<const unsigned char>(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()));
+}
+
+}  // namespace ks

@@ -1,0 +1,36 @@
+#include "core/offline/import.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <string>
+
+#include "core/offline/bvh_import.h"
+#include "core/offline/gltf_import.h"
+
+namespace ks {
+
+Status ImportSettings::validate() const {
+  if (animation_index < 0) {
+    return Error{"animation index " + std::to_string(animation_index) + " is negative"};
+  }
+  if (!std::isfinite(sample_rate_hz) || sample_rate_hz < 0.f || sample_rate_hz > 10000.f) {
+    return Error{"sample rate " + std::to_string(sample_rate_hz) + " Hz is outside 0 (automatic) to 10000"};
+  }
+  if (!std::isfinite(bvh_unit_scale_m) || bvh_unit_scale_m < 0.f) {
+    return Error{"BVH unit scale " + std::to_string(bvh_unit_scale_m) +
+                 " m per unit is not a positive number (0 = automatic)"};
+  }
+  return {};
+}
+
+Result<ImportedClip> import_clip(const std::filesystem::path& path, const ImportSettings& settings) {
+  if (Status s = settings.validate(); !s) return Error{path.string() + ": " + s.error()};
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (ext == ".gltf" || ext == ".glb") return import_gltf(path, settings);
+  if (ext == ".bvh") return import_bvh(path, settings);
+  return Error{path.string() + ": unsupported file type '" + ext + "' (expected .gltf, .glb or .bvh)"};
+}
+
+}  // namespace ks

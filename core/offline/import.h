@@ -1,0 +1,44 @@
+#pragma once
+// Import: a source file (glTF 2.0 or BVH) to a Skeleton, a RawClip and, where
+// the file has one, the skinned mesh. Dispatches on the file extension.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/offline/raw_clip.h"
+#include "core/offline/skeleton.h"
+#include "core/offline/skinned_mesh.h"
+#include "core/runtime/result.h"
+
+namespace ks {
+
+/// How a source file becomes a clip.
+struct ImportSettings {
+  int animation_index = 0;      // which animation of a glTF file; default 0
+  std::string animation_name;   // when non-empty, selects by name instead of index; default ""
+  float sample_rate_hz = 0.f;   // glTF resampling rate, Hz; 0 = automatic (see gltf_import.h)
+  float bvh_unit_scale_m = 0.f; // BVH metres per file unit; 0 = guess from the skeleton's height
+
+  /// Refuses negative or non-finite rates and scales, a negative index.
+  Status validate() const;
+};
+
+/// Everything an import produces.
+struct ImportedClip {
+  std::filesystem::path source;
+  Skeleton skeleton;
+  RawClip clip;
+  std::optional<SkinnedMesh> mesh;           // glTF files with a skinned mesh
+  std::vector<std::string> animation_names;  // every animation in the file
+  int animation_index = 0;                   // the one in `clip`
+  float unit_scale_m = 1.f;                  // metres per file unit that was applied
+  double source_start_s = 0.0;               // source time of frame 0, seconds (glTF: the first key)
+  std::vector<std::string> warnings;         // things accepted with a defined fix-up
+};
+
+/// Imports `path` (.gltf, .glb or .bvh). The error names the file and the problem.
+Result<ImportedClip> import_clip(const std::filesystem::path& path, const ImportSettings& settings = {});
+
+}  // namespace ks

@@ -1,0 +1,233 @@
+#include "core/offline/atomic_file.h"
+
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ks {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh, empty directory per test, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    static int counter = 0;
+    const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    m_path = fs::temp_directory_path() / ("ks_atomic_file_test_" + std::to_string(::getpid()) + "_" +
+                                          std::to_string(counter++) + "_" + test->name());
+    fs::remove_all(m_path);
+    fs::create_directories(m_path);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::permissions(m_path, fs::perms::owner_all, fs::perm_options::add, ignored);
+    fs::remove_all(m_path, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const fs::path& path() const { return m_path; }
+  fs::path operator/(const std::string& name) const { return m_path / name; }
+
+  /// Names of the entries in the directory.
+  std::set<std::string> entries() const {
+    std::set<std::string> names;
+    for (const fs::directory_entry& entry : fs::directory_iterator(m_path)) {
+      names.insert(entry.path().filename().string());
+    }
+    return names;
+  }
+
+ private:
+  fs::path m_path;
+};
+
+std::string read_all(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_plain(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+mode_t mode_of(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return 0;
+  return st.st_mode & 07777;
+}
+
+// Passes when `status` is a refusal whose message names `path`.
+::testing::AssertionResult refused_naming(const Status& status, const fs::path& path) {
+  if (status.ok()) return ::testing::AssertionFailure() << "the write succeeded";
+  if (status.error().find(path.string()) == std::string::npos) {
+    return ::testing::AssertionFailure() << "message \"" << status.error() << "\" does not name " << path;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(WriteFileAtomically, WritesNewFile) {
+  const TempDir dir;
+  const fs::path path = dir / "clip.ksc";
+  const Status status = write_file_atomically(path, std::string_view("hello\nworld\n"));
+  ASSERT_TRUE(status.ok()) << status.error();
+  EXPECT_EQ(read_all(path), "hello\nworld\n");
+  EXPECT_EQ(mode_of(path), 0644u);  // rw-r--r--, not mkstemp's 0600
+}
+
+TEST(WriteFileAtomically, WritesBytesExactly) {
+  const TempDir dir;
+  const fs::path path = dir / "blob.bin";
+  std::vector<unsigned char> bytes;
+  for (int i = 0; i < 70000; ++i) bytes.push_back(static_cast<unsigned char>((i * 7919) & 0xff));
+  bytes[10] = 0;  // embedded zero bytes are data, not terminators
+  const Status status = write_file_atomically(path, std::span<const unsigned char>(bytes));
+  ASSERT_TRUE(status.ok()) << status.error();
+  const std::string written = read_all(path);
+  ASSERT_EQ(written.size(), bytes.size());
+  EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), written.begin(),
+                         [](unsigned char a, char b) { return a == static_cast<unsigned char>(b); }));
+}
+
+TEST(WriteFileAtomically, WritesEmptyFile) {
+  const TempDir dir;
+  const fs::path path = dir / "empty.txt";
+  const Status status = write_file_atomically(path, std::string_view());
+  ASSERT_TRUE(status.ok()) << status.error();
+  ASSERT_TRUE(fs::is_regular_file(path));
+  EXPECT_EQ(fs::file_size(path), 0u);
+}
+
+TEST(WriteFileAtomically, ReplacesExistingFile) {
+  const TempDir dir;
+  const fs::path path = dir / "settings.json";
+  write_plain(path, "a much longer old content than the new one");
+  const Status status = write_file_atomically(path, std::string_view("new"));
+  ASSERT_TRUE(status.ok()) << status.error();
+  EXPECT_EQ(read_all(path), "new");
+}
+
+TEST(WriteFileAtomically, KeepsPermissionsOfReplacedFile) {
+  const TempDir dir;
+  for (const mode_t mode : {mode_t{0600}, mode_t{0755}, mode_t{0640}}) {
+    SCOPED_TRACE(mode);
+    const fs::path path = dir / ("file_" + std::to_string(mode));
+    write_plain(path, "old");
+    ASSERT_EQ(::chmod(path.c_str(), mode), 0);
+    const Status status = write_file_atomically(path, std::string_view("new"));
+    ASSERT_TRUE(status.ok()) << status.error();
+    EXPECT_EQ(read_all(path), "new");
+    EXPECT_EQ(mode_of(path), mode);
+  }
+}
+
+TEST(WriteFileAtomically, LeavesNoTemporaryFiles) {
+  const TempDir dir;
+  const fs::path path = dir / "out.txt";
+  for (int i = 0; i < 5; ++i) {
+    const Status status = write_file_atomically(path, std::string_view("version " + std::to_string(i)));
+    ASSERT_TRUE(status.ok()) << status.error();
+  }
+  EXPECT_EQ(dir.entries(), std::set<std::string>{"out.txt"});
+  EXPECT_EQ(read_all(path), "version 4");
+}
+
+TEST(WriteFileAtomically, WritesIntoCurrentDirectoryForBareName) {
+  const TempDir dir;
+  // Restores the working directory even when an assertion returns early.
+  struct WorkingDirectory {
+    fs::path saved = fs::current_path();
+    ~WorkingDirectory() { fs::current_path(saved); }
+  } restore;
+  fs::current_path(dir.path());
+  const Status status = write_file_atomically("bare.txt", std::string_view("here"));
+  ASSERT_TRUE(status.ok()) << status.error();
+  EXPECT_EQ(read_all(dir / "bare.txt"), "here");
+  EXPECT_EQ(dir.entries(), std::set<std::string>{"bare.txt"});
+}
+
+TEST(WriteFileAtomically, RefusesMissingDirectory) {
+  const TempDir dir;
+  const fs::path path = dir / "missing" / "out.txt";
+  EXPECT_TRUE(refused_naming(write_file_atomically(path, std::string_view("x")), path));
+  EXPECT_FALSE(fs::exists(dir / "missing"));
+  EXPECT_TRUE(dir.entries().empty());
+}
+
+TEST(WriteFileAtomically, RefusesParentThatIsARegularFile) {
+  const TempDir dir;
+  write_plain(dir / "plain", "keep me");
+  const fs::path path = dir / "plain" / "out.txt";
+  EXPECT_TRUE(refused_naming(write_file_atomically(path, std::string_view("x")), path));
+  EXPECT_EQ(read_all(dir / "plain"), "keep me");
+  EXPECT_EQ(dir.entries(), std::set<std::string>{"plain"});
+}
+
+TEST(WriteFileAtomically, RefusesDirectoryWithoutWritePermission) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root ignores directory permissions";
+  const TempDir dir;
+  const fs::path locked = dir / "locked";
+  fs::create_directory(locked);
+  write_plain(locked / "out.txt", "old");
+  ASSERT_EQ(::chmod(locked.c_str(), 0555), 0);
+  const fs::path path = locked / "out.txt";
+  const Status status = write_file_atomically(path, std::string_view("new"));
+  ASSERT_EQ(::chmod(locked.c_str(), 0755), 0);
+  EXPECT_TRUE(refused_naming(status, path));
+  EXPECT_EQ(read_all(path), "old");
+}
+
+TEST(WriteFileAtomically, RefusesDirectoryAsTargetAndKeepsIt) {
+  const TempDir dir;
+  const fs::path path = dir / "folder";
+  fs::create_directory(path);
+  write_plain(path / "inside.txt", "still here");
+  EXPECT_TRUE(refused_naming(write_file_atomically(path, std::string_view("x")), path));
+  ASSERT_TRUE(fs::is_directory(path));
+  EXPECT_EQ(read_all(path / "inside.txt"), "still here");
+  EXPECT_EQ(dir.entries(), std::set<std::string>{"folder"});  // the temporary file is gone
+}
+
+// A write that fails part-way (here: the file-size limit, which applies even
+// to root) leaves the old file as it was and removes the temporary file.
+TEST(WriteFileAtomically, KeepsOldFileWhenWriteFails) {
+  const TempDir dir;
+  const fs::path path = dir / "stream.ksc";
+  write_plain(path, "old contents");
+  const std::string big(1 << 16, 'n');
+
+  // Exceeding the limit raises SIGXFSZ, which would end the process; with a
+  // handler installed, write() fails with EFBIG instead. Nothing may return
+  // early until the limit and the handler are restored.
+  struct sigaction on_limit {};
+  on_limit.sa_handler = [](int) {};
+  struct sigaction previous {};
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  rlimit small = saved;
+  small.rlim_cur = 1024;  // bytes
+  ASSERT_EQ(::sigaction(SIGXFSZ, &on_limit, &previous), 0);
+  const bool limited = ::setrlimit(RLIMIT_FSIZE, &small) == 0;
+  const Status status = write_file_atomically(path, std::string_view(big));
+  const bool restored = ::setrlimit(RLIMIT_FSIZE, &saved) == 0;
+  ::sigaction(SIGXFSZ, &previous, nullptr);
+  ASSERT_TRUE(limited);
+  ASSERT_TRUE(restored);
+
+  EXPECT_TRUE(refused_naming(status, path));
+  EXPECT_EQ(read_all(path), "old contents");
+  EXPECT_EQ(dir.entries(), std::set<std::string>{"stream.ksc"});
+}
+
+}  // namespace
+}  // namespace ks

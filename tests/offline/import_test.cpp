@@ -1,0 +1,214 @@
+#include "core/offline/import.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <string_view>
+
+namespace ks {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+const fs::path kClips = KS_CLIPS_DIR;
+
+// Passes when `result` is a refusal whose message contains every part.
+template <class T>
+::testing::AssertionResult refused_mentioning(const Result<T>& result, std::initializer_list<std::string_view> parts) {
+  if (result.ok()) return ::testing::AssertionFailure() << "the input was accepted";
+  for (std::string_view part : parts) {
+    if (result.error().find(part) == std::string::npos) {
+      return ::testing::AssertionFailure() << "message \"" << result.error() << "\" does not mention \"" << part
+                                           << "\"";
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// A fresh, empty directory per test, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    static int counter = 0;
+    m_path = fs::temp_directory_path() /
+             ("ks_import_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::remove_all(m_path);
+    fs::create_directories(m_path);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(m_path, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  fs::path operator/(const std::string& name) const { return m_path / name; }
+
+  /// A link named `name` in this directory to `target`.
+  fs::path link(const std::string& name, const fs::path& target) const {
+    const fs::path path = m_path / name;
+    fs::create_symlink(target, path);
+    return path;
+  }
+
+ private:
+  fs::path m_path;
+};
+
+// --- ImportSettings::validate ------------------------------------------------
+
+TEST(ImportSettingsValidate, AcceptsDefaults) {
+  const Status status = ImportSettings{}.validate();
+  EXPECT_TRUE(status.ok()) << status.error();
+}
+
+TEST(ImportSettingsValidate, AcceptsExplicitValues) {
+  ImportSettings settings;
+  settings.animation_index = 3;
+  settings.animation_name = "Walk";
+  settings.sample_rate_hz = 10000.f;  // the largest rate accepted
+  settings.bvh_unit_scale_m = 0.01f;
+  const Status status = settings.validate();
+  EXPECT_TRUE(status.ok()) << status.error();
+}
+
+TEST(ImportSettingsValidate, RefusesNegativeAnimationIndex) {
+  ImportSettings settings;
+  settings.animation_index = -1;
+  EXPECT_TRUE(refused_mentioning(settings.validate(), {"animation index -1"}));
+}
+
+TEST(ImportSettingsValidate, RefusesNegativeOrNonFiniteSampleRate) {
+  for (const float rate : {-1.f, -kInf, kNaN, kInf}) {
+    SCOPED_TRACE(rate);
+    ImportSettings settings;
+    settings.sample_rate_hz = rate;
+    EXPECT_TRUE(refused_mentioning(settings.validate(), {"sample rate"}));
+  }
+}
+
+TEST(ImportSettingsValidate, RefusesSampleRateAbove10000) {
+  ImportSettings settings;
+  settings.sample_rate_hz = 10001.f;
+  EXPECT_TRUE(refused_mentioning(settings.validate(), {"sample rate 10001"}));
+}
+
+TEST(ImportSettingsValidate, RefusesNegativeOrNonFiniteBvhUnitScale) {
+  for (const float scale : {-0.01f, kNaN, kInf, -kInf}) {
+    SCOPED_TRACE(scale);
+    ImportSettings settings;
+    settings.bvh_unit_scale_m = scale;
+    EXPECT_TRUE(refused_mentioning(settings.validate(), {"BVH unit scale"}));
+  }
+}
+
+// --- import_clip: refusals ---------------------------------------------------
+
+TEST(ImportClip, RefusesInvalidSettingsNamingTheFile) {
+  ImportSettings settings;
+  settings.animation_index = -2;
+  const fs::path path = kClips / "rigged_simple.gltf";
+  EXPECT_TRUE(refused_mentioning(import_clip(path, settings), {path.string(), "animation index -2"}));
+}
+
+TEST(ImportClip, RefusesUnsupportedExtension) {
+  const TempDir dir;
+  const fs::path path = dir / "character.fbx";
+  std::ofstream(path) << "Kaydara FBX Binary";
+  EXPECT_TRUE(refused_mentioning(import_clip(path), {path.string(), "'.fbx'", "unsupported"}));
+}
+
+TEST(ImportClip, RefusesFileWithoutExtension) {
+  const TempDir dir;
+  const fs::path path = dir / "walk";
+  std::ofstream(path) << "HIERARCHY\n";
+  EXPECT_TRUE(refused_mentioning(import_clip(path), {path.string(), "unsupported"}));
+}
+
+TEST(ImportClip, RefusesLookalikeExtension) {
+  const TempDir dir;
+  const fs::path path = dir / "walk.bvh.txt";
+  std::ofstream(path) << "HIERARCHY\n";
+  EXPECT_TRUE(refused_mentioning(import_clip(path), {path.string(), "'.txt'"}));
+}
+
+TEST(ImportClip, RefusesMissingFiles) {
+  const TempDir dir;
+  for (const std::string name : {"missing.gltf", "missing.glb", "missing.bvh", "missing.fbx"}) {
+    SCOPED_TRACE(name);
+    const fs::path path = dir / name;
+    EXPECT_TRUE(refused_mentioning(import_clip(path), {path.string()}));
+  }
+}
+
+// --- import_clip: dispatch ---------------------------------------------------
+
+// The dispatch tests read the shared clips; see tests/CMakeLists.txt.
+
+TEST(ImportClip, ImportsGltfWithUpperCaseExtension) {
+  const TempDir dir;
+  const fs::path path = dir.link("RIGGED.GLTF", kClips / "rigged_simple.gltf");
+  const Result<ImportedClip> result = import_clip(path);
+  ASSERT_TRUE(result.ok()) << result.error();
+  const ImportedClip& imported = result.value();
+  EXPECT_EQ(imported.source, path);
+  EXPECT_EQ(imported.skeleton.skin_joints.size(), 2u);  // RiggedSimple's skin has two joints
+  EXPECT_TRUE(imported.mesh.has_value());
+  const Status valid = imported.clip.validate(imported.skeleton);
+  EXPECT_TRUE(valid.ok()) << valid.error();
+}
+
+TEST(ImportClip, ImportsGlbWithUpperCaseExtension) {
+  const TempDir dir;
+  const fs::path path = dir.link("FOX.GLB", kClips / "Fox.glb");
+  ImportSettings settings;
+  settings.animation_name = "Walk";
+  const Result<ImportedClip> result = import_clip(path, settings);
+  ASSERT_TRUE(result.ok()) << result.error();
+  const ImportedClip& imported = result.value();
+  EXPECT_EQ(imported.animation_names.size(), 3u);  // Survey, Walk, Run
+  ASSERT_GE(imported.animation_index, 0);
+  ASSERT_LT(static_cast<size_t>(imported.animation_index), imported.animation_names.size());
+  EXPECT_EQ(imported.animation_names[static_cast<size_t>(imported.animation_index)], "Walk");
+  EXPECT_TRUE(imported.mesh.has_value());
+  const Status valid = imported.clip.validate(imported.skeleton);
+  EXPECT_TRUE(valid.ok()) << valid.error();
+}
+
+TEST(ImportClip, ImportsBvhWithUpperCaseExtension) {
+  const TempDir dir;
+  const fs::path path = dir.link("WALK.BVH", kClips / "cmu_cgspeed_01_01.bvh");
+  const Result<ImportedClip> result = import_clip(path);
+  ASSERT_TRUE(result.ok()) << result.error();
+  const ImportedClip& imported = result.value();
+  EXPECT_EQ(imported.skeleton.bone_count(), 31u);
+  EXPECT_FALSE(imported.skeleton.end_sites.empty());
+  EXPECT_FALSE(imported.mesh.has_value());
+  EXPECT_NEAR(imported.clip.sample_rate_hz, 120.f, 0.01f);  // 1 / Frame Time
+  const Status valid = imported.clip.validate(imported.skeleton);
+  EXPECT_TRUE(valid.ok()) << valid.error();
+}
+
+TEST(ImportClip, DispatchesOnExtensionNotContent) {
+  const TempDir dir;
+  // glTF JSON named .bvh goes to the BVH parser, which must refuse it.
+  const fs::path path = dir.link("rigged.bvh", kClips / "rigged_simple.gltf");
+  EXPECT_TRUE(refused_mentioning(import_clip(path), {path.string()}));
+}
+
+TEST(ImportClip, SharedClipsExist) {
+  EXPECT_TRUE(fs::is_regular_file(kClips / "Fox.glb")) << kClips;
+  EXPECT_TRUE(fs::is_regular_file(kClips / "rigged_simple.gltf")) << kClips;
+  EXPECT_TRUE(fs::is_regular_file(kClips / "cmu_cgspeed_01_01.bvh")) << kClips;
+}
+
+}  // namespace
+}  // namespace ks
