@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/offline/atomic_file.h"
+#include "core/offline/file_io.h"
 #include "demo_character.h"
 
 namespace {

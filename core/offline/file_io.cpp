@@ -1,4 +1,4 @@
-#include "core/offline/atomic_file.h"
+#include "core/offline/file_io.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <system_error>
 
 namespace ks {
 
@@ -16,6 +17,38 @@ namespace {
 std::string describe_errno() { return std::strerror(errno); }
 
 }  // namespace
+
+Result<std::string> read_file(const std::filesystem::path& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) return Error{path.string() + ": cannot open: " + std::generic_category().message(errno)};
+  // A regular file's size is known up front: refuse a huge one before
+  // reading any of it. Other files (pipes) are caught by the loop below.
+  struct stat info {};
+  if (::fstat(::fileno(file), &info) == 0 && S_ISREG(info.st_mode) &&
+      static_cast<uintmax_t>(info.st_size) > kMaxReadFileBytes) {
+    std::fclose(file);
+    return Error{path.string() + ": the file is larger than 1 GiB"};
+  }
+  std::string text;
+  constexpr size_t kChunk = size_t{1} << 16;
+  for (;;) {
+    const size_t old_size = text.size();
+    text.resize(old_size + kChunk);
+    const size_t n = std::fread(text.data() + old_size, 1, kChunk, file);
+    const int read_errno = errno;  // before anything else can change it
+    text.resize(old_size + n);
+    if (n < kChunk) {
+      const bool failed = std::ferror(file) != 0;
+      std::fclose(file);
+      if (!failed) return text;
+      return Error{path.string() + ": cannot read: " + std::generic_category().message(read_errno)};
+    }
+    if (text.size() > kMaxReadFileBytes) {
+      std::fclose(file);
+      return Error{path.string() + ": the file is larger than 1 GiB"};
+    }
+  }
+}
 
 Status write_file_atomically(const std::filesystem::path& path, std::span<const unsigned char> bytes) {
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";

@@ -1,4 +1,4 @@
-#include "core/offline/atomic_file.h"
+#include "core/offline/file_io.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -25,7 +25,7 @@ class TempDir {
   TempDir() {
     static int counter = 0;
     const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    m_path = fs::temp_directory_path() / ("ks_atomic_file_test_" + std::to_string(::getpid()) + "_" +
+    m_path = fs::temp_directory_path() / ("ks_file_io_test_" + std::to_string(::getpid()) + "_" +
                                           std::to_string(counter++) + "_" + test->name());
     fs::remove_all(m_path);
     fs::create_directories(m_path);
@@ -67,13 +67,69 @@ mode_t mode_of(const fs::path& path) {
   return st.st_mode & 07777;
 }
 
-// Passes when `status` is a refusal whose message names `path`.
-::testing::AssertionResult refused_naming(const Status& status, const fs::path& path) {
-  if (status.ok()) return ::testing::AssertionFailure() << "the write succeeded";
-  if (status.error().find(path.string()) == std::string::npos) {
-    return ::testing::AssertionFailure() << "message \"" << status.error() << "\" does not name " << path;
+// Passes when `result` is a refusal whose message names `path`.
+template <class T>
+::testing::AssertionResult refused_naming(const Result<T>& result, const fs::path& path) {
+  if (result.ok()) return ::testing::AssertionFailure() << "the call succeeded";
+  if (result.error().find(path.string()) == std::string::npos) {
+    return ::testing::AssertionFailure() << "message \"" << result.error() << "\" does not name " << path;
   }
   return ::testing::AssertionSuccess();
+}
+
+TEST(ReadFile, RefusesMissingFileNamingThePath) {
+  const TempDir dir;
+  const fs::path path = dir / "absent.bvh";
+  const Result<std::string> read = read_file(path);
+  EXPECT_TRUE(refused_naming(read, path));
+  EXPECT_EQ(read.error(), path.string() + ": cannot open: No such file or directory");
+}
+
+TEST(ReadFile, RefusesDirectoryNamingThePath) {
+  const TempDir dir;
+  const fs::path path = dir / "folder";
+  fs::create_directory(path);
+  const Result<std::string> read = read_file(path);
+  EXPECT_TRUE(refused_naming(read, path));
+  EXPECT_EQ(read.error().rfind(path.string() + ": cannot", 0), 0u) << read.error();
+}
+
+// A sparse file: refused from its size, without reading (or allocating) 1 GiB.
+TEST(ReadFile, RefusesFileLargerThanTheLimit) {
+  const TempDir dir;
+  const fs::path path = dir / "huge.glb";
+  write_plain(path, "");
+  fs::resize_file(path, kMaxReadFileBytes + 1);
+  const Result<std::string> read = read_file(path);
+  EXPECT_TRUE(refused_naming(read, path));
+  EXPECT_EQ(read.error(), path.string() + ": the file is larger than 1 GiB");
+}
+
+TEST(ReadFile, ReadsBytesExactly) {
+  const TempDir dir;
+  const fs::path path = dir / "blob.glb";
+  // Past one 64 KiB read, with NUL bytes and line ends that text mode would change.
+  std::string bytes;
+  for (int i = 0; i < 70000; ++i) bytes.push_back(static_cast<char>((i * 7919) & 0xff));
+  bytes.replace(100, 7, std::string("a\0b\r\n\0\r", 7));
+  write_plain(path, bytes);
+  const Result<std::string> read = read_file(path);
+  ASSERT_TRUE(read.ok()) << read.error();
+  EXPECT_EQ(read.value().size(), bytes.size());
+  EXPECT_TRUE(read.value() == bytes);  // not EXPECT_EQ: a mismatch would print 70000 bytes
+}
+
+TEST(ReadFile, ReadsEmptyAndChunkSizedFiles) {
+  const TempDir dir;
+  for (const size_t size : {size_t{0}, size_t{1}, size_t{1} << 16, (size_t{1} << 17) + 1}) {
+    SCOPED_TRACE(size);
+    const fs::path path = dir / ("file_" + std::to_string(size));
+    const std::string bytes(size, '\0');
+    write_plain(path, bytes);
+    const Result<std::string> read = read_file(path);
+    ASSERT_TRUE(read.ok()) << read.error();
+    EXPECT_TRUE(read.value() == bytes);
+  }
 }
 
 TEST(WriteFileAtomically, WritesNewFile) {

@@ -1,0 +1,32 @@
+#pragma once
+// Whole-file reads and writes for the offline tools. Reads refuse a file too
+// large to hold in memory; writes never lose what was there: the bytes go to
+// a temporary file beside the target, are flushed, then renamed over it.
+
+#include <cstddef>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/runtime/result.h"
+
+namespace ks {
+
+/// Largest file read_file reads, bytes (1 GiB).
+inline constexpr size_t kMaxReadFileBytes = size_t{1} << 30;
+
+/// Reads the whole file at `path` as bytes (no newline translation, NUL bytes
+/// kept). Refuses a file that cannot be opened or read (a directory, for
+/// one) or that is larger than kMaxReadFileBytes; the error names the path
+/// and the reason, e.g. "clips/walk.bvh: cannot open: No such file or directory".
+Result<std::string> read_file(const std::filesystem::path& path);
+
+/// Replaces `path` with `bytes` atomically: readers see the old file or the
+/// new one, never a mix, and an interrupted write leaves the old file intact.
+Status write_file_atomically(const std::filesystem::path& path, std::span<const unsigned char> bytes);
+
+/// Same, for text or a std::string buffer.
+Status write_file_atomically(const std::filesystem::path& path, std::string_view bytes);
+
+}  // namespace ks
