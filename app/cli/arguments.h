@@ -1,0 +1,55 @@
+#pragma once
+// Command-line parsing shared by the keystream commands: a cursor over the
+// arguments and the option groups several commands accept (import, codec).
+// Every refusal prints "keystream COMMAND: what is wrong" and returns false.
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/offline/fit.h"
+#include "core/offline/import.h"
+#include "core/offline/pack.h"
+
+namespace ks::cli {
+
+/// The arguments of one command, consumed left to right.
+class Arguments {
+ public:
+  Arguments(std::string command, std::vector<std::string_view> args)
+      : m_command(std::move(command)), m_args(std::move(args)) {}
+
+  bool done() const { return m_index >= m_args.size(); }
+  std::string_view peek() const { return m_args[m_index]; }
+  std::string_view next() { return m_args[m_index++]; }
+  /// The value after option `option`; false (with a message) when missing.
+  bool value(std::string_view option, std::string_view& out);
+  /// The value after `option` as a finite number.
+  bool number(std::string_view option, float& out);
+  /// The value after `option` as a whole number in [lo, hi].
+  bool whole_number(std::string_view option, long lo, long hi, long& out);
+  /// Prints "keystream COMMAND: message" to stderr; returns false.
+  bool fail(const std::string& message) const;
+  const std::string& command() const { return m_command; }
+
+ private:
+  std::string m_command;
+  std::vector<std::string_view> m_args;
+  size_t m_index = 0;
+};
+
+/// Import options: --animation, --sample-rate, --bvh-unit-scale. Returns
+/// true when `arg` was one of them (and consumed its value).
+bool parse_import_option(Arguments& args, std::string_view arg, ImportSettings& settings, bool& ok);
+
+/// Codec options: --translation-error MM, --rotation-error DEG,
+/// --scale-error X, --quat-bits N, --no-widen, --range fixed|track,
+/// --split largest-error|midpoint, --discontinuity-ratio R, --jump-interval S.
+bool parse_codec_option(Arguments& args, std::string_view arg, FitSettings& fit, PackSettings& pack, bool& ok);
+
+/// Help text for the two option groups above.
+extern const char* const kImportOptionsHelp;
+extern const char* const kCodecOptionsHelp;
+
+}  // namespace ks::cli

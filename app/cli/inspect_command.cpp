@@ -1,0 +1,104 @@
+// keystream inspect: what import made of a source clip.
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "app/cli/arguments.h"
+#include "app/cli/commands.h"
+
+namespace ks::cli {
+
+const char* const kInspectHelp =
+    "usage: keystream inspect [SOURCE] [options]\n"
+    "\n"
+    "Imports a source clip (.gltf, .glb or .bvh) and prints its skeleton, clip\n"
+    "and mesh. Without SOURCE, inspects the built-in demo clip.\n"
+    "\n"
+    "options:\n";
+
+bool wants_help(const std::vector<std::string_view>& args) {
+  for (std::string_view arg : args) {
+    if (arg == "-h" || arg == "--help") return true;
+  }
+  return false;
+}
+
+namespace {
+
+void print_clip(const ImportedClip& imported, bool list_bones) {
+  const Skeleton& skeleton = imported.skeleton;
+  const RawClip& clip = imported.clip;
+  std::printf("source      %s\n", imported.source.string().c_str());
+  std::printf("animation   %d of %zu: '%s'\n", imported.animation_index, imported.animation_names.size(),
+              clip.name.c_str());
+  for (size_t i = 0; i < imported.animation_names.size(); ++i) {
+    std::printf("            [%zu] %s\n", i, imported.animation_names[i].c_str());
+  }
+  std::printf("bones       %zu%s\n", skeleton.bone_count(), skeleton.inverse_bind.empty() ? "" : " (skinned)");
+  std::printf("frames      %u at %.4g Hz = %.3f s\n", clip.frame_count, clip.sample_rate_hz, clip.duration_s());
+  std::printf("unit scale  %.6g m per file unit\n", imported.unit_scale_m);
+  if (imported.mesh) {
+    std::printf("mesh        %zu vertices, %zu triangles\n", imported.mesh->vertex_count(),
+                imported.mesh->indices.size() / 3);
+  } else {
+    std::printf("mesh        none\n");
+  }
+  // Raw size: float32 translation, rotation and scale for every bone and frame.
+  const double raw_bytes = static_cast<double>(skeleton.bone_count()) * clip.frame_count * (3 + 4 + 3) * 4;
+  std::printf("raw size    %.1f KiB (float32 T/R/S)\n", raw_bytes / 1024.0);
+  for (const std::string& warning : imported.warnings) std::printf("warning     %s\n", warning.c_str());
+  if (list_bones) {
+    for (size_t b = 0; b < skeleton.bone_count(); ++b) {
+      const int parent = skeleton.parents[b];
+      std::printf("  %4zu %-32s parent %s\n", b, skeleton.bone_names[b].c_str(),
+                  parent < 0 ? "-" : skeleton.bone_names[static_cast<size_t>(parent)].c_str());
+    }
+  }
+}
+
+}  // namespace
+
+int run_inspect(const std::vector<std::string_view>& raw_args) {
+  if (wants_help(raw_args)) {
+    std::printf("%s%s  --bones                  also list every bone\n  -h, --help               show this help\n",
+                kInspectHelp, kImportOptionsHelp);
+    return 0;
+  }
+  Arguments args("inspect", raw_args);
+  std::filesystem::path source = KS_DEMO_CLIP;
+  ImportSettings import;
+  bool list_bones = false;
+  bool have_source = false;
+  while (!args.done()) {
+    const std::string_view arg = args.next();
+    bool ok = true;
+    if (parse_import_option(args, arg, import, ok)) {
+      if (!ok) return 2;
+    } else if (arg == "--bones") {
+      list_bones = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      args.fail("unknown option '" + std::string(arg) + "' (see keystream inspect --help)");
+      return 2;
+    } else if (have_source) {
+      args.fail("more than one SOURCE given");
+      return 2;
+    } else {
+      source = std::string(arg);
+      have_source = true;
+    }
+  }
+  if (Status s = import.validate(); !s) {
+    args.fail(s.error());
+    return 2;
+  }
+  Result<ImportedClip> imported = import_clip(source, import);
+  if (!imported) {
+    std::fprintf(stderr, "keystream: %s\n", imported.error().c_str());
+    return 1;
+  }
+  print_clip(imported.value(), list_bones);
+  return 0;
+}
+
+}  // namespace ks::cli

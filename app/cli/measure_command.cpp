@@ -1,0 +1,178 @@
+// keystream measure: runs the whole codec on a source clip (fit, pack, open,
+// decode every frame through the Player) and reports what it achieved.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <thread>
+
+#include "app/cli/arguments.h"
+#include "app/cli/commands.h"
+#include "core/offline/measure.h"
+#include "core/runtime/stream_view.h"
+
+namespace ks::cli {
+
+const char* const kMeasureHelp =
+    "usage: keystream measure [SOURCE] [options]\n"
+    "\n"
+    "Fits, quantizes and packs a source clip, decodes every frame through the\n"
+    "player and prints sizes, keys, per-track and object-space errors and the\n"
+    "fit time. Exits 1 when a track misses its threshold (the floor of its bit\n"
+    "width is printed). Without SOURCE, measures the built-in demo clip.\n"
+    "\n"
+    "options:\n";
+
+namespace {
+
+constexpr const char* kKindNames[3] = {"translation", "rotation", "scale"};
+constexpr const char* kKindUnits[3] = {"mm", "deg", ""};
+constexpr float kKindDisplayScale[3] = {1000.f, 1.f, 1.f};
+
+void print_report(const ImportedClip& imported, const FittedClip& fitted, const ClipMeasurement& m,
+                  double fit_ms, unsigned threads, const StreamView& stream, bool list_tracks) {
+  const Skeleton& skeleton = imported.skeleton;
+  const RawClip& clip = imported.clip;
+  const FitSettings& s = fitted.settings;
+  std::printf("source           %s [%s]\n", imported.source.string().c_str(), clip.name.c_str());
+  std::printf("clip             %zu bones, %u frames at %.4g Hz (%.3f s)\n", skeleton.bone_count(), clip.frame_count,
+              clip.sample_rate_hz, clip.duration_s());
+  std::printf("thresholds       translation %.4g mm, rotation %.4g deg, scale %.4g\n", s.translation_error_m * 1000.f,
+              s.rotation_error_deg, s.scale_error);
+  std::printf("settings         split %s, range %s, quat bits %u%s, discontinuity ratio %.3g, jump interval %u frames\n",
+              to_string(s.split_rule), s.quantization.range_mode == RangeMode::kFixed ? "fixed" : "track",
+              s.quantization.rotation_bits, s.quantization.widen_rotation_bits ? " (widened where needed)" : "",
+              s.discontinuity_ratio, stream.jump_interval_frames());
+  std::printf("fit time         %.1f ms (%u threads), %.1f ms per 1000 frames\n", fit_ms, threads,
+              fit_ms * 1000.0 / clip.frame_count);
+  const StreamSizes& z = m.sizes;
+  std::printf("raw size         %zu bytes (float32 T/R/S)\n", z.raw_bytes);
+  std::printf("compressed       %zu bytes, ratio %.2f : 1\n", z.compressed_bytes, z.ratio());
+  std::printf("  tables         %zu bytes\n", z.table_bytes);
+  std::printf("  keys           %zu bytes, %.2f bits per key\n", z.key_bytes, z.bits_per_key());
+  std::printf("  jump frames    %zu bytes (%zu frames)\n", z.jump_frame_bytes, stream.jump_frames().size());
+  std::printf("keys             %zu: translation %zu, rotation %zu, scale %zu (%.2f per track per second)\n",
+              z.key_count, z.keys_by_kind[0], z.keys_by_kind[1], z.keys_by_kind[2],
+              z.key_count / (3.0 * skeleton.bone_count() * std::max(clip.duration_s(), 1e-6f)));
+  std::map<uint32_t, int> widths;
+  size_t discontinuities = 0;
+  for (const FittedTrack& t : fitted.tracks) {
+    if (t.kind == TrackKind::kRotation) ++widths[t.quantization.rotation_bits];
+    discontinuities += t.discontinuities;
+  }
+  std::printf("rotation widths ");
+  for (const auto& [bits, count] : widths) std::printf(" %u bits: %d tracks;", bits, count);
+  std::printf("\ndiscontinuities  %zu\n", discontinuities);
+  const float thresholds[3] = {s.translation_error_m, s.rotation_error_deg, s.scale_error};
+  for (int kind = 0; kind < 3; ++kind) {
+    std::printf("%-16s max %.4g %s (threshold %.4g), mean %.3g %s\n", kKindNames[kind],
+                m.max_track_error[kind] * kKindDisplayScale[kind], kKindUnits[kind],
+                thresholds[kind] * kKindDisplayScale[kind], m.mean_track_error[kind] * kKindDisplayScale[kind],
+                kKindUnits[kind]);
+  }
+  for (size_t d = 0; d < m.distances_m.size(); ++d) {
+    std::printf("object space     at %.3g m: max %.4g mm, 99th percentile %.4g mm\n", m.distances_m[d],
+                m.max_object_error[d] * 1000.f, m.p99_object_error[d] * 1000.f);
+  }
+  std::printf("joint position   max %.4g mm (model space)\n", m.max_joint_position_error * 1000.f);
+  for (size_t t = 0; t < fitted.tracks.size(); ++t) {
+    const FittedTrack& track = fitted.tracks[t];
+    const int kind = static_cast<int>(track.kind);
+    const bool missed = !track.threshold_met;
+    if (!list_tracks && !missed) continue;
+    std::printf("%s %-28s %-11s %5zu keys %2u bits  max %.4g %s  floor %.4g %s\n", missed ? "MISSED" : "track ",
+                skeleton.bone_names[track.bone].c_str(), kKindNames[kind], track.keys.size(),
+                track.kind == TrackKind::kRotation ? track.quantization.rotation_bits : 16u,
+                m.tracks[t].max * kKindDisplayScale[kind], kKindUnits[kind], track.floor * kKindDisplayScale[kind],
+                kKindUnits[kind]);
+  }
+}
+
+}  // namespace
+
+int run_measure(const std::vector<std::string_view>& raw_args) {
+  if (wants_help(raw_args)) {
+    std::printf(
+        "%s%s%s  --threads N              fit threads (default: all cores)\n"
+        "  --tracks                 list every track, not only those that missed\n"
+        "  -h, --help               show this help\n",
+        kMeasureHelp, kImportOptionsHelp, kCodecOptionsHelp);
+    return 0;
+  }
+  Arguments args("measure", raw_args);
+  std::filesystem::path source = KS_DEMO_CLIP;
+  ImportSettings import;
+  FitSettings fit;
+  PackSettings pack_settings;
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  bool list_tracks = false;
+  bool have_source = false;
+  while (!args.done()) {
+    const std::string_view arg = args.next();
+    bool ok = true;
+    long n = 0;
+    if (parse_import_option(args, arg, import, ok) || parse_codec_option(args, arg, fit, pack_settings, ok)) {
+      if (!ok) return 2;
+    } else if (arg == "--threads") {
+      if (!args.whole_number(arg, 1, 256, n)) return 2;
+      threads = static_cast<unsigned>(n);
+    } else if (arg == "--tracks") {
+      list_tracks = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      args.fail("unknown option '" + std::string(arg) + "' (see keystream measure --help)");
+      return 2;
+    } else if (have_source) {
+      args.fail("more than one SOURCE given");
+      return 2;
+    } else {
+      source = std::string(arg);
+      have_source = true;
+    }
+  }
+  for (const Status& s : {import.validate(), fit.validate(), pack_settings.validate()}) {
+    if (!s) {
+      args.fail(s.error());
+      return 2;
+    }
+  }
+  Result<ImportedClip> imported = import_clip(source, import);
+  if (!imported) {
+    std::fprintf(stderr, "keystream: %s\n", imported.error().c_str());
+    return 1;
+  }
+  const ImportedClip& clip = imported.value();
+  const auto start = std::chrono::steady_clock::now();
+  Result<FittedClip> fitted = fit_clip(clip.skeleton, clip.clip, fit, threads);
+  const double fit_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (!fitted) {
+    std::fprintf(stderr, "keystream: %s: %s\n", source.string().c_str(), fitted.error().c_str());
+    return 1;
+  }
+  Result<std::vector<uint8_t>> bytes = pack(fitted.value(), pack_settings);
+  if (!bytes) {
+    std::fprintf(stderr, "keystream: %s: %s\n", source.string().c_str(), bytes.error().c_str());
+    return 1;
+  }
+  Result<StreamView> stream = StreamView::open(bytes.value(), "packed stream");
+  if (!stream) {
+    std::fprintf(stderr, "keystream: %s: %s\n", source.string().c_str(), stream.error().c_str());
+    return 1;
+  }
+  Result<ClipMeasurement> measured = measure(clip.skeleton, clip.clip, stream.value());
+  if (!measured) {
+    std::fprintf(stderr, "keystream: %s: %s\n", source.string().c_str(), measured.error().c_str());
+    return 1;
+  }
+  print_report(clip, fitted.value(), measured.value(), fit_ms, threads, stream.value(), list_tracks);
+  if (!fitted.value().thresholds_met()) {
+    std::fprintf(stderr, "keystream: %s: some tracks miss their threshold (listed as MISSED above)\n",
+                 source.string().c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace ks::cli

@@ -1,0 +1,264 @@
+#include "core/runtime/player.h"
+
+#include <cassert>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "core/runtime/stream_format.h"
+
+namespace ks {
+
+namespace {
+
+constexpr uint32_t kNoKeyDue = std::numeric_limits<uint32_t>::max();
+
+// Shifts `key` into the window as its newest key, after the hemisphere fix.
+inline void push_key(TrackWindow& window, TrackKind kind, CurveKey key) {
+  if (kind == TrackKind::kRotation) align_hemisphere(window.keys[kWindowSize - 1], key);
+  for (uint32_t i = 0; i + 1 < kWindowSize; ++i) window.keys[i] = window.keys[i + 1];
+  window.keys[kWindowSize - 1] = key;
+  ++window.keys_read;
+}
+
+// Fills a window with key 0 of its track (the clamped copies before it).
+inline void fill_window(TrackWindow& window, const CurveKey& first) {
+  for (CurveKey& k : window.keys) k = first;
+  window.keys_read = 1;
+}
+
+bool same_key(const CurveKey& a, const CurveKey& b) { return std::memcmp(&a, &b, sizeof(CurveKey)) == 0; }
+
+}  // namespace
+
+Player::Player(const StreamView& stream)
+    : m_stream(&stream), m_active_array(stream.tracks().size()) {
+  for (size_t t = 0; t < m_active_array.size(); ++t) {
+    m_active_array[t].key_count = stream.tracks()[t].key_count;
+  }
+  m_restore_cost_keys = stream.streamed_track_count() * kWindowSize;
+  restart();
+}
+
+void Player::restart() {
+  const StreamView& s = *m_stream;
+  BitReader initial(s.initial_keys());
+  for (size_t t = 0; t < m_active_array.size(); ++t) {
+    const StreamTrack& track = s.tracks()[t];
+    TrackWindow& window = m_active_array[t];
+    CurveKey key{};
+    key.frame = 0.f;
+    read_key_value(initial, track, key);
+    fill_window(window, key);
+    const uint32_t initial_count = track.key_count < kInitialKeysPerTrack ? track.key_count : kInitialKeysPerTrack;
+    for (uint32_t k = 1; k < initial_count; ++k) {
+      key.frame = static_cast<float>(initial.read(kFrameBits));
+      read_key_value(initial, track, key);
+      push_key(window, track.kind, key);
+    }
+    m_counters.keys_read += initial_count;
+    ++m_counters.window_updates;
+  }
+  m_reader = BitReader(s.key_stream().first((s.key_stream_bits() + 7) / 8));
+  m_cursor_key_index = 0;
+  m_last_need = 0;
+  peek_next_need();
+}
+
+void Player::restore(uint32_t jump_index) {
+  const StreamView& s = *m_stream;
+  const JumpFrame& jump = s.jump_frames()[jump_index];
+  // Tracks of at most three keys never change after restart() at
+  // construction; a jump frame saves only the streamed tracks.
+  BitReader state(s.jump_states(), jump.state_bit_offset);
+  for (size_t t = 0; t < m_active_array.size(); ++t) {
+    const StreamTrack& track = s.tracks()[t];
+    if (track.key_count <= kInitialKeysPerTrack) continue;
+    TrackWindow& window = m_active_array[t];
+    const uint32_t keys_read = state.read(s.key_index_bits());
+    const uint32_t saved = keys_read < kWindowSize ? keys_read : kWindowSize;
+    CurveKey key{};
+    for (uint32_t i = 0; i < saved; ++i) {
+      key.frame = static_cast<float>(state.read(kFrameBits));
+      read_key_value(state, track, key);
+      if (track.kind == TrackKind::kRotation && state.read(1) != 0) {
+        for (float& v : key.value) v = -v;
+      }
+      window.keys[kWindowSize - saved + i] = key;
+    }
+    for (uint32_t i = 0; i < kWindowSize - saved; ++i) window.keys[i] = window.keys[kWindowSize - saved];
+    window.keys_read = keys_read;
+    m_counters.keys_read += saved;
+    ++m_counters.window_updates;
+  }
+  if (jump.stream_key_index > m_cursor_key_index) m_counters.keys_skipped += jump.stream_key_index - m_cursor_key_index;
+  m_reader.seek(jump.stream_bit_offset);
+  m_cursor_key_index = jump.stream_key_index;
+  m_last_need = jump.frame;
+  ++m_counters.jump_frames_used;
+  peek_next_need();
+}
+
+void Player::peek_next_need() {
+  const StreamView& s = *m_stream;
+  if (m_cursor_key_index >= s.stream_key_count()) {
+    m_next_need = kNoKeyDue;
+    return;
+  }
+  const uint64_t position = m_reader.position();
+  m_next_track = m_reader.read(s.track_id_bits());
+  m_reader.seek(position);
+  // Key k of a track is needed when segment k-2 begins: at the frame of key
+  // k-2, which sits third in the window while keys 0..k-1 have been read.
+  m_next_need = static_cast<uint32_t>(m_active_array[m_next_track].keys[2].frame);
+}
+
+void Player::read_stream_key() {
+  const StreamView& s = *m_stream;
+  const uint32_t track_index = m_reader.read(s.track_id_bits());
+  const StreamTrack& track = s.tracks()[track_index];
+  CurveKey key{};
+  key.frame = static_cast<float>(m_reader.read(kFrameBits));
+  read_key_value(m_reader, track, key);
+  push_key(m_active_array[track_index], track.kind, key);
+  ++m_cursor_key_index;
+  ++m_counters.keys_read;
+  ++m_counters.window_updates;
+}
+
+void Player::advance_to(uint32_t frame) {
+  while (m_next_need <= frame) {
+    m_last_need = m_next_need;
+    read_stream_key();
+    peek_next_need();
+  }
+}
+
+void Player::seek_frame(float frame_time) {
+  const StreamView& s = *m_stream;
+  const float last = static_cast<float>(s.last_frame());
+  if (!(frame_time > 0.f)) frame_time = 0.f;  // also maps NaN to frame 0
+  if (frame_time > last) frame_time = last;
+  const uint32_t frame = static_cast<uint32_t>(frame_time);
+  if (frame >= m_last_need && frame < m_next_need) return;  // nothing became due
+
+  // The nearest jump frame at or before `frame` (index+1; 0 means frame 0).
+  uint32_t jump = 0;
+  if (s.jump_interval_frames() > 0) {
+    jump = frame / s.jump_interval_frames();
+    if (jump > s.jump_frames().size()) jump = static_cast<uint32_t>(s.jump_frames().size());
+  }
+  if (frame < m_last_need) {
+    if (jump == 0) {
+      restart();
+      ++m_counters.restarts;
+    } else {
+      restore(jump - 1);
+    }
+  } else if (jump > 0) {
+    // Ahead: restore only when it decodes fewer keys than reading forward.
+    const JumpFrame& target = s.jump_frames()[jump - 1];
+    if (target.stream_key_index > m_cursor_key_index &&
+        target.stream_key_index - m_cursor_key_index > m_restore_cost_keys) {
+      restore(jump - 1);
+    }
+  }
+  advance_to(frame);
+}
+
+float Player::frame_time_at(float t_seconds) const {
+  const StreamView& s = *m_stream;
+  const float last = static_cast<float>(s.last_frame());
+  float frame_time = t_seconds * s.sample_rate_hz();
+  if (!std::isfinite(frame_time)) return 0.f;
+  // Snap before wrapping: a time a rounding error short of a whole number of
+  // loops is the loop point, frame 0, not the last frame.
+  const float nearest = std::nearbyint(frame_time);
+  if (std::fabs(frame_time - nearest) <= 1e-4f * std::fmax(1.f, std::fabs(nearest))) frame_time = nearest;
+  if (m_looping && last > 0.f) {
+    frame_time = std::fmod(frame_time, last);
+    if (frame_time < 0.f) frame_time += last;
+  }
+  return !(frame_time > 0.f) ? 0.f : (frame_time > last ? last : frame_time);
+}
+
+void Player::sample(float t_seconds, std::span<Transform> local_pose) {
+  sample_frame(frame_time_at(t_seconds), local_pose);
+}
+
+void Player::sample_frame(float frame_time, std::span<Transform> local_pose) {
+  const float last = static_cast<float>(m_stream->last_frame());
+  if (!(frame_time > 0.f)) frame_time = 0.f;
+  if (frame_time > last) frame_time = last;
+  seek_frame(frame_time);
+  evaluate(frame_time, local_pose);
+}
+
+void Player::evaluate(float frame_time, std::span<Transform> local_pose) const {
+  assert(local_pose.size() >= m_stream->bone_count());
+  const size_t bone_count = local_pose.size() < m_stream->bone_count() ? local_pose.size() : m_stream->bone_count();
+  for (size_t bone = 0; bone < bone_count; ++bone) {
+    Transform& out = local_pose[bone];
+    for (uint32_t kind = 0; kind < 3; ++kind) {
+      const TrackWindow& w = m_active_array[bone * 3 + kind];
+      float value[4];
+      // With the last key read, the window also covers the final segment.
+      const bool final_segment = w.keys_read == w.key_count && frame_time >= w.keys[2].frame;
+      const int components = kind == 1 ? 4 : 3;
+      if (final_segment) {
+        evaluate_segment(w.keys[1], w.keys[2], w.keys[3], w.keys[3], frame_time, components, value);
+      } else {
+        evaluate_segment(w.keys[0], w.keys[1], w.keys[2], w.keys[3], frame_time, components, value);
+      }
+      if (kind == 0) {
+        out.translation = {value[0], value[1], value[2]};
+      } else if (kind == 1) {
+        normalize_rotation(value);
+        out.rotation = {value[0], value[1], value[2], value[3]};
+      } else {
+        out.scale = {value[0], value[1], value[2]};
+      }
+    }
+  }
+}
+
+Status check_jump_frames(const StreamView& stream) {
+  if (stream.jump_frames().empty()) return {};
+  Player forward(stream);
+  Player restored(stream);
+  for (uint32_t j = 0; j < stream.jump_frames().size(); ++j) {
+    const JumpFrame& jump = stream.jump_frames()[j];
+    forward.advance_to(jump.frame);
+    // Check where the jump frame resumes before restoring it: restore() reads
+    // the key stream there, and an offset that is not a key's start is
+    // untrusted bytes (a track id past the track count).
+    if (forward.m_cursor_key_index != jump.stream_key_index || forward.m_reader.position() != jump.stream_bit_offset) {
+      return Error{"jump frame " + std::to_string(j) + " (frame " + std::to_string(jump.frame) +
+                   ") resumes at stream key " + std::to_string(jump.stream_key_index) + " (bit " +
+                   std::to_string(jump.stream_bit_offset) + "), but forward play is at key " +
+                   std::to_string(forward.m_cursor_key_index) + " (bit " +
+                   std::to_string(forward.m_reader.position()) + ")"};
+    }
+    restored.restore(j);
+    for (size_t t = 0; t < forward.m_active_array.size(); ++t) {
+      const TrackWindow& a = forward.m_active_array[t];
+      const TrackWindow& b = restored.m_active_array[t];
+      bool same = a.keys_read == b.keys_read;
+      for (uint32_t i = 0; same && i < kWindowSize; ++i) same = same_key(a.keys[i], b.keys[i]);
+      if (!same) {
+        return Error{"jump frame " + std::to_string(j) + " (frame " + std::to_string(jump.frame) +
+                     ") does not hold the state forward play reaches for track " + std::to_string(t)};
+      }
+    }
+  }
+  return {};
+}
+
+void local_to_model(std::span<const int32_t> parents, std::span<const Transform> local, std::span<Transform> model) {
+  assert(parents.size() <= local.size() && parents.size() <= model.size());
+  for (size_t b = 0; b < parents.size(); ++b) {
+    model[b] = parents[b] < 0 ? local[b] : combine(model[static_cast<size_t>(parents[b])], local[b]);
+  }
+}
+
+}  // namespace ks

@@ -1,0 +1,99 @@
+#pragma once
+// Player (DESIGN §8): decodes a stream into local poses. It keeps, per track,
+// a window of the four keys around the current segment (the active array,
+// contiguous and read linearly) and one cursor into the key stream that only
+// moves forward. sample() reads just the keys that became due since the last
+// call; going backward, or far ahead, it restores the nearest jump frame at or
+// before the wanted time and reads forward from there. Everything is
+// allocated in the constructor; sampling allocates nothing.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/runtime/curve.h"
+#include "core/runtime/stream_format.h"
+#include "core/runtime/stream_view.h"
+#include "core/runtime/transform.h"
+
+namespace ks {
+
+/// One track's slot in the active array.
+struct TrackWindow {
+  CurveKey keys[kWindowSize];  // the last four keys read, oldest first (copies of key 0 before it)
+  uint32_t keys_read = 0;      // keys of this track read so far
+  uint32_t key_count = 0;      // keys the track has
+};
+
+/// What the player did, as counted in the x42 measurements. Cumulative until
+/// reset_counters().
+struct PlayerCounters {
+  uint64_t keys_read = 0;         // keys decoded: initial keys, stream keys and jump-frame keys
+  uint64_t window_updates = 0;    // track windows written (a key shifted in, or a window restored)
+  uint64_t jump_frames_used = 0;  // jump frames restored by seeks
+  uint64_t restarts = 0;          // seeks that restarted from frame 0
+  uint64_t keys_skipped = 0;      // stream keys a forward seek did not need to read
+};
+
+class Player {
+ public:
+  /// A player at frame 0 of `stream`, which must outlive it.
+  explicit Player(const StreamView& stream);
+
+  /// Local pose (one Transform per bone) at `t_seconds`: clamped to the clip,
+  /// or wrapped into it when looping. A time within 1e-4 frames of a frame is
+  /// that frame, so sampling at f / rate reproduces frame f exactly.
+  void sample(float t_seconds, std::span<Transform> local_pose);
+  /// Local pose at frame time `frame_time` (frames, fractional), clamped to
+  /// 0..last frame.
+  void sample_frame(float frame_time, std::span<Transform> local_pose);
+  /// Brings the active array to `frame_time` without evaluating a pose.
+  void seek_frame(float frame_time);
+
+  void set_looping(bool looping) { m_looping = looping; }
+  bool looping() const { return m_looping; }
+
+  /// The frame time `t_seconds` maps to (clamped or wrapped, snapped to frames).
+  float frame_time_at(float t_seconds) const;
+
+  const PlayerCounters& counters() const { return m_counters; }
+  void reset_counters() { m_counters = {}; }
+  std::span<const TrackWindow> active_array() const { return m_active_array; }
+  /// Keys of the key stream read so far (the cursor).
+  uint32_t cursor_key_index() const { return m_cursor_key_index; }
+  const StreamView& stream() const { return *m_stream; }
+
+  /// Bytes the player owns (its active array).
+  size_t memory_bytes() const { return m_active_array.size() * sizeof(TrackWindow); }
+
+ private:
+  void restart();
+  void restore(uint32_t jump_index);
+  void read_stream_key();
+  void peek_next_need();
+  void advance_to(uint32_t frame);
+  void evaluate(float frame_time, std::span<Transform> local_pose) const;
+
+  const StreamView* m_stream;
+  std::vector<TrackWindow> m_active_array;
+  BitReader m_reader;              // the cursor into the key stream
+  uint32_t m_cursor_key_index = 0;
+  uint32_t m_last_need = 0;        // need frame of the last key read: the state is valid from here...
+  uint32_t m_next_need = 0;        // ...up to (excluding) the need frame of the next key
+  uint32_t m_next_track = 0;       // track of the next key
+  uint32_t m_restore_cost_keys = 0;  // keys a jump-frame restore decodes, to decide when seeking ahead pays
+  bool m_looping = false;
+  PlayerCounters m_counters;
+
+  friend Status check_jump_frames(const StreamView& stream);
+};
+
+/// Replays `stream` forward and checks that every jump frame restores exactly
+/// the state forward play reaches (StreamView::open calls it).
+Status check_jump_frames(const StreamView& stream);
+
+/// Model-space transforms from local ones; parents before children (-1 root).
+void local_to_model(std::span<const int32_t> parents, std::span<const Transform> local,
+                    std::span<Transform> model);
+
+}  // namespace ks

@@ -1,0 +1,107 @@
+#pragma once
+// StreamView: a checked view of a packed stream (DESIGN §7). open() trusts
+// nothing: it bounds-checks every offset, count, index and bit width, walks
+// the whole key stream, and replays it to prove every jump frame holds the
+// state that forward play reaches. After open() succeeds, a Player can decode
+// the stream without further checks. The view borrows the bytes: keep them
+// alive and unchanged while the view or a Player of it is in use.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/runtime/bit_reader.h"
+#include "core/runtime/curve.h"
+#include "core/runtime/quantization.h"
+#include "core/runtime/result.h"
+
+namespace ks {
+
+/// One track as the track table describes it.
+struct StreamTrack {
+  TrackKind kind = TrackKind::kTranslation;
+  uint32_t bone = 0;
+  uint32_t key_count = 0;  // 1 (constant) or more
+  TrackQuantization quantization;
+  uint32_t value_bits = 0;  // bits of one key value
+};
+
+/// Where a seek can resume: the state after every key with need frame <= frame.
+struct JumpFrame {
+  uint32_t frame = 0;
+  uint32_t stream_key_index = 0;   // first key of the key stream not yet read
+  uint32_t stream_bit_offset = 0;  // its position in the key stream
+  uint32_t state_bit_offset = 0;   // its saved windows in the jump states
+};
+
+class StreamView {
+ public:
+  /// Checks `bytes` and returns a view of them, or an error naming the first
+  /// problem (prefixed by `name`, e.g. the file the bytes came from).
+  static Result<StreamView> open(std::span<const uint8_t> bytes, const char* name = "stream");
+
+  float sample_rate_hz() const { return m_sample_rate_hz; }
+  uint32_t frame_count() const { return m_frame_count; }
+  uint32_t last_frame() const { return m_frame_count - 1; }
+  float duration_s() const { return static_cast<float>(m_frame_count - 1) / m_sample_rate_hz; }
+  uint32_t bone_count() const { return static_cast<uint32_t>(m_parents.size()); }
+  uint32_t flags() const { return m_flags; }
+  /// Parent of each bone, -1 for a root; parents come before children.
+  std::span<const int32_t> parents() const { return m_parents; }
+  std::span<const StreamTrack> tracks() const { return m_tracks; }
+  std::span<const JumpFrame> jump_frames() const { return m_jump_frames; }
+  uint32_t jump_interval_frames() const { return m_jump_interval_frames; }
+  uint32_t total_key_count() const { return m_total_key_count; }
+  uint32_t stream_key_count() const { return m_stream_key_count; }
+  /// Tracks with more than three keys: the only ones whose window changes
+  /// after frame 0, and the only ones a jump frame saves.
+  uint32_t streamed_track_count() const { return m_streamed_track_count; }
+  uint32_t track_id_bits() const { return m_track_id_bits; }
+  uint32_t key_index_bits() const { return m_key_index_bits; }
+
+  std::span<const uint8_t> bytes() const { return m_bytes; }
+  std::span<const uint8_t> initial_keys() const { return m_initial_keys; }
+  std::span<const uint8_t> key_stream() const { return m_key_stream; }
+  uint32_t key_stream_bits() const { return m_key_stream_bits; }
+  std::span<const uint8_t> jump_states() const { return m_jump_states; }
+  /// Bytes of the jump index and jump states together.
+  size_t jump_frame_bytes() const;
+
+ private:
+  std::span<const uint8_t> m_bytes;
+  std::span<const uint8_t> m_initial_keys;
+  std::span<const uint8_t> m_key_stream;
+  std::span<const uint8_t> m_jump_index;
+  std::span<const uint8_t> m_jump_states;
+  float m_sample_rate_hz = 0.f;
+  uint32_t m_frame_count = 0;
+  uint32_t m_flags = 0;
+  uint32_t m_jump_interval_frames = 0;
+  uint32_t m_total_key_count = 0;
+  uint32_t m_stream_key_count = 0;
+  uint32_t m_key_stream_bits = 0;
+  uint32_t m_streamed_track_count = 0;
+  uint32_t m_track_id_bits = 0;
+  uint32_t m_key_index_bits = 0;
+  std::vector<int32_t> m_parents;
+  std::vector<StreamTrack> m_tracks;
+  std::vector<JumpFrame> m_jump_frames;
+
+  friend class StreamParser;
+};
+
+/// Reads one key value of `track` (dequantized, before any hemisphere fix).
+inline void read_key_value(BitReader& reader, const StreamTrack& track, CurveKey& key) {
+  if (track.kind == TrackKind::kRotation) {
+    const uint32_t bits = track.quantization.rotation_bits;
+    dequantize_rotation(reader.read64(rotation_code_bits(bits)), bits, key.value);
+    return;
+  }
+  for (int c = 0; c < 3; ++c) {
+    const uint32_t code = reader.read(vec3_component_bits(track.quantization, c));
+    key.value[c] = dequantize_vec3_component(track.quantization, c, code);
+  }
+  key.value[3] = 0.f;
+}
+
+}  // namespace ks

@@ -1,0 +1,493 @@
+#include "core/runtime/player.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <new>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/offline/skeleton.h"
+#include "core/runtime/stream_format.h"
+#include "tests/offline/random_clip.h"
+#include "tests/runtime/stream_test_support.h"
+
+// Allocation counter for the "no allocation after construction" property:
+// the global operator new of the whole test executable counts while
+// g_count_allocations is set (only around the calls under test). Every
+// non-aligned form of new and delete is replaced, so that each allocation
+// meets the matching deallocation (the sanitizers check that); the aligned
+// forms stay the library's, a pair of their own.
+namespace {
+std::atomic<bool> g_count_allocations{false};
+std::atomic<size_t> g_allocations{0};
+
+void* counted_malloc(std::size_t size) noexcept {
+  if (g_count_allocations.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
+  return std::malloc(size == 0 ? 1 : size);
+}
+}  // namespace
+
+// GCC inlines these into delete-expressions and then sees free() meet
+// operator new; they are a matching pair, as replacements.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+void* operator new(std::size_t size) {
+  if (void* p = counted_malloc(size)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) {
+  if (void* p = counted_malloc(size)) return p;
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  return counted_malloc(size);
+}
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
+  return counted_malloc(size);
+}
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
+  std::free(p);
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+namespace ks {
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+using Pose = std::vector<Transform>;
+
+// A fitted clip, its stream at one jump interval, and the opened view.
+struct PackedClip {
+  const FittedClip* clip = nullptr;
+  float jump_interval_s = 0.f;
+  Bytes bytes;
+  StreamView view;
+  std::vector<uint32_t> needs;  // need frame of each key stream entry, in stream order
+
+  std::string describe() const {
+    return clip->name + " (" + std::to_string(clip->parents.size()) + " bones, " + std::to_string(clip->frame_count) +
+           " frames at " + std::to_string(clip->sample_rate_hz) + " Hz), jump interval " +
+           std::to_string(jump_interval_s) + " s";
+  }
+  // Stream keys needed at or before `frame`.
+  uint32_t keys_needed_by(uint32_t frame) const {
+    return static_cast<uint32_t>(std::upper_bound(needs.begin(), needs.end(), frame) - needs.begin());
+  }
+  // Keys a restore of jump frame j decodes: the saved window of each streamed track.
+  uint64_t saved_keys(uint32_t j) const {
+    const uint32_t frame = view.jump_frames()[j].frame;
+    uint64_t saved = 0;
+    for (uint32_t t = 0; t < clip->tracks.size(); ++t) {
+      const std::vector<FittedKey>& keys = clip->tracks[t].keys;
+      if (keys.size() <= kInitialKeysPerTrack) continue;
+      uint32_t read = kInitialKeysPerTrack;
+      while (read < keys.size() && keys[read - 2].frame <= frame) ++read;
+      saved += std::min(read, kWindowSize);
+    }
+    return saved;
+  }
+  uint64_t initial_keys() const {
+    uint64_t n = 0;
+    for (const FittedTrack& t : clip->tracks) n += std::min<size_t>(t.keys.size(), kInitialKeysPerTrack);
+    return n;
+  }
+};
+
+// Packs and opens `clip`; the result's view borrows its own bytes, so it is
+// returned through a unique_ptr and never moved.
+std::unique_ptr<PackedClip> pack_clip(const FittedClip& clip, float jump_interval_s) {
+  auto packed = std::make_unique<PackedClip>();
+  packed->clip = &clip;
+  packed->jump_interval_s = jump_interval_s;
+  packed->bytes = test::pack_or_fail(clip, jump_interval_s);
+  Result<StreamView> view = StreamView::open(packed->bytes);
+  EXPECT_TRUE(view.ok()) << view.error();
+  if (!view.ok()) return nullptr;
+  packed->view = std::move(view.value());
+  for (uint32_t t = 0; t < clip.tracks.size(); ++t) {
+    const std::vector<FittedKey>& keys = clip.tracks[t].keys;
+    for (size_t k = kInitialKeysPerTrack; k < keys.size(); ++k) packed->needs.push_back(keys[k - 2].frame);
+  }
+  std::sort(packed->needs.begin(), packed->needs.end());
+  return packed;
+}
+
+// Jump intervals, seconds: none, every frame, 0.25 s, 1 s, 4 s, longer than the clip.
+std::vector<float> jump_intervals(const FittedClip& clip) {
+  const float duration = static_cast<float>(clip.frame_count - 1) / clip.sample_rate_hz;
+  return {0.f, 1.f / clip.sample_rate_hz, 0.25f, 1.f, 4.f, duration + 1.f};
+}
+
+// The clips the properties are checked on: random clips fitted with the
+// default settings, and random fitted clips made directly (discontinuities
+// at frame 0 and at the end, random codes, every bit width).
+const std::vector<FittedClip>& property_clips() {
+  static const std::vector<FittedClip> clips = [] {
+    std::vector<FittedClip> out;
+    for (uint32_t seed = 1; seed <= 16; ++seed) {
+      const test::RandomClip source = test::make_random_clip(seed);
+      out.push_back(test::fit_or_fail(source.skeleton, source.clip));
+    }
+    for (uint32_t seed = 1; seed <= 24; ++seed) out.push_back(test::make_random_fitted_clip(seed));
+    const test::RandomClip wave = test::make_wave_clip(90);
+    out.push_back(test::fit_or_fail(wave.skeleton, wave.clip));
+    return out;
+  }();
+  return clips;
+}
+
+// Calls `check` for every property clip at every jump interval.
+template <class Check>
+void for_each_packed_clip(Check check) {
+  for (const FittedClip& clip : property_clips()) {
+    for (const float j : jump_intervals(clip)) {
+      const std::unique_ptr<PackedClip> packed = pack_clip(clip, j);
+      ASSERT_TRUE(packed);
+      SCOPED_TRACE(packed->describe());
+      check(*packed);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+// Frame times played forward: every frame and a random time inside each segment between frames.
+std::vector<float> forward_times(const StreamView& view, std::mt19937& rng) {
+  std::vector<float> times;
+  for (uint32_t f = 0; f <= view.last_frame(); ++f) {
+    times.push_back(static_cast<float>(f));
+    if (f < view.last_frame()) {
+      const float fraction = std::uniform_real_distribution<float>(0.001f, 0.999f)(rng);
+      times.push_back(static_cast<float>(f) + fraction);
+    }
+  }
+  return times;
+}
+
+// (a) and (b): at every frame and fractional time, the pose is the reference
+// evaluation of the fitted tracks, bit for bit; seeking in random order
+// (backward and forward) gives the same bits as playing forward.
+TEST(PlayerProperty, SeekEqualsForwardPlayAndTheFittedCurves) {
+  std::mt19937 rng(1);
+  for_each_packed_clip([&](const PackedClip& packed) {
+    const StreamView& view = packed.view;
+    const std::vector<float> times = forward_times(view, rng);
+    std::vector<Pose> poses(times.size(), Pose(view.bone_count()));
+    Player forward(view);
+    for (size_t i = 0; i < times.size(); ++i) {
+      forward.sample_frame(times[i], poses[i]);
+      ASSERT_TRUE(test::matches_fitted(*packed.clip, poses[i], times[i]));
+    }
+    // Seconds that map to a frame give exactly that frame.
+    Player by_seconds(view);
+    Pose pose(view.bone_count());
+    for (size_t i = 0; i < times.size(); i += 2) {
+      by_seconds.sample(times[i] / view.sample_rate_hz(), pose);
+      ASSERT_TRUE(test::same_bits(pose, poses[i])) << "frame " << times[i] << " sampled in seconds";
+    }
+    // Random order, twice through, with a seek_frame first half of the time.
+    std::vector<size_t> order(times.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    Player seeker(view);
+    for (int pass = 0; pass < 2; ++pass) {
+      std::shuffle(order.begin(), order.end(), rng);
+      for (const size_t i : order) {
+        if (rng() % 2 == 0) seeker.seek_frame(times[i]);
+        seeker.sample_frame(times[i], pose);
+        ASSERT_TRUE(test::same_bits(pose, poses[i])) << "seek to frame time " << times[i];
+      }
+    }
+    // Backward, frame by frame.
+    Player backward(view);
+    backward.sample_frame(static_cast<float>(view.last_frame()), pose);
+    for (size_t i = times.size(); i-- > 0;) {
+      backward.sample_frame(times[i], pose);
+      ASSERT_TRUE(test::same_bits(pose, poses[i])) << "backward to frame time " << times[i];
+    }
+  });
+}
+
+TEST(PlayerProperty, ClampsTimesOutsideTheClip) {
+  for_each_packed_clip([&](const PackedClip& packed) {
+    const StreamView& view = packed.view;
+    Player player(view);
+    Pose first(view.bone_count()), last(view.bone_count()), pose(view.bone_count());
+    player.sample_frame(0.f, first);
+    player.sample_frame(static_cast<float>(view.last_frame()), last);
+    for (const float t :
+         {-1.f, -1e30f, -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+      player.sample(t, pose);
+      EXPECT_TRUE(test::same_bits(pose, first)) << t;
+      player.sample_frame(t, pose);
+      EXPECT_TRUE(test::same_bits(pose, first)) << t;
+    }
+    for (const float t : {view.duration_s() + 0.01f, 1e30f}) {
+      player.sample(t, pose);
+      EXPECT_TRUE(test::same_bits(pose, last)) << t;
+    }
+  });
+}
+
+// (c): looping, t and t + duration give the same pose. Exactly for frame
+// times; see LoopingIsPeriodicAtFractionalTimes for times between frames.
+TEST(PlayerProperty, LoopingRepeatsEveryDuration) {
+  for_each_packed_clip([&](const PackedClip& packed) {
+    const StreamView& view = packed.view;
+    const float duration = view.duration_s();
+    Player looping(view);
+    looping.set_looping(true);
+    EXPECT_TRUE(looping.looping());
+    Player plain(view);
+    Pose a(view.bone_count()), b(view.bone_count()), expected(view.bone_count());
+    for (uint32_t f = 0; f <= view.last_frame(); ++f) {
+      const float t = static_cast<float>(f) / view.sample_rate_hz();
+      // The clip wraps at its last frame, which shows frame 0.
+      plain.sample_frame(static_cast<float>(f == view.last_frame() ? 0 : f), expected);
+      for (const float shifted : {t, t + duration, t + 3.f * duration, t - duration}) {
+        looping.sample(shifted, b);
+        ASSERT_TRUE(test::same_bits(b, expected)) << "frame " << f << " at " << shifted << " s";
+      }
+      looping.sample(t, a);
+      ASSERT_TRUE(test::same_bits(a, expected)) << "frame " << f;
+    }
+  });
+}
+
+TEST(PlayerProperty, LoopingIsPeriodicAtFractionalTimes) {
+  // At 32 Hz with 64 frame steps the duration is 2 s and every time below is
+  // exact in binary, so t and t + duration land on the same frame time.
+  for (uint32_t seed = 1; seed <= 8; ++seed) {
+    FittedClip clip = test::make_random_fitted_clip(seed * 7919u, 3, 80, 65);
+    clip.sample_rate_hz = 32.f;
+    const std::unique_ptr<PackedClip> packed = pack_clip(clip, 0.5f);
+    ASSERT_TRUE(packed);
+    ASSERT_EQ(packed->view.duration_s(), 2.f);
+    Player looping(packed->view);
+    looping.set_looping(true);
+    Pose a(packed->view.bone_count()), b(packed->view.bone_count());
+    for (uint32_t k = 0; k < 256; ++k) {
+      const float t = static_cast<float>(k) / 128.f;  // 0 .. 2 s in 1/4 frame steps
+      looping.sample(t, a);
+      for (const float shifted : {t + 2.f, t + 6.f, t - 2.f}) {
+        looping.sample(shifted, b);
+        ASSERT_TRUE(test::same_bits(a, b)) << "seed " << seed << ": " << t << " s and " << shifted << " s";
+      }
+    }
+  }
+}
+
+// (d): the counters of forward play, backward seeks and seeks far ahead.
+TEST(PlayerProperty, ForwardPlayReadsEveryKeyOnceWithoutJumpFrames) {
+  for_each_packed_clip([&](const PackedClip& packed) {
+    const StreamView& view = packed.view;
+    Player player(view);
+    EXPECT_EQ(player.counters().keys_read, packed.initial_keys());  // the constructor reads the initial keys
+    Pose pose(view.bone_count());
+    for (uint32_t f = 0; f <= view.last_frame(); ++f) {
+      player.sample_frame(static_cast<float>(f), pose);
+      player.sample_frame(static_cast<float>(f) + 0.5f, pose);
+      EXPECT_EQ(player.cursor_key_index(), packed.keys_needed_by(f)) << "frame " << f;
+    }
+    const PlayerCounters& c = player.counters();
+    EXPECT_EQ(c.keys_read, view.total_key_count());
+    EXPECT_EQ(c.jump_frames_used, 0u);
+    EXPECT_EQ(c.restarts, 0u);
+    EXPECT_EQ(c.keys_skipped, 0u);
+    EXPECT_EQ(player.cursor_key_index(), view.stream_key_count());
+  });
+}
+
+TEST(PlayerProperty, BackwardSeekRestoresTheNearestJumpFrame) {
+  std::mt19937 rng(3);
+  for_each_packed_clip([&](const PackedClip& packed) {
+    const StreamView& view = packed.view;
+    Player at_end(view);
+    Pose pose(view.bone_count());
+    for (uint32_t f = 0; f <= view.last_frame(); ++f) at_end.sample_frame(static_cast<float>(f), pose);
+    for (int trial = 0; trial < 8; ++trial) {
+      const uint32_t frame = static_cast<uint32_t>(rng() % view.frame_count());
+      SCOPED_TRACE("seek back to frame " + std::to_string(frame));
+      Player player = at_end;
+      player.reset_counters();
+      player.sample_frame(static_cast<float>(frame), pose);
+      const PlayerCounters& c = player.counters();
+      const uint32_t needed = packed.keys_needed_by(frame);
+      EXPECT_EQ(player.cursor_key_index(), needed);
+      EXPECT_EQ(c.keys_skipped, 0u);
+      if (needed == view.stream_key_count()) {
+        // Every key is already read: the state at the end serves this frame too.
+        EXPECT_EQ(c.keys_read, 0u);
+        EXPECT_EQ(c.jump_frames_used + c.restarts, 0u);
+        continue;
+      }
+      const uint32_t interval = view.jump_interval_frames();
+      const uint32_t jump =
+          interval == 0 ? 0 : std::min<uint32_t>(frame / interval, static_cast<uint32_t>(view.jump_frames().size()));
+      if (jump == 0) {
+        EXPECT_EQ(c.restarts, 1u);
+        EXPECT_EQ(c.jump_frames_used, 0u);
+        EXPECT_EQ(c.keys_read, packed.initial_keys() + needed);
+      } else {
+        const JumpFrame& used = view.jump_frames()[jump - 1];
+        EXPECT_LE(used.frame, frame);
+        EXPECT_EQ(c.jump_frames_used, 1u);
+        EXPECT_EQ(c.restarts, 0u);
+        EXPECT_EQ(c.keys_read, packed.saved_keys(jump - 1) + (needed - used.stream_key_index));
+      }
+    }
+  });
+}
+
+TEST(PlayerProperty, SeekFarAheadUsesAJumpFrameAndSkipsKeys) {
+  std::mt19937 rng(4);
+  int restores = 0, restores_from_inside = 0;
+  for_each_packed_clip([&](const PackedClip& packed) {
+    const StreamView& view = packed.view;
+    Pose pose(view.bone_count());
+    for (int trial = 0; trial < 10; ++trial) {
+      // From frame 0 (a new player) or from a frame inside the clip, to a later frame.
+      const uint32_t from = trial < 4 ? 0 : static_cast<uint32_t>(rng() % view.frame_count());
+      const uint32_t to =
+          trial == 0 ? view.last_frame() : from + static_cast<uint32_t>(rng() % (view.frame_count() - from));
+      SCOPED_TRACE("seek ahead from frame " + std::to_string(from) + " to frame " + std::to_string(to));
+      Player player(view);
+      player.sample_frame(static_cast<float>(from), pose);
+      const uint32_t cursor = packed.keys_needed_by(from);
+      ASSERT_EQ(player.cursor_key_index(), cursor);
+      player.reset_counters();
+      player.sample_frame(static_cast<float>(to), pose);
+      const PlayerCounters& c = player.counters();
+      const uint32_t needed = packed.keys_needed_by(to);
+      EXPECT_EQ(player.cursor_key_index(), needed);
+      EXPECT_EQ(c.restarts, 0u);
+      const uint32_t interval = view.jump_interval_frames();
+      const uint32_t jump =
+          interval == 0 ? 0 : std::min<uint32_t>(to / interval, static_cast<uint32_t>(view.jump_frames().size()));
+      // A restore pays when it skips more keys than it decodes.
+      const uint32_t restore_cost = view.streamed_track_count() * kWindowSize;
+      const uint32_t resume = jump > 0 ? view.jump_frames()[jump - 1].stream_key_index : 0;
+      if (needed > cursor && resume > cursor && resume - cursor > restore_cost) {
+        EXPECT_EQ(c.jump_frames_used, 1u);
+        EXPECT_EQ(c.keys_skipped, resume - cursor);
+        EXPECT_EQ(c.keys_read, packed.saved_keys(jump - 1) + (needed - resume));
+        EXPECT_LT(c.keys_read, needed - cursor);
+        ++(cursor > 0 ? restores_from_inside : restores);
+      } else {
+        EXPECT_EQ(c.jump_frames_used, 0u);
+        EXPECT_EQ(c.keys_skipped, 0u);
+        EXPECT_EQ(c.keys_read, needed - cursor);
+      }
+    }
+  });
+  // The clips are long and dense enough for seeks to pay.
+  EXPECT_GT(restores, 20);
+  EXPECT_GT(restores_from_inside, 10);
+}
+
+// (e): sampling allocates nothing after construction.
+TEST(PlayerProperty, AllocatesNothingAfterConstruction) {
+  std::mt19937 rng(5);
+  for_each_packed_clip([&](const PackedClip& packed) {
+    const StreamView& view = packed.view;
+    Pose pose(view.bone_count());
+    std::vector<float> times(100);
+    for (float& t : times) t = std::uniform_real_distribution<float>(-0.5f, view.duration_s() + 0.5f)(rng);
+    Player player(view);
+    g_allocations = 0;
+    g_count_allocations = true;
+    for (uint32_t f = 0; f <= view.last_frame(); ++f) player.sample_frame(static_cast<float>(f), pose);
+    for (const float t : times) player.sample(t, pose);
+    player.set_looping(true);
+    for (const float t : times) player.sample(3.f * t, pose);
+    for (uint32_t f = view.last_frame() + 1; f-- > 0;) player.seek_frame(static_cast<float>(f));
+    player.reset_counters();
+    g_count_allocations = false;
+    EXPECT_EQ(g_allocations.load(), 0u);
+  });
+  // The counter does count.
+  g_allocations = 0;
+  g_count_allocations = true;
+  void* counted = ::operator new(16);
+  g_count_allocations = false;
+  ::operator delete(counted);
+  EXPECT_EQ(g_allocations.load(), 1u);
+}
+
+// (f): the runtime's local_to_model is the offline one.
+TEST(PlayerProperty, LocalToModelMatchesTheOfflineSkeleton) {
+  std::mt19937 rng(6);
+  for (const FittedClip& clip : property_clips()) {
+    const std::unique_ptr<PackedClip> packed = pack_clip(clip, 1.f);
+    ASSERT_TRUE(packed);
+    const StreamView& view = packed->view;
+    Skeleton skeleton;
+    skeleton.parents = clip.parents;
+    Player player(view);
+    Pose local(view.bone_count()), model(view.bone_count());
+    for (int i = 0; i < 10; ++i) {
+      player.sample_frame(std::uniform_real_distribution<float>(0.f, static_cast<float>(view.last_frame()))(rng),
+                          local);
+      local_to_model(view.parents(), local, model);
+      const std::vector<Transform> offline = ks::local_to_model(skeleton, local);
+      ASSERT_TRUE(test::same_bits(model, offline)) << clip.name;
+    }
+  }
+}
+
+TEST(Player, ReportsItsMemoryAndStream) {
+  const std::unique_ptr<PackedClip> packed = pack_clip(property_clips().front(), 1.f);
+  ASSERT_TRUE(packed);
+  const Player player(packed->view);
+  EXPECT_EQ(&player.stream(), &packed->view);
+  EXPECT_EQ(player.active_array().size(), packed->view.tracks().size());
+  EXPECT_EQ(player.memory_bytes(), packed->view.tracks().size() * sizeof(TrackWindow));
+  for (size_t t = 0; t < player.active_array().size(); ++t) {
+    EXPECT_EQ(player.active_array()[t].key_count, packed->view.tracks()[t].key_count);
+  }
+}
+
+TEST(Player, FrameTimeSnapsToFramesAndWrapsWhenLooping) {
+  const std::unique_ptr<PackedClip> packed = pack_clip(property_clips().front(), 1.f);
+  ASSERT_TRUE(packed);
+  Player player(packed->view);
+  const float rate = packed->view.sample_rate_hz();
+  const float last = static_cast<float>(packed->view.last_frame());
+  for (uint32_t f = 0; f <= packed->view.last_frame(); ++f) {
+    EXPECT_EQ(player.frame_time_at(static_cast<float>(f) / rate), static_cast<float>(f));
+  }
+  EXPECT_EQ(player.frame_time_at(-5.f), 0.f);
+  EXPECT_EQ(player.frame_time_at(1e9f), last);
+  EXPECT_EQ(player.frame_time_at(std::numeric_limits<float>::quiet_NaN()), 0.f);
+  player.set_looping(true);
+  EXPECT_EQ(player.frame_time_at(packed->view.duration_s()), 0.f);
+  EXPECT_EQ(player.frame_time_at(-1.f / rate), last - 1.f);
+}
+
+}  // namespace
+}  // namespace ks
