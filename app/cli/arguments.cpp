@@ -35,6 +35,16 @@ bool Arguments::fail(const std::string& message) const {
   return false;
 }
 
+bool Arguments::source(std::string_view arg, std::filesystem::path& out) {
+  if (!arg.empty() && arg[0] == '-') {
+    return fail("unknown option '" + std::string(arg) + "' (see keystream " + m_command + " --help)");
+  }
+  if (m_have_source) return fail("more than one SOURCE given");
+  out = std::string(arg);
+  m_have_source = true;
+  return true;
+}
+
 bool Arguments::value(std::string_view option, std::string_view& out) {
   if (done()) return fail(std::string(option) + " needs a value");
   out = next();

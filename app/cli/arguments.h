@@ -29,6 +29,9 @@ class Arguments {
   bool number(std::string_view option, float& out);
   /// The value after `option` as a whole number in [lo, hi].
   bool whole_number(std::string_view option, long lo, long hi, long& out);
+  /// Takes `arg`, which no option matched, as the one SOURCE; refuses (with a
+  /// message) an unknown option or a second SOURCE.
+  bool source(std::string_view arg, std::filesystem::path& out);
   /// Prints "keystream COMMAND: message" to stderr; returns false.
   bool fail(const std::string& message) const;
   const std::string& command() const { return m_command; }
@@ -37,6 +40,7 @@ class Arguments {
   std::string m_command;
   std::vector<std::string_view> m_args;
   size_t m_index = 0;
+  bool m_have_source = false;
 };
 
 /// Import options: --animation, --sample-rate, --bvh-unit-scale. Returns

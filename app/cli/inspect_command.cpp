@@ -69,7 +69,6 @@ int run_inspect(const std::vector<std::string_view>& raw_args) {
   std::filesystem::path source = KS_DEMO_CLIP;
   ImportSettings import;
   bool list_bones = false;
-  bool have_source = false;
   while (!args.done()) {
     const std::string_view arg = args.next();
     bool ok = true;
@@ -77,15 +76,8 @@ int run_inspect(const std::vector<std::string_view>& raw_args) {
       if (!ok) return 2;
     } else if (arg == "--bones") {
       list_bones = true;
-    } else if (!arg.empty() && arg[0] == '-') {
-      args.fail("unknown option '" + std::string(arg) + "' (see keystream inspect --help)");
+    } else if (!args.source(arg, source)) {
       return 2;
-    } else if (have_source) {
-      args.fail("more than one SOURCE given");
-      return 2;
-    } else {
-      source = std::string(arg);
-      have_source = true;
     }
   }
   if (Status s = import.validate(); !s) {

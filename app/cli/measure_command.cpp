@@ -109,7 +109,6 @@ int run_measure(const std::vector<std::string_view>& raw_args) {
   PackSettings pack_settings;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   bool list_tracks = false;
-  bool have_source = false;
   while (!args.done()) {
     const std::string_view arg = args.next();
     bool ok = true;
@@ -121,15 +120,8 @@ int run_measure(const std::vector<std::string_view>& raw_args) {
       threads = static_cast<unsigned>(n);
     } else if (arg == "--tracks") {
       list_tracks = true;
-    } else if (!arg.empty() && arg[0] == '-') {
-      args.fail("unknown option '" + std::string(arg) + "' (see keystream measure --help)");
+    } else if (!args.source(arg, source)) {
       return 2;
-    } else if (have_source) {
-      args.fail("more than one SOURCE given");
-      return 2;
-    } else {
-      source = std::string(arg);
-      have_source = true;
     }
   }
   for (const Status& s : {import.validate(), fit.validate(), pack_settings.validate()}) {

@@ -1,6 +1,7 @@
 #include "core/offline/fit.h"
 
 #include <algorithm>
+#include <span>
 #include <atomic>
 #include <cmath>
 #include <thread>
@@ -23,6 +24,20 @@ std::vector<Sample> track_samples(const BoneTracks& bone, TrackKind kind) {
   rows.reserve(values.size());
   for (const Vec3& v : values) rows.push_back({v.x, v.y, v.z, 0.f});
   return rows;
+}
+
+// The decoded value at frame time `t` of segment i (keys i and i+1, both key
+// 0 for a one-key track), with the neighbours clamped at the ends as in the
+// player's window. Rotations come out normalised, as the player returns them:
+// track_error normalises again, and a float normalisation is not idempotent,
+// so measuring an unnormalised value could differ in its last bits from the
+// error measured on the player's output.
+void evaluate_key_segment(std::span<const FittedKey> keys, size_t i, float t, TrackKind kind, float out[4]) {
+  const size_t last = keys.size() - 1;
+  const CurveKey& prev = keys[i > 0 ? i - 1 : 0].decoded;
+  const CurveKey& next = keys[std::min(i + 2, last)].decoded;
+  evaluate_segment(prev, keys[i].decoded, keys[std::min(i + 1, last)].decoded, next, t, component_count(kind), out);
+  if (kind == TrackKind::kRotation) normalize_rotation(out);
 }
 
 // Fits one track: the greedy refinement of DESIGN §5.
@@ -177,18 +192,7 @@ class TrackFitter {
     }
   }
 
-  // The decoded value at frame time `t` inside segment i (keys i, i+1).
-  void evaluate(size_t i, float t, float out[4]) const {
-    const std::vector<FittedKey>& keys = m_track.keys;
-    const CurveKey& prev = keys[i > 0 ? i - 1 : 0].decoded;
-    const CurveKey& next = keys[std::min(i + 2, keys.size() - 1)].decoded;
-    evaluate_segment(prev, keys[i].decoded, keys[i + 1].decoded, next, t, component_count(m_kind), out);
-    // Normalised as the player (and evaluate_fitted) return it. track_error
-    // normalises again, and a float normalisation is not idempotent: without
-    // this, max_error could differ in its last bits from the error measured on
-    // the player's output and sit above the threshold it claims to meet.
-    if (m_kind == TrackKind::kRotation) normalize_rotation(out);
-  }
+  void evaluate(size_t i, float t, float out[4]) const { evaluate_key_segment(m_track.keys, i, t, m_kind, out); }
 
   // Largest error over the source frames strictly inside segment i.
   void measure_segment(size_t i) {
@@ -317,7 +321,6 @@ float track_error(TrackKind kind, const float* source, const float* decoded) {
 
 void evaluate_fitted(const FittedTrack& track, float t, float out[4]) {
   const std::vector<FittedKey>& keys = track.keys;
-  const int components = component_count(track.kind);
   // The segment is the one starting at the last key at or before t (the right
   // key at a discontinuity); at or past the last key, the final segment.
   size_t i = static_cast<size_t>(
@@ -325,14 +328,7 @@ void evaluate_fitted(const FittedTrack& track, float t, float out[4]) {
       keys.begin());
   i = i > 0 ? i - 1 : 0;
   if (keys.size() >= 2 && i >= keys.size() - 1) i = keys.size() - 2;
-  if (keys.size() == 1) {
-    evaluate_segment(keys[0].decoded, keys[0].decoded, keys[0].decoded, keys[0].decoded, t, components, out);
-  } else {
-    const CurveKey& prev = keys[i > 0 ? i - 1 : 0].decoded;
-    const CurveKey& next = keys[std::min(i + 2, keys.size() - 1)].decoded;
-    evaluate_segment(prev, keys[i].decoded, keys[i + 1].decoded, next, t, components, out);
-  }
-  if (track.kind == TrackKind::kRotation) normalize_rotation(out);
+  evaluate_key_segment(keys, i, t, track.kind, out);
 }
 
 Result<FittedClip> fit_clip(const Skeleton& skeleton, const RawClip& clip, const FitSettings& settings,
