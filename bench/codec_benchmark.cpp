@@ -65,6 +65,7 @@ struct ClipData {
   ks::ImportedClip imported;
   ks::FittedClip fitted;
   PackedStream packs[kJumpIntervalCount];  // one per kJumpIntervalsS
+  PackedStream zstd_pack;                  // J = 1 s with zstd key stream blocks
   std::vector<float> sequential_times;     // frame times of one loop played at the clip's rate
   std::vector<float> seek_times;           // kSeekTimeCount random frame times, fixed seed
 };
@@ -102,15 +103,17 @@ class ClipFixture {
       return;
     }
     data->fitted = std::move(fitted.value());
-    for (size_t j = 0; j < kJumpIntervalCount; ++j) {
+    for (size_t j = 0; j <= kJumpIntervalCount; ++j) {
+      const bool zstd = j == kJumpIntervalCount;  // the last pack: zstd at the sequential interval
       ks::PackSettings pack_settings;
-      pack_settings.jump_interval_s = kJumpIntervalsS[j];
+      pack_settings.jump_interval_s = kJumpIntervalsS[zstd ? kSequentialJump : j];
+      pack_settings.zstd = zstd;
       ks::Result<std::vector<uint8_t>> packed = ks::pack(data->fitted, pack_settings);
       if (!packed.ok()) {
         m_error = packed.error();
         return;
       }
-      PackedStream& stream = data->packs[j];
+      PackedStream& stream = zstd ? data->zstd_pack : data->packs[j];
       stream.bytes = std::move(packed.value());
       ks::Result<ks::StreamView> view = ks::StreamView::open(stream.bytes, m_source.name.c_str());
       if (!view.ok()) {
@@ -169,13 +172,14 @@ void bm_fit(benchmark::State& state, ClipFixture* clip) {
       benchmark::Counter(frames / 1000.0, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
-// The Player of pack `jump`, either playing forward at the clip's rate
-// (looping) or sampling the random seek times; one pose per iteration.
-void bm_player(benchmark::State& state, ClipFixture* clip, size_t jump, bool random_seek) {
+// The Player of pack `jump` (or of the zstd pack), either playing forward at
+// the clip's rate (looping) or sampling the random seek times; one pose per
+// iteration.
+void bm_player(benchmark::State& state, ClipFixture* clip, size_t jump, bool random_seek, bool zstd) {
   const ClipData* data = clip->data();
   if (data == nullptr) return state.SkipWithError(clip->error().c_str());
   const std::vector<float>& times = random_seek ? data->seek_times : data->sequential_times;
-  Player player(*data->packs[jump].view);
+  Player player(zstd ? *data->zstd_pack.view : *data->packs[jump].view);
   std::vector<Transform> pose(player.stream().bone_count());
   player.reset_counters();
   size_t i = 0;
@@ -189,6 +193,10 @@ void bm_player(benchmark::State& state, ClipFixture* clip, size_t jump, bool ran
   const ks::PlayerCounters& counters = player.counters();
   state.counters["keys_read"] =
       benchmark::Counter(static_cast<double>(counters.keys_read), benchmark::Counter::kAvgIterations);
+  if (zstd) {
+    state.counters["blocks"] =
+        benchmark::Counter(static_cast<double>(counters.blocks_decompressed), benchmark::Counter::kAvgIterations);
+  }
   if (random_seek) {
     state.counters["jump_frames"] =
         benchmark::Counter(static_cast<double>(counters.jump_frames_used), benchmark::Counter::kAvgIterations);
@@ -216,8 +224,16 @@ void bm_baseline(benchmark::State& state, ClipFixture* clip, bool random_seek) {
 }
 
 /// What a registered benchmark measures, for the ratio tables.
-enum class Measure { kFit, kSequentialPlayer, kSequentialBaseline, kSeekPlayer, kRandomBaseline };
-constexpr size_t kMeasureCount = 5;
+enum class Measure {
+  kFit,
+  kSequentialPlayer,
+  kSequentialBaseline,
+  kSeekPlayer,
+  kRandomBaseline,
+  kSequentialPlayerZstd,
+  kSeekPlayerZstd
+};
+constexpr size_t kMeasureCount = 7;
 
 struct Registered {
   size_t clip = 0;
@@ -337,6 +353,11 @@ void print_tables(FILE* out, const std::vector<std::unique_ptr<ClipFixture>>& cl
       row(label, found[static_cast<int>(Measure::kSeekPlayer)][j], "random",
           found[static_cast<int>(Measure::kRandomBaseline)][0]);
     }
+    const std::string zstd_size = " (" + std::to_string(data->zstd_pack.bytes.size()) + " B)";
+    row("sequential, zstd blocks, J = 1 s" + zstd_size, found[static_cast<int>(Measure::kSequentialPlayerZstd)][0],
+        "sequential", found[static_cast<int>(Measure::kSequentialBaseline)][0]);
+    row("seek, zstd blocks, J = 1 s" + zstd_size, found[static_cast<int>(Measure::kSeekPlayerZstd)][0], "random",
+        found[static_cast<int>(Measure::kRandomBaseline)][0]);
     if (const Measured* fit = found[static_cast<int>(Measure::kFit)][0]) {
       std::fprintf(out, "\nfit (1 thread): %s per clip, %s ms per 1000 frames\n",
                    format_times(*fit, 1e3, " ms").c_str(),
@@ -405,14 +426,18 @@ void register_benchmarks(std::vector<std::unique_ptr<ClipFixture>>& clips, std::
     const std::string& n = clip->name();
     benchmark::RegisterBenchmark(add(c, Measure::kFit, 0, "fit/" + n), bm_fit, clip)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(add(c, Measure::kSequentialPlayer, 0, "sequential/player/" + n), bm_player, clip,
-                                 kSequentialJump, false);
+                                 kSequentialJump, false, false);
+    benchmark::RegisterBenchmark(add(c, Measure::kSequentialPlayerZstd, 0, "sequential/player_zstd/" + n), bm_player,
+                                 clip, kSequentialJump, false, true);
     benchmark::RegisterBenchmark(add(c, Measure::kSequentialBaseline, 0, "sequential/baseline/" + n), bm_baseline, clip,
                                  false);
     for (size_t j = 0; j < kJumpIntervalCount; ++j) {
       const std::string name =
           "seek/player_J" + format_number(static_cast<double>(kJumpIntervalsS[j]), "%g") + "s/" + n;
-      benchmark::RegisterBenchmark(add(c, Measure::kSeekPlayer, j, name), bm_player, clip, j, true);
+      benchmark::RegisterBenchmark(add(c, Measure::kSeekPlayer, j, name), bm_player, clip, j, true, false);
     }
+    benchmark::RegisterBenchmark(add(c, Measure::kSeekPlayerZstd, 0, "seek/player_zstd_J1s/" + n), bm_player, clip,
+                                 kSequentialJump, true, true);
     benchmark::RegisterBenchmark(add(c, Measure::kRandomBaseline, 0, "random/baseline/" + n), bm_baseline, clip, true);
   }
 }

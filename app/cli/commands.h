@@ -10,6 +10,10 @@ namespace ks::cli {
 
 int run_inspect(const std::vector<std::string_view>& args);
 int run_measure(const std::vector<std::string_view>& args);
+int run_compress(const std::vector<std::string_view>& args);
+int run_info(const std::vector<std::string_view>& args);
+int run_verify(const std::vector<std::string_view>& args);
+int run_export(const std::vector<std::string_view>& args);
 
 extern const char* const kInspectHelp;
 extern const char* const kMeasureHelp;

@@ -14,12 +14,17 @@ constexpr const char* kUsage =
     "usage: keystream COMMAND [options]\n"
     "\n"
     "commands:\n"
-    "  inspect [SOURCE]   print a source clip's skeleton, clip and mesh\n"
-    "  measure [SOURCE]   fit, quantize and pack a clip; print sizes, errors\n"
-    "                     and fit time\n"
+    "  compress IN... [-o OUT]      fit and pack source clips (.gltf, .glb, .bvh,\n"
+    "                               or folders of them) into stream files (.ks)\n"
+    "  info FILE.ks                 header, tracks, keys, sizes and jump frames\n"
+    "  verify SOURCE FILE.ks        decode a stream and check it against its source\n"
+    "  export FILE.ks -o OUT.glb    write the decoded animation as glTF\n"
+    "  inspect [SOURCE]             print a source clip's skeleton, clip and mesh\n"
+    "  measure [SOURCE]             fit, quantize and pack a clip in memory; print\n"
+    "                               sizes, errors and fit time\n"
     "\n"
-    "Without SOURCE a command uses the built-in demo clip. 'keystream COMMAND\n"
-    "--help' lists a command's options.\n";
+    "Without SOURCE, inspect and measure use the built-in demo clip.\n"
+    "'keystream COMMAND --help' lists a command's options.\n";
 
 }  // namespace
 
@@ -33,6 +38,10 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   if (command == "inspect") return ks::cli::run_inspect(args);
   if (command == "measure") return ks::cli::run_measure(args);
+  if (command == "compress") return ks::cli::run_compress(args);
+  if (command == "info") return ks::cli::run_info(args);
+  if (command == "verify") return ks::cli::run_verify(args);
+  if (command == "export") return ks::cli::run_export(args);
   std::fprintf(stderr, "keystream: unknown command '%.*s'\n%s", static_cast<int>(command.size()), command.data(),
                kUsage);
   return 2;

@@ -340,6 +340,7 @@ Result<FittedClip> fit_clip(const Skeleton& skeleton, const RawClip& clip, const
   fitted.sample_rate_hz = clip.sample_rate_hz;
   fitted.frame_count = clip.frame_count;
   fitted.parents = skeleton.parents;
+  fitted.bone_names = skeleton.bone_names;
   fitted.settings = settings;
   const size_t track_count = 3 * skeleton.bone_count();
   fitted.tracks.resize(track_count);

@@ -68,6 +68,7 @@ struct FittedClip {
   float sample_rate_hz = 30.f;
   uint32_t frame_count = 0;
   std::vector<int32_t> parents;     // from the skeleton
+  std::vector<std::string> bone_names;  // from the skeleton (the stream's metadata)
   std::vector<FittedTrack> tracks;  // 3 per bone: translation, rotation, scale
   FitSettings settings;
 

@@ -36,11 +36,15 @@ Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, c
                                 const MeasureSettings& settings) {
   if (Status s = settings.validate(); !s) return Error{"measure settings: " + s.error()};
   if (Status s = clip.validate(skeleton); !s) return Error{"clip \"" + clip.name + "\": " + s.error()};
-  if (stream.bone_count() != skeleton.bone_count() || stream.frame_count() != clip.frame_count ||
-      stream.sample_rate_hz() != clip.sample_rate_hz) {
+  // Rates may differ by a rounding: a glTF export writes a BVH's 119.9995 Hz
+  // as 120 Hz (gltf_export.h), and frame f is still frame f.
+  const bool same_rate = std::fabs(stream.sample_rate_hz() - clip.sample_rate_hz) <= 1e-3f * clip.sample_rate_hz;
+  if (stream.bone_count() != skeleton.bone_count() || stream.frame_count() != clip.frame_count || !same_rate) {
     return Error{"the stream (" + std::to_string(stream.bone_count()) + " bones, " +
-                 std::to_string(stream.frame_count()) + " frames) does not match clip \"" + clip.name + "\" (" +
-                 std::to_string(skeleton.bone_count()) + " bones, " + std::to_string(clip.frame_count) + " frames)"};
+                 std::to_string(stream.frame_count()) + " frames at " + std::to_string(stream.sample_rate_hz()) +
+                 " Hz) does not match clip \"" + clip.name + "\" (" + std::to_string(skeleton.bone_count()) +
+                 " bones, " + std::to_string(clip.frame_count) + " frames at " + std::to_string(clip.sample_rate_hz) +
+                 " Hz)"};
   }
   const size_t bone_count = skeleton.bone_count();
   const uint32_t frame_count = clip.frame_count;

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <zstd.h>
 
 #include "core/offline/bit_writer.h"
 #include "core/runtime/bit_reader.h"
@@ -98,11 +100,68 @@ Status check_clip(const FittedClip& clip) {
   return {};
 }
 
+// The key stream section of a zstd stream: a u32 size per block, then each
+// block (the bytes holding bits block_bits[b] .. block_bits[b+1]) as one zstd
+// frame that declares its size.
+Result<std::vector<uint8_t>> compress_key_stream(std::span<const uint8_t> plain, const std::vector<uint64_t>& block_bits,
+                                                 int level) {
+  const std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> context(ZSTD_createCCtx(), ZSTD_freeCCtx);
+  if (!context) return Error{"cannot create a zstd context"};
+  const size_t block_count = block_bits.size() - 1;
+  std::vector<uint8_t> out(4 * block_count);
+  std::vector<uint8_t> frame;
+  for (size_t b = 0; b < block_count; ++b) {
+    const uint64_t first = block_bits[b] / 8;
+    const uint64_t end = (block_bits[b + 1] + 7) / 8;
+    frame.resize(ZSTD_compressBound(end - first));
+    const size_t size =
+        ZSTD_compressCCtx(context.get(), frame.data(), frame.size(), plain.data() + first, end - first, level);
+    if (ZSTD_isError(size)) return Error{std::string("zstd: ") + ZSTD_getErrorName(size)};
+    set_u32(out, static_cast<uint32_t>(4 * b), static_cast<uint32_t>(size));
+    out.insert(out.end(), frame.begin(), frame.begin() + static_cast<std::ptrdiff_t>(size));
+  }
+  return out;
+}
+
+void put_string(std::vector<uint8_t>& out, const std::string& text) {
+  put_u16(out, static_cast<uint16_t>(text.size()));
+  out.insert(out.end(), text.begin(), text.end());
+}
+
+// Metadata (stream_format.h): names and the thresholds the fit aimed at.
+Status put_metadata(std::vector<uint8_t>& out, const FittedClip& clip, const PackSettings& settings) {
+  if (!clip.bone_names.empty() && clip.bone_names.size() != clip.parents.size()) {
+    return Error{"has " + std::to_string(clip.bone_names.size()) + " bone names for " +
+                 std::to_string(clip.parents.size()) + " bones"};
+  }
+  auto check = [](const std::string& text, const std::string& what) -> Status {
+    if (text.size() > kMaxStringBytes) return Error{what + " is longer than " + std::to_string(kMaxStringBytes) + " bytes"};
+    if (text.find('\0') != std::string::npos) return Error{what + " holds a NUL byte"};
+    return {};
+  };
+  if (Status s = check(clip.name, "the clip name"); !s) return s;
+  if (Status s = check(settings.source_name, "the source name"); !s) return s;
+  for (size_t b = 0; b < clip.bone_names.size(); ++b) {
+    if (Status s = check(clip.bone_names[b], "the name of bone " + std::to_string(b)); !s) return s;
+  }
+  put_u32(out, static_cast<uint32_t>(clip.bone_names.size()));
+  put_f32(out, clip.settings.translation_error_m);
+  put_f32(out, clip.settings.rotation_error_deg);
+  put_f32(out, clip.settings.scale_error);
+  put_string(out, clip.name);
+  put_string(out, settings.source_name);
+  for (const std::string& name : clip.bone_names) put_string(out, name);
+  return {};
+}
+
 }  // namespace
 
 Status PackSettings::validate() const {
   if (!std::isfinite(jump_interval_s) || jump_interval_s < 0.f) {
     return Error{"jump interval must be 0 (none) or a positive number of seconds"};
+  }
+  if (zstd_level < 1 || zstd_level > ZSTD_maxCLevel()) {
+    return Error{"zstd level " + std::to_string(zstd_level) + " is outside 1.." + std::to_string(ZSTD_maxCLevel())};
   }
   return {};
 }
@@ -177,7 +236,6 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
   }
   key_offsets.push_back(stream.size_bits());
   if (stream.size_bits() > 0xFFFFFFFFull) return Error{"fitted clip \"" + clip.name + "\": key stream exceeds 2^32 bits"};
-  out.insert(out.end(), stream.bytes().begin(), stream.bytes().end());
 
   // Jump frames: the windows after every key needed at or before the frame.
   const uint32_t interval = jump_interval_frames(settings.jump_interval_s, clip.sample_rate_hz);
@@ -188,6 +246,7 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
     keys_read[t] = static_cast<uint32_t>(std::min<size_t>(clip.tracks[t].keys.size(), kInitialKeysPerTrack));
   }
   std::vector<uint8_t> jump_index;
+  std::vector<uint64_t> block_bits{0};  // where each key stream block starts, then the end
   BitWriter states;
   size_t cursor = 0;
   for (uint32_t j = 0; j < jump_count; ++j) {
@@ -195,6 +254,7 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
     while (cursor < order.size() && order[cursor].need <= frame) ++keys_read[order[cursor++].track];
     put_u32(jump_index, static_cast<uint32_t>(cursor));
     put_u32(jump_index, static_cast<uint32_t>(key_offsets[cursor]));
+    block_bits.push_back(key_offsets[cursor]);
     put_u32(jump_index, static_cast<uint32_t>(states.size_bits()));
     for (uint32_t t = 0; t < track_count; ++t) {
       const FittedTrack& track = clip.tracks[t];
@@ -212,18 +272,29 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
       }
     }
   }
+  block_bits.push_back(stream.size_bits());
   if (states.size_bits() > 0xFFFFFFFFull) return Error{"fitted clip \"" + clip.name + "\": jump states exceed 2^32 bits"};
+  if (settings.zstd) {
+    Result<std::vector<uint8_t>> blocks = compress_key_stream(stream.bytes(), block_bits, settings.zstd_level);
+    if (!blocks) return Error{"fitted clip \"" + clip.name + "\": " + blocks.error()};
+    out.insert(out.end(), blocks.value().begin(), blocks.value().end());
+  } else {
+    out.insert(out.end(), stream.bytes().begin(), stream.bytes().end());
+  }
   const uint32_t jump_index_offset = static_cast<uint32_t>(out.size());
   out.insert(out.end(), jump_index.begin(), jump_index.end());
   const uint32_t jump_states_offset = static_cast<uint32_t>(out.size());
   out.insert(out.end(), states.bytes().begin(), states.bytes().end());
+  const uint32_t metadata_offset = static_cast<uint32_t>(out.size());
+  if (Status s = put_metadata(out, clip, settings); !s) return Error{"fitted clip \"" + clip.name + "\": " + s.error()};
   if (out.size() > 0xFFFFFFFFull) return Error{"fitted clip \"" + clip.name + "\": stream exceeds 4 GiB"};
 
   using namespace header_offset;
   set_u32(out, kMagic, kStreamMagic);
   const uint16_t version = kStreamVersion;
   std::memcpy(out.data() + kVersion, &version, 2);
-  const uint16_t flags = clip.settings.quantization.range_mode == RangeMode::kFixed ? kFlagFixedRange : 0;
+  const uint16_t flags = (clip.settings.quantization.range_mode == RangeMode::kFixed ? kFlagFixedRange : 0) |
+                         (settings.zstd ? kFlagZstdKeyStream : 0);
   std::memcpy(out.data() + kFlags, &flags, 2);
   std::memcpy(out.data() + kSampleRate, &clip.sample_rate_hz, 4);
   set_u32(out, kFrameCount, clip.frame_count);
@@ -241,6 +312,7 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
   set_u32(out, kJumpStatesOffset, jump_states_offset);
   set_u32(out, kTotalSize, static_cast<uint32_t>(out.size()));
   set_u32(out, kKeyStreamBits, static_cast<uint32_t>(stream.size_bits()));
+  set_u32(out, kMetadataOffset, metadata_offset);
   set_u32(out, kChecksum, crc32(out));
   return out;
 }

@@ -5,6 +5,7 @@
 // frames every `jump_interval_s` so a player can seek.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/offline/fit.h"
@@ -14,13 +15,17 @@ namespace ks {
 
 struct PackSettings {
   float jump_interval_s = 1.f;  // seconds between jump frames; 0 = none; default 1
+  bool zstd = false;            // compress the key stream in blocks cut at the jump frames
+  int zstd_level = 19;          // 1..22; higher is smaller and slower to pack, not to play
+  std::string source_name;      // recorded in the metadata: the file the clip came from
 
-  /// Refuses a negative or non-finite interval.
+  /// Refuses a negative or non-finite interval, a zstd level outside 1..22.
   Status validate() const;
 };
 
-/// The stream of `clip`; refuses settings or a fitted clip that break the
-/// format's rules (naming the track and key).
+/// The stream of `clip` (format version kStreamVersion), with its bone names
+/// and thresholds as metadata; refuses settings or a fitted clip that break
+/// the format's rules (naming the track and key).
 Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& settings);
 
 /// Frames between jump frames for `jump_interval_s` at `sample_rate_hz`

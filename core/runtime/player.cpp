@@ -32,7 +32,7 @@ bool same_key(const CurveKey& a, const CurveKey& b) { return std::memcmp(&a, &b,
 }  // namespace
 
 Player::Player(const StreamView& stream)
-    : m_stream(&stream), m_active_array(stream.tracks().size()) {
+    : m_stream(&stream), m_active_array(stream.tracks().size()), m_reader(stream) {
   for (size_t t = 0; t < m_active_array.size(); ++t) {
     m_active_array[t].key_count = stream.tracks()[t].key_count;
   }
@@ -59,7 +59,7 @@ void Player::restart() {
     m_counters.keys_read += initial_count;
     ++m_counters.window_updates;
   }
-  m_reader = BitReader(s.key_stream().first((s.key_stream_bits() + 7) / 8));
+  start_block(0);
   m_cursor_key_index = 0;
   m_last_need = 0;
   peek_next_need();
@@ -92,11 +92,18 @@ void Player::restore(uint32_t jump_index) {
     ++m_counters.window_updates;
   }
   if (jump.stream_key_index > m_cursor_key_index) m_counters.keys_skipped += jump.stream_key_index - m_cursor_key_index;
-  m_reader.seek(jump.stream_bit_offset);
+  start_block(jump_index + 1);  // block b + 1 starts at jump frame b
   m_cursor_key_index = jump.stream_key_index;
   m_last_need = jump.frame;
   ++m_counters.jump_frames_used;
   peek_next_need();
+}
+
+void Player::start_block(uint32_t block) {
+  const uint64_t before = m_reader.blocks_decompressed();
+  // StreamView::open decompressed every block once: this cannot fail.
+  static_cast<void>(m_reader.start_block(block));
+  m_counters.blocks_decompressed += m_reader.blocks_decompressed() - before;
 }
 
 void Player::peek_next_need() {
@@ -105,9 +112,12 @@ void Player::peek_next_need() {
     m_next_need = kNoKeyDue;
     return;
   }
-  const uint64_t position = m_reader.position();
-  m_next_track = m_reader.read(s.track_id_bits());
-  m_reader.seek(position);
+  if (m_reader.past_block(m_cursor_key_index)) {
+    const uint64_t before = m_reader.blocks_decompressed();
+    m_reader.enter_block_of(m_cursor_key_index);
+    m_counters.blocks_decompressed += m_reader.blocks_decompressed() - before;
+  }
+  m_next_track = m_reader.peek(s.track_id_bits());
   // Key k of a track is needed when segment k-2 begins: at the frame of key
   // k-2, which sits third in the window while keys 0..k-1 have been read.
   m_next_need = static_cast<uint32_t>(m_active_array[m_next_track].keys[2].frame);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/runtime/curve.h"
+#include "core/runtime/key_stream_reader.h"
 #include "core/runtime/stream_format.h"
 #include "core/runtime/stream_view.h"
 #include "core/runtime/transform.h"
@@ -33,6 +34,7 @@ struct PlayerCounters {
   uint64_t jump_frames_used = 0;  // jump frames restored by seeks
   uint64_t restarts = 0;          // seeks that restarted from frame 0
   uint64_t keys_skipped = 0;      // stream keys a forward seek did not need to read
+  uint64_t blocks_decompressed = 0;  // zstd key stream blocks decompressed
 };
 
 class Player {
@@ -63,11 +65,13 @@ class Player {
   uint32_t cursor_key_index() const { return m_cursor_key_index; }
   const StreamView& stream() const { return *m_stream; }
 
-  /// Bytes the player owns (its active array).
-  size_t memory_bytes() const { return m_active_array.size() * sizeof(TrackWindow); }
+  /// Bytes the player owns: its active array and, for a zstd stream, one
+  /// decompressed block and the decompression context.
+  size_t memory_bytes() const { return m_active_array.size() * sizeof(TrackWindow) + m_reader.memory_bytes(); }
 
  private:
   void restart();
+  void start_block(uint32_t block);
   void restore(uint32_t jump_index);
   void read_stream_key();
   void peek_next_need();
@@ -76,7 +80,7 @@ class Player {
 
   const StreamView* m_stream;
   std::vector<TrackWindow> m_active_array;
-  BitReader m_reader;              // the cursor into the key stream
+  KeyStreamReader m_reader;        // the cursor into the key stream
   uint32_t m_cursor_key_index = 0;
   uint32_t m_last_need = 0;        // need frame of the last key read: the state is valid from here...
   uint32_t m_next_need = 0;        // ...up to (excluding) the need frame of the next key

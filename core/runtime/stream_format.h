@@ -16,6 +16,25 @@
 //                     than 3 keys) in track order: keys read (key_index_bits), then
 //                     its window keys max(0, read-4)..read-1, each frame (16 bits),
 //                     value and, for rotations, 1 bit "negated by the hemisphere fix"
+//   metadata          (version 2) names and thresholds for tools, see below; an
+//                     engine may ignore it
+//
+// Key stream blocks (version 2, flag kFlagZstdKeyStream): the key stream is
+// cut at the jump frames into blocks, block b holding the keys from jump
+// frame b-1 (or the start) up to jump frame b (or the end). A block is the
+// bytes floor(first_bit / 8) .. ceil(end_bit / 8) of the plain key stream (a
+// byte shared by two blocks is in both), compressed as one zstd frame that
+// declares its size. The section then holds u32 compressed size per block
+// (jump frame count + 1 blocks), then the frames back to back. A seek
+// decompresses one block; forward play decompresses block after block.
+//
+// Metadata (version 2): u32 bone name count (0 or the bone count), f32
+// translation threshold (m), f32 rotation threshold (degrees), f32 scale
+// threshold (0 = unknown), then strings: clip name, source name, bone names;
+// a string is a u16 byte count and that many bytes of UTF-8 (no NUL).
+//
+// Version 1 has no metadata section and no flags but kFlagFixedRange; the
+// header field at offset 76 is zero. This build reads versions 1 and 2.
 //
 // Track t animates bone t / 3, kind t % 3 (translation, rotation, scale).
 // Values: vec3 components take 16 bits, or 0 when their range extent is 0;
@@ -30,7 +49,8 @@ static_assert(std::endian::native == std::endian::little,
               "the stream is little-endian and read with memcpy");
 
 inline constexpr uint32_t kStreamMagic = 0x5254534Bu;  // "KSTR"
-inline constexpr uint16_t kStreamVersion = 1;
+inline constexpr uint16_t kStreamVersion = 2;        // written by this build
+inline constexpr uint16_t kOldestStreamVersion = 1;  // oldest this build reads
 inline constexpr uint16_t kNoParent = 0xFFFFu;
 inline constexpr uint32_t kFrameBits = 16;
 inline constexpr uint32_t kWindowSize = 4;   // keys per track in the active array
@@ -38,7 +58,8 @@ inline constexpr uint32_t kInitialKeysPerTrack = 3;  // keys 0, 1 and 2 are need
 
 /// Stream-wide flags.
 enum StreamFlags : uint16_t {
-  kFlagFixedRange = 1u << 0,  // vec3 tracks use the fixed -10..10 m range
+  kFlagFixedRange = 1u << 0,     // vec3 tracks use the fixed -10..10 m range
+  kFlagZstdKeyStream = 1u << 1,  // version 2: the key stream is zstd blocks
 };
 
 /// Byte offsets of the header fields.
@@ -63,12 +84,16 @@ inline constexpr uint32_t kJumpStatesOffset = 60;
 inline constexpr uint32_t kTotalSize = 64;          // u32, bytes of the whole stream
 inline constexpr uint32_t kKeyStreamBits = 68;      // u32, bits used in the key stream
 inline constexpr uint32_t kChecksum = 72;           // u32, CRC-32 of the stream with this field zero
-inline constexpr uint32_t kReserved = 76;           // u32, zero
+inline constexpr uint32_t kMetadataOffset = 76;     // u32, version 2; zero in version 1
 }  // namespace header_offset
 
 inline constexpr uint32_t kHeaderSize = 80;
 inline constexpr uint32_t kTrackRecordSize = 8;        // rotation tracks
 inline constexpr uint32_t kVec3TrackRecordSize = 32;   // with the range
 inline constexpr uint32_t kJumpIndexEntrySize = 12;
+inline constexpr uint32_t kMaxStringBytes = 0xFFFFu;  // metadata strings have a u16 length
+/// Largest block a key stream block may decompress to; bigger claims are refused
+/// before anything is allocated.
+inline constexpr uint64_t kMaxKeyStreamBlockBytes = uint64_t{256} << 20;
 
 }  // namespace ks

@@ -1,10 +1,13 @@
 #include "core/runtime/stream_view.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <zstd.h>
 
 #include "core/runtime/checksum.h"
+#include "core/runtime/key_stream_reader.h"
 #include "core/runtime/player.h"
 #include "core/runtime/stream_format.h"
 
@@ -22,8 +25,10 @@ class StreamParser {
     if (Status s = parse_bone_table(view); !s) return Error{s.error()};
     if (Status s = parse_track_table(view); !s) return Error{s.error()};
     if (Status s = check_initial_keys(view); !s) return Error{s.error()};
-    if (Status s = check_key_stream(view); !s) return Error{s.error()};
     if (Status s = parse_jump_frames(view); !s) return Error{s.error()};
+    if (Status s = parse_key_stream_blocks(view); !s) return Error{s.error()};
+    if (Status s = check_key_stream(view); !s) return Error{s.error()};
+    if (Status s = parse_metadata(view); !s) return Error{s.error()};
     if (Status s = check_jump_frames(view); !s) return fail(s.error());
     return view;
   }
@@ -55,10 +60,12 @@ class StreamParser {
     }
     if (u32(kMagic) != kStreamMagic) return fail("not a keystream stream (wrong magic)");
     const uint16_t version = u16(kVersion);
-    if (version != kStreamVersion) {
-      return fail("format version " + std::to_string(version) + " is not supported (this build reads version " +
-                  std::to_string(kStreamVersion) + ")");
+    if (version < kOldestStreamVersion || version > kStreamVersion) {
+      return fail("format version " + std::to_string(version) + " is not supported (this build reads versions " +
+                  std::to_string(kOldestStreamVersion) + " to " + std::to_string(kStreamVersion) +
+                  (version > kStreamVersion ? "; it was written by a newer keystream)" : ")"));
     }
+    view.m_version = version;
     const uint32_t total_size = u32(kTotalSize);
     if (total_size != m_bytes.size()) {
       return fail("size mismatch: the header says " + std::to_string(total_size) + " bytes, there are " +
@@ -69,10 +76,14 @@ class StreamParser {
     crc = crc32(zero, crc);
     crc = crc32(m_bytes.subspan(kChecksum + 4), crc);
     if (crc != u32(kChecksum)) return fail("checksum mismatch: the content is corrupt");
-    if (u32(kReserved) != 0) return fail("reserved header field is not zero");
+    if (version == 1 && u32(kMetadataOffset) != 0) return fail("reserved header field is not zero");
 
     view.m_flags = u16(kFlags);
-    if ((view.m_flags & ~uint32_t{kFlagFixedRange}) != 0) return fail("unknown flags set");
+    const uint32_t known_flags = uint32_t{kFlagFixedRange} | (version >= 2 ? uint32_t{kFlagZstdKeyStream} : 0u);
+    if ((view.m_flags & ~known_flags) != 0) {
+      return fail("unknown flags set (" + std::to_string(view.m_flags & ~known_flags) + ") for format version " +
+                  std::to_string(version));
+    }
     view.m_sample_rate_hz = f32(kSampleRate);
     if (!std::isfinite(view.m_sample_rate_hz) || !(view.m_sample_rate_hz > 0.f)) {
       return fail("sample rate is not a positive number");
@@ -102,9 +113,11 @@ class StreamParser {
     view.m_key_stream_bits = u32(kKeyStreamBits);
 
     // Sections follow each other in order and end where the next begins.
-    const uint32_t offsets[] = {kHeaderSize,         u32(kBoneTableOffset), u32(kTrackTableOffset),
+    // Version 1 has no metadata: its jump states run to the end.
+    const uint32_t metadata_offset = version >= 2 ? u32(kMetadataOffset) : total_size;
+    const uint32_t offsets[] = {kHeaderSize,           u32(kBoneTableOffset), u32(kTrackTableOffset),
                                 u32(kInitialKeysOffset), u32(kKeyStreamOffset), u32(kJumpIndexOffset),
-                                u32(kJumpStatesOffset),  total_size};
+                                u32(kJumpStatesOffset),  metadata_offset,        total_size};
     for (size_t i = 1; i < std::size(offsets); ++i) {
       if (offsets[i] < offsets[i - 1] || offsets[i] > total_size) {
         return fail("section offsets are out of order or past the end of the stream");
@@ -117,9 +130,7 @@ class StreamParser {
     view.m_key_stream = m_bytes.subspan(offsets[4], offsets[5] - offsets[4]);
     view.m_jump_index = m_bytes.subspan(offsets[5], offsets[6] - offsets[5]);
     view.m_jump_states = m_bytes.subspan(offsets[6], offsets[7] - offsets[6]);
-    if (uint64_t{view.m_key_stream_bits} > uint64_t{view.m_key_stream.size()} * 8) {
-      return fail("key stream bit count is larger than its section");
-    }
+    m_metadata = m_bytes.subspan(offsets[7], offsets[8] - offsets[7]);
     return {};
   }
 
@@ -209,6 +220,14 @@ class StreamParser {
     }
     view.m_track_id_bits = bits_for(track_count - 1);
     view.m_key_index_bits = bits_for(max_key_count);
+    // Bounds what a zstd stream may ask to decompress before anything is allocated.
+    uint32_t max_value_bits = 0;
+    for (const StreamTrack& track : view.m_tracks) max_value_bits = std::max(max_value_bits, track.value_bits);
+    const uint64_t max_key_bits = uint64_t{view.m_track_id_bits} + kFrameBits + max_value_bits;
+    if (view.m_key_stream_bits > uint64_t{view.m_stream_key_count} * max_key_bits) {
+      return fail("key stream bit count " + std::to_string(view.m_key_stream_bits) + " is more than its " +
+                  std::to_string(view.m_stream_key_count) + " keys can take");
+    }
     return {};
   }
 
@@ -263,47 +282,149 @@ class StreamParser {
   }
 
   Status check_key_stream(const StreamView& view) {
-    BitReader reader(view.m_key_stream.first((uint64_t{view.m_key_stream_bits} + 7) / 8));
+    KeyStreamReader reader(view);
     const uint32_t track_count = static_cast<uint32_t>(view.m_tracks.size());
     uint32_t previous_need = 0, previous_track = 0;
-    // The reader's bytes may hold a few bits past key_stream_bits: a key
-    // reaching into them is as truncated as one past the last byte.
-    auto truncated = [&] { return reader.overrun() || reader.position() > view.m_key_stream_bits; };
-    for (uint32_t i = 0; i < view.m_stream_key_count; ++i) {
-      const std::string where = "key stream entry " + std::to_string(i);
-      const uint32_t t = reader.read(view.m_track_id_bits);
-      if (truncated()) return fail("key stream is truncated at " + where);
-      if (t >= track_count) return fail(where + " names track " + std::to_string(t) + " of " + std::to_string(track_count));
-      const uint32_t k = m_read[t];
-      if (k >= view.m_tracks[t].key_count || k < kInitialKeysPerTrack) {
-        return fail(where + " is one key too many for track " + std::to_string(t));
+    for (uint32_t b = 0; b < view.m_blocks.size(); ++b) {
+      const KeyStreamBlock& block = view.m_blocks[b];
+      if (Status s = reader.start_block(b); !s) return fail(s.error());
+      // The reader's bytes may hold a few bits past the block's end: a key
+      // reaching into them is as truncated as one past the last byte.
+      auto truncated = [&] { return reader.overrun() || reader.position() > block.end_bit; };
+      auto truncation = [&](const std::string& where) {
+        return fail(b + 1 < view.m_blocks.size()
+                        ? where + " runs past the start of jump frame " + std::to_string(b) + " (bit " +
+                              std::to_string(block.end_bit) + ")"
+                        : "key stream is truncated at " + where);
+      };
+      for (uint32_t i = block.first_key; i < block.end_key; ++i) {
+        const std::string where = "key stream entry " + std::to_string(i);
+        const uint32_t t = reader.read(view.m_track_id_bits);
+        if (truncated()) return truncation(where);
+        if (t >= track_count) return fail(where + " names track " + std::to_string(t) + " of " + std::to_string(track_count));
+        const uint32_t k = m_read[t];
+        if (k >= view.m_tracks[t].key_count || k < kInitialKeysPerTrack) {
+          return fail(where + " is one key too many for track " + std::to_string(t));
+        }
+        const uint32_t frame = reader.read(kFrameBits);
+        if (truncated()) return truncation(where);
+        if (Status s = check_key_frame(view, t, k, frame, m_frames[2 * t + 1], m_frames[2 * t]); !s) return s;
+        const uint32_t need = m_frames[2 * t];  // frame of key k-2
+        if (need < previous_need || (need == previous_need && t < previous_track)) {
+          return fail(where + " (track " + std::to_string(t) + ", needed at frame " + std::to_string(need) +
+                      ") is out of order: keys must be sorted by need frame, then track");
+        }
+        previous_need = need;
+        previous_track = t;
+        reader.read64(view.m_tracks[t].value_bits);
+        if (truncated()) return truncation(where);
+        m_frames[2 * t] = m_frames[2 * t + 1];
+        m_frames[2 * t + 1] = frame;
+        ++m_read[t];
       }
-      const uint32_t frame = reader.read(kFrameBits);
-      if (truncated()) return fail("key stream is truncated at " + where);
-      if (Status s = check_key_frame(view, t, k, frame, m_frames[2 * t + 1], m_frames[2 * t]); !s) return s;
-      const uint32_t need = m_frames[2 * t];  // frame of key k-2
-      if (need < previous_need || (need == previous_need && t < previous_track)) {
-        return fail(where + " (track " + std::to_string(t) + ", needed at frame " + std::to_string(need) +
-                    ") is out of order: keys must be sorted by need frame, then track");
+      if (reader.position() != block.end_bit) {
+        if (b + 1 == view.m_blocks.size()) return fail("key stream has bits past its last key");
+        return fail("jump frame " + std::to_string(b) + " resumes at bit " + std::to_string(block.end_bit) +
+                    " of the key stream, but the keys before it end at bit " + std::to_string(reader.position()));
       }
-      previous_need = need;
-      previous_track = t;
-      reader.read64(view.m_tracks[t].value_bits);
-      if (truncated()) return fail("key stream is truncated at " + where);
-      m_frames[2 * t] = m_frames[2 * t + 1];
-      m_frames[2 * t + 1] = frame;
-      ++m_read[t];
     }
-    if (reader.position() != view.m_key_stream_bits) return fail("key stream has bits past its last key");
     for (uint32_t t = 0; t < track_count; ++t) {
       if (m_read[t] != view.m_tracks[t].key_count) {
         return fail("track " + std::to_string(t) + " has " + std::to_string(m_read[t]) + " keys in the stream, the track table says " +
                     std::to_string(view.m_tracks[t].key_count));
       }
     }
-    if (view.m_key_stream.size() != (uint64_t{view.m_key_stream_bits} + 7) / 8) {
-      return fail("key stream section has trailing bytes");
+    return {};
+  }
+
+  // Cuts the key stream at the jump frames; for a zstd stream, reads the
+  // block table and checks each frame's declared size without decompressing.
+  Status parse_key_stream_blocks(StreamView& view) {
+    const uint32_t count = m_jump_frame_count + 1;
+    view.m_blocks.resize(count);
+    for (uint32_t b = 0; b < count; ++b) {
+      KeyStreamBlock& block = view.m_blocks[b];
+      block.first_key = b == 0 ? 0 : view.m_jump_frames[b - 1].stream_key_index;
+      block.first_bit = b == 0 ? 0 : view.m_jump_frames[b - 1].stream_bit_offset;
+      block.end_key = b + 1 < count ? view.m_jump_frames[b].stream_key_index : view.m_stream_key_count;
+      block.end_bit = b + 1 < count ? view.m_jump_frames[b].stream_bit_offset : view.m_key_stream_bits;
     }
+    const std::span<const uint8_t> section = view.m_key_stream;
+    if (!view.key_stream_compressed()) {
+      const uint64_t expected = (uint64_t{view.m_key_stream_bits} + 7) / 8;
+      if (section.size() != expected) {
+        return fail("key stream section is " + std::to_string(section.size()) + " bytes, expected " +
+                    std::to_string(expected) + " for its " + std::to_string(view.m_key_stream_bits) + " bits");
+      }
+      return {};
+    }
+    if (section.size() < uint64_t{count} * 4) {
+      return fail("key stream block table is truncated: " + std::to_string(count) + " blocks need " +
+                  std::to_string(uint64_t{count} * 4) + " bytes, the section has " + std::to_string(section.size()));
+    }
+    uint64_t offset = uint64_t{count} * 4;
+    for (uint32_t b = 0; b < count; ++b) {
+      KeyStreamBlock& block = view.m_blocks[b];
+      const std::string where = "key stream block " + std::to_string(b);
+      uint32_t size;
+      std::memcpy(&size, section.data() + uint64_t{b} * 4, 4);
+      if (size > section.size() - offset) return fail(where + " (" + std::to_string(size) + " bytes) runs past the end of its section");
+      block.compressed = section.subspan(offset, size);
+      offset += size;
+      const uint64_t bytes = block.byte_count();
+      // A zstd block of at most 128 KiB takes at least 3 bytes: a frame this
+      // small cannot hold more, whatever its header claims.
+      if (bytes > kMaxKeyStreamBlockBytes || bytes > (uint64_t{size} / 3 + 1) * ZSTD_BLOCKSIZE_MAX) {
+        return fail(where + " claims " + std::to_string(bytes) + " bytes, more than its " + std::to_string(size) +
+                    "-byte frame can hold");
+      }
+      const unsigned long long declared = ZSTD_getFrameContentSize(block.compressed.data(), block.compressed.size());
+      if (declared == ZSTD_CONTENTSIZE_ERROR) return fail(where + " is not a zstd frame");
+      if (declared == ZSTD_CONTENTSIZE_UNKNOWN) return fail(where + " does not declare its size");
+      if (declared != bytes) {
+        return fail(where + " declares " + std::to_string(declared) + " bytes, its keys need " + std::to_string(bytes));
+      }
+      view.m_max_block_bytes = std::max<size_t>(view.m_max_block_bytes, bytes);
+    }
+    if (offset != section.size()) return fail("key stream section has trailing bytes after its last block");
+    return {};
+  }
+
+  Status parse_metadata(StreamView& view) {
+    if (view.m_version < 2) return {};
+    const std::span<const uint8_t> m = m_metadata;
+    constexpr uint32_t kFixedBytes = 16;
+    if (m.size() < kFixedBytes) return fail("metadata is truncated (" + std::to_string(m.size()) + " bytes)");
+    uint32_t name_count;
+    std::memcpy(&name_count, m.data(), 4);
+    if (name_count != 0 && name_count != m_bone_count) {
+      return fail("metadata names " + std::to_string(name_count) + " bones, the stream has " + std::to_string(m_bone_count));
+    }
+    StreamMetadata& meta = view.m_metadata;
+    float* thresholds[] = {&meta.translation_error_m, &meta.rotation_error_deg, &meta.scale_error};
+    for (int i = 0; i < 3; ++i) {
+      std::memcpy(thresholds[i], m.data() + 4 + 4 * i, 4);
+      if (!std::isfinite(*thresholds[i]) || *thresholds[i] < 0.f) return fail("metadata holds a threshold that is not a number >= 0");
+    }
+    uint64_t at = kFixedBytes;
+    auto read_string = [&](std::string& out, const std::string& what) -> Status {
+      if (m.size() - at < 2) return fail("metadata is truncated at the " + what);
+      uint16_t length;
+      std::memcpy(&length, m.data() + at, 2);
+      at += 2;
+      if (m.size() - at < length) return fail("metadata is truncated at the " + what);
+      out.assign(reinterpret_cast<const char*>(m.data() + at), length);
+      at += length;
+      if (out.find('\0') != std::string::npos) return fail("metadata: the " + what + " holds a NUL byte");
+      return {};
+    };
+    if (Status s = read_string(meta.clip_name, "clip name"); !s) return s;
+    if (Status s = read_string(meta.source_name, "source name"); !s) return s;
+    meta.bone_names.resize(name_count);
+    for (uint32_t b = 0; b < name_count; ++b) {
+      if (Status s = read_string(meta.bone_names[b], "name of bone " + std::to_string(b)); !s) return s;
+    }
+    if (at != m.size()) return fail("metadata has trailing bytes");
     return {};
   }
 
@@ -325,6 +446,13 @@ class StreamParser {
       const std::string where = "jump frame " + std::to_string(j);
       if (jump.stream_key_index > view.m_stream_key_count || jump.stream_bit_offset > view.m_key_stream_bits) {
         return fail(where + " points past the end of the key stream");
+      }
+      const JumpFrame* before = j > 0 ? &view.m_jump_frames[j - 1] : nullptr;
+      if (before != nullptr && (jump.stream_key_index < before->stream_key_index ||
+                                jump.stream_bit_offset < before->stream_bit_offset ||
+                                (jump.stream_key_index == before->stream_key_index) !=
+                                    (jump.stream_bit_offset == before->stream_bit_offset))) {
+        return fail(where + " resumes the key stream before the jump frame ahead of it");
       }
       if (jump.state_bit_offset != states.position()) return fail(where + " has a state offset that does not follow the previous state");
       for (uint32_t t = 0; t < view.m_tracks.size(); ++t) {
@@ -354,6 +482,7 @@ class StreamParser {
   uint32_t m_jump_frame_count = 0;
   std::span<const uint8_t> m_bone_table;
   std::span<const uint8_t> m_track_table;
+  std::span<const uint8_t> m_metadata;
   std::vector<uint32_t> m_frames;  // per track: frames of the two keys read last
   std::vector<uint32_t> m_read;    // per track: keys read
 };

@@ -13,7 +13,9 @@
 #include "core/runtime/bit_reader.h"
 #include "core/runtime/curve.h"
 #include "core/runtime/quantization.h"
+#include "core/runtime/stream_format.h"
 #include "core/runtime/result.h"
+#include "core/runtime/stream_metadata.h"
 
 namespace ks {
 
@@ -34,6 +36,20 @@ struct JumpFrame {
   uint32_t state_bit_offset = 0;   // its saved windows in the jump states
 };
 
+/// A run of the key stream between two jump frames (or the start and the end):
+/// the unit a zstd stream compresses, and a seek decompresses.
+struct KeyStreamBlock {
+  uint32_t first_key = 0;   // stream key index of its first key
+  uint32_t end_key = 0;     // one past its last key
+  uint64_t first_bit = 0;   // where its first key starts in the plain key stream
+  uint64_t end_bit = 0;     // where its last key ends
+  std::span<const uint8_t> compressed;  // its zstd frame; empty in a plain stream
+
+  /// The plain key-stream bytes the block covers: first_byte() .. +byte_count().
+  uint64_t first_byte() const { return first_bit / 8; }
+  uint64_t byte_count() const { return (end_bit + 7) / 8 - first_bit / 8; }
+};
+
 class StreamView {
  public:
   /// Checks `bytes` and returns a view of them, or an error naming the first
@@ -46,6 +62,9 @@ class StreamView {
   float duration_s() const { return static_cast<float>(m_frame_count - 1) / m_sample_rate_hz; }
   uint32_t bone_count() const { return static_cast<uint32_t>(m_parents.size()); }
   uint32_t flags() const { return m_flags; }
+  uint32_t version() const { return m_version; }
+  /// Names and thresholds; empty strings and zero thresholds for version 1.
+  const StreamMetadata& metadata() const { return m_metadata; }
   /// Parent of each bone, -1 for a root; parents come before children.
   std::span<const int32_t> parents() const { return m_parents; }
   std::span<const StreamTrack> tracks() const { return m_tracks; }
@@ -61,8 +80,16 @@ class StreamView {
 
   std::span<const uint8_t> bytes() const { return m_bytes; }
   std::span<const uint8_t> initial_keys() const { return m_initial_keys; }
+  /// The key stream section: the plain key stream, or for a zstd stream the
+  /// block sizes and frames.
   std::span<const uint8_t> key_stream() const { return m_key_stream; }
+  /// Bits of the plain key stream (before any compression).
   uint32_t key_stream_bits() const { return m_key_stream_bits; }
+  bool key_stream_compressed() const { return (m_flags & kFlagZstdKeyStream) != 0; }
+  /// The blocks of the key stream, one more than there are jump frames.
+  std::span<const KeyStreamBlock> key_stream_blocks() const { return m_blocks; }
+  /// Bytes of the largest block once decompressed.
+  size_t max_key_stream_block_bytes() const { return m_max_block_bytes; }
   std::span<const uint8_t> jump_states() const { return m_jump_states; }
   /// Bytes of the jump index and jump states together.
   size_t jump_frame_bytes() const;
@@ -76,6 +103,10 @@ class StreamView {
   float m_sample_rate_hz = 0.f;
   uint32_t m_frame_count = 0;
   uint32_t m_flags = 0;
+  uint32_t m_version = 0;
+  size_t m_max_block_bytes = 0;
+  StreamMetadata m_metadata;
+  std::vector<KeyStreamBlock> m_blocks;
   uint32_t m_jump_interval_frames = 0;
   uint32_t m_total_key_count = 0;
   uint32_t m_stream_key_count = 0;
@@ -91,7 +122,8 @@ class StreamView {
 };
 
 /// Reads one key value of `track` (dequantized, before any hemisphere fix).
-inline void read_key_value(BitReader& reader, const StreamTrack& track, CurveKey& key) {
+template <class Reader>  // BitReader or KeyStreamReader
+inline void read_key_value(Reader& reader, const StreamTrack& track, CurveKey& key) {
   if (track.kind == TrackKind::kRotation) {
     const uint32_t bits = track.quantization.rotation_bits;
     dequantize_rotation(reader.read64(rotation_code_bits(bits)), bits, key.value);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/offline/fit.h"
+#include "core/offline/pack.h"
 #include "core/offline/quantize.h"
 #include "core/runtime/player.h"
 #include "core/runtime/stream_view.h"
@@ -107,6 +108,7 @@ inline FittedClip make_clip() {
   clip.sample_rate_hz = 30.f;
   clip.frame_count = kFrameCount;
   clip.parents = {-1, 0, 0};
+  clip.bone_names = {"root", "left", "right"};  // stored from version 2 on
   detail::Lcg lcg{12345u};
   for (uint32_t t = 0; t < 3 * kBoneCount; ++t) clip.tracks.push_back(detail::make_track(t, specs[t], lcg));
   return clip;
@@ -134,6 +136,17 @@ inline std::vector<uint8_t> poses_bytes(const StreamView& view) {
     std::memcpy(bytes.data() + at, pose.data(), pose.size() * sizeof(Transform));
   }
   return bytes;
+}
+
+/// How the golden streams of version 2 on are packed; `zstd` for the
+/// compressed one.
+inline PackSettings pack_settings(bool zstd) {
+  PackSettings settings;
+  settings.jump_interval_s = kJumpIntervalS;
+  settings.zstd = zstd;
+  settings.zstd_level = 19;
+  settings.source_name = "golden_clip.h";
+  return settings;
 }
 
 }  // namespace ks::golden

@@ -213,7 +213,8 @@ TEST(Pack, WritesAHeaderThatDescribesTheStream) {
   EXPECT_EQ(get_u32(bytes, kTrackCount), 9u);
   EXPECT_EQ(get_u32(bytes, kTotalKeyCount), wave().key_count());
   EXPECT_EQ(get_u32(bytes, kTotalSize), bytes.size());
-  EXPECT_EQ(get_u32(bytes, kReserved), 0u);
+  EXPECT_GE(get_u32(bytes, kMetadataOffset), get_u32(bytes, kJumpStatesOffset));
+  EXPECT_LT(get_u32(bytes, kMetadataOffset), bytes.size());
   EXPECT_EQ(get_u32(bytes, kBoneTableOffset), kHeaderSize);
   std::vector<uint8_t> zeroed = bytes;
   test::set_u32(zeroed, kChecksum, 0);

@@ -87,6 +87,7 @@ using Pose = std::vector<Transform>;
 struct PackedClip {
   const FittedClip* clip = nullptr;
   float jump_interval_s = 0.f;
+  bool zstd = false;
   Bytes bytes;
   StreamView view;
   std::vector<uint32_t> needs;  // need frame of each key stream entry, in stream order
@@ -94,7 +95,7 @@ struct PackedClip {
   std::string describe() const {
     return clip->name + " (" + std::to_string(clip->parents.size()) + " bones, " + std::to_string(clip->frame_count) +
            " frames at " + std::to_string(clip->sample_rate_hz) + " Hz), jump interval " +
-           std::to_string(jump_interval_s) + " s";
+           std::to_string(jump_interval_s) + " s" + (zstd ? ", zstd blocks" : "");
   }
   // Stream keys needed at or before `frame`.
   uint32_t keys_needed_by(uint32_t frame) const {
@@ -122,11 +123,12 @@ struct PackedClip {
 
 // Packs and opens `clip`; the result's view borrows its own bytes, so it is
 // returned through a unique_ptr and never moved.
-std::unique_ptr<PackedClip> pack_clip(const FittedClip& clip, float jump_interval_s) {
+std::unique_ptr<PackedClip> pack_clip(const FittedClip& clip, float jump_interval_s, bool zstd = false) {
   auto packed = std::make_unique<PackedClip>();
   packed->clip = &clip;
   packed->jump_interval_s = jump_interval_s;
-  packed->bytes = test::pack_or_fail(clip, jump_interval_s);
+  packed->zstd = zstd;
+  packed->bytes = test::pack_or_fail(clip, jump_interval_s, zstd);
   Result<StreamView> view = StreamView::open(packed->bytes);
   EXPECT_TRUE(view.ok()) << view.error();
   if (!view.ok()) return nullptr;
@@ -163,16 +165,19 @@ const std::vector<FittedClip>& property_clips() {
   return clips;
 }
 
-// Calls `check` for every property clip at every jump interval.
+// Calls `check` for every property clip at every jump interval, with a
+// plain key stream and with zstd blocks.
 template <class Check>
 void for_each_packed_clip(Check check) {
   for (const FittedClip& clip : property_clips()) {
     for (const float j : jump_intervals(clip)) {
-      const std::unique_ptr<PackedClip> packed = pack_clip(clip, j);
-      ASSERT_TRUE(packed);
-      SCOPED_TRACE(packed->describe());
-      check(*packed);
-      if (::testing::Test::HasFatalFailure()) return;
+      for (const bool zstd : {false, true}) {
+        const std::unique_ptr<PackedClip> packed = pack_clip(clip, j, zstd);
+        ASSERT_TRUE(packed);
+        SCOPED_TRACE(packed->describe());
+        check(*packed);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
     }
   }
 }

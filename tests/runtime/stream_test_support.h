@@ -26,11 +26,14 @@
 
 namespace ks::test {
 
-/// The stream of `clip` with jump frames every `jump_interval_s`; an empty
-/// vector (and a test failure) when pack refuses it.
-inline std::vector<uint8_t> pack_or_fail(const FittedClip& clip, float jump_interval_s) {
+/// The stream of `clip` with jump frames every `jump_interval_s` (and zstd
+/// key stream blocks when `zstd`); an empty vector (and a test failure) when
+/// pack refuses it.
+inline std::vector<uint8_t> pack_or_fail(const FittedClip& clip, float jump_interval_s, bool zstd = false) {
   PackSettings settings;
   settings.jump_interval_s = jump_interval_s;
+  settings.zstd = zstd;
+  settings.zstd_level = 3;  // fast: the tests pack thousands of streams
   Result<std::vector<uint8_t>> packed = pack(clip, settings);
   EXPECT_TRUE(packed.ok()) << packed.error();
   return packed.ok() ? std::move(packed.value()) : std::vector<uint8_t>{};

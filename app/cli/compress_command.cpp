@@ -1,0 +1,317 @@
+// keystream compress: source clips to stream files, one or many. Each clip is
+// imported, fitted, packed (plain and with zstd blocks, to report both),
+// decoded at every frame and measured against its source, and only then
+// written, atomically. Many clips run in parallel over a pool of workers.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app/cli/arguments.h"
+#include "app/cli/clip_report.h"
+#include "app/cli/commands.h"
+#include "app/cli/progress.h"
+#include "core/offline/file_io.h"
+#include "core/offline/measure.h"
+#include "core/offline/stream_file.h"
+
+namespace ks::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kCompressHelp =
+    "usage: keystream compress IN... [-o OUT] [options]\n"
+    "\n"
+    "Fits, quantizes and packs each source clip (.gltf, .glb, .bvh; a folder\n"
+    "stands for every such file in it, recursively) into a stream file (.ks).\n"
+    "Every stream is decoded at each frame and measured against its source\n"
+    "before it is written; files are written atomically, so an interrupted run\n"
+    "never leaves a partial file or loses an existing one.\n"
+    "\n"
+    "With one source file, OUT is the stream file (default: NAME.ks in the\n"
+    "current folder). With several, or a folder, OUT is a folder (default: the\n"
+    "current folder) that receives NAME.ks for each. Clips run in parallel; a\n"
+    "terminal shows a progress bar, anything else one line per clip. A summary\n"
+    "table follows. Exits 1 when a clip fails or misses a threshold.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output OUT         stream file, or folder for several clips\n"
+    "  --zstd                   compress the key stream in zstd blocks cut at\n"
+    "                           the jump frames\n"
+    "  --zstd-level N           1..22 (default 19)\n"
+    "  --all-animations         every animation of a glTF file, as\n"
+    "                           NAME.ANIMATION.ks\n"
+    "  --jobs N                 clips compressed at once (default: all cores)\n"
+    "  --json FILE              also write the report as JSON (- for stdout)\n";
+
+// One source file and where its stream(s) go.
+struct Job {
+  fs::path source;
+  fs::path output;  // the .ks file, or with --all-animations the folder
+};
+
+struct Options {
+  ImportSettings import;
+  FitSettings fit;
+  PackSettings pack;
+  bool all_animations = false;
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::string json_path;
+};
+
+bool is_source_file(const fs::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".gltf" || ext == ".glb" || ext == ".bvh";
+}
+
+// An animation name made safe for a file name.
+std::string file_safe(const std::string& name) {
+  std::string out;
+  for (const char c : name) out += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '_';
+  return out.empty() ? "unnamed" : out;
+}
+
+// Compresses one animation of an imported clip into `output`.
+ClipReport compress_clip(const ImportedClip& imported, const Options& options, const fs::path& output,
+                         unsigned fit_threads) {
+  ClipReport report = start_report(imported);
+  report.output = output;
+  const auto start = std::chrono::steady_clock::now();
+  Result<FittedClip> fitted = fit_clip(imported.skeleton, imported.clip, options.fit, fit_threads);
+  report.fit_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (!fitted) return failed(std::move(report), fitted.error());
+  PackSettings plain_settings = options.pack;
+  plain_settings.source_name = imported.source.filename().string();
+  plain_settings.zstd = false;
+  PackSettings zstd_settings = plain_settings;
+  zstd_settings.zstd = true;
+  Result<std::vector<uint8_t>> plain = pack(fitted.value(), plain_settings);
+  if (!plain) return failed(std::move(report), plain.error());
+  Result<std::vector<uint8_t>> zstd = pack(fitted.value(), zstd_settings);
+  if (!zstd) return failed(std::move(report), zstd.error());
+  report.plain_bytes = plain.value().size();
+  report.zstd_bytes = zstd.value().size();
+  const std::vector<uint8_t>& chosen = options.pack.zstd ? zstd.value() : plain.value();
+  Result<StreamView> view = StreamView::open(chosen, output.string().c_str());
+  if (!view) return failed(std::move(report), view.error());
+  Result<ClipMeasurement> measured = measure(imported.skeleton, imported.clip, view.value());
+  if (!measured) return failed(std::move(report), measured.error());
+  add_measurement(report, view.value(), measured.value(), fitted.value().settings);
+  if (Status s = write_stream_file(output, chosen); !s) return failed(std::move(report), s.error());
+  report.written = true;
+  return report;
+}
+
+// Runs one job: one clip, or every animation of a glTF file.
+std::vector<ClipReport> run_job(const Job& job, const Options& options, unsigned fit_threads) {
+  std::vector<ClipReport> reports;
+  ImportSettings first_settings = options.import;
+  if (options.all_animations) {
+    first_settings.animation_name.clear();
+    first_settings.animation_index = 0;
+  }
+  Result<ImportedClip> first = import_clip(job.source, first_settings);
+  if (!first) {
+    ClipReport report;
+    report.source = job.source;
+    reports.push_back(failed(std::move(report), first.error()));
+    return reports;
+  }
+  if (!options.all_animations) {
+    reports.push_back(compress_clip(first.value(), options, job.output, fit_threads));
+    return reports;
+  }
+  const std::vector<std::string> names = first.value().animation_names;
+  const size_t count = std::max<size_t>(names.size(), 1);
+  for (size_t a = 0; a < count; ++a) {
+    ImportSettings settings = options.import;
+    settings.animation_name.clear();
+    settings.animation_index = static_cast<int>(a);
+    Result<ImportedClip> imported = a == 0 ? std::move(first) : import_clip(job.source, settings);
+    const std::string animation = a < names.size() ? file_safe(names[a]) : "0";
+    const fs::path output = job.output / (job.source.stem().string() + "." + animation + ".ks");
+    if (!imported) {
+      ClipReport report;
+      report.source = job.source;
+      report.output = output;
+      reports.push_back(failed(std::move(report), imported.error()));
+      continue;
+    }
+    reports.push_back(compress_clip(imported.value(), options, output, fit_threads));
+  }
+  return reports;
+}
+
+// The source files named by the inputs (folders searched recursively, in
+// name order); false with a message for an input that does not exist.
+bool collect_sources(Arguments& args, const std::vector<fs::path>& inputs, std::vector<fs::path>& sources,
+                     bool& any_folder) {
+  for (const fs::path& input : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(input, ec)) {
+      any_folder = true;
+      std::vector<fs::path> found;
+      for (fs::recursive_directory_iterator it(input, ec), end; !ec && it != end; it.increment(ec)) {
+        if (it->is_regular_file(ec) && is_source_file(it->path())) found.push_back(it->path());
+      }
+      if (ec) return args.fail(input.string() + ": cannot list the folder: " + ec.message());
+      std::sort(found.begin(), found.end());
+      if (found.empty()) return args.fail(input.string() + ": the folder holds no .gltf, .glb or .bvh file");
+      sources.insert(sources.end(), found.begin(), found.end());
+    } else if (fs::exists(input, ec)) {
+      sources.push_back(input);
+    } else {
+      return args.fail(input.string() + ": no such file or folder");
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int run_compress(const std::vector<std::string_view>& raw_args) {
+  if (wants_help(raw_args)) {
+    std::printf("%s%s%s  -h, --help               show this help\n", kCompressHelp, kImportOptionsHelp,
+                kCodecOptionsHelp);
+    return 0;
+  }
+  Arguments args("compress", raw_args);
+  Options options;
+  std::vector<fs::path> inputs;
+  fs::path output;
+  bool output_given = false;
+  while (!args.done()) {
+    const std::string_view arg = args.next();
+    bool ok = true;
+    long n = 0;
+    std::string_view text;
+    if (parse_import_option(args, arg, options.import, ok) ||
+        parse_codec_option(args, arg, options.fit, options.pack, ok)) {
+      if (!ok) return 2;
+    } else if (arg == "-o" || arg == "--output") {
+      if (!args.value(arg, text)) return 2;
+      output = std::string(text);
+      output_given = true;
+    } else if (arg == "--zstd") {
+      options.pack.zstd = true;
+    } else if (arg == "--zstd-level") {
+      if (!args.whole_number(arg, 1, 22, n)) return 2;
+      options.pack.zstd_level = static_cast<int>(n);
+    } else if (arg == "--all-animations") {
+      options.all_animations = true;
+    } else if (arg == "--jobs") {
+      if (!args.whole_number(arg, 1, 256, n)) return 2;
+      options.jobs = static_cast<unsigned>(n);
+    } else if (arg == "--json") {
+      if (!args.value(arg, text)) return 2;
+      options.json_path = std::string(text);
+    } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
+      args.fail("unknown option '" + std::string(arg) + "' (see keystream compress --help)");
+      return 2;
+    } else {
+      inputs.emplace_back(std::string(arg));
+    }
+  }
+  if (inputs.empty()) {
+    args.fail("no input given (see keystream compress --help)");
+    return 2;
+  }
+  for (const Status& s : {options.import.validate(), options.fit.validate(), options.pack.validate()}) {
+    if (!s) {
+      args.fail(s.error());
+      return 2;
+    }
+  }
+  std::vector<fs::path> sources;
+  bool any_folder = false;
+  if (!collect_sources(args, inputs, sources, any_folder)) return 1;
+
+  // One source file without --all-animations: OUT is the file. Otherwise a folder.
+  const bool single = sources.size() == 1 && !any_folder && !options.all_animations;
+  if (!single && output_given && output.extension() == ".ks") {
+    args.fail("OUT '" + output.string() + "' looks like a file, but " +
+              (options.all_animations ? std::string("--all-animations writes one file per animation")
+                                      : std::to_string(sources.size()) + " clips need a folder"));
+    return 2;
+  }
+  std::vector<Job> jobs;
+  std::map<fs::path, fs::path> claimed;  // output -> source, to refuse two sources writing one file
+  for (const fs::path& source : sources) {
+    Job job{source, {}};
+    if (single) {
+      job.output = output_given ? output : fs::path(source.stem().string() + ".ks");
+    } else {
+      const fs::path folder = output_given ? output : fs::path(".");
+      job.output = options.all_animations ? folder : folder / (source.stem().string() + ".ks");
+    }
+    if (!options.all_animations) {
+      const auto [it, inserted] = claimed.emplace(job.output, source);
+      if (!inserted) {
+        args.fail("both " + it->second.string() + " and " + source.string() + " would write " + job.output.string() +
+                  "; compress them into different folders");
+        return 2;
+      }
+    }
+    jobs.push_back(job);
+  }
+  if (!single) {
+    std::error_code ec;
+    const fs::path folder = output_given ? output : fs::path(".");
+    fs::create_directories(folder, ec);
+    if (ec) {
+      std::fprintf(stderr, "keystream compress: %s: cannot create the folder: %s\n", folder.string().c_str(),
+                   ec.message().c_str());
+      return 1;
+    }
+  }
+
+  // Workers take jobs in order; with one worker the fit itself uses every core.
+  const unsigned workers = std::min<unsigned>(options.jobs, static_cast<unsigned>(jobs.size()));
+  const unsigned fit_threads = workers == 1 ? std::max(1u, std::thread::hardware_concurrency()) : 1u;
+  std::vector<std::vector<ClipReport>> results(jobs.size());
+  std::atomic<size_t> next{0};
+  {
+    Progress progress(jobs.size(), stderr);
+    auto work = [&] {
+      for (size_t i = next++; i < jobs.size(); i = next++) {
+        results[i] = run_job(jobs[i], options, fit_threads);
+        std::string line;
+        for (const ClipReport& r : results[i]) line += (line.empty() ? "" : "; ") + one_line(r);
+        progress.finished(jobs[i].source.filename().string(), line);
+      }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+  }
+
+  std::vector<ClipReport> reports;
+  for (std::vector<ClipReport>& r : results) {
+    for (ClipReport& report : r) reports.push_back(std::move(report));
+  }
+  // With the JSON on stdout, the table goes to stderr so stdout stays parseable.
+  print_summary_table(reports, options.pack.zstd, options.json_path == "-" ? stderr : stdout);
+  if (!options.json_path.empty()) {
+    const std::string json = reports_json(reports, options.fit, options.pack);
+    if (options.json_path == "-") {
+      std::fputs(json.c_str(), stdout);
+    } else if (Status s = write_file_atomically(options.json_path, json); !s) {
+      std::fprintf(stderr, "keystream compress: %s\n", s.error().c_str());
+      return 1;
+    }
+  }
+  const bool all_ok = std::all_of(reports.begin(), reports.end(), [](const ClipReport& r) { return r.ok(); });
+  return all_ok ? 0 : 1;
+}
+
+}  // namespace ks::cli

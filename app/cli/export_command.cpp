@@ -1,0 +1,120 @@
+// keystream export: decodes a stream file and writes the animation it holds
+// as binary glTF, so any glTF viewer shows what the codec kept.
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "app/cli/arguments.h"
+#include "app/cli/commands.h"
+#include "core/offline/file_io.h"
+#include "core/offline/gltf_export.h"
+#include "core/offline/stream_file.h"
+
+namespace ks::cli {
+
+namespace {
+
+constexpr const char* kExportHelp =
+    "usage: keystream export FILE.ks -o OUT.glb [options]\n"
+    "\n"
+    "Decodes every frame of a stream file through the player and writes the\n"
+    "animation as binary glTF. Without --source, OUT holds the bare skeleton\n"
+    "(one node per bone, named from the stream) and the animation; with\n"
+    "--source, OUT is that glTF file - its meshes, skins and materials - with\n"
+    "its animations replaced by the decoded one. OUT is replaced atomically:\n"
+    "a failed export leaves any existing OUT as it was.\n"
+    "\n"
+    "options:\n"
+    "  -o OUT.glb               the file to write (required)\n"
+    "  --source SRC.gltf|.glb   the glTF file the stream was made from; bones\n"
+    "                           are matched to its nodes by name\n"
+    "  -h, --help               show this help\n";
+
+std::string lowercase_extension(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+}  // namespace
+
+int run_export(const std::vector<std::string_view>& raw_args) {
+  if (wants_help(raw_args)) {
+    std::fputs(kExportHelp, stdout);
+    return 0;
+  }
+  Arguments args("export", raw_args);
+  std::filesystem::path path;
+  std::filesystem::path out;
+  std::optional<std::filesystem::path> source;
+  while (!args.done()) {
+    const std::string_view arg = args.next();
+    std::string_view value;
+    if (arg == "-o") {
+      if (!args.value(arg, value)) return 2;
+      out = std::string(value);
+    } else if (arg == "--source") {
+      if (!args.value(arg, value)) return 2;
+      source = std::filesystem::path(std::string(value));
+    } else if (!path.empty() && !arg.starts_with('-')) {
+      args.fail("more than one FILE.ks given");
+      return 2;
+    } else if (!args.source(arg, path)) {
+      return 2;
+    }
+  }
+  // Refuse bad usage before reading or decoding anything.
+  if (path.empty()) {
+    args.fail("no FILE.ks given (see keystream export --help)");
+    return 2;
+  }
+  if (out.empty()) {
+    args.fail("-o OUT.glb is required");
+    return 2;
+  }
+  if (lowercase_extension(out) != ".glb") {
+    args.fail("-o " + out.string() + ": the output must be a .glb file (binary glTF)");
+    return 2;
+  }
+  if (source) {
+    const std::string ext = lowercase_extension(*source);
+    if (ext == ".bvh") {
+      args.fail("--source " + source->string() +
+                ": a BVH file has no mesh to keep; export without --source to get the skeleton and animation");
+      return 2;
+    }
+    if (ext != ".gltf" && ext != ".glb") {
+      args.fail("--source " + source->string() + ": the source must be a .gltf or .glb file");
+      return 2;
+    }
+  }
+
+  Result<std::unique_ptr<StreamFile>> file = load_stream_file(path);
+  if (!file) {
+    std::fprintf(stderr, "keystream: %s\n", file.error().c_str());
+    return 1;
+  }
+  const DecodedStream decoded = decode_stream(file.value()->view);
+  Result<std::vector<uint8_t>> glb = export_gltf(decoded.skeleton, decoded.clip, source);
+  if (!glb) {
+    std::fprintf(stderr, "keystream: %s: cannot export: %s\n", path.string().c_str(), glb.error().c_str());
+    return 1;
+  }
+  const std::vector<uint8_t>& bytes = glb.value();
+  if (Status s = write_file_atomically(out, std::span<const unsigned char>(bytes.data(), bytes.size())); !s) {
+    std::fprintf(stderr, "keystream: %s\n", s.error().c_str());
+    return 1;
+  }
+  const std::string kept = source ? "meshes and skins of " + source->string() : "skeleton only, no mesh";
+  std::printf("wrote %s: %zu bones, %u frames at %.4g Hz, %zu bytes (%s)\n", out.string().c_str(),
+              decoded.skeleton.bone_count(), decoded.clip.frame_count, static_cast<double>(decoded.clip.sample_rate_hz),
+              bytes.size(), kept.c_str());
+  return 0;
+}
+
+}  // namespace ks::cli

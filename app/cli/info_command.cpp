@@ -1,0 +1,301 @@
+// keystream info: what a stream file holds — header, metadata, keys, section
+// sizes and jump frames — read from the file alone (nothing is decoded).
+// --json gives the same facts as one JSON object for scripts.
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "app/cli/arguments.h"
+#include "app/cli/commands.h"
+#include "core/offline/measure.h"
+#include "core/offline/stream_file.h"
+
+namespace ks::cli {
+
+namespace {
+
+constexpr const char* kInfoHelp =
+    "usage: keystream info FILE.ks [options]\n"
+    "\n"
+    "Prints what a stream file holds: format version and flags, clip and source\n"
+    "names, the thresholds it was fitted to, bones, frames and rate, keys by\n"
+    "kind, rotation bit widths, the size of each section, the compression ratio\n"
+    "and the jump frames. Exits 1 when the file is not a valid stream.\n"
+    "\n"
+    "options:\n"
+    "  --tracks                 also list every track (bone, kind, keys, bits)\n"
+    "  --blocks                 also list the key stream blocks (first key, keys,\n"
+    "                           plain and compressed bytes)\n"
+    "  --json                   print everything as one JSON object\n"
+    "  -h, --help               show this help\n";
+
+// Keys in the order the text report prints them.
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kKindNames[3] = {"translation", "rotation", "scale"};
+
+/// Bytes of each section of the stream, in file order. The view's spans all
+/// point into one buffer, so a section's offset is its distance from the start.
+struct SectionSizes {
+  size_t header_and_tables = 0;  // header, bone table, track table
+  size_t initial_keys = 0;
+  size_t key_stream_plain = 0;  // the key stream before any compression
+  size_t key_stream = 0;        // the section as stored (zstd: block table and frames)
+  size_t jump_index = 0;
+  size_t jump_states = 0;
+  size_t metadata = 0;  // 0 in version 1
+};
+
+SectionSizes section_sizes(const StreamView& view) {
+  const uint8_t* start = view.bytes().data();
+  SectionSizes s;
+  s.header_and_tables = static_cast<size_t>(view.initial_keys().data() - start);
+  s.initial_keys = view.initial_keys().size();
+  s.key_stream_plain = (size_t{view.key_stream_bits()} + 7) / 8;
+  s.key_stream = view.key_stream().size();
+  s.jump_states = view.jump_states().size();
+  s.jump_index = view.jump_frame_bytes() - s.jump_states;
+  const size_t jump_states_end = static_cast<size_t>(view.jump_states().data() - start) + s.jump_states;
+  s.metadata = view.bytes().size() - jump_states_end;
+  return s;
+}
+
+std::string bone_name(const StreamView& view, uint32_t bone) {
+  const StreamMetadata& meta = view.metadata();
+  return bone < meta.bone_names.size() ? meta.bone_names[bone] : "bone_" + std::to_string(bone);
+}
+
+/// The double whose shortest decimal form is the float's: 0.5f mm is written
+/// as 0.5 in the JSON, not as the 0.50000002... its widening would give.
+double json_number(float value) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof(text) - 1, value).ptr;
+  *end = '\0';
+  return std::strtod(text, nullptr);
+}
+
+/// A stored threshold in its display unit, or null when unknown (stored as 0).
+Json json_threshold(float value, float display_scale) {
+  return value > 0.f ? Json(json_number(value * display_scale)) : Json(nullptr);
+}
+
+std::string text_threshold(float value, float display_scale, const char* unit) {
+  if (value <= 0.f) return "unknown";
+  char text[48];
+  std::snprintf(text, sizeof(text), "%.4g%s", static_cast<double>(value * display_scale), unit);
+  return text;
+}
+
+/// Keys per second of the clip; 0 for a single-frame clip, which lasts no time.
+double keys_per_second(const StreamView& view) {
+  return view.duration_s() > 0.f ? view.total_key_count() / static_cast<double>(view.duration_s()) : 0.0;
+}
+
+/// Number of rotation tracks at each bit width.
+std::map<uint32_t, int> rotation_widths(const StreamView& view) {
+  std::map<uint32_t, int> widths;
+  for (const StreamTrack& t : view.tracks()) {
+    if (t.kind == TrackKind::kRotation) ++widths[t.quantization.rotation_bits];
+  }
+  return widths;
+}
+
+Json info_json(const StreamFile& file, bool list_tracks, bool list_blocks) {
+  const StreamView& view = file.view;
+  const StreamMetadata& meta = view.metadata();
+  const StreamSizes sizes = stream_sizes(view);
+  const SectionSizes sections = section_sizes(view);
+  const bool zstd = view.key_stream_compressed();
+  Json out;
+  out["file"] = file.path.string();
+  out["file_bytes"] = file.bytes.size();
+  out["version"] = view.version();
+  out["flags"] = {{"fixed_range", (view.flags() & kFlagFixedRange) != 0}, {"zstd_key_stream", zstd}};
+  out["clip_name"] = meta.clip_name;
+  out["source_name"] = meta.source_name;
+  out["thresholds"] = {{"translation_mm", json_threshold(meta.translation_error_m, 1000.f)},
+                       {"rotation_deg", json_threshold(meta.rotation_error_deg, 1.f)},
+                       {"scale", json_threshold(meta.scale_error, 1.f)}};
+  out["bones"] = view.bone_count();
+  out["tracks"] = view.tracks().size();
+  out["frames"] = view.frame_count();
+  out["sample_rate_hz"] = json_number(view.sample_rate_hz());
+  out["duration_s"] = json_number(view.duration_s());
+  out["keys"] = {{"total", sizes.key_count},
+                 {"translation", sizes.keys_by_kind[0]},
+                 {"rotation", sizes.keys_by_kind[1]},
+                 {"scale", sizes.keys_by_kind[2]},
+                 {"in_key_stream", view.stream_key_count()},
+                 {"streamed_tracks", view.streamed_track_count()},
+                 {"per_second", keys_per_second(view)}};
+  Json widths = Json::array();
+  for (const auto& [bits, count] : rotation_widths(view)) widths.push_back({{"bits", bits}, {"tracks", count}});
+  out["rotation_bits"] = widths;
+  out["sections"] = {{"header_and_tables", sections.header_and_tables},
+                     {"initial_keys", sections.initial_keys},
+                     {"key_stream_plain", sections.key_stream_plain},
+                     {"key_stream_compressed", zstd ? Json(sections.key_stream) : Json(nullptr)},
+                     {"key_stream_ratio", zstd && sections.key_stream > 0
+                                              ? Json(double(sections.key_stream_plain) / double(sections.key_stream))
+                                              : Json(nullptr)},
+                     {"jump_index", sections.jump_index},
+                     {"jump_states", sections.jump_states},
+                     {"metadata", sections.metadata}};
+  out["raw_bytes"] = sizes.raw_bytes;
+  out["ratio"] = sizes.ratio();
+  out["jump_frames"] = {{"interval_frames", view.jump_interval_frames()},
+                        {"interval_s", view.jump_interval_frames() / static_cast<double>(view.sample_rate_hz())},
+                        {"count", view.jump_frames().size()},
+                        {"bytes", view.jump_frame_bytes()},
+                        {"largest_block_bytes", view.max_key_stream_block_bytes()}};
+  if (list_tracks) {
+    Json tracks = Json::array();
+    for (size_t t = 0; t < view.tracks().size(); ++t) {
+      const StreamTrack& track = view.tracks()[t];
+      Json entry = {{"index", t},
+                    {"bone", track.bone},
+                    {"bone_name", bone_name(view, track.bone)},
+                    {"kind", kKindNames[static_cast<int>(track.kind)]},
+                    {"keys", track.key_count},
+                    {"value_bits", track.value_bits}};
+      if (track.kind == TrackKind::kRotation) entry["rotation_bits"] = track.quantization.rotation_bits;
+      tracks.push_back(entry);
+    }
+    out["track_list"] = tracks;
+  }
+  if (list_blocks) {
+    Json blocks = Json::array();
+    for (const KeyStreamBlock& block : view.key_stream_blocks()) {
+      blocks.push_back({{"first_key", block.first_key},
+                        {"keys", block.end_key - block.first_key},
+                        {"plain_bytes", block.byte_count()},
+                        {"compressed_bytes", zstd ? Json(block.compressed.size()) : Json(nullptr)}});
+    }
+    out["block_list"] = blocks;
+  }
+  return out;
+}
+
+void print_info(const StreamFile& file, bool list_tracks, bool list_blocks) {
+  const StreamView& view = file.view;
+  const StreamMetadata& meta = view.metadata();
+  const StreamSizes sizes = stream_sizes(view);
+  const SectionSizes s = section_sizes(view);
+  const bool zstd = view.key_stream_compressed();
+  const bool fixed = (view.flags() & kFlagFixedRange) != 0;
+  std::printf("file             %s, %zu bytes\n", file.path.string().c_str(), file.bytes.size());
+  std::printf("format           version %u, flags 0x%x (%s range, %s key stream)\n", view.version(), view.flags(),
+              fixed ? "fixed -10..10 m" : "per-track", zstd ? "zstd" : "plain");
+  const auto quoted = [](const std::string& name) { return name.empty() ? "(not stored)" : "'" + name + "'"; };
+  std::printf("clip             %s from %s\n", quoted(meta.clip_name).c_str(), quoted(meta.source_name).c_str());
+  std::printf("thresholds       translation %s, rotation %s, scale %s\n",
+              text_threshold(meta.translation_error_m, 1000.f, " mm").c_str(),
+              text_threshold(meta.rotation_error_deg, 1.f, " deg").c_str(),
+              text_threshold(meta.scale_error, 1.f, "").c_str());
+  std::printf("skeleton         %u bones, %zu tracks\n", view.bone_count(), view.tracks().size());
+  std::printf("frames           %u at %.4g Hz = %.3f s\n", view.frame_count(),
+              static_cast<double>(view.sample_rate_hz()), static_cast<double>(view.duration_s()));
+  std::printf("keys             %zu: translation %zu, rotation %zu, scale %zu; %.1f per second\n", sizes.key_count,
+              sizes.keys_by_kind[0], sizes.keys_by_kind[1], sizes.keys_by_kind[2], keys_per_second(view));
+  std::printf("key stream       %u keys from %u streamed tracks (more than %u keys)\n", view.stream_key_count(),
+              view.streamed_track_count(), kInitialKeysPerTrack);
+  std::printf("rotation widths ");
+  for (const auto& [bits, count] : rotation_widths(view)) std::printf(" %u bits: %d tracks;", bits, count);
+  std::printf("\nsections\n");
+  std::printf("  header+tables  %zu bytes\n", s.header_and_tables);
+  std::printf("  initial keys   %zu bytes\n", s.initial_keys);
+  if (zstd) {
+    std::printf("  key stream     %zu bytes plain, %zu bytes zstd (%.2f : 1)\n", s.key_stream_plain, s.key_stream,
+                s.key_stream ? double(s.key_stream_plain) / double(s.key_stream) : 0.0);
+  } else {
+    std::printf("  key stream     %zu bytes\n", s.key_stream_plain);
+  }
+  std::printf("  jump index     %zu bytes\n", s.jump_index);
+  std::printf("  jump states    %zu bytes\n", s.jump_states);
+  std::printf("  metadata       %zu bytes\n", s.metadata);
+  std::printf("raw size         %zu bytes (float32 T/R/S), ratio %.2f : 1\n", sizes.raw_bytes, sizes.ratio());
+  if (view.jump_interval_frames() == 0) {
+    std::printf("jump frames      none (a seek replays from the start)\n");
+  } else {
+    std::printf("jump frames      every %u frames (%.3g s), %zu frames, %zu bytes\n", view.jump_interval_frames(),
+                view.jump_interval_frames() / static_cast<double>(view.sample_rate_hz()), view.jump_frames().size(),
+                view.jump_frame_bytes());
+  }
+  if (zstd) {
+    std::printf("largest block    %zu bytes decompressed (the player's block buffer)\n",
+                view.max_key_stream_block_bytes());
+  } else {
+    std::printf("largest block    none held (a plain key stream is read in place)\n");
+  }
+  if (list_tracks) {
+    for (size_t t = 0; t < view.tracks().size(); ++t) {
+      const StreamTrack& track = view.tracks()[t];
+      std::printf("track %5zu %-28s %-11s %6u keys %3u bits per value", t, bone_name(view, track.bone).c_str(),
+                  kKindNames[static_cast<int>(track.kind)], track.key_count, track.value_bits);
+      if (track.kind == TrackKind::kRotation) std::printf(" (%u-bit components)", track.quantization.rotation_bits);
+      std::printf("\n");
+    }
+  }
+  if (list_blocks) {
+    const auto blocks = view.key_stream_blocks();
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      std::printf("block %5zu first key %7u %7u keys %8llu bytes plain", b, blocks[b].first_key,
+                  blocks[b].end_key - blocks[b].first_key, static_cast<unsigned long long>(blocks[b].byte_count()));
+      if (zstd) std::printf(" %8zu bytes zstd", blocks[b].compressed.size());
+      std::printf("\n");
+    }
+  }
+}
+
+}  // namespace
+
+int run_info(const std::vector<std::string_view>& raw_args) {
+  if (wants_help(raw_args)) {
+    std::fputs(kInfoHelp, stdout);
+    return 0;
+  }
+  Arguments args("info", raw_args);
+  std::filesystem::path path;
+  bool list_tracks = false, list_blocks = false, as_json = false;
+  while (!args.done()) {
+    const std::string_view arg = args.next();
+    if (arg == "--tracks") {
+      list_tracks = true;
+    } else if (arg == "--blocks") {
+      list_blocks = true;
+    } else if (arg == "--json") {
+      as_json = true;
+    } else if (!path.empty() && !arg.starts_with('-')) {
+      args.fail("more than one FILE.ks given");
+      return 2;
+    } else if (!args.source(arg, path)) {
+      return 2;
+    }
+  }
+  if (path.empty()) {
+    args.fail("no FILE.ks given (see keystream info --help)");
+    return 2;
+  }
+  Result<std::unique_ptr<StreamFile>> file = load_stream_file(path);
+  if (!file) {
+    std::fprintf(stderr, "keystream: %s\n", file.error().c_str());
+    return 1;
+  }
+  if (as_json) {
+    // Names are whatever bytes the stream holds: invalid UTF-8 becomes U+FFFD
+    // rather than an exception.
+    const std::string text =
+        info_json(*file.value(), list_tracks, list_blocks).dump(2, ' ', false, Json::error_handler_t::replace);
+    std::printf("%s\n", text.c_str());
+  } else {
+    print_info(*file.value(), list_tracks, list_blocks);
+  }
+  return 0;
+}
+
+}  // namespace ks::cli

@@ -1,0 +1,44 @@
+#include "app/cli/progress.h"
+
+#include <unistd.h>
+
+namespace ks::cli {
+
+namespace {
+constexpr size_t kBarWidth = 30;
+}
+
+Progress::Progress(size_t total, std::FILE* out)
+    : m_out(out), m_total(total), m_terminal(::isatty(::fileno(out)) == 1) {
+  if (m_terminal) draw_bar("");
+}
+
+Progress::~Progress() {
+  if (m_terminal) {
+    std::fputs("\r\033[K", m_out);  // leave the terminal clean for the summary
+    std::fflush(m_out);
+  }
+}
+
+void Progress::finished(const std::string& item, const std::string& line) {
+  const std::lock_guard<std::mutex> lock(m_mutex);
+  ++m_done;
+  if (m_terminal) {
+    // The finished line scrolls up; the bar stays on the last line.
+    std::fprintf(m_out, "\r\033[K%s\n", line.c_str());
+    draw_bar(item);
+  } else {
+    std::fprintf(m_out, "[%zu/%zu] %s\n", m_done, m_total, line.c_str());
+  }
+  std::fflush(m_out);
+}
+
+void Progress::draw_bar(const std::string& item) {
+  const size_t filled = m_total ? kBarWidth * m_done / m_total : kBarWidth;
+  std::string bar(filled, '#');
+  bar.resize(kBarWidth, '.');
+  std::fprintf(m_out, "\r\033[K[%s] %zu/%zu %s", bar.c_str(), m_done, m_total, item.c_str());
+  std::fflush(m_out);
+}
+
+}  // namespace ks::cli

@@ -1,0 +1,331 @@
+// Version 2 of the stream: zstd key stream blocks cut at the jump frames
+// (core/runtime/key_stream_reader.h) and the metadata section. The player's
+// properties on zstd streams are in player_test.cpp (every property runs on
+// plain and zstd streams); here: what blocks cost, and every refusal of a
+// block table, a zstd frame or the metadata.
+
+#include "core/runtime/key_stream_reader.h"
+
+#include <gtest/gtest.h>
+#include <zstd.h>
+
+#include <cmath>
+#include <cstring>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/runtime/player.h"
+#include "core/runtime/stream_format.h"
+#include "core/runtime/stream_view.h"
+#include "tests/runtime/stream_test_support.h"
+
+namespace ks {
+namespace {
+
+namespace ho = header_offset;
+using Bytes = std::vector<uint8_t>;
+using test::get_u32;
+using test::set_u32;
+
+constexpr const char* kName = "walk_zstd.ks";
+
+::testing::AssertionResult refused_mentioning(const Bytes& bytes, std::initializer_list<std::string_view> parts) {
+  const Result<StreamView> result = StreamView::open(bytes, kName);
+  if (result.ok()) return ::testing::AssertionFailure() << "the stream was accepted";
+  const std::string& message = result.error();
+  if (message.rfind(std::string(kName) + ": ", 0) != 0) {
+    return ::testing::AssertionFailure() << "message \"" << message << "\" does not start with the stream's name";
+  }
+  for (std::string_view part : parts) {
+    if (message.find(part) == std::string::npos) {
+      return ::testing::AssertionFailure() << "message \"" << message << "\" does not mention \"" << part << "\"";
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// A fitted wave clip (90 frames at 30 Hz), with names, packed with a jump
+// frame every 0.5 s: blocks of a few hundred bytes.
+const FittedClip& wave() {
+  static const FittedClip clip = [] {
+    const test::RandomClip source = test::make_wave_clip(90);
+    FittedClip fitted = test::fit_or_fail(source.skeleton, source.clip);
+    return fitted;
+  }();
+  return clip;
+}
+const Bytes& zstd_stream() {
+  static const Bytes bytes = test::pack_or_fail(wave(), 0.5f, true);
+  return bytes;
+}
+const StreamView& zstd_view() {
+  static const StreamView view = [] {
+    Result<StreamView> opened = StreamView::open(zstd_stream(), kName);
+    EXPECT_TRUE(opened.ok()) << opened.error();
+    return opened.ok() ? std::move(opened.value()) : StreamView{};
+  }();
+  return view;
+}
+
+// Byte offsets, from the start of the stream, of the block table and of each block's frame.
+uint32_t block_table(const Bytes& b) { return get_u32(b, ho::kKeyStreamOffset); }
+uint32_t frame_offset(const Bytes& b, uint32_t block) {
+  uint32_t at = block_table(b) + 4 * static_cast<uint32_t>(zstd_view().key_stream_blocks().size());
+  for (uint32_t i = 0; i < block; ++i) at += get_u32(b, block_table(b) + 4 * i);
+  return at;
+}
+
+// zstd_stream() with `patch` applied and the checksum fixed.
+template <class Patch>
+Bytes patched(Patch patch) {
+  Bytes bytes = zstd_stream();
+  patch(bytes);
+  test::fix_checksum(bytes);
+  return bytes;
+}
+
+// zstd_stream() with block `block`'s frame replaced by `frame` (sizes, offsets and checksum fixed).
+Bytes with_frame(uint32_t block, const Bytes& frame) {
+  Bytes bytes = zstd_stream();
+  const uint32_t at = frame_offset(bytes, block);
+  const uint32_t old_size = get_u32(bytes, block_table(bytes) + 4 * block);
+  bytes.erase(bytes.begin() + at, bytes.begin() + at + old_size);
+  bytes.insert(bytes.begin() + at, frame.begin(), frame.end());
+  set_u32(bytes, block_table(bytes) + 4 * block, static_cast<uint32_t>(frame.size()));
+  const int64_t delta = static_cast<int64_t>(frame.size()) - static_cast<int64_t>(old_size);
+  for (const uint32_t field : {ho::kJumpIndexOffset, ho::kJumpStatesOffset, ho::kMetadataOffset}) {
+    set_u32(bytes, field, static_cast<uint32_t>(get_u32(bytes, field) + delta));
+  }
+  test::fix_size_and_checksum(bytes);
+  return bytes;
+}
+
+// The plain bytes of block `block`, as the packer compressed them.
+Bytes plain_block(uint32_t block) {
+  const KeyStreamBlock& b = zstd_view().key_stream_blocks()[block];
+  Bytes out(b.byte_count());
+  const size_t n = ZSTD_decompress(out.data(), out.size(), b.compressed.data(), b.compressed.size());
+  EXPECT_EQ(n, out.size());
+  return out;
+}
+
+TEST(KeyStreamBlocks, AZstdStreamDecodesExactlyAsThePlainOne) {
+  for (uint32_t seed = 1; seed <= 30; ++seed) {
+    SCOPED_TRACE(seed);
+    const FittedClip clip = test::make_random_fitted_clip(seed, 6, 200);
+    for (const float jump : {0.f, 0.1f, 1.f}) {
+      const Bytes plain_bytes = test::pack_or_fail(clip, jump, false);
+      const Bytes zstd_bytes = test::pack_or_fail(clip, jump, true);
+      const Result<StreamView> plain = StreamView::open(plain_bytes);
+      const Result<StreamView> zstd = StreamView::open(zstd_bytes);
+      ASSERT_TRUE(plain.ok()) << plain.error();
+      ASSERT_TRUE(zstd.ok()) << zstd.error();
+      ASSERT_EQ(zstd.value().key_stream_blocks().size(), zstd.value().jump_frames().size() + 1);
+      // The blocks together are the plain key stream.
+      for (const KeyStreamBlock& block : zstd.value().key_stream_blocks()) {
+        Bytes bytes(block.byte_count());
+        ASSERT_EQ(ZSTD_decompress(bytes.data(), bytes.size(), block.compressed.data(), block.compressed.size()),
+                  bytes.size());
+        ASSERT_EQ(std::memcmp(bytes.data(), plain.value().key_stream().data() + block.first_byte(), bytes.size()), 0);
+      }
+      Player a(plain.value()), b(zstd.value());
+      std::vector<Transform> pa(clip.parents.size()), pb(clip.parents.size());
+      for (uint32_t f = 0; f <= plain.value().last_frame(); ++f) {
+        a.sample_frame(static_cast<float>(f) + 0.5f, pa);
+        b.sample_frame(static_cast<float>(f) + 0.5f, pb);
+        ASSERT_TRUE(test::same_bits(pa, pb)) << "frame " << f;
+      }
+      EXPECT_EQ(a.counters().keys_read, b.counters().keys_read);
+    }
+  }
+}
+
+TEST(KeyStreamBlocks, ForwardPlayDecompressesEachBlockOnceAndASeekOneBlock) {
+  const StreamView& view = zstd_view();
+  const size_t blocks = view.key_stream_blocks().size();
+  ASSERT_GE(blocks, 5u);
+  size_t with_keys = 0;
+  for (const KeyStreamBlock& b : view.key_stream_blocks()) with_keys += b.end_key > b.first_key ? 1 : 0;
+  Player player(view);
+  std::vector<Transform> pose(view.bone_count());
+  for (uint32_t f = 0; f <= view.last_frame(); ++f) player.sample_frame(static_cast<float>(f), pose);
+  EXPECT_EQ(player.counters().blocks_decompressed, with_keys);
+
+  // A backward seek restores a jump frame and decompresses only its block
+  // (and the next when the frame sought reaches into it).
+  for (uint32_t j = 0; j < view.jump_frames().size(); ++j) {
+    player.reset_counters();
+    player.sample_frame(static_cast<float>(view.jump_frames()[j].frame), pose);
+    EXPECT_EQ(player.counters().jump_frames_used, 1u);
+    EXPECT_LE(player.counters().blocks_decompressed, 1u) << "jump frame " << j;
+    player.sample_frame(static_cast<float>(view.last_frame()), pose);
+  }
+}
+
+TEST(KeyStreamBlocks, ThePlayerOwnsOneBlockAndItsContext) {
+  const StreamView& view = zstd_view();
+  const Result<StreamView> plain = StreamView::open(test::pack_or_fail(wave(), 0.5f, false));
+  ASSERT_TRUE(plain.ok());
+  size_t largest = 0;
+  for (const KeyStreamBlock& b : view.key_stream_blocks()) largest = std::max<size_t>(largest, b.byte_count());
+  EXPECT_EQ(view.max_key_stream_block_bytes(), largest);
+  const Player zstd_player(view);
+  const Player plain_player(plain.value());
+  EXPECT_GE(zstd_player.memory_bytes(), plain_player.memory_bytes() + largest);
+  // A copy decodes on its own (its own buffer and context).
+  Player original(view);
+  std::vector<Transform> pose(view.bone_count()), copied_pose(view.bone_count());
+  original.sample_frame(40.f, pose);
+  Player copy = original;
+  original.sample_frame(0.f, pose);  // moves the original's block elsewhere
+  copy.sample_frame(41.f, copied_pose);
+  original.sample_frame(41.f, pose);
+  EXPECT_TRUE(test::same_bits(pose, copied_pose));
+}
+
+TEST(KeyStreamBlocks, RefusesABrokenBlockTable) {
+  const Bytes& b = zstd_stream();
+  const uint32_t blocks = static_cast<uint32_t>(zstd_view().key_stream_blocks().size());
+  const uint32_t section = get_u32(b, ho::kJumpIndexOffset) - block_table(b);
+  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { set_u32(p, block_table(p) + 4, section); }),
+                                 {"key stream block 1", "runs past the end of its section"}));
+  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { set_u32(p, block_table(p), get_u32(p, block_table(p)) - 1); }),
+                                 {"key stream block 1"}));
+  // A table for fewer blocks than there are jump frames plus one: the
+  // section is cut to 4 bytes by moving the jump index's start back.
+  Bytes cut = b;
+  cut.erase(cut.begin() + block_table(b) + 4, cut.begin() + get_u32(b, ho::kJumpIndexOffset));
+  for (const uint32_t field : {ho::kJumpIndexOffset, ho::kJumpStatesOffset, ho::kMetadataOffset}) {
+    set_u32(cut, field, get_u32(cut, field) - (section - 4));
+  }
+  test::fix_size_and_checksum(cut);
+  EXPECT_TRUE(refused_mentioning(cut, {"key stream block table is truncated", std::to_string(blocks) + " blocks"}));
+  // Bytes after the last frame.
+  Bytes trailing = b;
+  trailing.insert(trailing.begin() + get_u32(b, ho::kJumpIndexOffset), 3, 0);
+  for (const uint32_t field : {ho::kJumpIndexOffset, ho::kJumpStatesOffset, ho::kMetadataOffset}) {
+    set_u32(trailing, field, get_u32(trailing, field) + 3);
+  }
+  test::fix_size_and_checksum(trailing);
+  EXPECT_TRUE(refused_mentioning(trailing, {"key stream section has trailing bytes after its last block"}));
+}
+
+TEST(KeyStreamBlocks, RefusesBadFrames) {
+  const Bytes block2 = plain_block(2);
+  ASSERT_GT(block2.size(), 8u);
+  // Not zstd at all.
+  EXPECT_TRUE(refused_mentioning(with_frame(2, Bytes(12, 0xAB)), {"key stream block 2 is not a zstd frame"}));
+  // A frame that does not declare its size (streaming, no pledged size).
+  {
+    ZSTD_CCtx* cctx = ZSTD_createCCtx();
+    Bytes frame(ZSTD_compressBound(block2.size()) + 32);
+    ZSTD_outBuffer out{frame.data(), frame.size(), 0};
+    ZSTD_inBuffer in{block2.data(), block2.size(), 0};
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0);
+    ASSERT_EQ(ZSTD_compressStream2(cctx, &out, &in, ZSTD_e_end), 0u);
+    ZSTD_freeCCtx(cctx);
+    frame.resize(out.pos);
+    EXPECT_TRUE(refused_mentioning(with_frame(2, frame), {"key stream block 2 does not declare its size"}));
+  }
+  // A frame of the wrong size.
+  {
+    const Bytes shorter(block2.begin(), block2.end() - 1);
+    Bytes frame(ZSTD_compressBound(shorter.size()));
+    frame.resize(ZSTD_compress(frame.data(), frame.size(), shorter.data(), shorter.size(), 3));
+    EXPECT_TRUE(refused_mentioning(with_frame(2, frame), {"key stream block 2 declares " +
+                                                              std::to_string(shorter.size()) + " bytes",
+                                                          "its keys need " + std::to_string(block2.size())}));
+  }
+  // A frame that declares the right size but whose content is corrupt.
+  {
+    Bytes frame(ZSTD_compressBound(block2.size()));
+    frame.resize(ZSTD_compress(frame.data(), frame.size(), block2.data(), block2.size(), 3));
+    frame[frame.size() / 2 + 3] ^= 0x5A;
+    frame.back() ^= 0xFF;
+    EXPECT_TRUE(refused_mentioning(with_frame(2, frame), {"key stream block 2"}));
+  }
+}
+
+TEST(KeyStreamBlocks, RefusesADecompressionBombBeforeAllocating) {
+  // The header claims a key stream far larger than a 20-byte frame can hold.
+  Bytes bomb(ZSTD_compressBound(1 << 20));
+  const Bytes zeros(1 << 20, 0);
+  bomb.resize(ZSTD_compress(bomb.data(), bomb.size(), zeros.data(), zeros.size(), 19));
+  ASSERT_LT(bomb.size(), 100u);
+  const Bytes bytes = with_frame(0, bomb);
+  // Block 0's keys need far fewer bytes than the megabyte the frame holds.
+  EXPECT_TRUE(refused_mentioning(bytes, {"key stream block 0"}));
+  // And a block that would need more than any frame of its size can hold.
+  Bytes huge = patched([&](Bytes& p) {
+    const uint32_t index = get_u32(p, ho::kJumpIndexOffset);
+    set_u32(p, index + 4, std::numeric_limits<uint32_t>::max() - 8);  // jump frame 0's bit offset
+  });
+  EXPECT_FALSE(StreamView::open(huge, kName).ok());
+}
+
+// Metadata: the section after the jump states.
+uint32_t metadata_offset() { return get_u32(zstd_stream(), ho::kMetadataOffset); }
+
+TEST(StreamMetadata, HoldsTheNamesAndThresholds) {
+  const StreamMetadata& meta = zstd_view().metadata();
+  EXPECT_EQ(meta.clip_name, wave().name);
+  EXPECT_EQ(meta.bone_names, wave().bone_names);
+  EXPECT_EQ(meta.bone_names.size(), zstd_view().bone_count());
+  EXPECT_EQ(meta.translation_error_m, wave().settings.translation_error_m);
+  EXPECT_EQ(meta.rotation_error_deg, wave().settings.rotation_error_deg);
+  EXPECT_EQ(meta.scale_error, wave().settings.scale_error);
+}
+
+TEST(StreamMetadata, RefusesBadMetadata) {
+  const uint32_t m = metadata_offset();
+  const uint32_t bones = zstd_view().bone_count();
+  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { set_u32(p, m, bones + 1); }),
+                                 {"metadata names " + std::to_string(bones + 1) + " bones, the stream has " +
+                                  std::to_string(bones)}));
+  for (const float bad : {std::nanf(""), -1.f, std::numeric_limits<float>::infinity()}) {
+    EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { test::set_f32(p, m + 8, bad); }),
+                                   {"metadata holds a threshold that is not a number >= 0"}));
+  }
+  // The clip name's length runs past the section.
+  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { test::set_u16(p, m + 16, 0xFFFF); }),
+                                 {"metadata is truncated at the clip name"}));
+  // A NUL inside the clip name.
+  ASSERT_GT(wave().name.size(), 1u);
+  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { p[m + 18] = 0; }),
+                                 {"metadata: the clip name holds a NUL byte"}));
+  // Cut inside the last bone name, and a section too short for its fixed fields.
+  Bytes cut = zstd_stream();
+  cut.pop_back();
+  test::fix_size_and_checksum(cut);
+  EXPECT_TRUE(refused_mentioning(cut, {"metadata is truncated at the name of bone " + std::to_string(bones - 1)}));
+  Bytes tiny = zstd_stream();
+  tiny.resize(m + 8);
+  test::fix_size_and_checksum(tiny);
+  EXPECT_TRUE(refused_mentioning(tiny, {"metadata is truncated (8 bytes)"}));
+  // Metadata starting before the jump states end.
+  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { set_u32(p, ho::kMetadataOffset, get_u32(p, ho::kJumpStatesOffset) - 1); }),
+                                 {"section offsets are out of order"}));
+}
+
+TEST(StreamMetadata, NamesAreOptional) {
+  FittedClip clip = wave();
+  clip.bone_names.clear();
+  const Bytes bytes = test::pack_or_fail(clip, 0.5f, true);
+  const Result<StreamView> view = StreamView::open(bytes);
+  ASSERT_TRUE(view.ok()) << view.error();
+  EXPECT_TRUE(view.value().metadata().bone_names.empty());
+  clip.bone_names = {"only one"};
+  PackSettings settings;
+  EXPECT_FALSE(pack(clip, settings).ok());
+  clip.bone_names = wave().bone_names;
+  clip.bone_names[0] = std::string("a\0b", 3);
+  const Result<Bytes> with_nul = pack(clip, settings);
+  ASSERT_FALSE(with_nul.ok());
+  EXPECT_NE(with_nul.error().find("the name of bone 0 holds a NUL byte"), std::string::npos) << with_nul.error();
+}
+
+}  // namespace
+}  // namespace ks
