@@ -140,28 +140,42 @@ Result<std::vector<Channel>> read_channels(const tinygltf::Model& model, int ani
 // The keys' own rate when every key time of every channel lies on one
 // uniform grid starting at `start_s`; otherwise 0.
 double uniform_key_rate(const std::vector<Channel>& channels, double start_s, double end_s) {
-  double smallest_gap = 0.0;
+  // The smallest gap between keys, and how far float rounding of the two key
+  // times may have moved it (late in a long clip, a few microseconds).
+  double smallest_gap = 0.0, gap_error = 0.0;
   for (const Channel& channel : channels) {
     for (size_t k = 1; k < channel.times.size(); ++k) {
       const double gap = static_cast<double>(channel.times[k]) - channel.times[k - 1];
-      if (gap > 1e-6 && (smallest_gap == 0.0 || gap < smallest_gap)) smallest_gap = gap;
+      if (gap > 1e-6 && (smallest_gap == 0.0 || gap < smallest_gap)) {
+        smallest_gap = gap;
+        const float t = std::fabs(channel.times[k]);
+        gap_error = 2.0 * (static_cast<double>(std::nextafter(t, INFINITY)) - t);
+      }
     }
   }
   const double span = end_s - start_s;
   if (smallest_gap == 0.0 || span <= 0.0) return 0.0;
   // The span is a whole number of steps; it pins the step more precisely
-  // than a single float difference does.
-  const double step = span / std::round(span / smallest_gap);
-  for (const Channel& channel : channels) {
-    for (float t : channel.times) {
-      const double on_grid = (t - start_s) / step;
-      if (std::fabs(on_grid - std::round(on_grid)) > 1e-3) return 0.0;
+  // than a single float difference does. Every count of steps the measured
+  // gap allows is tried, fewest first (more steps would also fit the keys).
+  const double fewest = std::max(1.0, std::floor(span / (smallest_gap + gap_error)));
+  const double most = std::ceil(span / std::max(smallest_gap - gap_error, 1e-9));
+  for (double steps = fewest; steps <= most && steps <= fewest + 64.0; ++steps) {
+    const double step = span / steps;
+    bool on_grid = true;
+    for (const Channel& channel : channels) {
+      for (const float t : channel.times) {
+        const double position = (t - start_s) / step;
+        on_grid = on_grid && std::fabs(position - std::round(position)) <= 1e-3;
+      }
     }
+    if (!on_grid) continue;
+    double rate = 1.0 / step;
+    // Float key times put 24 Hz at 23.99999; report the rate people expect.
+    if (std::fabs(rate - std::round(rate)) < 1e-3 * rate) rate = std::round(rate);
+    return rate;
   }
-  double rate = 1.0 / step;
-  // Float key times put 24 Hz at 23.99999; report the rate people expect.
-  if (std::fabs(rate - std::round(rate)) < 1e-3 * rate) rate = std::round(rate);
-  return rate;
+  return 0.0;
 }
 
 // The resampling rate: the setting, else the keys' own rate where uniform,

@@ -284,6 +284,8 @@ TEST(GltfExport, SampleRatesAndFrameCountsSurviveFloatKeyTimes) {
                {1.f / 0.016667f, 1169},
                {1.f / 0.0083333f, 2752},
                {120.f, 3000},
+               {120.f, 6000},  // 50 s: float key times late in the clip are off by microseconds
+               {60.f, 5000},
                {1000.f, 500},
                {60.f, 1200}};
   for (const auto& c : cases) {
