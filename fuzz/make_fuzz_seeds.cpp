@@ -1,0 +1,187 @@
+// make_fuzz_seeds: writes the stream seed corpus of stream_fuzzer
+// (fuzz/corpus/stream, see fuzz/README.md): the demo clip's "idle" animation
+// and a tiny synthetic clip, fitted and packed with a few settings, so the
+// fuzzer starts from streams that open and mutates every section of them.
+// Rerun it (scripts/fuzz --refresh-seeds) when the stream format changes.
+//
+//   make_fuzz_seeds <output folder>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/offline/file_io.h"
+#include "core/offline/fit.h"
+#include "core/offline/import.h"
+#include "core/offline/pack.h"
+#include "core/runtime/stream_view.h"
+
+namespace {
+
+using namespace ks;
+
+// Seeds stay small so that mutations land often in every section: the idle
+// animation cropped to this many frames (about 1.6 s at 30 Hz).
+constexpr uint32_t kDemoFrames = 48;
+
+struct Seed {
+  const char* name;
+  float translation_error_m = 0.0005f;  // metres
+  float rotation_error_deg = 0.1f;      // degrees
+  float jump_interval_s = 0.f;          // seconds; 0 = no jump frames
+  RangeMode range_mode = RangeMode::kPerTrack;
+  uint32_t rotation_bits = 10;
+  bool zstd = false;  // key stream in zstd blocks
+};
+
+// Coarse thresholds keep the key count, and so the seed, small; one seed at
+// the default thresholds fills the key stream. The variants cover no jump
+// frames, dense and sparse jump frames, the fixed range, wider rotation codes
+// and zstd blocks (one block without jump frames, several with).
+const Seed kDemoSeeds[] = {
+    {.name = "demo_idle_coarse_nojump", .translation_error_m = 0.005f, .rotation_error_deg = 2.f},
+    {.name = "demo_idle_coarse_jump250ms",
+     .translation_error_m = 0.005f,
+     .rotation_error_deg = 2.f,
+     .jump_interval_s = 0.25f},
+    {.name = "demo_idle_medium_jump1s",
+     .translation_error_m = 0.002f,
+     .rotation_error_deg = 1.f,
+     .jump_interval_s = 1.f},
+    {.name = "demo_idle_fine_jump500ms", .jump_interval_s = 0.5f},
+    {.name = "demo_idle_fixedrange_jump500ms",
+     .translation_error_m = 0.005f,
+     .rotation_error_deg = 2.f,
+     .jump_interval_s = 0.5f,
+     .range_mode = RangeMode::kFixed},
+    {.name = "demo_idle_14bit_jump100ms",
+     .translation_error_m = 0.01f,
+     .rotation_error_deg = 4.f,
+     .jump_interval_s = 0.1f,
+     .rotation_bits = 14},
+    {.name = "demo_idle_zstd_nojump", .translation_error_m = 0.002f, .rotation_error_deg = 1.f, .zstd = true},
+    {.name = "demo_idle_zstd_jump250ms",
+     .translation_error_m = 0.002f,
+     .rotation_error_deg = 1.f,
+     .jump_interval_s = 0.25f,
+     .zstd = true},
+};
+const Seed kSyntheticSeeds[] = {
+    {.name = "synthetic_3bones_nojump"},
+    {.name = "synthetic_3bones_jump100ms", .jump_interval_s = 0.1f},
+    {.name = "synthetic_3bones_coarse_jump200ms",
+     .translation_error_m = 0.01f,
+     .rotation_error_deg = 5.f,
+     .jump_interval_s = 0.2f,
+     .rotation_bits = 12},
+    {.name = "synthetic_3bones_zstd_jump200ms", .jump_interval_s = 0.2f, .zstd = true},
+};
+
+// Three bones (a root and two children), 20 frames at 30 Hz: a moving root,
+// a spinning child with a step (a discontinuity), a constant scale off 1.
+void make_synthetic(Skeleton& skeleton, RawClip& clip) {
+  skeleton.bone_names = {"root", "arm", "leg"};
+  skeleton.parents = {-1, 0, 0};
+  skeleton.rest_pose.assign(3, Transform{});
+  clip.name = "synthetic";
+  clip.sample_rate_hz = 30.f;
+  clip.frame_count = 20;
+  clip.bones.resize(3);
+  for (uint32_t f = 0; f < clip.frame_count; ++f) {
+    const float x = static_cast<float>(f) / static_cast<float>(clip.frame_count - 1);
+    BoneTracks& root = clip.bones[0];
+    root.translations.push_back({0.5f * x, 0.1f * std::sin(6.f * x), 0.f});
+    root.rotations.push_back(quat_from_axis_angle({0.f, 1.f, 0.f}, 1.5f * x));
+    root.scales.push_back({1.f, 1.f, 1.f});
+    BoneTracks& arm = clip.bones[1];
+    arm.translations.push_back({0.f, 0.3f, f < 12 ? 0.f : 0.05f});
+    arm.rotations.push_back(quat_from_axis_angle({1.f, 0.f, 0.f}, 5.f * x));
+    arm.scales.push_back({1.f, 1.f, 1.f});
+    BoneTracks& leg = clip.bones[2];
+    leg.translations.push_back({0.1f, -0.4f, 0.f});
+    leg.rotations.push_back(quat_from_axis_angle({0.f, 0.f, 1.f}, 0.3f * std::sin(9.f * x)));
+    leg.scales.push_back({1.25f, 1.25f, 1.25f});
+  }
+  for (BoneTracks& bone : clip.bones) make_rotations_continuous(bone.rotations);
+}
+
+void crop(RawClip& clip, uint32_t frames) {
+  if (clip.frame_count <= frames) return;
+  clip.frame_count = frames;
+  for (BoneTracks& bone : clip.bones) {
+    bone.translations.resize(frames);
+    bone.rotations.resize(frames);
+    bone.scales.resize(frames);
+  }
+}
+
+// Fits, packs, checks that the stream opens, and writes it; false on any error.
+bool write_seed(const Skeleton& skeleton, const RawClip& clip, const Seed& seed, const char* source_name,
+                const std::filesystem::path& folder) {
+  FitSettings fit;
+  fit.translation_error_m = seed.translation_error_m;
+  fit.rotation_error_deg = seed.rotation_error_deg;
+  fit.quantization.range_mode = seed.range_mode;
+  fit.quantization.rotation_bits = seed.rotation_bits;
+  const Result<FittedClip> fitted = fit_clip(skeleton, clip, fit);
+  if (!fitted) {
+    std::fprintf(stderr, "make_fuzz_seeds: %s: %s\n", seed.name, fitted.error().c_str());
+    return false;
+  }
+  PackSettings pack_settings;
+  pack_settings.jump_interval_s = seed.jump_interval_s;
+  pack_settings.zstd = seed.zstd;
+  pack_settings.source_name = source_name;
+  const Result<std::vector<uint8_t>> stream = pack(fitted.value(), pack_settings);
+  if (!stream) {
+    std::fprintf(stderr, "make_fuzz_seeds: %s: %s\n", seed.name, stream.error().c_str());
+    return false;
+  }
+  // A seed the loader refuses would only teach the fuzzer the first check.
+  if (const Result<StreamView> view = StreamView::open(stream.value(), seed.name); !view) {
+    std::fprintf(stderr, "make_fuzz_seeds: %s\n", view.error().c_str());
+    return false;
+  }
+  const std::filesystem::path path = folder / (std::string(seed.name) + ".ks");
+  if (const Status s = write_file_atomically(path, stream.value()); !s) {
+    std::fprintf(stderr, "make_fuzz_seeds: %s\n", s.error().c_str());
+    return false;
+  }
+  std::printf("%s: %zu bytes\n", path.string().c_str(), stream.value().size());
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: make_fuzz_seeds <output folder>\n");
+    return 2;
+  }
+  const std::filesystem::path folder = argv[1];
+  std::error_code ec;  // a folder that cannot be made shows up as a write error naming the path
+  std::filesystem::create_directories(folder, ec);
+
+  // The demo clip's idle animation, cropped.
+  ImportSettings import_settings;
+  import_settings.animation_name = "idle";
+  Result<ImportedClip> demo = import_clip(KS_DEMO_CLIP, import_settings);
+  if (!demo) {
+    std::fprintf(stderr, "make_fuzz_seeds: %s\n", demo.error().c_str());
+    return 1;
+  }
+  crop(demo.value().clip, kDemoFrames);
+  bool ok = true;
+  const ImportedClip& idle = demo.value();
+  for (const Seed& seed : kDemoSeeds) ok = write_seed(idle.skeleton, idle.clip, seed, "demo_walk.glb", folder) && ok;
+
+  // The synthetic clip.
+  Skeleton skeleton;
+  RawClip clip;
+  make_synthetic(skeleton, clip);
+  for (const Seed& seed : kSyntheticSeeds) ok = write_seed(skeleton, clip, seed, "", folder) && ok;
+  return ok ? 0 : 1;
+}

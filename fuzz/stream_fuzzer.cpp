@@ -1,0 +1,157 @@
+// stream_fuzzer: the stream loader's contract (STYLE.md habit 5).
+// StreamView::open either refuses the bytes, or a Player decodes the stream at
+// any time, seeking either way, without reading out of bounds (ASan) and with
+// sane values (the checks below abort, which libFuzzer reports as a crash).
+
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include "core/runtime/checksum.h"
+#include "core/runtime/player.h"
+#include "core/runtime/stream_format.h"
+#include "core/runtime/stream_view.h"
+
+namespace {
+
+using namespace ks;
+
+[[noreturn]] void broken(const char* what, size_t bone, double value) {
+  std::fprintf(stderr, "stream_fuzzer: %s (bone %zu, value %g)\n", what, bone, value);
+  std::abort();
+}
+
+// A copy of `bytes` whose total-size and checksum fields match its content.
+// Random mutations almost never keep the CRC-32 right; without this every
+// mutant would stop at the checksum and the checks behind it would go unfuzzed.
+std::vector<uint8_t> with_fixed_checksum(std::span<const uint8_t> bytes) {
+  std::vector<uint8_t> copy(bytes.begin(), bytes.end());
+  const uint32_t size = static_cast<uint32_t>(copy.size());
+  std::memcpy(copy.data() + header_offset::kTotalSize, &size, 4);
+  std::memset(copy.data() + header_offset::kChecksum, 0, 4);
+  const uint32_t crc = crc32(copy);  // covers the stream with the checksum field zero
+  std::memcpy(copy.data() + header_offset::kChecksum, &crc, 4);
+  return copy;
+}
+
+// A vec3 component stays within its range widened by the Hermite overshoot:
+// h00 + h01 = 1, |h10| and |h11| are at most 4/27 and a tangent at most the
+// extent, so 8/27 of the extent either side, plus rounding. Near the float
+// limits the overshoot may round to infinity, which is no decoding error.
+void check_component(float value, float range_min, float range_extent, size_t bone) {
+  if (std::isnan(value)) broken("decoded vec3 component is NaN", bone, value);
+  const double lo = range_min, extent = range_extent;
+  const double slack = 0.3 * extent + 1e-5 * (std::fabs(lo) + extent) + 1e-30;
+  const double low = lo - slack, high = lo + extent + slack;
+  if (low < -FLT_MAX || high > FLT_MAX) return;
+  if (!(value >= low && value <= high)) broken("decoded vec3 component is outside its track's range", bone, value);
+}
+
+void check_vec3(Vec3 v, const StreamTrack& track, size_t bone) {
+  check_component(v.x, track.quantization.range_min[0], track.quantization.range_extent[0], bone);
+  check_component(v.y, track.quantization.range_min[1], track.quantization.range_extent[1], bone);
+  check_component(v.z, track.quantization.range_min[2], track.quantization.range_extent[2], bone);
+}
+
+void check_pose(const StreamView& view, std::span<const Transform> pose) {
+  for (size_t b = 0; b < pose.size(); ++b) {
+    const Quat q = pose[b].rotation;
+    if (!is_finite(q)) broken("decoded rotation is not finite", b, q.w);
+    if (!(std::fabs(length(q) - 1.f) <= 1e-3f)) broken("decoded rotation is not a unit quaternion", b, length(q));
+    check_vec3(pose[b].translation, view.tracks()[3 * b], b);
+    check_vec3(pose[b].scale, view.tracks()[3 * b + 2], b);
+  }
+}
+
+// Numerical Recipes' LCG: times that depend on the input but not on the run.
+struct Lcg {
+  uint32_t state;
+  float unit() {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / 16777216.f;
+  }
+};
+
+// Two players of one stream: `player` visits times in the order given,
+// seeking back and forth; `reference` comes to each from frame 0. Jump frames
+// promise both decode the same pose, bit for bit.
+struct Players {
+  const StreamView& view;
+  Player player{view};
+  Player reference{view};
+  std::vector<Transform> pose = std::vector<Transform>(view.bone_count());
+  std::vector<Transform> expected = std::vector<Transform>(view.bone_count());
+  std::vector<Transform> model = std::vector<Transform>(view.bone_count());
+
+  void compare(float frame_time) {
+    check_pose(view, pose);
+    reference.sample_frame(0.f, expected);
+    reference.sample_frame(frame_time, expected);
+    if (std::memcmp(pose.data(), expected.data(), pose.size() * sizeof(Transform)) != 0) {
+      broken("a seek decoded another pose than playing from frame 0", 0, frame_time);
+    }
+    local_to_model(view.parents(), pose, model);
+    for (size_t b = 0; b < model.size(); ++b) {
+      if (!is_finite(model[b].rotation)) broken("model-space rotation is not finite", b, model[b].rotation.w);
+    }
+  }
+  void visit_frame(float frame_time) {
+    player.sample_frame(frame_time, pose);
+    compare(frame_time);
+  }
+  void visit_seconds(float t_seconds) {
+    const float frame_time = player.frame_time_at(t_seconds);
+    if (!(frame_time >= 0.f && frame_time <= static_cast<float>(view.last_frame()))) {
+      broken("frame_time_at left the clip", 0, frame_time);
+    }
+    player.sample(t_seconds, pose);
+    compare(frame_time);
+  }
+};
+
+void play(const StreamView& view, uint32_t seed) {
+  Players players{view};
+  Lcg rng{seed};
+  const float last = static_cast<float>(view.last_frame());
+  const float duration = view.duration_s();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+
+  // Forward in uneven steps (the last ones run past the end), then back.
+  float t = 0.f;
+  players.visit_frame(t);
+  for (int i = 0; i < 4; ++i) players.visit_frame(t += rng.unit() * last / 3.f);
+  players.visit_frame(rng.unit() * t);
+  players.visit_frame(rng.unit() * last);
+  players.player.seek_frame(rng.unit() * last);
+  for (float edge : {last, last + 1.5f, -2.5f, nan, inf, -inf, 0.5f}) players.visit_frame(edge);
+
+  // Seconds, clamped and then wrapped.
+  for (bool looping : {false, true}) {
+    players.player.set_looping(looping);
+    for (float s :
+         {(3.f * rng.unit() - 1.f) * duration, -0.25f * duration, 2.5f * duration, duration, nan, 1e30f, -inf}) {
+      players.visit_seconds(s);
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::span<const uint8_t> input(data, size);
+  Result<StreamView> view = StreamView::open(input, "fuzz");
+  std::vector<uint8_t> fixed;  // outlives the view that may borrow it
+  if (!view && size >= kHeaderSize) {
+    fixed = with_fixed_checksum(input);
+    if (std::memcmp(fixed.data(), data, size) != 0) view = StreamView::open(fixed, "fuzz");
+  }
+  if (view) play(view.value(), crc32(input));
+  return 0;
+}
