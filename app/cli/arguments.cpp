@@ -35,11 +35,11 @@ bool Arguments::fail(const std::string& message) const {
   return false;
 }
 
-bool Arguments::source(std::string_view arg, std::filesystem::path& out) {
+bool Arguments::source(std::string_view arg, std::filesystem::path& out, std::string_view what) {
   if (!arg.empty() && arg[0] == '-') {
     return fail("unknown option '" + std::string(arg) + "' (see keystream " + m_command + " --help)");
   }
-  if (m_have_source) return fail("more than one SOURCE given");
+  if (m_have_source) return fail("more than one " + std::string(what) + " given");
   out = std::string(arg);
   m_have_source = true;
   return true;

@@ -29,9 +29,9 @@ class Arguments {
   bool number(std::string_view option, float& out);
   /// The value after `option` as a whole number in [lo, hi].
   bool whole_number(std::string_view option, long lo, long hi, long& out);
-  /// Takes `arg`, which no option matched, as the one SOURCE; refuses (with a
-  /// message) an unknown option or a second SOURCE.
-  bool source(std::string_view arg, std::filesystem::path& out);
+  /// Takes `arg`, which no option matched, as the one input (named `what` in
+  /// messages); refuses (with a message) an unknown option or a second input.
+  bool source(std::string_view arg, std::filesystem::path& out, std::string_view what = "SOURCE");
   /// Prints "keystream COMMAND: message" to stderr; returns false.
   bool fail(const std::string& message) const;
   const std::string& command() const { return m_command; }

@@ -61,10 +61,7 @@ int run_export(const std::vector<std::string_view>& raw_args) {
     } else if (arg == "--source") {
       if (!args.value(arg, value)) return 2;
       source = std::filesystem::path(std::string(value));
-    } else if (!path.empty() && !arg.starts_with('-')) {
-      args.fail("more than one FILE.ks given");
-      return 2;
-    } else if (!args.source(arg, path)) {
+    } else if (!args.source(arg, path, "FILE.ks")) {
       return 2;
     }
   }

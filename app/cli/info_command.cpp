@@ -270,10 +270,7 @@ int run_info(const std::vector<std::string_view>& raw_args) {
       list_blocks = true;
     } else if (arg == "--json") {
       as_json = true;
-    } else if (!path.empty() && !arg.starts_with('-')) {
-      args.fail("more than one FILE.ks given");
-      return 2;
-    } else if (!args.source(arg, path)) {
+    } else if (!args.source(arg, path, "FILE.ks")) {
       return 2;
     }
   }

@@ -10,8 +10,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/offline/fit.h"
@@ -110,6 +112,23 @@ inline std::vector<StreamEntry> decode_key_stream(const StreamView& view) {
     entries.push_back(e);
   }
   return entries;
+}
+
+/// Passes when `result` is a refusal whose message starts with "`name`: " and
+/// contains every part.
+inline ::testing::AssertionResult refused_mentioning(const Result<StreamView>& result, std::string_view name,
+                                                     std::initializer_list<std::string_view> parts) {
+  if (result.ok()) return ::testing::AssertionFailure() << "the stream was accepted";
+  const std::string& message = result.error();
+  if (message.rfind(std::string(name) + ": ", 0) != 0) {
+    return ::testing::AssertionFailure() << "message \"" << message << "\" does not start with the stream's name";
+  }
+  for (std::string_view part : parts) {
+    if (message.find(part) == std::string::npos) {
+      return ::testing::AssertionFailure() << "message \"" << message << "\" does not mention \"" << part << "\"";
+    }
+  }
+  return ::testing::AssertionSuccess();
 }
 
 /// The key stream's byte offset from the header.

@@ -30,17 +30,7 @@ constexpr const char* kName = "walk.ks";
 // Passes when `result` is a refusal naming the stream and containing every part.
 ::testing::AssertionResult refused_mentioning(const Result<StreamView>& result,
                                               std::initializer_list<std::string_view> parts) {
-  if (result.ok()) return ::testing::AssertionFailure() << "the stream was accepted";
-  const std::string& message = result.error();
-  if (message.rfind(std::string(kName) + ": ", 0) != 0) {
-    return ::testing::AssertionFailure() << "message \"" << message << "\" does not start with the stream's name";
-  }
-  for (std::string_view part : parts) {
-    if (message.find(part) == std::string::npos) {
-      return ::testing::AssertionFailure() << "message \"" << message << "\" does not mention \"" << part << "\"";
-    }
-  }
-  return ::testing::AssertionSuccess();
+  return test::refused_mentioning(result, kName, parts);
 }
 
 Result<StreamView> open(const Bytes& bytes) {
