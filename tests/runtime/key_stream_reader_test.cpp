@@ -117,6 +117,7 @@ TEST(KeyStreamBlocks, AZstdStreamDecodesExactlyAsThePlainOne) {
       // The blocks together are the plain key stream.
       for (const KeyStreamBlock& block : zstd.value().key_stream_blocks()) {
         Bytes bytes(block.byte_count());
+        if (bytes.empty()) continue;  // a block without keys on a byte boundary
         ASSERT_EQ(ZSTD_decompress(bytes.data(), bytes.size(), block.compressed.data(), block.compressed.size()),
                   bytes.size());
         ASSERT_EQ(std::memcmp(bytes.data(), plain.value().key_stream().data() + block.first_byte(), bytes.size()), 0);
@@ -157,7 +158,8 @@ TEST(KeyStreamBlocks, ForwardPlayDecompressesEachBlockOnceAndASeekOneBlock) {
 
 TEST(KeyStreamBlocks, ThePlayerOwnsOneBlockAndItsContext) {
   const StreamView& view = zstd_view();
-  const Result<StreamView> plain = StreamView::open(test::pack_or_fail(wave(), 0.5f, false));
+  const Bytes plain_bytes = test::pack_or_fail(wave(), 0.5f, false);  // the view borrows them
+  const Result<StreamView> plain = StreamView::open(plain_bytes);
   ASSERT_TRUE(plain.ok());
   size_t largest = 0;
   for (const KeyStreamBlock& b : view.key_stream_blocks()) largest = std::max<size_t>(largest, b.byte_count());
