@@ -319,16 +319,35 @@ float track_error(TrackKind kind, const float* source, const float* decoded) {
   return 0.f;
 }
 
-void evaluate_fitted(const FittedTrack& track, float t, float out[4]) {
-  const std::vector<FittedKey>& keys = track.keys;
-  // The segment is the one starting at the last key at or before t (the right
-  // key at a discontinuity); at or past the last key, the final segment.
+// The segment of `keys` that frame time t falls in: the one starting at the
+// last key at or before t (the right key at a discontinuity); at or past the
+// last key, the final segment.
+size_t segment_at(const std::vector<FittedKey>& keys, float t) {
   size_t i = static_cast<size_t>(
       std::upper_bound(keys.begin(), keys.end(), t, [](float v, const FittedKey& k) { return v < k.frame; }) -
       keys.begin());
   i = i > 0 ? i - 1 : 0;
   if (keys.size() >= 2 && i >= keys.size() - 1) i = keys.size() - 2;
-  evaluate_key_segment(keys, i, t, track.kind, out);
+  return i;
+}
+
+void evaluate_fitted(const FittedTrack& track, float t, float out[4]) {
+  evaluate_key_segment(track.keys, segment_at(track.keys, t), t, track.kind, out);
+}
+
+void evaluate_ideal(const FittedTrack& track, float t, float out[4]) {
+  const std::vector<FittedKey>& keys = track.keys;
+  const size_t i = segment_at(keys, t);
+  const size_t last = keys.size() - 1;
+  const size_t around[4] = {i > 0 ? i - 1 : 0, i, std::min(i + 1, last), std::min(i + 2, last)};
+  CurveKey k[4];
+  for (size_t j = 0; j < 4; ++j) {
+    k[j].frame = static_cast<float>(keys[around[j]].frame);
+    std::copy(std::begin(keys[around[j]].ideal), std::end(keys[around[j]].ideal), k[j].value);
+    if (track.kind == TrackKind::kRotation && j > 0) align_hemisphere(k[j - 1], k[j]);
+  }
+  evaluate_segment(k[0], k[1], k[2], k[3], t, component_count(track.kind), out);
+  if (track.kind == TrackKind::kRotation) normalize_rotation(out);
 }
 
 Result<FittedClip> fit_clip(const Skeleton& skeleton, const RawClip& clip, const FitSettings& settings,

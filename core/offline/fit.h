@@ -92,4 +92,9 @@ float track_error(TrackKind kind, const float* source, const float* decoded);
 /// the reference the player is tested against.
 void evaluate_fitted(const FittedTrack& track, float t, float out[4]);
 
+/// The same curve through the keys' unquantized values (FittedKey::ideal):
+/// what the fit chose before quantization. Its distance to the source is the
+/// fit error; its distance to evaluate_fitted is the quantization error.
+void evaluate_ideal(const FittedTrack& track, float t, float out[4]);
+
 }  // namespace ks

@@ -380,6 +380,39 @@ TEST(FitClip, SteadyTurnNeedsFewKeys) {
   expect_promise_kept(s.clip, fitted);
 }
 
+// The curve through the unquantized keys passes through them, and the
+// quantized curve stays within the quantization step of it.
+TEST(EvaluateIdeal, PassesThroughTheUnquantizedKeysAndNearTheDecodedCurve) {
+  const Sampled s = one_bone(
+      120, [](uint32_t f) { return Vec3{0.4f * std::sin(0.11f * static_cast<float>(f)), 0.01f * static_cast<float>(f), 0.f}; },
+      swing, unit_scale);
+  const FittedClip fitted = fit_or_fail(s);
+  for (const FittedTrack& track : fitted.tracks) {
+    SCOPED_TRACE(kind_name(track.kind));
+    const int components = track.kind == TrackKind::kRotation ? 4 : 3;
+    for (size_t k = 0; k + 1 < track.keys.size(); ++k) {
+      if (track.keys[k + 1].frame == track.keys[k].frame) continue;  // the left key of a discontinuity is not reached
+      float ideal[4];
+      evaluate_ideal(track, static_cast<float>(track.keys[k].frame), ideal);
+      float expected[4];
+      std::copy(std::begin(track.keys[k].ideal), std::end(track.keys[k].ideal), expected);
+      if (track.kind == TrackKind::kRotation) normalize_rotation(expected);
+      float dot = 0.f;
+      for (int c = 0; c < components; ++c) dot += ideal[c] * expected[c];
+      const float sign = dot < 0.f ? -1.f : 1.f;  // the hemisphere fix may negate a key
+      for (int c = 0; c < components; ++c) EXPECT_NEAR(ideal[c], sign * expected[c], 1e-5f) << "key " << k;
+    }
+    for (float t = 0.f; t <= 119.f; t += 0.5f) {
+      float ideal[4], decoded[4];
+      evaluate_ideal(track, t, ideal);
+      evaluate_fitted(track, t, decoded);
+      // Quantization moves the curve by about a step: 16-bit vec3, >= 10-bit rotations.
+      const float bound = track.kind == TrackKind::kRotation ? 0.5f : 1e-3f;
+      EXPECT_LE(track_error(track.kind, ideal, decoded), bound) << "frame time " << t;
+    }
+  }
+}
+
 TEST(FitClip, SmoothMotionHasNoDiscontinuity) {
   const Sampled s = one_bone(
       200,

@@ -1,0 +1,364 @@
+#include "app/studio/curve_panel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+#include <imgui.h>
+
+#include "core/offline/fit.h"
+
+namespace ks::studio {
+
+namespace {
+
+// The fitted curve and the fit error share amber, the decoded curve is blue
+// and the quantization error violet, so each error reads as the gap between
+// the curves of its colours.
+const ImU32 kSourceColor = plot_rgba(205, 205, 205);
+const ImU32 kFittedColor = plot_rgba(255, 185, 60);
+const ImU32 kDecodedColor = plot_rgba(80, 190, 255);
+const ImU32 kKeyColor = plot_rgba(255, 240, 110);
+const ImU32 kKeyLineColor = plot_rgba(255, 240, 110, 45);
+const ImU32 kTotalErrorColor = plot_rgba(255, 90, 90);
+const ImU32 kQuantizationColor = plot_rgba(180, 130, 255);
+const ImU32 kThresholdColor = plot_rgba(255, 110, 110, 220);
+const ImU32 kCursorColor = plot_rgba(120, 255, 140);
+const ImVec4 kWarningColor(1.f, 0.45f, 0.4f, 1.f);
+
+const char* const kComponentNames[4] = {"x", "y", "z", "w"};
+
+// Curve points per source frame: enough to show the curve's shape between
+// frames when zoomed in, bounded so a long clip stays near 16k points a curve.
+int points_per_frame(uint32_t frame_count) {
+  return std::clamp(16000 / std::max(static_cast<int>(frame_count), 1), 4, 16);
+}
+
+const char* kind_name(TrackKind kind) {
+  switch (kind) {
+    case TrackKind::kTranslation: return "translation";
+    case TrackKind::kRotation: return "rotation";
+    case TrackKind::kScale: return "scale";
+  }
+  return "";
+}
+
+// Translations and their errors are shown in mm (the thresholds are a
+// fraction of one), rotation errors in degrees, scales unitless.
+float display_scale(TrackKind kind) { return kind == TrackKind::kTranslation ? 1000.f : 1.f; }
+const char* error_unit(TrackKind kind) {
+  return kind == TrackKind::kTranslation ? " mm" : kind == TrackKind::kRotation ? " deg" : "";
+}
+
+void source_sample(const BoneTracks& bone, TrackKind kind, uint32_t frame, float out[4]) {
+  if (kind == TrackKind::kRotation) {
+    const Quat& q = bone.rotations[frame];
+    out[0] = q.x;
+    out[1] = q.y;
+    out[2] = q.z;
+    out[3] = q.w;
+    return;
+  }
+  const Vec3& v = kind == TrackKind::kTranslation ? bone.translations[frame] : bone.scales[frame];
+  out[0] = v.x;
+  out[1] = v.y;
+  out[2] = v.z;
+  out[3] = 0.f;
+}
+
+// q and -q are one rotation, but their components plot far apart: brings
+// `q` into the hemisphere of `reference`.
+void align_to(const float reference[4], float q[4]) {
+  if (reference[0] * q[0] + reference[1] * q[1] + reference[2] * q[2] + reference[3] * q[3] < 0.f) {
+    for (int c = 0; c < 4; ++c) q[c] = -q[c];
+  }
+}
+
+}  // namespace
+
+CurvePanel::CurvePanel() {
+  PlotOptions options;
+  options.x_name = "frame";
+  options.min_x_span = 2.0;  // frames: closer than that, nothing more is to be seen
+  options.value_format = "%.5g";
+  for (size_t c = 0; c < m_component_plots.size(); ++c) {
+    options.show_legend = c == 0;  // one legend above the component plots is enough
+    m_component_plots[c] = PlotWidget(options);
+  }
+  options.show_legend = true;
+  options.y_include_zero = true;
+  m_error_plot = PlotWidget(options);
+}
+
+void CurvePanel::draw(StudioState& state) {
+  // Handled here or dropped: a request must not frame the plots later, when
+  // the user has forgotten pressing F.
+  const bool frame_requested = std::exchange(state.frame_selection_requested, false);
+  ImGui::SetNextWindowSize(ImVec2(900.f, 760.f), ImGuiCond_FirstUseEver);
+  if (!ImGui::Begin("Curves")) {
+    ImGui::End();
+    return;
+  }
+  const FitResult* result = state.current_result();
+  if (!result) {
+    if (!state.clip) {
+      ImGui::TextDisabled("No clip open.");
+    } else if (state.result && state.result->clip == state.clip && !state.result->error.empty()) {
+      ImGui::TextColored(kWarningColor, "The fit failed:");
+      ImGui::TextWrapped("%s", state.result->error.c_str());
+    } else {
+      ImGui::TextDisabled("fitting...");
+    }
+    ImGui::End();
+    return;
+  }
+  const int bone = state.selected_bone;
+  const size_t bone_count = std::min(result->fitted.tracks.size() / 3, state.clip->clip.bones.size());
+  if (bone < 0 || static_cast<size_t>(bone) >= bone_count) {
+    ImGui::TextDisabled("No bone selected.");
+    ImGui::End();
+    return;
+  }
+  const FittedTrack& track = result->fitted.tracks[3 * static_cast<size_t>(bone) +
+                                                   static_cast<size_t>(state.selected_kind)];
+  if (track.keys.empty() || state.clip->clip.frame_count == 0) {
+    ImGui::TextDisabled("This track has no keys.");
+    ImGui::End();
+    return;
+  }
+  if (!is_cached(state.result, bone, state.selected_kind)) sample_curves(state.result, bone, state.selected_kind);
+  // A new clip shows all its frames; a refit or another bone keeps the view.
+  if (m_framed_clip.owner_before(state.clip) || state.clip.owner_before(m_framed_clip) || m_framed_clip.expired()) {
+    m_framed_clip = state.clip;
+    set_shared_x(0.0, static_cast<double>(state.clip->clip.frame_count - 1));
+  }
+  draw_header(state, *result, track);
+  if (frame_requested) frame_selection(track, state.frame_time);
+  draw_plots(state, track);
+  ImGui::End();
+}
+
+bool CurvePanel::is_cached(const std::shared_ptr<const FitResult>& result, int bone, TrackKind kind) const {
+  const bool same_result =
+      !m_curves.result.expired() && !m_curves.result.owner_before(result) && !result.owner_before(m_curves.result);
+  return same_result && m_curves.generation == result->generation && m_curves.bone == bone && m_curves.kind == kind;
+}
+
+void CurvePanel::sample_curves(const std::shared_ptr<const FitResult>& result, int bone, TrackKind kind) {
+  if (bone != m_curves.bone || kind != m_curves.kind) {
+    for (PlotWidget& plot : m_component_plots) plot.auto_fit_y();  // other values, other y range
+    m_error_plot.auto_fit_y();
+  }
+  Curves& c = m_curves;
+  c.result = result;
+  c.generation = result->generation;
+  c.bone = bone;
+  c.kind = kind;
+  const FittedTrack& track = result->fitted.tracks[3 * static_cast<size_t>(bone) + static_cast<size_t>(kind)];
+  const BoneTracks& source = result->clip->clip.bones[static_cast<size_t>(bone)];
+  const uint32_t frame_count = result->clip->clip.frame_count;
+  const int components = component_count(kind);
+  const float scale = display_scale(kind);
+  const int per_frame = points_per_frame(frame_count);
+  const size_t point_count = static_cast<size_t>(frame_count - 1) * static_cast<size_t>(per_frame) + 1;
+
+  c.curve_x.resize(point_count);
+  for (int k = 0; k < 4; ++k) {
+    c.ideal[k].resize(k < components ? point_count : 0);
+    c.decoded[k].resize(k < components ? point_count : 0);
+    c.source[k].resize(k < components ? frame_count : 0);
+    c.key_values[k].resize(k < components ? track.keys.size() : 0);
+  }
+  for (size_t i = 0; i < point_count; ++i) {
+    // i / per_frame is exact at whole frames, so those points sit on the samples.
+    const float t = static_cast<float>(i) / static_cast<float>(per_frame);
+    float ideal[4], decoded[4];
+    evaluate_fitted(track, t, decoded);
+    evaluate_ideal(track, t, ideal);
+    if (kind == TrackKind::kRotation) align_to(decoded, ideal);
+    c.curve_x[i] = t;
+    for (int k = 0; k < components; ++k) {
+      c.ideal[k][i] = ideal[k] * scale;
+      c.decoded[k][i] = decoded[k] * scale;
+    }
+  }
+
+  c.frames.resize(frame_count);
+  c.total_error.resize(frame_count);
+  c.fit_error.resize(frame_count);
+  c.quantization_error.resize(frame_count);
+  for (uint32_t f = 0; f < frame_count; ++f) {
+    const float t = static_cast<float>(f);
+    float sample[4], ideal[4], decoded[4];
+    source_sample(source, kind, f, sample);
+    evaluate_fitted(track, t, decoded);
+    evaluate_ideal(track, t, ideal);
+    c.frames[f] = t;
+    c.total_error[f] = track_error(kind, sample, decoded) * scale;
+    c.fit_error[f] = track_error(kind, sample, ideal) * scale;
+    c.quantization_error[f] = track_error(kind, ideal, decoded) * scale;
+    if (kind == TrackKind::kRotation) align_to(decoded, sample);
+    for (int k = 0; k < components; ++k) c.source[k][f] = sample[k] * scale;
+  }
+
+  c.key_frames.resize(track.keys.size());
+  for (size_t i = 0; i < track.keys.size(); ++i) {
+    c.key_frames[i] = static_cast<float>(track.keys[i].frame);
+    // Decoded values are hemisphere-aligned key to key, as the player holds them.
+    for (int k = 0; k < components; ++k) c.key_values[k][i] = track.keys[i].decoded.value[k] * scale;
+  }
+}
+
+void CurvePanel::draw_header(StudioState& state, const FitResult& result, const FittedTrack& track) {
+  const size_t bone = static_cast<size_t>(state.selected_bone);
+  const std::vector<std::string>& names = result.fitted.bone_names;
+  ImGui::Text("%s", bone < names.size() ? names[bone].c_str() : "?");
+  ImGui::SameLine();
+  ImGui::TextDisabled("bone %zu", bone);
+  for (TrackKind kind : {TrackKind::kTranslation, TrackKind::kRotation, TrackKind::kScale}) {
+    ImGui::SameLine();
+    if (ImGui::RadioButton(kind_name(kind), state.selected_kind == kind)) {
+      state.selected_kind = kind;  // the panel edits the selection as the bone tree does
+    }
+  }
+  if (state.fitting) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("(refitting...)");
+  }
+  ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - 190.f);
+  if (ImGui::SmallButton("Fit all")) {
+    set_shared_x(0.0, static_cast<double>(result.fitted.frame_count - 1));
+    for (PlotWidget& plot : m_component_plots) plot.auto_fit_y();
+    m_error_plot.auto_fit_y();
+  }
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Frame keys (F)")) frame_selection(track, state.frame_time);
+
+  uint32_t key_bits = 0;
+  if (track.kind == TrackKind::kRotation) {
+    key_bits = rotation_code_bits(track.quantization.rotation_bits);
+  } else {
+    for (int c = 0; c < 3; ++c) key_bits += vec3_component_bits(track.quantization, c);
+  }
+  const float scale = display_scale(track.kind);
+  const char* unit = error_unit(track.kind);
+  ImGui::Text("%zu keys", track.keys.size());
+  ImGui::SameLine();
+  if (track.kind == TrackKind::kRotation) {
+    ImGui::Text("| %u bits a key (3 x %u + 2)", key_bits, track.quantization.rotation_bits);
+  } else {
+    ImGui::Text("| %u bits a key", key_bits);
+  }
+  if (track.discontinuities > 0) {
+    ImGui::SameLine();
+    ImGui::Text("| %u discontinuities", track.discontinuities);
+  }
+  ImGui::Text("threshold %.4g%s | max error %.4g%s", static_cast<double>(track.threshold * scale), unit,
+              static_cast<double>(track.max_error * scale), unit);
+  const size_t t = 3 * bone + static_cast<size_t>(track.kind);
+  if (t < result.measurement.tracks.size()) {
+    ImGui::SameLine();
+    ImGui::Text("at frame %u", result.measurement.tracks[t].worst_frame);
+  }
+  ImGui::SameLine();
+  ImGui::Text("| floor %.3g%s", static_cast<double>(track.floor * scale), unit);
+  if (!track.threshold_met) {
+    ImGui::SameLine();
+    ImGui::TextColored(kWarningColor, "threshold missed: below this bit width's floor");
+  }
+}
+
+void CurvePanel::draw_plots(StudioState& state, const FittedTrack& track) {
+  const Curves& c = m_curves;
+  const int components = component_count(c.kind);
+  const float spacing = ImGui::GetStyle().ItemSpacing.y;
+  // The error plot takes one and a half shares of the height.
+  const float share = (ImGui::GetContentRegionAvail().y - spacing * static_cast<float>(components)) /
+                      (static_cast<float>(components) + 1.5f);
+  const float last_frame = static_cast<float>(c.frames.size() - 1);
+  bool reset_y = false;
+  auto follow = [&](const PlotInteraction& in, const PlotWidget& plot) {
+    if (in.clicked) state.frame_time = std::clamp(std::round(static_cast<float>(in.clicked_x)), 0.f, last_frame);
+    if (in.x_changed) set_shared_x(plot.x_min(), plot.x_max());
+    reset_y = reset_y || in.reset;
+  };
+
+  // One y-label margin for all, from the last frame's labels, so the x axes line up.
+  float margin = m_error_plot.label_margin();
+  for (int k = 0; k < components; ++k) margin = std::max(margin, m_component_plots[static_cast<size_t>(k)].label_margin());
+  m_error_plot.set_min_label_margin(margin);
+  for (PlotWidget& plot : m_component_plots) plot.set_min_label_margin(margin);
+
+  char title[64];
+  for (int k = 0; k < components; ++k) {
+    PlotWidget& plot = m_component_plots[static_cast<size_t>(k)];
+    plot.set_x_range(m_x_min, m_x_max);
+    plot.add_vertical_markers(c.key_frames, kKeyLineColor);
+    plot.add_series({c.frames, c.source[k], kSourceColor, "source", PlotLineStyle::kSolid, true, 2.f, 1.f});
+    plot.add_series({c.curve_x, c.ideal[k], kFittedColor, "fitted", PlotLineStyle::kDashed, false, 2.f, 1.5f});
+    plot.add_series({c.curve_x, c.decoded[k], kDecodedColor, "decoded", PlotLineStyle::kSolid, false, 2.f, 1.5f});
+    plot.add_series({c.key_frames, c.key_values[k], kKeyColor, "keys", PlotLineStyle::kMarkersOnly, false, 3.5f});
+    plot.set_cursor(state.frame_time, kCursorColor);
+    if (c.kind == TrackKind::kRotation) {
+      std::snprintf(title, sizeof title, "q%s", kComponentNames[k]);
+    } else {
+      std::snprintf(title, sizeof title, "%s %s%s", c.kind == TrackKind::kScale ? "scale" : "translation",
+                    kComponentNames[k], c.kind == TrackKind::kTranslation ? " (mm)" : "");
+    }
+    follow(plot.draw(kComponentNames[k], ImVec2(0.f, std::max(share, 90.f)), title), plot);
+  }
+
+  const float scale = display_scale(c.kind);
+  const char* unit = error_unit(c.kind);
+  char threshold_label[48], floor_label[48];
+  std::snprintf(threshold_label, sizeof threshold_label, "threshold %.3g%s",
+                static_cast<double>(track.threshold * scale), unit);
+  std::snprintf(floor_label, sizeof floor_label, "floor %.3g%s", static_cast<double>(track.floor * scale), unit);
+  m_error_plot.set_x_range(m_x_min, m_x_max);
+  m_error_plot.add_vertical_markers(c.key_frames, kKeyLineColor);
+  m_error_plot.add_threshold(track.threshold * scale, kThresholdColor, threshold_label);
+  // The floor matters once quantization alone takes a fifth of the budget.
+  if (track.floor >= 0.2f * track.threshold || !track.threshold_met) {
+    m_error_plot.add_threshold(track.floor * scale, kQuantizationColor, floor_label);
+  }
+  m_error_plot.add_series(
+      {c.frames, c.fit_error, kFittedColor, "fit error", PlotLineStyle::kSolid, true, 1.5f, 1.f, true});
+  m_error_plot.add_series({c.frames, c.quantization_error, kQuantizationColor, "quantization error",
+                           PlotLineStyle::kSolid, true, 1.5f, 1.f, true});
+  m_error_plot.add_series(
+      {c.frames, c.total_error, kTotalErrorColor, "total error", PlotLineStyle::kSolid, true, 2.f, 1.5f, true});
+  m_error_plot.set_cursor(state.frame_time, kCursorColor);
+  std::snprintf(title, sizeof title, "error%s", c.kind == TrackKind::kTranslation ? " (mm)"
+                                                : c.kind == TrackKind::kRotation ? " (deg)" : "");
+  follow(m_error_plot.draw("error", ImVec2(0.f, std::max(1.5f * share, 120.f)), title), m_error_plot);
+
+  if (reset_y) {  // a double-click on one plot resets them all
+    for (PlotWidget& plot : m_component_plots) plot.auto_fit_y();
+    m_error_plot.auto_fit_y();
+  }
+}
+
+void CurvePanel::frame_selection(const FittedTrack& track, float frame_time) {
+  // The four keys the player holds for the segment at the cursor (DESIGN §4).
+  const std::vector<FittedKey>& keys = track.keys;
+  const auto after = std::upper_bound(keys.begin(), keys.end(), frame_time,
+                                      [](float t, const FittedKey& key) { return t < static_cast<float>(key.frame); });
+  const size_t k = after == keys.begin() ? 0 : static_cast<size_t>(after - keys.begin()) - 1;
+  double lo = keys[k > 0 ? k - 1 : 0].frame;
+  double hi = keys[std::min(k + 2, keys.size() - 1)].frame;
+  // Never closer than 8 frames around the cursor: two keys a frame apart say little.
+  lo = std::min(lo, static_cast<double>(frame_time) - 4.0);
+  hi = std::max(hi, static_cast<double>(frame_time) + 4.0);
+  const double pad = 0.05 * (hi - lo);
+  set_shared_x(lo - pad, hi + pad);
+  for (PlotWidget& plot : m_component_plots) plot.auto_fit_y();
+  m_error_plot.auto_fit_y();
+}
+
+void CurvePanel::set_shared_x(double lo, double hi) {
+  m_x_min = lo;
+  m_x_max = std::max(hi, lo + 1.0);
+}
+
+}  // namespace ks::studio

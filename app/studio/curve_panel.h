@@ -1,0 +1,65 @@
+#pragma once
+// CurvePanel: the "Curves" window (DESIGN §9). For the selected bone and
+// track it plots, per component, the source samples, the curve the fit chose
+// before quantization, the decoded curve and its keys; below them the error
+// over frames, split into fit and quantization error, against the threshold.
+// Every plot shows the current time and shares one frame range.
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "app/studio/plot_widget.h"
+#include "app/studio/studio_state.h"
+
+namespace ks::studio {
+
+class CurvePanel {
+ public:
+  CurvePanel();
+
+  /// Draws the window for state.selected_bone and state.selected_kind; call
+  /// once a frame between ImGui::NewFrame and ImGui::Render. A click in a
+  /// plot sets state.frame_time (to the nearest frame). It handles and clears
+  /// state.frame_selection_requested: the plots then show the four keys of
+  /// the segment at the current time.
+  void draw(StudioState& state);
+
+ private:
+  /// One track sampled for plotting, in display units (mm for translations,
+  /// degrees for rotation errors). Rebuilt only when the result, bone or kind
+  /// changes: a long clip has tens of thousands of curve points.
+  struct Curves {
+    std::weak_ptr<const FitResult> result;  // identifies the result without keeping it alive
+    uint64_t generation = 0;
+    int bone = -1;
+    TrackKind kind = TrackKind::kTranslation;
+    std::vector<float> frames;                      // 0 .. frame_count-1
+    std::array<std::vector<float>, 4> source;       // per frame, rotations in the decoded hemisphere
+    std::vector<float> curve_x;                     // several points per frame, for the curves' shape
+    std::array<std::vector<float>, 4> ideal;        // fitted, before quantization, at curve_x
+    std::array<std::vector<float>, 4> decoded;      // what the player decodes, at curve_x
+    std::vector<float> key_frames;
+    std::array<std::vector<float>, 4> key_values;   // decoded key values
+    std::vector<float> total_error;                 // per frame: source vs decoded
+    std::vector<float> fit_error;                   // per frame: source vs fitted
+    std::vector<float> quantization_error;          // per frame: fitted vs decoded
+  };
+
+  bool is_cached(const std::shared_ptr<const FitResult>& result, int bone, TrackKind kind) const;
+  void sample_curves(const std::shared_ptr<const FitResult>& result, int bone, TrackKind kind);
+  void draw_header(StudioState& state, const FitResult& result, const FittedTrack& track);
+  void draw_plots(StudioState& state, const FittedTrack& track);
+  void frame_selection(const FittedTrack& track, float frame_time);
+  void set_shared_x(double lo, double hi);
+
+  Curves m_curves;
+  std::array<PlotWidget, 4> m_component_plots;
+  PlotWidget m_error_plot;
+  // The frame range every plot shows; a plot the user pans or zooms sets it.
+  double m_x_min = 0.0, m_x_max = 1.0;
+  std::weak_ptr<const ImportedClip> m_framed_clip;  // the clip the range was last fitted to
+};
+
+}  // namespace ks::studio

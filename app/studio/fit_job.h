@@ -1,0 +1,46 @@
+#pragma once
+// FitJob: one run of the codec on the open clip, as the studio shows it. The
+// refit worker makes one per settings change; once published it is never
+// changed, so panels read it without locks while the next one is fitted.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/offline/fit.h"
+#include "core/offline/import.h"
+#include "core/offline/measure.h"
+#include "core/offline/pack.h"
+#include "core/runtime/stream_view.h"
+
+namespace ks::studio {
+
+/// The settings a fit runs with.
+struct CodecSettings {
+  FitSettings fit;
+  PackSettings pack;
+  bool operator==(const CodecSettings& other) const;
+};
+
+/// What one fit produced. Held through shared_ptr and never moved: `view`
+/// borrows `stream`.
+struct FitResult {
+  uint64_t generation = 0;   // which request it answers
+  std::shared_ptr<const ImportedClip> clip;  // the clip it was fitted on
+  CodecSettings settings;
+  std::string error;         // non-empty when the fit failed; nothing else is set then
+  FittedClip fitted;
+  std::vector<uint8_t> stream;
+  StreamView view;
+  ClipMeasurement measurement;
+  double fit_ms = 0.0;       // fitting
+  double pack_ms = 0.0;      // packing and opening the stream
+  double measure_ms = 0.0;   // decoding every frame and measuring
+};
+
+/// Fits, packs, opens and measures `clip` with `settings`.
+std::shared_ptr<const FitResult> run_fit(std::shared_ptr<const ImportedClip> clip, const CodecSettings& settings,
+                                         uint64_t generation, unsigned threads);
+
+}  // namespace ks::studio

@@ -1,0 +1,94 @@
+// keystream-studio: tune the codec on a clip and see what it does.
+//   keystream-studio [FILE] [--animation NAME|INDEX] [--screenshot OUT.png]
+//                    [--frame N] [--select BONE] [--size WxH]
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "app/studio/studio_app.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: keystream-studio [FILE] [options]\n"
+    "\n"
+    "Opens FILE (.gltf, .glb, .bvh or .ks; default: the built-in demo clip),\n"
+    "fits it with the settings in the Settings panel, and re-fits on every\n"
+    "change.\n"
+    "\n"
+    "options:\n"
+    "  --animation NAME|INDEX   animation of a glTF file (default: 0)\n"
+    "  --screenshot OUT.png     render the UI once the fit has finished, save it\n"
+    "                           as a PNG and exit (for tests; needs a display,\n"
+    "                           e.g. xvfb-run)\n"
+    "  --frame N                start at frame N\n"
+    "  --select BONE            select a bone by name or index\n"
+    "  --size WxH               window size (default 1600x1000, at least 640x480)\n"
+    "  -h, --help               show this help\n";
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "keystream-studio: %s\n%s", message.c_str(), kUsage);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ks::studio::StudioOptions options;
+  options.clip = KS_DEMO_CLIP;
+  bool have_clip = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    auto value = [&](std::string& out) {
+      if (i + 1 >= argc) return false;
+      out = argv[++i];
+      return true;
+    };
+    std::string text;
+    if (arg == "-h" || arg == "--help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    } else if (arg == "--animation") {
+      if (!value(text)) return usage_error("--animation needs a value");
+      char* end = nullptr;
+      const long index = std::strtol(text.c_str(), &end, 10);
+      if (!text.empty() && *end == '\0' && index >= 0) {
+        options.import.animation_index = static_cast<int>(index);
+      } else {
+        options.import.animation_name = text;
+      }
+    } else if (arg == "--screenshot") {
+      if (!value(text)) return usage_error("--screenshot needs a file name");
+      options.screenshot = text;
+    } else if (arg == "--frame") {
+      if (!value(text)) return usage_error("--frame needs a number");
+      char* end = nullptr;
+      const float frame = std::strtof(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !(frame >= 0.f)) return usage_error("--frame: '" + text + "' is not a frame number");
+      options.frame = frame;
+    } else if (arg == "--select") {
+      if (!value(options.select)) return usage_error("--select needs a bone name or index");
+    } else if (arg == "--size") {
+      if (!value(text)) return usage_error("--size needs WxH");
+      int w = 0, h = 0;
+      char extra = 0;
+      if (std::sscanf(text.c_str(), "%dx%d%c", &w, &h, &extra) != 2 || w < 640 || h < 480 || w > 8192 || h > 8192) {
+        return usage_error("--size: '" + text + "' is not WxH between 640x480 and 8192x8192");
+      }
+      options.width = w;
+      options.height = h;
+    } else if (!arg.empty() && arg[0] == '-') {
+      return usage_error("unknown option '" + std::string(arg) + "'");
+    } else if (have_clip) {
+      return usage_error("more than one FILE given");
+    } else {
+      options.clip = std::string(arg);
+      have_clip = true;
+    }
+  }
+  if (ks::Status s = options.import.validate(); !s) return usage_error(s.error());
+  ks::studio::StudioApp app(options);
+  return app.run();
+}

@@ -1,0 +1,497 @@
+#include "app/studio/plot_widget.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+// SetItemUsingMouseWheel lives in imgui_internal.h, whose inline code does not
+// build under the project's warnings. Redeclaring this one function (same
+// signature, Dear ImGui 1.86) stops the wheel from also scrolling the window
+// under a plot.
+namespace ImGui {
+IMGUI_API void SetItemUsingMouseWheel();
+}
+
+namespace ks::studio {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr float kInfF = std::numeric_limits<float>::infinity();
+constexpr double kZoomPerNotch = 1.2;   // view span factor per wheel notch
+constexpr int kMaxPolylinePoints = 2048;  // keeps one AddPolyline well under 16-bit indices
+constexpr float kDash = 6.f, kGap = 4.f;  // px
+constexpr float kMarkerSpacing = 6.f;     // px between samples before markers are drawn
+
+const ImU32 kBackground = plot_rgba(22, 24, 29);
+const ImU32 kGrid = plot_rgba(255, 255, 255, 24);
+const ImU32 kBorder = plot_rgba(255, 255, 255, 70);
+const ImU32 kHover = plot_rgba(255, 255, 255, 60);
+
+// The 1-2-5 step that gives about `target_count` intervals over `span`.
+double nice_step(double span, double target_count) {
+  const double raw = span / std::max(target_count, 1.0);
+  if (!(raw > 0.0) || !std::isfinite(raw)) return 1.0;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  const double n = raw / magnitude;
+  return (n < 1.5 ? 1.0 : n < 3.5 ? 2.0 : n < 7.5 ? 5.0 : 10.0) * magnitude;
+}
+
+void make_ticks(double lo, double hi, double step, std::vector<double>& ticks) {
+  ticks.clear();
+  for (double i = std::ceil(lo / step); i * step <= hi + step * 1e-9 && ticks.size() < 200; i += 1.0) {
+    ticks.push_back(i * step);
+  }
+}
+
+// As many decimals as the step needs, and no "-0".
+void format_tick(char* out, size_t size, double value, double step) {
+  if (std::fabs(value) < step * 1e-6) value = 0.0;
+  const int decimals = std::clamp(static_cast<int>(-std::floor(std::log10(step) + 1e-9)), 0, 9);
+  std::snprintf(out, size, "%.*f", decimals, value);
+}
+
+// Samples of `x` inside lo..hi, widened by one on either side when `pad` so
+// lines run on to the plot's edges: [first, end).
+std::pair<size_t, size_t> visible_range(std::span<const float> x, double lo, double hi, bool pad) {
+  size_t first = static_cast<size_t>(
+      std::lower_bound(x.begin(), x.end(), lo, [](float a, double b) { return a < b; }) - x.begin());
+  size_t end = static_cast<size_t>(
+      std::upper_bound(x.begin(), x.end(), hi, [](double b, float a) { return b < a; }) - x.begin());
+  if (pad && first > 0) --first;
+  if (pad && end < x.size()) ++end;
+  return {first, end};
+}
+
+size_t nearest_sample(std::span<const float> x, double at) {
+  const size_t i = visible_range(x, at, at, false).first;
+  if (i >= x.size()) return x.size() - 1;
+  return i > 0 && at - x[i - 1] <= x[i] - at ? i - 1 : i;
+}
+
+// Keeps far-off points from reaching the rasteriser with huge coordinates.
+float clamp_px(double v, float lo, float hi) {
+  return static_cast<float>(std::clamp(v, static_cast<double>(lo) - 4000.0, static_cast<double>(hi) + 4000.0));
+}
+
+void set_range(double& lo, double& hi, double new_lo, double new_hi, double min_span) {
+  if (!std::isfinite(new_lo) || !std::isfinite(new_hi)) return;
+  if (new_hi - new_lo < min_span) {
+    const double mid = 0.5 * (new_lo + new_hi);
+    new_lo = mid - 0.5 * min_span;
+    new_hi = mid + 0.5 * min_span;
+  }
+  lo = new_lo;
+  hi = new_hi;
+}
+
+}  // namespace
+
+void PlotWidget::add_series(const PlotSeries& series) { m_series.push_back(series); }
+
+void PlotWidget::add_vertical_markers(std::span<const float> xs, ImU32 color) { m_markers.push_back({xs, color}); }
+
+void PlotWidget::add_threshold(float y, ImU32 color, const char* label, bool include_in_fit) {
+  m_thresholds.push_back({y, color, label, include_in_fit});
+}
+
+void PlotWidget::set_cursor(double x, ImU32 color) {
+  m_has_cursor = true;
+  m_cursor_x = x;
+  m_cursor_color = color;
+}
+
+void PlotWidget::fit_x(double lo, double hi) {
+  set_x_range(lo, hi);
+  m_auto_fit_y = true;
+}
+
+void PlotWidget::set_x_range(double lo, double hi) {
+  set_range(m_x_min, m_x_max, lo, hi, m_options.min_x_span);
+  m_auto_fit_x = false;
+}
+
+void PlotWidget::reset_view() { m_auto_fit_x = m_auto_fit_y = true; }
+
+float PlotWidget::to_screen_x(const Rect& plot, double x) const {
+  return clamp_px(plot.x0 + (x - m_x_min) / (m_x_max - m_x_min) * (plot.x1 - plot.x0), plot.x0, plot.x1);
+}
+
+float PlotWidget::to_screen_y(const Rect& plot, double y) const {
+  return clamp_px(plot.y1 - (y - m_y_min) / (m_y_max - m_y_min) * (plot.y1 - plot.y0), plot.y0, plot.y1);
+}
+
+PlotInteraction PlotWidget::draw(const char* id, ImVec2 size, const char* title) {
+  PlotInteraction result;
+  ImGui::PushID(id);
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  size.x = std::max(size.x > 0.f ? size.x : avail.x, 120.f);
+  size.y = std::max(size.y > 0.f ? size.y : avail.y, 80.f);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("plot", size);
+  const float line = ImGui::GetTextLineHeight();
+  Rect plot{origin.x + m_left_margin, origin.y + line + 4.f, origin.x + size.x - 8.f, origin.y + size.y - line - 4.f};
+
+  handle_input(plot, result);
+  fit_to_data();
+
+  // y labels first: their width sets the left margin, which sets the width for x.
+  const double y_step = nice_step(m_y_max - m_y_min, (plot.y1 - plot.y0) / 30.f);
+  make_ticks(m_y_min, m_y_max, y_step, m_y_ticks);
+  float label_width = 0.f;
+  char text[48];
+  for (double y : m_y_ticks) {
+    format_tick(text, sizeof text, y, y_step);
+    label_width = std::max(label_width, ImGui::CalcTextSize(text).x);
+  }
+  m_label_margin = std::ceil(label_width) + 10.f;
+  m_left_margin = std::max(m_label_margin, m_min_label_margin);
+  plot.x0 = origin.x + m_left_margin;
+  const double x_step = nice_step(m_x_max - m_x_min, (plot.x1 - plot.x0) / 90.f);
+  make_ticks(m_x_min, m_x_max, x_step, m_x_ticks);
+
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  draw_grid_and_axes(draw, plot, m_x_ticks, m_y_ticks, x_step, y_step);
+  draw->PushClipRect(ImVec2(plot.x0, plot.y0), ImVec2(plot.x1, plot.y1), true);
+  for (const Markers& markers : m_markers) {
+    const auto [first, end] = visible_range(markers.xs, m_x_min, m_x_max, false);
+    if (static_cast<float>(end - first) * 3.f > plot.x1 - plot.x0) continue;  // a wash of lines says nothing
+    int last_column = INT_MIN;  // one line per pixel column is enough when keys crowd
+    for (size_t i = first; i < end; ++i) {
+      const float sx = to_screen_x(plot, markers.xs[i]);
+      if (static_cast<int>(sx) == last_column) continue;
+      last_column = static_cast<int>(sx);
+      draw->AddLine(ImVec2(sx, plot.y0), ImVec2(sx, plot.y1), markers.color, 1.f);
+    }
+  }
+  for (const Threshold& t : m_thresholds) {
+    const float sy = to_screen_y(plot, t.y);
+    for (float x = plot.x0; x < plot.x1; x += kDash + kGap) {
+      draw->AddLine(ImVec2(x, sy), ImVec2(std::min(x + kDash, plot.x1), sy), t.color, 1.f);
+    }
+    if (t.label && *t.label) {
+      const ImVec2 extent = ImGui::CalcTextSize(t.label);
+      const float ty = sy - extent.y - 1.f >= plot.y0 ? sy - extent.y - 1.f : sy + 1.f;
+      draw->AddText(ImVec2(plot.x1 - extent.x - 4.f, ty), t.color, t.label);
+    }
+  }
+  for (const PlotSeries& series : m_series) draw_series(draw, plot, series);
+  if (m_has_cursor && m_cursor_x >= m_x_min && m_cursor_x <= m_x_max) {
+    const float sx = to_screen_x(plot, m_cursor_x);
+    draw->AddLine(ImVec2(sx, plot.y0), ImVec2(sx, plot.y1), m_cursor_color, 1.5f);
+    draw->AddTriangleFilled(ImVec2(sx - 5.f, plot.y0), ImVec2(sx + 5.f, plot.y0), ImVec2(sx, plot.y0 + 6.f),
+                            m_cursor_color);
+  }
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  const bool inside = mouse.x >= plot.x0 && mouse.x <= plot.x1 && mouse.y >= plot.y0 && mouse.y <= plot.y1;
+  if (result.hovered && inside && !m_dragged) {
+    draw_tooltip(draw, plot, m_x_min + (mouse.x - plot.x0) / (plot.x1 - plot.x0) * (m_x_max - m_x_min));
+  }
+  draw->PopClipRect();
+  draw->AddRect(ImVec2(plot.x0, plot.y0), ImVec2(plot.x1, plot.y1), kBorder);
+  draw_legend(draw, origin, origin.x + size.x, title);
+
+  m_series.clear();
+  m_markers.clear();
+  m_thresholds.clear();
+  m_has_cursor = false;
+  ImGui::PopID();
+  return result;
+}
+
+void PlotWidget::handle_input(const Rect& plot, PlotInteraction& result) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const float width = plot.x1 - plot.x0, height = plot.y1 - plot.y0;
+  result.hovered = ImGui::IsItemHovered();
+  if (result.hovered) ImGui::SetItemUsingMouseWheel();
+  if (result.hovered && io.MouseWheel != 0.f) {
+    const double factor = std::pow(kZoomPerNotch, -static_cast<double>(io.MouseWheel));
+    if (io.KeyCtrl) {
+      const double anchor = m_y_max - (io.MousePos.y - plot.y0) / height * (m_y_max - m_y_min);
+      set_range(m_y_min, m_y_max, anchor + (m_y_min - anchor) * factor, anchor + (m_y_max - anchor) * factor,
+                1e-12);
+      m_auto_fit_y = false;
+    } else {
+      const double anchor = m_x_min + (io.MousePos.x - plot.x0) / width * (m_x_max - m_x_min);
+      set_range(m_x_min, m_x_max, anchor + (m_x_min - anchor) * factor, anchor + (m_x_max - anchor) * factor,
+                m_options.min_x_span);
+      m_auto_fit_x = false;
+      result.x_changed = true;
+    }
+  }
+  if (ImGui::IsItemActivated()) m_dragged = false;
+  if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {
+    // The delta since the last frame, plus on the first dragging frame the
+    // movement inside the drag threshold, so the data stays under the mouse.
+    const ImVec2 delta = m_dragged ? io.MouseDelta
+                                   : ImVec2(io.MousePos.x - io.MouseClickedPos[0].x,
+                                            io.MousePos.y - io.MouseClickedPos[0].y);
+    const ImVec2 total(io.MousePos.x - io.MouseClickedPos[0].x, io.MousePos.y - io.MouseClickedPos[0].y);
+    m_dragged = true;
+    if (delta.x != 0.f) {
+      const double shift = -delta.x / width * (m_x_max - m_x_min);
+      m_x_min += shift;
+      m_x_max += shift;
+      m_auto_fit_x = false;
+      result.x_changed = true;
+    }
+    // A mostly horizontal drag (scrubbing through time) leaves an auto-fitted y alone.
+    if (delta.y != 0.f && (!m_auto_fit_y || std::fabs(total.y) > std::fabs(total.x))) {
+      const double shift = delta.y / height * (m_y_max - m_y_min);
+      m_y_min += shift;
+      m_y_max += shift;
+      m_auto_fit_y = false;
+    }
+  }
+  if (ImGui::IsItemDeactivated() && !m_dragged) {
+    result.clicked = true;
+    const float sx = std::clamp(io.MousePos.x, plot.x0, plot.x1);
+    result.clicked_x = m_x_min + (sx - plot.x0) / width * (m_x_max - m_x_min);
+  }
+  if (ImGui::IsItemDeactivated()) m_dragged = false;
+  if (result.hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
+    reset_view();
+    result.reset = true;
+    result.x_changed = true;
+  }
+}
+
+void PlotWidget::fit_to_data() {
+  if (m_auto_fit_x) {
+    double lo = kInf, hi = -kInf;
+    for (const PlotSeries& s : m_series) {
+      if (s.x.empty()) continue;
+      lo = std::min(lo, static_cast<double>(s.x.front()));
+      hi = std::max(hi, static_cast<double>(s.x.back()));
+    }
+    if (lo <= hi) set_range(m_x_min, m_x_max, lo, hi, std::max(m_options.min_x_span, 1e-9));
+  }
+  if (!m_auto_fit_y) return;
+  double lo = kInf, hi = -kInf;
+  for (const PlotSeries& s : m_series) {
+    const auto [first, end] = visible_range(s.x, m_x_min, m_x_max, false);
+    // Comparisons with NaN are false, so NaNs drop out; infinities are caught below.
+    float series_lo = kInfF, series_hi = -kInfF;
+    for (size_t i = first; i < std::min(end, s.y.size()); ++i) {
+      series_lo = std::min(series_lo, s.y[i]);
+      series_hi = std::max(series_hi, s.y[i]);
+    }
+    if (std::isfinite(series_lo)) lo = std::min(lo, static_cast<double>(series_lo));
+    if (std::isfinite(series_hi)) hi = std::max(hi, static_cast<double>(series_hi));
+  }
+  for (const Threshold& t : m_thresholds) {
+    if (!t.include_in_fit) continue;
+    lo = std::min(lo, static_cast<double>(t.y));
+    hi = std::max(hi, static_cast<double>(t.y));
+  }
+  if (m_options.y_include_zero && lo <= hi) {
+    lo = std::min(lo, 0.0);
+    hi = std::max(hi, 0.0);
+  }
+  if (!(lo <= hi)) return;  // nothing visible: keep the last view
+  // A flat line sits mid-plot; otherwise 6% headroom keeps lines off the border.
+  const double pad = hi > lo ? 0.06 * (hi - lo) : std::max(1e-6, 0.05 * std::fabs(hi));
+  m_y_min = m_options.y_include_zero && lo >= 0.0 ? lo : lo - pad;
+  m_y_max = hi + pad;
+}
+
+void PlotWidget::draw_grid_and_axes(ImDrawList* draw, const Rect& plot, std::span<const double> x_ticks,
+                                    std::span<const double> y_ticks, double x_step, double y_step) {
+  const ImU32 label_color = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  const float line = ImGui::GetTextLineHeight();
+  draw->AddRectFilled(ImVec2(plot.x0, plot.y0), ImVec2(plot.x1, plot.y1), kBackground);
+  char text[48];
+  float last_label_right = -1e30f;  // labels that would overlap are left out
+  for (double x : x_ticks) {
+    const float sx = to_screen_x(plot, x);
+    draw->AddLine(ImVec2(sx, plot.y0), ImVec2(sx, plot.y1), kGrid);
+    format_tick(text, sizeof text, x, x_step);
+    const float w = ImGui::CalcTextSize(text).x;
+    const float left = std::clamp(sx - 0.5f * w, plot.x0 - 4.f, plot.x1 - w + 4.f);
+    if (left < last_label_right + 6.f) continue;
+    draw->AddText(ImVec2(left, plot.y1 + 2.f), label_color, text);
+    last_label_right = left + w;
+  }
+  for (double y : y_ticks) {
+    const float sy = to_screen_y(plot, y);
+    draw->AddLine(ImVec2(plot.x0, sy), ImVec2(plot.x1, sy), kGrid);
+    format_tick(text, sizeof text, y, y_step);
+    const float w = ImGui::CalcTextSize(text).x;
+    draw->AddText(ImVec2(plot.x0 - w - 5.f, std::clamp(sy - 0.5f * line, plot.y0 - 2.f, plot.y1 - line + 2.f)),
+                  label_color, text);
+  }
+}
+
+void PlotWidget::draw_series(ImDrawList* draw, const Rect& plot, const PlotSeries& s) {
+  const std::span<const float> x = s.x.first(std::min(s.x.size(), s.y.size()));
+  const auto [first, end] = visible_range(x, m_x_min, m_x_max, true);
+  if (first >= end) return;
+  const float width = plot.x1 - plot.x0;
+  const size_t count = end - first;
+  if (s.style == PlotLineStyle::kMarkersOnly) {
+    // Markers closer than 4 px hide the lines under them: zoom in to see them.
+    if (static_cast<float>(count) * 4.f > width) return;
+    for (size_t i = first; i < end; ++i) {
+      if (std::isfinite(s.y[i])) {
+        draw->AddCircleFilled(ImVec2(to_screen_x(plot, x[i]), to_screen_y(plot, s.y[i])), s.marker_radius, s.color, 10);
+      }
+    }
+    return;
+  }
+  m_points.clear();
+  if (count > 2 * static_cast<size_t>(width)) {
+    // Several samples per pixel column: keep each column's first, lowest,
+    // highest and last point, in sample order. It draws the same envelope
+    // with at most four points a column, whatever the sample count, and
+    // finding each column's samples by binary search leaves only a min/max
+    // scan per sample (a long clip has ~100k points in view).
+    const double x_per_px = (m_x_max - m_x_min) / static_cast<double>(width);
+    auto push = [&](float px, float data_y) {
+      const ImVec2 p(px, to_screen_y(plot, data_y));
+      if (m_points.empty() || m_points.back().x != p.x || m_points.back().y != p.y) m_points.push_back(p);
+    };
+    for (size_t i = first; i < end;) {
+      const double column = std::floor(static_cast<double>(to_screen_x(plot, x[i])));
+      const double column_end = m_x_min + (column + 1.0 - plot.x0) * x_per_px;
+      size_t next = static_cast<size_t>(visible_range(x.subspan(i, end - i), -kInf, column_end, false).second) + i;
+      next = std::max(next, i + 1);
+      float lo = kInfF, hi = -kInfF, first_y = kInfF, last_y = kInfF;
+      size_t lo_i = i, hi_i = i;
+      for (size_t j = i; j < next; ++j) {
+        const float v = s.y[j];
+        if (!std::isfinite(v)) continue;
+        if (first_y == kInfF) first_y = v;
+        last_y = v;
+        if (v < lo) {
+          lo = v;
+          lo_i = j;
+        }
+        if (v > hi) {
+          hi = v;
+          hi_i = j;
+        }
+      }
+      i = next;
+      if (first_y == kInfF) continue;  // no finite sample in this column
+      const float cx = static_cast<float>(column) + 0.5f;
+      if (s.dense_peaks_only) {
+        push(cx, hi);
+        continue;
+      }
+      push(cx, first_y);
+      push(cx, lo_i < hi_i ? lo : hi);
+      push(cx, lo_i < hi_i ? hi : lo);
+      push(cx, last_y);
+    }
+    // A dash pattern along a column-by-column envelope reads as a solid line
+    // anyway, at many times the draw calls.
+    PlotSeries solid = s;
+    if (solid.style == PlotLineStyle::kDashed) solid.style = PlotLineStyle::kSolid;
+    stroke(draw, m_points, solid);
+    return;
+  }
+  for (size_t i = first; i < end; ++i) {
+    if (!std::isfinite(s.y[i])) {  // a gap in the data is a gap in the line
+      stroke(draw, m_points, s);
+      m_points.clear();
+      continue;
+    }
+    const ImVec2 p(to_screen_x(plot, x[i]), to_screen_y(plot, s.y[i]));
+    if (s.style == PlotLineStyle::kStep && !m_points.empty()) m_points.push_back(ImVec2(p.x, m_points.back().y));
+    m_points.push_back(p);
+  }
+  stroke(draw, m_points, s);
+  if (s.markers && width >= kMarkerSpacing * static_cast<float>(count)) {
+    for (size_t i = first; i < end; ++i) {
+      if (std::isfinite(s.y[i])) {
+        draw->AddCircleFilled(ImVec2(to_screen_x(plot, x[i]), to_screen_y(plot, s.y[i])), s.marker_radius, s.color, 8);
+      }
+    }
+  }
+}
+
+void PlotWidget::stroke(ImDrawList* draw, std::span<const ImVec2> points, const PlotSeries& s) {
+  if (points.size() < 2) return;
+  if (s.style != PlotLineStyle::kDashed) {
+    // Chunks overlap by one point so the line stays continuous.
+    for (size_t i = 0; i + 1 < points.size(); i += kMaxPolylinePoints - 1) {
+      const size_t n = std::min<size_t>(kMaxPolylinePoints, points.size() - i);
+      draw->AddPolyline(&points[i], static_cast<int>(n), s.color, 0, s.thickness);
+    }
+    return;
+  }
+  // The dash pattern runs on along the path, across sample boundaries.
+  float phase = 0.f;
+  for (size_t i = 0; i + 1 < points.size(); ++i) {
+    const ImVec2 a = points[i], b = points[i + 1];
+    const float length = std::hypot(b.x - a.x, b.y - a.y);
+    for (float t = 0.f; t < length;) {
+      const bool on = phase < kDash;
+      const float step = std::min(on ? kDash - phase : kDash + kGap - phase, length - t);
+      if (on) {
+        const float u0 = t / length, u1 = (t + step) / length;
+        draw->AddLine(ImVec2(a.x + (b.x - a.x) * u0, a.y + (b.y - a.y) * u0),
+                      ImVec2(a.x + (b.x - a.x) * u1, a.y + (b.y - a.y) * u1), s.color, s.thickness);
+      }
+      t += step;
+      phase += step;
+      if (phase >= kDash + kGap) phase -= kDash + kGap;
+    }
+  }
+}
+
+void PlotWidget::draw_legend(ImDrawList* draw, ImVec2 at, float right, const char* title) {
+  const float line = ImGui::GetTextLineHeight();
+  draw->PushClipRect(at, ImVec2(right, at.y + line + 2.f), true);
+  float x = at.x;
+  if (title && *title) {
+    draw->AddText(ImVec2(x, at.y), ImGui::GetColorU32(ImGuiCol_Text), title);
+    x += ImGui::CalcTextSize(title).x + 16.f;
+  }
+  const float mid = at.y + 0.5f * line;
+  for (const PlotSeries& s : m_series) {
+    if (!m_options.show_legend || !s.label || !*s.label) continue;
+    if (s.style == PlotLineStyle::kMarkersOnly) {
+      draw->AddCircleFilled(ImVec2(x + 8.f, mid), s.marker_radius, s.color, 10);
+    } else if (s.style == PlotLineStyle::kDashed) {
+      draw->AddLine(ImVec2(x, mid), ImVec2(x + 6.f, mid), s.color, s.thickness);
+      draw->AddLine(ImVec2(x + 10.f, mid), ImVec2(x + 16.f, mid), s.color, s.thickness);
+    } else {
+      draw->AddLine(ImVec2(x, mid), ImVec2(x + 16.f, mid), s.color, s.thickness + 0.5f);
+    }
+    x += 20.f;
+    draw->AddText(ImVec2(x, at.y), ImGui::GetColorU32(ImGuiCol_Text), s.label);
+    x += ImGui::CalcTextSize(s.label).x + 14.f;
+  }
+  draw->PopClipRect();
+}
+
+void PlotWidget::draw_tooltip(ImDrawList* draw, const Rect& plot, double x) {
+  const float sx = to_screen_x(plot, x);
+  draw->AddLine(ImVec2(sx, plot.y0), ImVec2(sx, plot.y1), kHover);
+  char value[64];
+  ImGui::BeginTooltip();
+  ImGui::Text("%s %.2f", m_options.x_name, x);
+  for (const PlotSeries& s : m_series) {
+    const size_t n = std::min(s.x.size(), s.y.size());
+    if (!s.label || !*s.label || n == 0) continue;
+    const size_t i = nearest_sample(s.x.first(n), x);
+    std::snprintf(value, sizeof value, m_options.value_format, static_cast<double>(s.y[i]));
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(s.color), "%-10s", s.label);
+    ImGui::SameLine();
+    // Sparse series (keys) name the x of their nearest sample.
+    if (s.style == PlotLineStyle::kMarkersOnly) {
+      ImGui::Text("%s  (%s %g)", value, m_options.x_name, static_cast<double>(s.x[i]));
+    } else {
+      ImGui::TextUnformatted(value);
+    }
+    if (std::isfinite(s.y[i])) {
+      draw->AddCircle(ImVec2(to_screen_x(plot, s.x[i]), to_screen_y(plot, s.y[i])), 4.f, s.color, 12, 1.5f);
+    }
+  }
+  ImGui::EndTooltip();
+}
+
+}  // namespace ks::studio

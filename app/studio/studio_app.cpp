@@ -1,0 +1,325 @@
+#include "app/studio/studio_app.h"
+
+// glad before GLFW: GLFW must not pull in the system GL header first.
+#include <glad/gl.h>
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "app/studio/curve_panel.h"
+#include "app/studio/layout.h"
+#include "app/studio/panels.h"
+#include "app/studio/png_writer.h"
+#include "core/offline/file_io.h"
+#include "core/offline/stream_file.h"
+
+namespace ks::studio {
+
+namespace {
+
+constexpr size_t kMaxRecent = 10;
+
+std::filesystem::path recent_path() {
+  const std::filesystem::path layout = user_layout_path();
+  return layout.empty() ? layout : layout.parent_path() / "recent.txt";
+}
+
+// A .ks file opens as the clip it decodes to (the studio re-fits that).
+Result<ImportedClip> load_any(const std::filesystem::path& path, const ImportSettings& settings) {
+  if (path.extension() != ".ks") return import_clip(path, settings);
+  Result<std::unique_ptr<StreamFile>> file = load_stream_file(path);
+  if (!file) return Error{file.error()};
+  DecodedStream decoded = decode_stream(file.value()->view);
+  ImportedClip clip;
+  clip.source = path;
+  clip.skeleton = std::move(decoded.skeleton);
+  clip.clip = std::move(decoded.clip);
+  clip.animation_names = {clip.clip.name};
+  return clip;
+}
+
+}  // namespace
+
+StudioApp::StudioApp(StudioOptions options) : m_options(std::move(options)) {
+  m_state.import_settings = m_options.import;
+  if (const std::filesystem::path recent = recent_path(); !recent.empty()) {
+    std::ifstream in(recent);
+    for (std::string line; std::getline(in, line) && m_state.recent_files.size() < kMaxRecent;) {
+      if (!line.empty()) m_state.recent_files.emplace_back(line);
+    }
+  }
+}
+
+StudioApp::~StudioApp() {
+  if (m_imgui_ready) {
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+  }
+  if (m_window != nullptr) glfwDestroyWindow(m_window);
+  glfwTerminate();
+}
+
+void StudioApp::on_drop(GLFWwindow* window, int count, const char** paths) {
+  auto* app = static_cast<StudioApp*>(glfwGetWindowUserPointer(window));
+  for (int i = 0; i < count; ++i) app->m_dropped.emplace_back(paths[i]);
+}
+
+bool StudioApp::init_window() {
+  glfwSetErrorCallback([](int code, const char* text) { std::fprintf(stderr, "keystream-studio: GLFW %d: %s\n", code, text); });
+  if (glfwInit() == GLFW_FALSE) return false;
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  m_window = glfwCreateWindow(m_options.width, m_options.height, "keystream studio", nullptr, nullptr);
+  if (m_window == nullptr) return false;
+  glfwMakeContextCurrent(m_window);
+  glfwSwapInterval(m_options.screenshot ? 0 : 1);
+  if (gladLoadGL(glfwGetProcAddress) == 0) {
+    std::fprintf(stderr, "keystream-studio: cannot load OpenGL 3.3 core functions\n");
+    return false;
+  }
+  glfwSetWindowUserPointer(m_window, this);
+  glfwSetDropCallback(m_window, on_drop);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // layout.h saves to the user's folder instead
+  ImGui::StyleColorsDark();
+  load_layout(KS_DEFAULT_LAYOUT);
+  ImGui_ImplGlfw_InitForOpenGL(m_window, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+  m_imgui_ready = true;
+  return true;
+}
+
+Status StudioApp::open_clip(const std::filesystem::path& path) {
+  Result<ImportedClip> loaded = load_any(path, m_state.import_settings);
+  if (!loaded) {
+    m_state.load_error = loaded.error();
+    return Error{loaded.error()};
+  }
+  m_state.load_error.clear();
+  m_state.clip = std::make_shared<const ImportedClip>(std::move(loaded.value()));
+  m_state.clip_path = path;
+  m_state.selected_bone = std::min<int>(m_state.selected_bone, static_cast<int>(m_state.clip->skeleton.bone_count()) - 1);
+  m_state.frame_time = std::min(m_state.frame_time, static_cast<float>(m_state.clip->clip.frame_count - 1));
+  m_state.refit_requested = true;
+  remember_recent(path);
+  return {};
+}
+
+void StudioApp::remember_recent(const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  std::vector<std::filesystem::path>& recent = m_state.recent_files;
+  recent.erase(std::remove(recent.begin(), recent.end(), absolute), recent.end());
+  recent.insert(recent.begin(), absolute);
+  if (recent.size() > kMaxRecent) recent.resize(kMaxRecent);
+  if (m_options.screenshot) return;  // tests leave the user's files alone
+  const std::filesystem::path file = recent_path();
+  if (file.empty()) return;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  std::string text;
+  for (const std::filesystem::path& p : recent) text += p.string() + "\n";
+  static_cast<void>(write_file_atomically(file, text));  // a lost recent list is not worth an error
+}
+
+void StudioApp::handle_requests() {
+  for (const std::filesystem::path& dropped : m_dropped) m_state.open_requested = dropped;
+  m_dropped.clear();
+  if (!m_state.open_requested.empty()) {
+    const std::filesystem::path path = std::move(m_state.open_requested);
+    m_state.open_requested.clear();
+    static_cast<void>(open_clip(path));  // a failure is shown in the UI; the current clip stays
+    if (!m_state.load_error.empty()) m_show_open = true;
+  }
+  if (m_state.refit_requested && m_state.clip) {
+    m_state.refit_requested = false;
+    m_worker.request(m_state.clip, m_state.settings);
+  }
+  m_state.result = m_worker.latest();
+  m_state.fitting = m_worker.busy();
+}
+
+void StudioApp::handle_keys() {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput) return;
+  const float last = m_state.clip ? static_cast<float>(m_state.clip->clip.frame_count - 1) : 0.f;
+  // ImGui 1.86 indexes keys by the backend's codes: GLFW's.
+  if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) m_state.playing = !m_state.playing;
+  if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) m_state.frame_time = std::max(0.f, std::ceil(m_state.frame_time) - 1.f);
+  if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) m_state.frame_time = std::min(last, std::floor(m_state.frame_time) + 1.f);
+  if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_O, false)) m_show_open = true;
+  if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_F, false)) m_state.frame_selection_requested = true;
+  if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) m_show_help = true;
+}
+
+void StudioApp::advance_time(float dt_seconds) {
+  if (!m_state.playing || !m_state.clip) return;
+  const RawClip& clip = m_state.clip->clip;
+  const float last = static_cast<float>(clip.frame_count - 1);
+  m_state.frame_time += dt_seconds * clip.sample_rate_hz * m_state.speed;
+  if (m_state.frame_time > last) {
+    m_state.frame_time = m_state.looping ? std::fmod(m_state.frame_time, last) : last;
+    if (!m_state.looping) m_state.playing = false;
+  }
+}
+
+void StudioApp::update_player() {
+  const FitResult* result = m_state.current_result();
+  if (result == nullptr) return;
+  if (m_player_result.get() != result) {
+    m_player_result = m_state.result;
+    m_player = std::make_unique<Player>(result->view);
+    m_pose.assign(result->view.bone_count(), Transform{});
+  }
+  const PlayerCounters before = m_player->counters();
+  m_player->sample_frame(m_state.frame_time, m_pose);
+  const PlayerCounters& after = m_player->counters();
+  m_state.keys_read_last_frame = after.keys_read - before.keys_read;
+  if (after.jump_frames_used != before.jump_frames_used || after.restarts != before.restarts) {
+    m_state.last_seek_keys = after.keys_read - before.keys_read;
+    m_state.last_seek_blocks = after.blocks_decompressed - before.blocks_decompressed;
+  }
+  m_state.player_memory_bytes = m_player->memory_bytes();
+}
+
+void StudioApp::draw_menu_bar() {
+  if (!ImGui::BeginMainMenuBar()) return;
+  if (ImGui::BeginMenu("File")) {
+    if (ImGui::MenuItem("Open...", "Ctrl+O")) m_show_open = true;
+    if (ImGui::MenuItem("Quit")) glfwSetWindowShouldClose(m_window, GLFW_TRUE);
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Help")) {
+    if (ImGui::MenuItem("Keyboard shortcuts", "F1")) m_show_help = true;
+    ImGui::EndMenu();
+  }
+  if (m_state.clip) {
+    const RawClip& clip = m_state.clip->clip;
+    ImGui::Separator();
+    ImGui::Text("%s [%s]  frame %.1f / %u  %s", m_state.clip_path.filename().string().c_str(), clip.name.c_str(),
+                static_cast<double>(m_state.frame_time), clip.frame_count - 1,
+                m_state.playing ? "playing (space: pause)" : "paused (space: play)");
+  }
+  if (m_state.fitting) {
+    ImGui::Separator();
+    ImGui::TextColored(ImVec4(1.f, 0.8f, 0.3f, 1.f), "fitting...");
+  }
+  ImGui::EndMainMenuBar();
+}
+
+void StudioApp::draw_help() {
+  if (!m_show_help) return;
+  if (ImGui::Begin("Keyboard shortcuts", &m_show_help, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::Text("Space          play / pause");
+    ImGui::Text("Left / Right   previous / next frame");
+    ImGui::Text("Ctrl+O         open a clip");
+    ImGui::Text("F              frame the selection in the curves");
+    ImGui::Text("F1             this list");
+    ImGui::Separator();
+    ImGui::Text("Curves: wheel zooms time, Ctrl+wheel zooms values, drag pans,");
+    ImGui::Text("double-click fits, click sets the time. Drop a file on the window to open it.");
+  }
+  ImGui::End();
+}
+
+int StudioApp::run() {
+  // Load before opening a window: a bad file in screenshot mode fails fast.
+  if (Status s = open_clip(m_options.clip); !s) {
+    std::fprintf(stderr, "keystream-studio: %s\n", s.error().c_str());
+    if (m_options.screenshot) return 1;
+    m_show_open = true;
+  }
+  if (m_state.clip) {
+    const Skeleton& skeleton = m_state.clip->skeleton;
+    if (!m_options.select.empty()) {
+      const int by_name = skeleton.find_bone(m_options.select);
+      char* end = nullptr;
+      const long by_index = std::strtol(m_options.select.c_str(), &end, 10);
+      if (by_name >= 0) {
+        m_state.selected_bone = by_name;
+      } else if (*end == '\0' && by_index >= 0 && by_index < static_cast<long>(skeleton.bone_count())) {
+        m_state.selected_bone = static_cast<int>(by_index);
+      } else {
+        std::fprintf(stderr, "keystream-studio: --select: %s has no bone '%s'\n", m_options.clip.string().c_str(),
+                     m_options.select.c_str());
+        return 2;
+      }
+    }
+    if (m_options.frame) {
+      m_state.frame_time = std::clamp(*m_options.frame, 0.f, static_cast<float>(m_state.clip->clip.frame_count - 1));
+    }
+  }
+  if (!init_window()) {
+    std::fprintf(stderr, "keystream-studio: cannot open an OpenGL 3.3 window (is a display available?)\n");
+    return 1;
+  }
+  double previous = glfwGetTime();
+  int settled_frames = 0;  // frames drawn since the fit finished (screenshot mode)
+  while (!glfwWindowShouldClose(m_window)) {
+    glfwPollEvents();
+    const double now = glfwGetTime();
+    const float dt = static_cast<float>(now - previous);
+    previous = now;
+    handle_requests();
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    handle_keys();
+    advance_time(dt);
+    update_player();
+    draw_menu_bar();
+    draw_settings_panel(m_state);
+    draw_stats_panel(m_state);
+    draw_bone_tree_panel(m_state);
+    m_curves.draw(m_state);
+    draw_open_panel(m_state, &m_show_open);
+    draw_help();
+    m_state.frame_selection_requested = false;
+    ImGui::Render();
+
+    int width = 0, height = 0;
+    glfwGetFramebufferSize(m_window, &width, &height);
+    glViewport(0, 0, width, height);
+    glClearColor(0.08f, 0.08f, 0.09f, 1.f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+    if (m_options.screenshot) {
+      // Wait for the fit, then give ImGui a few frames to size its windows.
+      const bool done = !m_state.fitting && m_state.current_result() != nullptr && !m_state.refit_requested;
+      if (!done && m_state.result && !m_state.result->error.empty() && !m_state.fitting) {
+        std::fprintf(stderr, "keystream-studio: %s: %s\n", m_options.clip.string().c_str(), m_state.result->error.c_str());
+        return 1;
+      }
+      settled_frames = done ? settled_frames + 1 : 0;
+      if (settled_frames >= 3) {
+        if (Status s = write_framebuffer_png(*m_options.screenshot, width, height); !s) {
+          std::fprintf(stderr, "keystream-studio: %s\n", s.error().c_str());
+          return 1;
+        }
+        return 0;
+      }
+      if (!done) m_worker.wait_idle();
+    } else {
+      save_layout_if_changed();
+    }
+    glfwSwapBuffers(m_window);
+  }
+  return 0;
+}
+
+}  // namespace ks::studio

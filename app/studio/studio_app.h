@@ -1,0 +1,71 @@
+#pragma once
+// StudioApp: the window, the frame loop and everything that is not a panel:
+// opening clips (command line, drag and drop, the Open panel), handing
+// settings to the refit worker, playback, the player whose work the Stats
+// panel reports, keyboard shortcuts, the layout, and screenshot mode.
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/studio/curve_panel.h"
+#include "app/studio/refit_worker.h"
+#include "app/studio/studio_state.h"
+#include "core/runtime/player.h"
+
+struct GLFWwindow;
+
+namespace ks::studio {
+
+struct StudioOptions {
+  std::filesystem::path clip;                  // default: the demo clip
+  ImportSettings import;
+  std::optional<std::filesystem::path> screenshot;  // render once the fit is done, save, exit
+  std::optional<float> frame;                  // start at this frame
+  std::string select;                          // bone name or index to select
+  int width = 1600;
+  int height = 1000;
+};
+
+class StudioApp {
+ public:
+  explicit StudioApp(StudioOptions options);
+  ~StudioApp();
+  StudioApp(const StudioApp&) = delete;
+  StudioApp& operator=(const StudioApp&) = delete;
+
+  /// Runs until the window closes (or, in screenshot mode, the PNG is
+  /// written). Returns the process exit code.
+  int run();
+
+ private:
+  bool init_window();
+  Status open_clip(const std::filesystem::path& path);
+  void handle_requests();
+  void handle_keys();
+  void advance_time(float dt_seconds);
+  void update_player();
+  void draw_menu_bar();
+  void draw_help();
+  void remember_recent(const std::filesystem::path& path);
+
+  StudioOptions m_options;
+  StudioState m_state;
+  RefitWorker m_worker;
+  GLFWwindow* m_window = nullptr;
+  bool m_imgui_ready = false;
+  bool m_show_open = false;
+  bool m_show_help = false;
+  CurvePanel m_curves;
+  std::vector<std::filesystem::path> m_dropped;  // from the drop callback
+  // The player over the current result's stream, re-made when the result changes.
+  std::shared_ptr<const FitResult> m_player_result;
+  std::unique_ptr<Player> m_player;
+  std::vector<Transform> m_pose;
+
+  static void on_drop(GLFWwindow* window, int count, const char** paths);
+};
+
+}  // namespace ks::studio

@@ -1,0 +1,57 @@
+#pragma once
+// StudioState: what every panel reads and edits, owned by the app and only
+// touched on the UI thread. The fit result comes from the refit worker and
+// is immutable; everything else here is the user's view of it.
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/studio/fit_job.h"
+#include "core/runtime/curve.h"
+
+namespace ks::studio {
+
+struct StudioState {
+  // The open clip (null until one loads) and where it came from.
+  std::shared_ptr<const ImportedClip> clip;
+  std::filesystem::path clip_path;
+  ImportSettings import_settings;
+  std::string load_error;  // the last open that failed, shown until the next succeeds
+  std::vector<std::filesystem::path> recent_files;  // newest first
+
+  // The settings the user is editing, and the newest finished fit (possibly
+  // of older settings, or of the previous clip: compare result->clip).
+  CodecSettings settings;
+  std::shared_ptr<const FitResult> result;
+  bool fitting = false;
+
+  // Selection, shared by the bone tree, the curves and the viewport.
+  int selected_bone = 0;
+  TrackKind selected_kind = TrackKind::kRotation;
+
+  // Time, in frames (fractional), and playback.
+  float frame_time = 0.f;
+  bool playing = false;
+  bool looping = true;
+  float speed = 1.f;
+
+  // What the player (decoding the fitted stream at frame_time) did.
+  uint64_t keys_read_last_frame = 0;  // keys decoded for the last frame drawn
+  uint64_t last_seek_keys = 0;        // keys decoded by the last seek (a jump or a restart)
+  uint64_t last_seek_blocks = 0;      // zstd blocks it decompressed
+  size_t player_memory_bytes = 0;
+
+  // Requests the panels make of the app, handled after drawing.
+  bool refit_requested = false;                // settings changed
+  std::filesystem::path open_requested;        // a file to open
+  bool frame_selection_requested = false;      // F: frame the selection in the curves
+
+  /// The fit result when it belongs to the open clip, else null.
+  const FitResult* current_result() const {
+    return result && clip && result->clip == clip && result->error.empty() ? result.get() : nullptr;
+  }
+};
+
+}  // namespace ks::studio
