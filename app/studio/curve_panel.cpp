@@ -295,9 +295,9 @@ void CurvePanel::draw_plots(StudioState& state, const FittedTrack& track) {
     PlotWidget& plot = m_component_plots[static_cast<size_t>(k)];
     plot.set_x_range(m_x_min, m_x_max);
     plot.add_vertical_markers(c.key_frames, kKeyLineColor);
-    plot.add_series({c.frames, c.source[k], kSourceColor, "source", PlotLineStyle::kSolid, true, 2.f, 1.f});
-    plot.add_series({c.curve_x, c.ideal[k], kFittedColor, "fitted", PlotLineStyle::kDashed, false, 2.f, 1.5f});
-    plot.add_series({c.curve_x, c.decoded[k], kDecodedColor, "decoded", PlotLineStyle::kSolid, false, 2.f, 1.5f});
+    plot.add_series({c.frames, c.source[k], kSourceColor, "source", PlotLineStyle::kSolid, true, 2.5f, 1.f});
+    plot.add_series({c.curve_x, c.ideal[k], kFittedColor, "fitted", PlotLineStyle::kDashed, false, 2.f, 2.f});
+    plot.add_series({c.curve_x, c.decoded[k], kDecodedColor, "decoded", PlotLineStyle::kSolid, false, 2.f, 2.f});
     plot.add_series({c.key_frames, c.key_values[k], kKeyColor, "keys", PlotLineStyle::kMarkersOnly, false, 3.5f});
     plot.set_cursor(state.frame_time, kCursorColor);
     if (c.kind == TrackKind::kRotation) {
@@ -327,7 +327,7 @@ void CurvePanel::draw_plots(StudioState& state, const FittedTrack& track) {
   m_error_plot.add_series({c.frames, c.quantization_error, kQuantizationColor, "quantization error",
                            PlotLineStyle::kSolid, true, 1.5f, 1.f, true});
   m_error_plot.add_series(
-      {c.frames, c.total_error, kTotalErrorColor, "total error", PlotLineStyle::kSolid, true, 2.f, 1.5f, true});
+      {c.frames, c.total_error, kTotalErrorColor, "total error", PlotLineStyle::kSolid, true, 2.f, 2.f, true});
   m_error_plot.set_cursor(state.frame_time, kCursorColor);
   std::snprintf(title, sizeof title, "error%s", c.kind == TrackKind::kTranslation ? " (mm)"
                                                 : c.kind == TrackKind::kRotation ? " (deg)" : "");

@@ -26,6 +26,9 @@ constexpr const char* kUsage =
     "  --frame N                start at frame N\n"
     "  --select BONE            select a bone by name or index\n"
     "  --size WxH               window size (default 1600x1000, at least 640x480)\n"
+    "  --simulate-drag S        move the rotation threshold every frame for S\n"
+    "                           seconds, as a slider drag would, then print frame\n"
+    "                           times and exit (responsiveness check)\n"
     "  -h, --help               show this help\n";
 
 int usage_error(const std::string& message) {
@@ -68,6 +71,14 @@ int main(int argc, char** argv) {
       const float frame = std::strtof(text.c_str(), &end);
       if (text.empty() || *end != '\0' || !(frame >= 0.f)) return usage_error("--frame: '" + text + "' is not a frame number");
       options.frame = frame;
+    } else if (arg == "--simulate-drag") {
+      if (!value(text)) return usage_error("--simulate-drag needs seconds");
+      char* end = nullptr;
+      const float seconds = std::strtof(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !(seconds > 0.f) || seconds > 3600.f) {
+        return usage_error("--simulate-drag: '" + text + "' is not a number of seconds");
+      }
+      options.drag_seconds = seconds;
     } else if (arg == "--select") {
       if (!value(options.select)) return usage_error("--select needs a bone name or index");
     } else if (arg == "--size") {

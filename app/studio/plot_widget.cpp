@@ -342,48 +342,37 @@ void PlotWidget::draw_series(ImDrawList* draw, const Rect& plot, const PlotSerie
   }
   m_points.clear();
   if (count > 2 * static_cast<size_t>(width)) {
-    // Several samples per pixel column: keep each column's first, lowest,
-    // highest and last point, in sample order. It draws the same envelope
-    // with at most four points a column, whatever the sample count, and
-    // finding each column's samples by binary search leaves only a min/max
-    // scan per sample (a long clip has ~100k points in view).
-    const double x_per_px = (m_x_max - m_x_min) / static_cast<double>(width);
-    auto push = [&](float px, float data_y) {
-      const ImVec2 p(px, to_screen_y(plot, data_y));
-      if (m_points.empty() || m_points.back().x != p.x || m_points.back().y != p.y) m_points.push_back(p);
+    // Several samples per pixel column: each column is drawn as the vertical
+    // span of its samples, entered from the end nearer the previous column.
+    // Two points a column give the picture of every sample; the per-sample
+    // work is a compare and a min/max (a long clip has ~100k samples in view).
+    const float px_per_x = static_cast<float>(static_cast<double>(width) / (m_x_max - m_x_min));
+    const float x_origin = static_cast<float>(m_x_min);
+    auto push = [&](float px, float py) {
+      if (m_points.empty() || m_points.back().x != px || m_points.back().y != py) m_points.push_back(ImVec2(px, py));
     };
     for (size_t i = first; i < end;) {
-      const double column = std::floor(static_cast<double>(to_screen_x(plot, x[i])));
-      const double column_end = m_x_min + (column + 1.0 - plot.x0) * x_per_px;
-      size_t next = static_cast<size_t>(visible_range(x.subspan(i, end - i), -kInf, column_end, false).second) + i;
-      next = std::max(next, i + 1);
-      float lo = kInfF, hi = -kInfF, first_y = kInfF, last_y = kInfF;
-      size_t lo_i = i, hi_i = i;
-      for (size_t j = i; j < next; ++j) {
-        const float v = s.y[j];
-        if (!std::isfinite(v)) continue;
-        if (first_y == kInfF) first_y = v;
-        last_y = v;
-        if (v < lo) {
-          lo = v;
-          lo_i = j;
-        }
-        if (v > hi) {
-          hi = v;
-          hi_i = j;
-        }
-      }
-      i = next;
-      if (first_y == kInfF) continue;  // no finite sample in this column
-      const float cx = static_cast<float>(column) + 0.5f;
+      const float column = std::floor((x[i] - x_origin) * px_per_x);
+      const float column_end = x_origin + (column + 1.f) / px_per_x;
+      // std::min and std::max keep their first argument against a NaN.
+      float lo = kInfF, hi = -kInfF;
+      do {
+        lo = std::min(lo, s.y[i]);
+        hi = std::max(hi, s.y[i]);
+        ++i;
+      } while (i < end && x[i] < column_end);
+      if (!(lo <= hi)) continue;  // no finite sample in this column
+      const float cx = plot.x0 + column + 0.5f;
+      const float low = to_screen_y(plot, lo), high = to_screen_y(plot, hi);
       if (s.dense_peaks_only) {
-        push(cx, hi);
-        continue;
+        push(cx, high);
+      } else if (!m_points.empty() && std::fabs(m_points.back().y - high) < std::fabs(m_points.back().y - low)) {
+        push(cx, high);
+        push(cx, low);
+      } else {
+        push(cx, low);
+        push(cx, high);
       }
-      push(cx, first_y);
-      push(cx, lo_i < hi_i ? lo : hi);
-      push(cx, lo_i < hi_i ? hi : lo);
-      push(cx, last_y);
     }
     // A dash pattern along a column-by-column envelope reads as a solid line
     // anyway, at many times the draw calls.
@@ -474,13 +463,18 @@ void PlotWidget::draw_tooltip(ImDrawList* draw, const Rect& plot, double x) {
   char value[64];
   ImGui::BeginTooltip();
   ImGui::Text("%s %.2f", m_options.x_name, x);
+  float value_column = 0.f;  // values line up right of the longest label
+  for (const PlotSeries& s : m_series) {
+    if (s.label && *s.label) value_column = std::max(value_column, ImGui::CalcTextSize(s.label).x);
+  }
+  value_column += 2.f * ImGui::GetStyle().ItemSpacing.x;
   for (const PlotSeries& s : m_series) {
     const size_t n = std::min(s.x.size(), s.y.size());
     if (!s.label || !*s.label || n == 0) continue;
     const size_t i = nearest_sample(s.x.first(n), x);
     std::snprintf(value, sizeof value, m_options.value_format, static_cast<double>(s.y[i]));
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(s.color), "%-10s", s.label);
-    ImGui::SameLine();
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(s.color), "%s", s.label);
+    ImGui::SameLine(value_column);
     // Sparse series (keys) name the x of their nearest sample.
     if (s.style == PlotLineStyle::kMarkersOnly) {
       ImGui::Text("%s  (%s %g)", value, m_options.x_name, static_cast<double>(s.x[i]));

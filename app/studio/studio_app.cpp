@@ -235,6 +235,34 @@ void StudioApp::draw_help() {
   ImGui::End();
 }
 
+// Moves the rotation threshold as a slider drag would, once a frame, and
+// records frame times while fits run behind. True when the time is up.
+bool StudioApp::simulate_drag(double now, double frame_ms) {
+  if (m_drag_start < 0.0) {
+    if (m_state.fitting || m_state.current_result() == nullptr) return false;  // start after the first fit
+    m_drag_start = now;
+  } else {
+    m_frame_ms.push_back(frame_ms);
+  }
+  const double t = now - m_drag_start;
+  m_state.settings.fit.rotation_error_deg = static_cast<float>(0.1 + 0.08 * std::sin(3.0 * t));
+  m_state.refit_requested = true;
+  if (m_state.result && (m_generations_seen.empty() || m_generations_seen.back() != m_state.result->generation)) {
+    m_generations_seen.push_back(m_state.result->generation);
+  }
+  if (t < m_options.drag_seconds) return false;
+  std::vector<double> sorted = m_frame_ms;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted.empty() ? 0.0 : sorted[sorted.size() / 2];
+  const double p99 = sorted.empty() ? 0.0 : sorted[std::min(sorted.size() - 1, sorted.size() * 99 / 100)];
+  std::printf("drag %.1f s on %s: %zu frames, frame time median %.1f ms, 99th percentile %.1f ms, max %.1f ms; "
+              "%zu fits finished (last fit %.0f ms)\n",
+              t, m_state.clip_path.filename().string().c_str(), m_frame_ms.size(), median, p99,
+              sorted.empty() ? 0.0 : sorted.back(), m_generations_seen.size(),
+              m_state.result ? m_state.result->fit_ms : 0.0);
+  return true;
+}
+
 int StudioApp::run() {
   // Load before opening a window: a bad file in screenshot mode fails fast.
   if (Status s = open_clip(m_options.clip); !s) {
@@ -267,6 +295,7 @@ int StudioApp::run() {
     return 1;
   }
   double previous = glfwGetTime();
+  double frame_start = previous;
   int settled_frames = 0;  // frames drawn since the fit finished (screenshot mode)
   while (!glfwWindowShouldClose(m_window)) {
     glfwPollEvents();
@@ -314,10 +343,13 @@ int StudioApp::run() {
         return 0;
       }
       if (!done) m_worker.wait_idle();
-    } else {
+    } else if (m_options.drag_seconds <= 0.f) {
       save_layout_if_changed();
     }
     glfwSwapBuffers(m_window);
+    const double frame_end = glfwGetTime();
+    if (m_options.drag_seconds > 0.f && simulate_drag(frame_end, (frame_end - frame_start) * 1000.0)) return 0;
+    frame_start = frame_end;
   }
   return 0;
 }

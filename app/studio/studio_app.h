@@ -25,6 +25,8 @@ struct StudioOptions {
   std::optional<std::filesystem::path> screenshot;  // render once the fit is done, save, exit
   std::optional<float> frame;                  // start at this frame
   std::string select;                          // bone name or index to select
+  float drag_seconds = 0.f;                    // > 0: move the rotation slider every frame for this long,
+                                               // then print frame times and exit (responsiveness check)
   int width = 1600;
   int height = 1000;
 };
@@ -50,6 +52,7 @@ class StudioApp {
   void draw_menu_bar();
   void draw_help();
   void remember_recent(const std::filesystem::path& path);
+  bool simulate_drag(double now, double frame_ms);
 
   StudioOptions m_options;
   StudioState m_state;
@@ -64,6 +67,10 @@ class StudioApp {
   std::shared_ptr<const FitResult> m_player_result;
   std::unique_ptr<Player> m_player;
   std::vector<Transform> m_pose;
+  // Responsiveness check (--simulate-drag).
+  double m_drag_start = -1.0;
+  std::vector<double> m_frame_ms;
+  std::vector<uint64_t> m_generations_seen;
 
   static void on_drop(GLFWwindow* window, int count, const char** paths);
 };
