@@ -1,11 +1,11 @@
 #include "app/studio/curve_panel.h"
 
+#include <imgui.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <utility>
-
-#include <imgui.h>
 
 #include "core/offline/fit.h"
 
@@ -46,7 +46,9 @@ const char* kind_name(TrackKind kind) {
 
 // Translations and their errors are shown in mm (the thresholds are a
 // fraction of one), rotation errors in degrees, scales unitless.
-float display_scale(TrackKind kind) { return kind == TrackKind::kTranslation ? 1000.f : 1.f; }
+float display_scale(TrackKind kind) {
+  return kind == TrackKind::kTranslation ? 1000.f : 1.f;
+}
 const char* error_unit(TrackKind kind) {
   return kind == TrackKind::kTranslation ? " mm" : kind == TrackKind::kRotation ? " deg" : "";
 }
@@ -120,8 +122,8 @@ void CurvePanel::draw(StudioState& state) {
     ImGui::End();
     return;
   }
-  const FittedTrack& track = result->fitted.tracks[3 * static_cast<size_t>(bone) +
-                                                   static_cast<size_t>(state.selected_kind)];
+  const FittedTrack& track =
+      result->fitted.tracks[3 * static_cast<size_t>(bone) + static_cast<size_t>(state.selected_kind)];
   if (track.keys.empty() || state.clip->clip.frame_count == 0) {
     ImGui::TextDisabled("This track has no keys.");
     ImGui::End();
@@ -131,7 +133,7 @@ void CurvePanel::draw(StudioState& state) {
   // A new clip shows all its frames; a refit or another bone keeps the view.
   if (m_framed_clip.owner_before(state.clip) || state.clip.owner_before(m_framed_clip) || m_framed_clip.expired()) {
     m_framed_clip = state.clip;
-    set_shared_x(0.0, static_cast<double>(state.clip->clip.frame_count - 1));
+    show_frames(0.0, static_cast<double>(state.clip->clip.frame_count - 1));
   }
   draw_header(state, *result, track);
   if (frame_requested) frame_selection(track, state.frame_time);
@@ -146,10 +148,7 @@ bool CurvePanel::is_cached(const std::shared_ptr<const FitResult>& result, int b
 }
 
 void CurvePanel::sample_curves(const std::shared_ptr<const FitResult>& result, int bone, TrackKind kind) {
-  if (bone != m_curves.bone || kind != m_curves.kind) {
-    for (PlotWidget& plot : m_component_plots) plot.auto_fit_y();  // other values, other y range
-    m_error_plot.auto_fit_y();
-  }
+  if (bone != m_curves.bone || kind != m_curves.kind) fit_y();  // other values, other y range
   Curves& c = m_curves;
   c.result = result;
   c.generation = result->generation;
@@ -226,12 +225,13 @@ void CurvePanel::draw_header(StudioState& state, const FitResult& result, const 
     ImGui::SameLine();
     ImGui::TextDisabled("(refitting...)");
   }
-  ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - 190.f);
-  if (ImGui::SmallButton("Fit all")) {
-    set_shared_x(0.0, static_cast<double>(result.fitted.frame_count - 1));
-    for (PlotWidget& plot : m_component_plots) plot.auto_fit_y();
-    m_error_plot.auto_fit_y();
-  }
+  // The buttons sit at the right edge, or after the radio buttons when the window is narrow.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float buttons = ImGui::CalcTextSize("Fit all").x + ImGui::CalcTextSize("Frame keys (F)").x +
+                        4.f * style.FramePadding.x + style.ItemSpacing.x;
+  ImGui::SameLine();
+  ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - buttons));
+  if (ImGui::SmallButton("Fit all")) show_frames(0.0, static_cast<double>(result.fitted.frame_count - 1));
   ImGui::SameLine();
   if (ImGui::SmallButton("Frame keys (F)")) frame_selection(track, state.frame_time);
 
@@ -243,7 +243,7 @@ void CurvePanel::draw_header(StudioState& state, const FitResult& result, const 
   }
   const float scale = display_scale(track.kind);
   const char* unit = error_unit(track.kind);
-  ImGui::Text("%zu keys", track.keys.size());
+  ImGui::Text("%zu %s", track.keys.size(), track.keys.size() == 1 ? "key" : "keys");
   ImGui::SameLine();
   if (track.kind == TrackKind::kRotation) {
     ImGui::Text("| %u bits a key (3 x %u + 2)", key_bits, track.quantization.rotation_bits);
@@ -280,13 +280,17 @@ void CurvePanel::draw_plots(StudioState& state, const FittedTrack& track) {
   bool reset_y = false;
   auto follow = [&](const PlotInteraction& in, const PlotWidget& plot) {
     if (in.clicked) state.frame_time = std::clamp(std::round(static_cast<float>(in.clicked_x)), 0.f, last_frame);
-    if (in.x_changed) set_shared_x(plot.x_min(), plot.x_max());
+    if (in.x_changed) {  // the others follow from their next draw
+      m_x_min = plot.x_min();
+      m_x_max = plot.x_max();
+    }
     reset_y = reset_y || in.reset;
   };
 
   // One y-label margin for all, from the last frame's labels, so the x axes line up.
   float margin = m_error_plot.label_margin();
-  for (int k = 0; k < components; ++k) margin = std::max(margin, m_component_plots[static_cast<size_t>(k)].label_margin());
+  for (int k = 0; k < components; ++k)
+    margin = std::max(margin, m_component_plots[static_cast<size_t>(k)].label_margin());
   m_error_plot.set_min_label_margin(margin);
   for (PlotWidget& plot : m_component_plots) plot.set_min_label_margin(margin);
 
@@ -329,14 +333,13 @@ void CurvePanel::draw_plots(StudioState& state, const FittedTrack& track) {
   m_error_plot.add_series(
       {c.frames, c.total_error, kTotalErrorColor, "total error", PlotLineStyle::kSolid, true, 2.f, 2.f, true});
   m_error_plot.set_cursor(state.frame_time, kCursorColor);
-  std::snprintf(title, sizeof title, "error%s", c.kind == TrackKind::kTranslation ? " (mm)"
-                                                : c.kind == TrackKind::kRotation ? " (deg)" : "");
+  std::snprintf(title, sizeof title, "error%s",
+                c.kind == TrackKind::kTranslation ? " (mm)"
+                : c.kind == TrackKind::kRotation  ? " (deg)"
+                                                  : "");
   follow(m_error_plot.draw("error", ImVec2(0.f, std::max(1.5f * share, 120.f)), title), m_error_plot);
 
-  if (reset_y) {  // a double-click on one plot resets them all
-    for (PlotWidget& plot : m_component_plots) plot.auto_fit_y();
-    m_error_plot.auto_fit_y();
-  }
+  if (reset_y) fit_y();  // a double-click on one plot resets them all
 }
 
 void CurvePanel::frame_selection(const FittedTrack& track, float frame_time) {
@@ -351,14 +354,18 @@ void CurvePanel::frame_selection(const FittedTrack& track, float frame_time) {
   lo = std::min(lo, static_cast<double>(frame_time) - 4.0);
   hi = std::max(hi, static_cast<double>(frame_time) + 4.0);
   const double pad = 0.05 * (hi - lo);
-  set_shared_x(lo - pad, hi + pad);
-  for (PlotWidget& plot : m_component_plots) plot.auto_fit_y();
-  m_error_plot.auto_fit_y();
+  show_frames(lo - pad, hi + pad);
 }
 
-void CurvePanel::set_shared_x(double lo, double hi) {
+void CurvePanel::show_frames(double lo, double hi) {
   m_x_min = lo;
   m_x_max = std::max(hi, lo + 1.0);
+  fit_y();
+}
+
+void CurvePanel::fit_y() {
+  for (PlotWidget& plot : m_component_plots) plot.auto_fit_y();
+  m_error_plot.auto_fit_y();
 }
 
 }  // namespace ks::studio

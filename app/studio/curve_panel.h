@@ -35,16 +35,16 @@ class CurvePanel {
     uint64_t generation = 0;
     int bone = -1;
     TrackKind kind = TrackKind::kTranslation;
-    std::vector<float> frames;                      // 0 .. frame_count-1
-    std::array<std::vector<float>, 4> source;       // per frame, rotations in the decoded hemisphere
-    std::vector<float> curve_x;                     // several points per frame, for the curves' shape
-    std::array<std::vector<float>, 4> ideal;        // fitted, before quantization, at curve_x
-    std::array<std::vector<float>, 4> decoded;      // what the player decodes, at curve_x
+    std::vector<float> frames;                  // 0 .. frame_count-1
+    std::array<std::vector<float>, 4> source;   // per frame, rotations in the decoded hemisphere
+    std::vector<float> curve_x;                 // several points per frame, for the curves' shape
+    std::array<std::vector<float>, 4> ideal;    // fitted, before quantization, at curve_x
+    std::array<std::vector<float>, 4> decoded;  // what the player decodes, at curve_x
     std::vector<float> key_frames;
-    std::array<std::vector<float>, 4> key_values;   // decoded key values
-    std::vector<float> total_error;                 // per frame: source vs decoded
-    std::vector<float> fit_error;                   // per frame: source vs fitted
-    std::vector<float> quantization_error;          // per frame: fitted vs decoded
+    std::array<std::vector<float>, 4> key_values;  // decoded key values
+    std::vector<float> total_error;                // per frame: source vs decoded
+    std::vector<float> fit_error;                  // per frame: source vs fitted
+    std::vector<float> quantization_error;         // per frame: fitted vs decoded
   };
 
   bool is_cached(const std::shared_ptr<const FitResult>& result, int bone, TrackKind kind) const;
@@ -52,7 +52,10 @@ class CurvePanel {
   void draw_header(StudioState& state, const FitResult& result, const FittedTrack& track);
   void draw_plots(StudioState& state, const FittedTrack& track);
   void frame_selection(const FittedTrack& track, float frame_time);
-  void set_shared_x(double lo, double hi);
+  /// Every plot shows frames lo..hi, y fitted to what is visible.
+  void show_frames(double lo, double hi);
+  /// Every plot fits y to what it shows from its next draw on.
+  void fit_y();
 
   Curves m_curves;
   std::array<PlotWidget, 4> m_component_plots;

@@ -1,7 +1,6 @@
 #include "app/studio/plot_widget.h"
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -20,7 +19,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr float kInfF = std::numeric_limits<float>::infinity();
-constexpr double kZoomPerNotch = 1.2;   // view span factor per wheel notch
+constexpr double kZoomPerNotch = 1.2;     // view span factor per wheel notch
 constexpr int kMaxPolylinePoints = 2048;  // keeps one AddPolyline well under 16-bit indices
 constexpr float kDash = 6.f, kGap = 4.f;  // px
 constexpr float kMarkerSpacing = 6.f;     // px between samples before markers are drawn
@@ -39,11 +38,10 @@ double nice_step(double span, double target_count) {
   return (n < 1.5 ? 1.0 : n < 3.5 ? 2.0 : n < 7.5 ? 5.0 : 10.0) * magnitude;
 }
 
-void make_ticks(double lo, double hi, double step, std::vector<double>& ticks) {
-  ticks.clear();
-  for (double i = std::ceil(lo / step); i * step <= hi + step * 1e-9 && ticks.size() < 200; i += 1.0) {
-    ticks.push_back(i * step);
-  }
+// Calls `f` with every multiple of `step` in lo..hi.
+template <typename F>
+void for_each_tick(double lo, double hi, double step, F f) {
+  for (double i = std::ceil(lo / step); i * step <= hi + step * 1e-9; i += 1.0) f(i * step);
 }
 
 // As many decimals as the step needs, and no "-0".
@@ -56,10 +54,10 @@ void format_tick(char* out, size_t size, double value, double step) {
 // Samples of `x` inside lo..hi, widened by one on either side when `pad` so
 // lines run on to the plot's edges: [first, end).
 std::pair<size_t, size_t> visible_range(std::span<const float> x, double lo, double hi, bool pad) {
-  size_t first = static_cast<size_t>(
-      std::lower_bound(x.begin(), x.end(), lo, [](float a, double b) { return a < b; }) - x.begin());
-  size_t end = static_cast<size_t>(
-      std::upper_bound(x.begin(), x.end(), hi, [](double b, float a) { return b < a; }) - x.begin());
+  size_t first = static_cast<size_t>(std::lower_bound(x.begin(), x.end(), lo, [](float a, double b) { return a < b; }) -
+                                     x.begin());
+  size_t end = static_cast<size_t>(std::upper_bound(x.begin(), x.end(), hi, [](double b, float a) { return b < a; }) -
+                                   x.begin());
   if (pad && first > 0) --first;
   if (pad && end < x.size()) ++end;
   return {first, end};
@@ -87,36 +85,24 @@ void set_range(double& lo, double& hi, double new_lo, double new_hi, double min_
   hi = new_hi;
 }
 
+// Scales lo..hi by `factor` about `anchor`, which stays under the mouse.
+void zoom(double& lo, double& hi, double anchor, double factor, double min_span) {
+  set_range(lo, hi, anchor + (lo - anchor) * factor, anchor + (hi - anchor) * factor, min_span);
+}
+
 }  // namespace
-
-void PlotWidget::add_series(const PlotSeries& series) { m_series.push_back(series); }
-
-void PlotWidget::add_vertical_markers(std::span<const float> xs, ImU32 color) { m_markers.push_back({xs, color}); }
-
-void PlotWidget::add_threshold(float y, ImU32 color, const char* label, bool include_in_fit) {
-  m_thresholds.push_back({y, color, label, include_in_fit});
-}
-
-void PlotWidget::set_cursor(double x, ImU32 color) {
-  m_has_cursor = true;
-  m_cursor_x = x;
-  m_cursor_color = color;
-}
-
-void PlotWidget::fit_x(double lo, double hi) {
-  set_x_range(lo, hi);
-  m_auto_fit_y = true;
-}
 
 void PlotWidget::set_x_range(double lo, double hi) {
   set_range(m_x_min, m_x_max, lo, hi, m_options.min_x_span);
   m_auto_fit_x = false;
 }
 
-void PlotWidget::reset_view() { m_auto_fit_x = m_auto_fit_y = true; }
-
 float PlotWidget::to_screen_x(const Rect& plot, double x) const {
   return clamp_px(plot.x0 + (x - m_x_min) / (m_x_max - m_x_min) * (plot.x1 - plot.x0), plot.x0, plot.x1);
+}
+
+double PlotWidget::to_data_x(const Rect& plot, float screen_x) const {
+  return m_x_min + (screen_x - plot.x0) / (plot.x1 - plot.x0) * (m_x_max - m_x_min);
 }
 
 float PlotWidget::to_screen_y(const Rect& plot, double y) const {
@@ -139,30 +125,25 @@ PlotInteraction PlotWidget::draw(const char* id, ImVec2 size, const char* title)
 
   // y labels first: their width sets the left margin, which sets the width for x.
   const double y_step = nice_step(m_y_max - m_y_min, (plot.y1 - plot.y0) / 30.f);
-  make_ticks(m_y_min, m_y_max, y_step, m_y_ticks);
   float label_width = 0.f;
-  char text[48];
-  for (double y : m_y_ticks) {
+  for_each_tick(m_y_min, m_y_max, y_step, [&](double y) {
+    char text[48];
     format_tick(text, sizeof text, y, y_step);
     label_width = std::max(label_width, ImGui::CalcTextSize(text).x);
-  }
+  });
   m_label_margin = std::ceil(label_width) + 10.f;
   m_left_margin = std::max(m_label_margin, m_min_label_margin);
   plot.x0 = origin.x + m_left_margin;
   const double x_step = nice_step(m_x_max - m_x_min, (plot.x1 - plot.x0) / 90.f);
-  make_ticks(m_x_min, m_x_max, x_step, m_x_ticks);
 
   ImDrawList* draw = ImGui::GetWindowDrawList();
-  draw_grid_and_axes(draw, plot, m_x_ticks, m_y_ticks, x_step, y_step);
+  draw_grid_and_axes(draw, plot, x_step, y_step);
   draw->PushClipRect(ImVec2(plot.x0, plot.y0), ImVec2(plot.x1, plot.y1), true);
   for (const Markers& markers : m_markers) {
     const auto [first, end] = visible_range(markers.xs, m_x_min, m_x_max, false);
     if (static_cast<float>(end - first) * 3.f > plot.x1 - plot.x0) continue;  // a wash of lines says nothing
-    int last_column = INT_MIN;  // one line per pixel column is enough when keys crowd
     for (size_t i = first; i < end; ++i) {
       const float sx = to_screen_x(plot, markers.xs[i]);
-      if (static_cast<int>(sx) == last_column) continue;
-      last_column = static_cast<int>(sx);
       draw->AddLine(ImVec2(sx, plot.y0), ImVec2(sx, plot.y1), markers.color, 1.f);
     }
   }
@@ -187,7 +168,7 @@ PlotInteraction PlotWidget::draw(const char* id, ImVec2 size, const char* title)
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   const bool inside = mouse.x >= plot.x0 && mouse.x <= plot.x1 && mouse.y >= plot.y0 && mouse.y <= plot.y1;
   if (result.hovered && inside && !m_dragged) {
-    draw_tooltip(draw, plot, m_x_min + (mouse.x - plot.x0) / (plot.x1 - plot.x0) * (m_x_max - m_x_min));
+    draw_tooltip(draw, plot, to_data_x(plot, mouse.x));
   }
   draw->PopClipRect();
   draw->AddRect(ImVec2(plot.x0, plot.y0), ImVec2(plot.x1, plot.y1), kBorder);
@@ -209,48 +190,42 @@ void PlotWidget::handle_input(const Rect& plot, PlotInteraction& result) {
   if (result.hovered && io.MouseWheel != 0.f) {
     const double factor = std::pow(kZoomPerNotch, -static_cast<double>(io.MouseWheel));
     if (io.KeyCtrl) {
-      const double anchor = m_y_max - (io.MousePos.y - plot.y0) / height * (m_y_max - m_y_min);
-      set_range(m_y_min, m_y_max, anchor + (m_y_min - anchor) * factor, anchor + (m_y_max - anchor) * factor,
-                1e-12);
+      zoom(m_y_min, m_y_max, m_y_max - (io.MousePos.y - plot.y0) / height * (m_y_max - m_y_min), factor, 1e-12);
       m_auto_fit_y = false;
     } else {
-      const double anchor = m_x_min + (io.MousePos.x - plot.x0) / width * (m_x_max - m_x_min);
-      set_range(m_x_min, m_x_max, anchor + (m_x_min - anchor) * factor, anchor + (m_x_max - anchor) * factor,
-                m_options.min_x_span);
+      zoom(m_x_min, m_x_max, to_data_x(plot, io.MousePos.x), factor, m_options.min_x_span);
       m_auto_fit_x = false;
       result.x_changed = true;
     }
   }
-  if (ImGui::IsItemActivated()) m_dragged = false;
+  if (ImGui::IsItemActivated()) {
+    m_dragged = false;
+    m_drag_from = io.MousePos;
+  }
   if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {
-    // The delta since the last frame, plus on the first dragging frame the
-    // movement inside the drag threshold, so the data stays under the mouse.
-    const ImVec2 delta = m_dragged ? io.MouseDelta
-                                   : ImVec2(io.MousePos.x - io.MouseClickedPos[0].x,
-                                            io.MousePos.y - io.MouseClickedPos[0].y);
+    // From the last frame's position, or on the first dragging frame from the
+    // press, so the data stays under the mouse.
+    const float dx = io.MousePos.x - m_drag_from.x, dy = io.MousePos.y - m_drag_from.y;
     const ImVec2 total(io.MousePos.x - io.MouseClickedPos[0].x, io.MousePos.y - io.MouseClickedPos[0].y);
+    m_drag_from = io.MousePos;
     m_dragged = true;
-    if (delta.x != 0.f) {
-      const double shift = -delta.x / width * (m_x_max - m_x_min);
-      m_x_min += shift;
-      m_x_max += shift;
+    const double shift_x = -dx / width * (m_x_max - m_x_min), shift_y = dy / height * (m_y_max - m_y_min);
+    if (dx != 0.f) {
+      set_range(m_x_min, m_x_max, m_x_min + shift_x, m_x_max + shift_x, 0.0);
       m_auto_fit_x = false;
       result.x_changed = true;
     }
     // A mostly horizontal drag (scrubbing through time) leaves an auto-fitted y alone.
-    if (delta.y != 0.f && (!m_auto_fit_y || std::fabs(total.y) > std::fabs(total.x))) {
-      const double shift = delta.y / height * (m_y_max - m_y_min);
-      m_y_min += shift;
-      m_y_max += shift;
+    if (dy != 0.f && (!m_auto_fit_y || std::fabs(total.y) > std::fabs(total.x))) {
+      set_range(m_y_min, m_y_max, m_y_min + shift_y, m_y_max + shift_y, 0.0);
       m_auto_fit_y = false;
     }
   }
-  if (ImGui::IsItemDeactivated() && !m_dragged) {
-    result.clicked = true;
-    const float sx = std::clamp(io.MousePos.x, plot.x0, plot.x1);
-    result.clicked_x = m_x_min + (sx - plot.x0) / width * (m_x_max - m_x_min);
+  if (ImGui::IsItemDeactivated()) {
+    result.clicked = !m_dragged;
+    result.clicked_x = to_data_x(plot, std::clamp(io.MousePos.x, plot.x0, plot.x1));
+    m_dragged = false;
   }
-  if (ImGui::IsItemDeactivated()) m_dragged = false;
   if (result.hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
     reset_view();
     result.reset = true;
@@ -297,31 +272,30 @@ void PlotWidget::fit_to_data() {
   m_y_max = hi + pad;
 }
 
-void PlotWidget::draw_grid_and_axes(ImDrawList* draw, const Rect& plot, std::span<const double> x_ticks,
-                                    std::span<const double> y_ticks, double x_step, double y_step) {
+void PlotWidget::draw_grid_and_axes(ImDrawList* draw, const Rect& plot, double x_step, double y_step) {
   const ImU32 label_color = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   const float line = ImGui::GetTextLineHeight();
   draw->AddRectFilled(ImVec2(plot.x0, plot.y0), ImVec2(plot.x1, plot.y1), kBackground);
   char text[48];
   float last_label_right = -1e30f;  // labels that would overlap are left out
-  for (double x : x_ticks) {
+  for_each_tick(m_x_min, m_x_max, x_step, [&](double x) {
     const float sx = to_screen_x(plot, x);
     draw->AddLine(ImVec2(sx, plot.y0), ImVec2(sx, plot.y1), kGrid);
     format_tick(text, sizeof text, x, x_step);
     const float w = ImGui::CalcTextSize(text).x;
     const float left = std::clamp(sx - 0.5f * w, plot.x0 - 4.f, plot.x1 - w + 4.f);
-    if (left < last_label_right + 6.f) continue;
+    if (left < last_label_right + 6.f) return;
     draw->AddText(ImVec2(left, plot.y1 + 2.f), label_color, text);
     last_label_right = left + w;
-  }
-  for (double y : y_ticks) {
+  });
+  for_each_tick(m_y_min, m_y_max, y_step, [&](double y) {
     const float sy = to_screen_y(plot, y);
     draw->AddLine(ImVec2(plot.x0, sy), ImVec2(plot.x1, sy), kGrid);
     format_tick(text, sizeof text, y, y_step);
     const float w = ImGui::CalcTextSize(text).x;
     draw->AddText(ImVec2(plot.x0 - w - 5.f, std::clamp(sy - 0.5f * line, plot.y0 - 2.f, plot.y1 - line + 2.f)),
                   label_color, text);
-  }
+  });
 }
 
 void PlotWidget::draw_series(ImDrawList* draw, const Rect& plot, const PlotSeries& s) {
@@ -330,14 +304,15 @@ void PlotWidget::draw_series(ImDrawList* draw, const Rect& plot, const PlotSerie
   if (first >= end) return;
   const float width = plot.x1 - plot.x0;
   const size_t count = end - first;
+  auto draw_markers = [&] {
+    for (size_t i = first; i < end; ++i) {
+      if (!std::isfinite(s.y[i])) continue;
+      draw->AddCircleFilled(ImVec2(to_screen_x(plot, x[i]), to_screen_y(plot, s.y[i])), s.marker_radius, s.color, 10);
+    }
+  };
   if (s.style == PlotLineStyle::kMarkersOnly) {
     // Markers closer than 4 px hide the lines under them: zoom in to see them.
-    if (static_cast<float>(count) * 4.f > width) return;
-    for (size_t i = first; i < end; ++i) {
-      if (std::isfinite(s.y[i])) {
-        draw->AddCircleFilled(ImVec2(to_screen_x(plot, x[i]), to_screen_y(plot, s.y[i])), s.marker_radius, s.color, 10);
-      }
-    }
+    if (static_cast<float>(count) * 4.f <= width) draw_markers();
     return;
   }
   m_points.clear();
@@ -392,13 +367,7 @@ void PlotWidget::draw_series(ImDrawList* draw, const Rect& plot, const PlotSerie
     m_points.push_back(p);
   }
   stroke(draw, m_points, s);
-  if (s.markers && width >= kMarkerSpacing * static_cast<float>(count)) {
-    for (size_t i = first; i < end; ++i) {
-      if (std::isfinite(s.y[i])) {
-        draw->AddCircleFilled(ImVec2(to_screen_x(plot, x[i]), to_screen_y(plot, s.y[i])), s.marker_radius, s.color, 8);
-      }
-    }
-  }
+  if (s.markers && width >= kMarkerSpacing * static_cast<float>(count)) draw_markers();
 }
 
 void PlotWidget::stroke(ImDrawList* draw, std::span<const ImVec2> points, const PlotSeries& s) {

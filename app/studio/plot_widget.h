@@ -10,11 +10,11 @@
 // drag pans, a double-click fits all data, hovering shows the y of every
 // series at the hovered x, a click without drag reports its x.
 
+#include <imgui.h>
+
 #include <cstdint>
 #include <span>
 #include <vector>
-
-#include <imgui.h>
 
 namespace ks::studio {
 
@@ -27,7 +27,7 @@ enum class PlotLineStyle : uint8_t {
   kSolid,
   kDashed,
   kStep,         // holds each y until the next sample's x
-  kMarkersOnly,  // no line, a marker at every sample (key markers)
+  kMarkersOnly,  // no line, a marker at every sample (key markers); hidden while closer than 4 px
 };
 
 /// One line of a plot. Both spans are borrowed until draw() returns.
@@ -35,11 +35,11 @@ struct PlotSeries {
   std::span<const float> x;  // ascending (equal neighbours allowed)
   std::span<const float> y;  // as many as x; non-finite values are skipped by auto-fit
   ImU32 color = plot_rgba(255, 255, 255);
-  const char* label = "";    // legend and tooltip; empty leaves it out of both
+  const char* label = "";  // legend and tooltip; empty leaves it out of both
   PlotLineStyle style = PlotLineStyle::kSolid;
-  bool markers = false;      // a dot per sample once samples are >= 6 px apart
+  bool markers = false;        // a dot per sample once samples are >= 6 px apart
   float marker_radius = 2.5f;  // px
-  float thickness = 1.f;  // px; whole numbers draw cheaper (ImGui then uses textured lines)
+  float thickness = 1.f;       // px; whole numbers draw cheaper (ImGui then uses textured lines)
   /// Where samples crowd a pixel column, draw only their largest y instead of
   /// the column's whole range: for errors, whose peaks are what matter.
   bool dense_peaks_only = false;
@@ -48,19 +48,19 @@ struct PlotSeries {
 /// What the user did to a plot this frame.
 struct PlotInteraction {
   bool hovered = false;
-  bool clicked = false;     // pressed and released without dragging
-  double clicked_x = 0.0;   // data x of the click
-  bool x_changed = false;   // the user panned, zoomed or reset x (for linked plots)
-  bool reset = false;       // double-click: the view was fitted to all data
+  bool clicked = false;    // pressed and released without dragging
+  double clicked_x = 0.0;  // data x of the click
+  bool x_changed = false;  // the user panned, zoomed or reset x (for linked plots)
+  bool reset = false;      // double-click: the view was fitted to all data
 };
 
 /// Settings fixed for a plot's lifetime.
 struct PlotOptions {
-  bool y_include_zero = false;      // auto-fit keeps y = 0 in view (error plots); default off
+  bool y_include_zero = false;        // auto-fit keeps y = 0 in view (error plots); default off
   const char* value_format = "%.4g";  // printf format of y values in the tooltip
-  const char* x_name = "x";         // names the hovered x in the tooltip ("frame")
-  bool show_legend = true;          // series labels on the title line (tooltips name them either way)
-  double min_x_span = 1e-6;         // zoom-in limit, data units of x
+  const char* x_name = "x";           // names the hovered x in the tooltip ("frame")
+  bool show_legend = true;            // series labels on the title line (tooltips name them either way)
+  double min_x_span = 1e-6;           // zoom-in limit, data units of x
 };
 
 class PlotWidget {
@@ -69,14 +69,21 @@ class PlotWidget {
 
   // Content of the next draw(); draw() clears it.
   /// Adds a line; see PlotSeries for what is borrowed.
-  void add_series(const PlotSeries& series);
+  void add_series(const PlotSeries& series) { m_series.push_back(series); }
   /// Thin vertical lines at `xs` (key frames), behind the series; `xs` borrowed.
-  void add_vertical_markers(std::span<const float> xs, ImU32 color);
+  /// Left out while they would be closer than 3 px.
+  void add_vertical_markers(std::span<const float> xs, ImU32 color) { m_markers.push_back({xs, color}); }
   /// A dashed horizontal line at `y`, labelled at its right end; `label` borrowed.
   /// `include_in_fit` keeps it in view when y is auto-fitted.
-  void add_threshold(float y, ImU32 color, const char* label, bool include_in_fit = true);
+  void add_threshold(float y, ImU32 color, const char* label, bool include_in_fit = true) {
+    m_thresholds.push_back({y, color, label, include_in_fit});
+  }
   /// A vertical cursor (the current time) at `x`.
-  void set_cursor(double x, ImU32 color);
+  void set_cursor(double x, ImU32 color) {
+    m_has_cursor = true;
+    m_cursor_x = x;
+    m_cursor_color = color;
+  }
 
   /// Draws the plot at the cursor position of the current window, `size` in
   /// px (a size <= 0 takes the available width or height), with `title` and
@@ -85,11 +92,15 @@ class PlotWidget {
 
   // View state, kept across frames.
   /// Shows x in lo..hi and re-fits y to what is visible ("frame the selection").
-  void fit_x(double lo, double hi);
-  /// Shows x in lo..hi, leaving y alone (for plots linked to another's x).
+  void fit_x(double lo, double hi) {
+    set_x_range(lo, hi);
+    m_auto_fit_y = true;
+  }
+  /// Shows x in lo..hi (at least PlotOptions::min_x_span), leaving y alone
+  /// (for plots linked to another's x).
   void set_x_range(double lo, double hi);
   /// Fits both axes to all data from the next draw() on (as a double-click).
-  void reset_view();
+  void reset_view() { m_auto_fit_x = m_auto_fit_y = true; }
   /// Turns y auto-fit on: y follows the data visible in the x range.
   void auto_fit_y() { m_auto_fit_y = true; }
   double x_min() const { return m_x_min; }
@@ -117,14 +128,14 @@ class PlotWidget {
 
   void handle_input(const Rect& plot, PlotInteraction& result);
   void fit_to_data();
-  void draw_grid_and_axes(ImDrawList* draw, const Rect& plot, std::span<const double> x_ticks,
-                          std::span<const double> y_ticks, double x_step, double y_step);
+  void draw_grid_and_axes(ImDrawList* draw, const Rect& plot, double x_step, double y_step);
   void draw_series(ImDrawList* draw, const Rect& plot, const PlotSeries& series);
   void stroke(ImDrawList* draw, std::span<const ImVec2> points, const PlotSeries& series);
   void draw_legend(ImDrawList* draw, ImVec2 at, float right, const char* title);
   void draw_tooltip(ImDrawList* draw, const Rect& plot, double x);
   float to_screen_x(const Rect& plot, double x) const;
   float to_screen_y(const Rect& plot, double y) const;
+  double to_data_x(const Rect& plot, float screen_x) const;
 
   PlotOptions m_options;
   // View: data ranges shown, and whether each follows the data.
@@ -132,9 +143,10 @@ class PlotWidget {
   double m_y_min = 0.0, m_y_max = 1.0;
   bool m_auto_fit_x = true;
   bool m_auto_fit_y = true;
-  bool m_dragged = false;       // the current press has moved past the drag threshold
-  float m_left_margin = 48.f;   // px left of the plot, from the previous frame's ticks
-  float m_label_margin = 0.f;   // px the y labels need
+  bool m_dragged = false;      // the current press has moved past the drag threshold
+  ImVec2 m_drag_from;          // where the mouse was when the view last panned
+  float m_left_margin = 48.f;  // px left of the plot, from the previous frame's ticks
+  float m_label_margin = 0.f;  // px the y labels need
   float m_min_label_margin = 0.f;
 
   // This frame's content.
@@ -147,8 +159,6 @@ class PlotWidget {
 
   // Scratch kept between frames so drawing does not allocate once warm.
   std::vector<ImVec2> m_points;
-  std::vector<double> m_x_ticks;
-  std::vector<double> m_y_ticks;
 };
 
 }  // namespace ks::studio
