@@ -96,7 +96,7 @@ bool StudioApp::init_window() {
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;  // layout.h saves to the user's folder instead
   ImGui::StyleColorsDark();
-  load_layout(KS_DEFAULT_LAYOUT);
+  load_layout(KS_DEFAULT_LAYOUT, m_options.width, m_options.height);
   ImGui_ImplGlfw_InitForOpenGL(m_window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
   m_imgui_ready = true;
