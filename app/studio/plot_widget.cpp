@@ -300,7 +300,9 @@ void PlotWidget::draw_grid_and_axes(ImDrawList* draw, const Rect& plot, double x
 
 void PlotWidget::draw_series(ImDrawList* draw, const Rect& plot, const PlotSeries& s) {
   const std::span<const float> x = s.x.first(std::min(s.x.size(), s.y.size()));
-  const auto [first, end] = visible_range(x, m_x_min, m_x_max, true);
+  // Plain variables, not a structured binding: clang 14 cannot capture those in the lambda below.
+  const auto range = visible_range(x, m_x_min, m_x_max, true);
+  const size_t first = range.first, end = range.second;
   if (first >= end) return;
   const float width = plot.x1 - plot.x0;
   const size_t count = end - first;
