@@ -49,7 +49,8 @@ void RefitWorker::wait_idle() const {
 
 void RefitWorker::run() {
   // Leave one core to the UI thread.
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency() - 1);
+  // (hardware_concurrency() may be 0 when unknown.)
+  const unsigned threads = std::max(2u, std::thread::hardware_concurrency()) - 1;
   std::unique_lock<std::mutex> lock(m_mutex);
   while (true) {
     m_changed.wait(lock, [this] { return m_stop || m_pending.has_value(); });
