@@ -370,20 +370,13 @@ void print_tables(FILE* out, const std::vector<std::unique_ptr<ClipFixture>>& cl
                "player / baseline < 1 means the player is faster.\n");
 }
 
-bool is_clip_file(const fs::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return ext == ".glb" || ext == ".gltf" || ext == ".bvh";
-}
-
 // The demo clip, then every clip file of `clips_dir` by name.
 std::vector<ClipSource> find_clips(const fs::path& clips_dir, bool all_animations) {
   std::vector<fs::path> files = {fs::path(KS_ASSETS_DIR) / "demo_walk.glb"};
   std::vector<fs::path> shared;
   std::error_code ec;
   for (const fs::directory_entry& entry : fs::directory_iterator(clips_dir, ec)) {
-    if (entry.is_regular_file() && is_clip_file(entry.path())) shared.push_back(entry.path());
+    if (entry.is_regular_file() && ks::is_importable(entry.path())) shared.push_back(entry.path());
   }
   if (ec) std::fprintf(stderr, "ks_codec_benchmark: cannot list %s: %s\n", clips_dir.c_str(), ec.message().c_str());
   std::sort(shared.begin(), shared.end());

@@ -18,6 +18,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/progress.h"
 #include "core/offline/file_io.h"
+#include "core/offline/import.h"
 #include "core/offline/measure.h"
 #include "core/offline/stream_file.h"
 
@@ -66,12 +67,6 @@ struct Options {
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::string json_path;
 };
-
-bool is_source_file(const fs::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".gltf" || ext == ".glb" || ext == ".bvh";
-}
 
 // An animation name made safe for a file name.
 std::string file_safe(const std::string& name) {
@@ -161,7 +156,7 @@ bool collect_sources(Arguments& args, const std::vector<fs::path>& inputs, std::
       any_folder = true;
       std::vector<fs::path> found;
       for (fs::recursive_directory_iterator it(input, ec), end; !ec && it != end; it.increment(ec)) {
-        if (it->is_regular_file(ec) && is_source_file(it->path())) found.push_back(it->path());
+        if (it->is_regular_file(ec) && is_importable(it->path())) found.push_back(it->path());
       }
       if (ec) return args.fail(input.string() + ": cannot list the folder: " + ec.message());
       std::sort(found.begin(), found.end());

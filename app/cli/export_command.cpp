@@ -12,6 +12,7 @@
 #include "app/cli/commands.h"
 #include "core/offline/file_io.h"
 #include "core/offline/gltf_export.h"
+#include "core/offline/import.h"
 #include "core/offline/stream_file.h"
 
 namespace ks::cli {
@@ -33,13 +34,6 @@ constexpr const char* kExportHelp =
     "  --source SRC.gltf|.glb   the glTF file the stream was made from; bones\n"
     "                           are matched to its nodes by name\n"
     "  -h, --help               show this help\n";
-
-std::string lowercase_extension(const std::filesystem::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext;
-}
 
 }  // namespace
 

@@ -53,21 +53,6 @@ const char* error_unit(TrackKind kind) {
   return kind == TrackKind::kTranslation ? " mm" : kind == TrackKind::kRotation ? " deg" : "";
 }
 
-void source_sample(const BoneTracks& bone, TrackKind kind, uint32_t frame, float out[4]) {
-  if (kind == TrackKind::kRotation) {
-    const Quat& q = bone.rotations[frame];
-    out[0] = q.x;
-    out[1] = q.y;
-    out[2] = q.z;
-    out[3] = q.w;
-    return;
-  }
-  const Vec3& v = kind == TrackKind::kTranslation ? bone.translations[frame] : bone.scales[frame];
-  out[0] = v.x;
-  out[1] = v.y;
-  out[2] = v.z;
-  out[3] = 0.f;
-}
 
 // q and -q are one rotation, but their components plot far apart: brings
 // `q` into the hemisphere of `reference`.
@@ -190,7 +175,7 @@ void CurvePanel::sample_curves(const std::shared_ptr<const FitResult>& result, i
   for (uint32_t f = 0; f < frame_count; ++f) {
     const float t = static_cast<float>(f);
     float sample[4], ideal[4], decoded[4];
-    source_sample(source, kind, f, sample);
+    track_value(source, kind, f, sample);
     evaluate_fitted(track, t, decoded);
     evaluate_ideal(track, t, ideal);
     c.frames[f] = t;

@@ -11,17 +11,6 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 }
 }  // namespace
 
-bool CodecSettings::operator==(const CodecSettings& o) const {
-  const QuantizationSettings& a = fit.quantization;
-  const QuantizationSettings& b = o.fit.quantization;
-  return fit.translation_error_m == o.fit.translation_error_m && fit.rotation_error_deg == o.fit.rotation_error_deg &&
-         fit.scale_error == o.fit.scale_error && fit.split_rule == o.fit.split_rule &&
-         fit.discontinuity_ratio == o.fit.discontinuity_ratio && a.range_mode == b.range_mode &&
-         a.rotation_bits == b.rotation_bits && a.widen_rotation_bits == b.widen_rotation_bits &&
-         pack.jump_interval_s == o.pack.jump_interval_s && pack.zstd == o.pack.zstd &&
-         pack.zstd_level == o.pack.zstd_level;
-}
-
 std::shared_ptr<const FitResult> run_fit(std::shared_ptr<const ImportedClip> source, const CodecSettings& settings,
                                          uint64_t generation, unsigned threads) {
   const ImportedClip& clip = *source;

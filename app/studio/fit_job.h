@@ -20,7 +20,7 @@ namespace ks::studio {
 struct CodecSettings {
   FitSettings fit;
   PackSettings pack;
-  bool operator==(const CodecSettings& other) const;
+  bool operator==(const CodecSettings&) const = default;
 };
 
 /// What one fit produced. Held through shared_ptr and never moved: `view`

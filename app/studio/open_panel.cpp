@@ -11,15 +11,14 @@
 #include <vector>
 
 #include "app/studio/panels.h"
+#include "core/offline/import.h"
 
 namespace ks::studio {
 
 namespace {
 
 bool is_openable(const std::filesystem::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".gltf" || ext == ".glb" || ext == ".bvh" || ext == ".ks";
+  return is_importable(path) || lowercase_extension(path) == ".ks";
 }
 
 struct Listing {

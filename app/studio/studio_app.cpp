@@ -19,6 +19,7 @@
 #include "app/studio/panels.h"
 #include "app/studio/png_writer.h"
 #include "core/offline/file_io.h"
+#include "core/offline/import.h"
 #include "core/offline/stream_file.h"
 
 namespace ks::studio {
@@ -34,7 +35,7 @@ std::filesystem::path recent_path() {
 
 // A .ks file opens as the clip it decodes to (the studio re-fits that).
 Result<ImportedClip> load_any(const std::filesystem::path& path, const ImportSettings& settings) {
-  if (path.extension() != ".ks") return import_clip(path, settings);
+  if (lowercase_extension(path) != ".ks") return import_clip(path, settings);
   Result<std::unique_ptr<StreamFile>> file = load_stream_file(path);
   if (!file) return Error{file.error()};
   DecodedStream decoded = decode_stream(file.value()->view);

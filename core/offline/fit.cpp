@@ -14,15 +14,8 @@ using Sample = std::array<float, 4>;
 
 // A track's source values as rows of four floats (vec3 tracks leave [3] at 0).
 std::vector<Sample> track_samples(const BoneTracks& bone, TrackKind kind) {
-  std::vector<Sample> rows;
-  if (kind == TrackKind::kRotation) {
-    rows.reserve(bone.rotations.size());
-    for (const Quat& q : bone.rotations) rows.push_back({q.x, q.y, q.z, q.w});
-    return rows;
-  }
-  const std::vector<Vec3>& values = kind == TrackKind::kTranslation ? bone.translations : bone.scales;
-  rows.reserve(values.size());
-  for (const Vec3& v : values) rows.push_back({v.x, v.y, v.z, 0.f});
+  std::vector<Sample> rows(bone.rotations.size());
+  for (uint32_t f = 0; f < rows.size(); ++f) track_value(bone, kind, f, rows[f].data());
   return rows;
 }
 

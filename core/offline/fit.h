@@ -37,6 +37,7 @@ struct FitSettings {
 
   /// Checks every field, naming the one out of range.
   Status validate() const;
+  bool operator==(const FitSettings&) const = default;
 };
 
 /// One key of a fitted track.

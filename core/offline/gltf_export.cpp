@@ -14,6 +14,7 @@
 
 #include "core/offline/file_io.h"
 #include "core/offline/gltf_hierarchy.h"
+#include "core/offline/import.h"
 #include "core/offline/gltf_schema.h"
 
 namespace ks {
@@ -161,8 +162,7 @@ std::string image_mime_type(const std::vector<unsigned char>& bytes) {
 // Errors name the file.
 Result<tinygltf::Model> load_source(const std::filesystem::path& path) {
   const std::string where = path.string() + ": ";
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string ext = lowercase_extension(path);
   if (ext == ".bvh") {
     return Error{where +
                  "a BVH file cannot be the source of a glTF export (it has no mesh to keep); export BVH "

@@ -39,9 +39,7 @@ std::string_view json_text(const std::string& bytes, bool binary) {
 
 // `bytes` is the whole file at `path`; external buffers are found beside it.
 Result<tinygltf::Model> load_model(const std::filesystem::path& path, const std::string& bytes) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  const bool binary = ext == ".glb";
+  const bool binary = lowercase_extension(path) == ".glb";
 
   // tinygltf drops properties of the wrong type without a word; check first.
   const std::string_view text = json_text(bytes, binary);

@@ -24,10 +24,20 @@ Status ImportSettings::validate() const {
   return {};
 }
 
+std::string lowercase_extension(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+bool is_importable(const std::filesystem::path& path) {
+  const std::string ext = lowercase_extension(path);
+  return ext == ".gltf" || ext == ".glb" || ext == ".bvh";
+}
+
 Result<ImportedClip> import_clip(const std::filesystem::path& path, const ImportSettings& settings) {
   if (Status s = settings.validate(); !s) return Error{path.string() + ": " + s.error()};
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string ext = lowercase_extension(path);
   if (ext == ".gltf" || ext == ".glb") return import_gltf(path, settings);
   if (ext == ".bvh") return import_bvh(path, settings);
   return Error{path.string() + ": unsupported file type '" + ext + "' (expected .gltf, .glb or .bvh)"};

@@ -38,6 +38,13 @@ struct ImportedClip {
   std::vector<std::string> warnings;         // things accepted with a defined fix-up
 };
 
+/// `path`'s extension in lower case, with its dot (".glb"): what import_clip
+/// and the tools that list clips go by.
+std::string lowercase_extension(const std::filesystem::path& path);
+
+/// True for the files import_clip reads: .gltf, .glb and .bvh, in any case.
+bool is_importable(const std::filesystem::path& path);
+
 /// Imports `path` (.gltf, .glb or .bvh). The error names the file and the problem.
 Result<ImportedClip> import_clip(const std::filesystem::path& path, const ImportSettings& settings = {});
 

@@ -21,6 +21,7 @@ struct PackSettings {
 
   /// Refuses a negative or non-finite interval, a zstd level outside 1..22.
   Status validate() const;
+  bool operator==(const PackSettings&) const = default;
 };
 
 /// The stream of `clip` (format version kStreamVersion), with its bone names

@@ -30,6 +30,7 @@ struct QuantizationSettings {
 
   /// Checks the ranges above, naming the setting that is out of range.
   Status validate() const;
+  bool operator==(const QuantizationSettings&) const = default;
 };
 
 /// The range of a vec3 track with these samples (per-track mode), or the fixed range.

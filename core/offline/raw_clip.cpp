@@ -69,4 +69,15 @@ void make_rotations_continuous(std::span<Quat> rotations) {
   }
 }
 
+
+void track_value(const BoneTracks& bone, TrackKind kind, uint32_t frame, float out[4]) {
+  if (kind == TrackKind::kRotation) {
+    const Quat& q = bone.rotations[frame];
+    out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
+    return;
+  }
+  const Vec3& v = kind == TrackKind::kTranslation ? bone.translations[frame] : bone.scales[frame];
+  out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = 0.f;
+}
+
 }  // namespace ks

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/offline/skeleton.h"
+#include "core/runtime/curve.h"
 #include "core/runtime/result.h"
 #include "core/runtime/transform.h"
 
@@ -52,5 +53,9 @@ struct RawClip {
 /// Normalises every quaternion and negates those whose dot product with the
 /// previous one is negative, so interpolation never takes the long way round.
 void make_rotations_continuous(std::span<Quat> rotations);
+
+/// `bone`'s track of `kind` at `frame` as four floats, the way curves hold
+/// values: x y z w for a rotation, x y z 0 for a translation or scale.
+void track_value(const BoneTracks& bone, TrackKind kind, uint32_t frame, float out[4]);
 
 }  // namespace ks

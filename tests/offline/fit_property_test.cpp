@@ -143,14 +143,7 @@ Case make_case(uint32_t seed) {
 }
 
 void source_value(const RawClip& clip, const FittedTrack& track, uint32_t frame, float out[4]) {
-  const BoneTracks& bone = clip.bones[track.bone];
-  if (track.kind == TrackKind::kRotation) {
-    const Quat& q = bone.rotations[frame];
-    out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
-    return;
-  }
-  const Vec3& v = track.kind == TrackKind::kTranslation ? bone.translations[frame] : bone.scales[frame];
-  out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = 0.f;
+  track_value(clip.bones[track.bone], track.kind, frame, out);
 }
 
 // The keys are what the player and the stream expect: frame 0 first, the

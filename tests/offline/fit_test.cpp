@@ -97,14 +97,7 @@ FittedClip fit_or_fail(const Sampled& s, const FitSettings& settings = {}, unsig
 
 // The source value of `track` at `frame`, as four floats.
 void source_value(const RawClip& clip, const FittedTrack& track, uint32_t frame, float out[4]) {
-  const BoneTracks& bone = clip.bones[track.bone];
-  if (track.kind == TrackKind::kRotation) {
-    const Quat& q = bone.rotations[frame];
-    out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
-    return;
-  }
-  const Vec3& v = track.kind == TrackKind::kTranslation ? bone.translations[frame] : bone.scales[frame];
-  out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = 0.f;
+  track_value(clip.bones[track.bone], track.kind, frame, out);
 }
 
 // The decoded error of `track` at source frame `frame`.

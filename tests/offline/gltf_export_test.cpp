@@ -241,9 +241,7 @@ TEST(GltfExport, EverySharedClipRoundTrips) {
   ScratchDir dir;
   std::vector<fs::path> files;
   for (const fs::directory_entry& entry : fs::directory_iterator(kClips)) {
-    std::string ext = entry.path().extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (ext == ".glb" || ext == ".gltf" || ext == ".bvh") files.push_back(entry.path());
+    if (is_importable(entry.path())) files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
   if (files.empty()) GTEST_SKIP() << "no clips in " << kClips;

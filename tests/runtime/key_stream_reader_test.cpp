@@ -79,17 +79,10 @@ Bytes patched(Patch patch) {
 
 // zstd_stream() with block `block`'s frame replaced by `frame` (sizes, offsets and checksum fixed).
 Bytes with_frame(uint32_t block, const Bytes& frame) {
-  Bytes bytes = zstd_stream();
-  const uint32_t at = frame_offset(bytes, block);
-  const uint32_t old_size = get_u32(bytes, block_table(bytes) + 4 * block);
-  bytes.erase(bytes.begin() + at, bytes.begin() + at + old_size);
-  bytes.insert(bytes.begin() + at, frame.begin(), frame.end());
+  const Bytes& b = zstd_stream();
+  Bytes bytes = test::splice(b, frame_offset(b, block), get_u32(b, block_table(b) + 4 * block), frame);
   set_u32(bytes, block_table(bytes) + 4 * block, static_cast<uint32_t>(frame.size()));
-  const int64_t delta = static_cast<int64_t>(frame.size()) - static_cast<int64_t>(old_size);
-  for (const uint32_t field : {ho::kJumpIndexOffset, ho::kJumpStatesOffset, ho::kMetadataOffset}) {
-    set_u32(bytes, field, static_cast<uint32_t>(get_u32(bytes, field) + delta));
-  }
-  test::fix_size_and_checksum(bytes);
+  test::fix_checksum(bytes);
   return bytes;
 }
 
@@ -188,20 +181,10 @@ TEST(KeyStreamBlocks, RefusesABrokenBlockTable) {
                                  {"key stream block 1"}));
   // A table for fewer blocks than there are jump frames plus one: the
   // section is cut to 4 bytes by moving the jump index's start back.
-  Bytes cut = b;
-  cut.erase(cut.begin() + block_table(b) + 4, cut.begin() + get_u32(b, ho::kJumpIndexOffset));
-  for (const uint32_t field : {ho::kJumpIndexOffset, ho::kJumpStatesOffset, ho::kMetadataOffset}) {
-    set_u32(cut, field, get_u32(cut, field) - (section - 4));
-  }
-  test::fix_size_and_checksum(cut);
+  const Bytes cut = test::splice(b, block_table(b) + 4, section - 4, {});
   EXPECT_TRUE(refused_mentioning(cut, {"key stream block table is truncated", std::to_string(blocks) + " blocks"}));
   // Bytes after the last frame.
-  Bytes trailing = b;
-  trailing.insert(trailing.begin() + get_u32(b, ho::kJumpIndexOffset), 3, 0);
-  for (const uint32_t field : {ho::kJumpIndexOffset, ho::kJumpStatesOffset, ho::kMetadataOffset}) {
-    set_u32(trailing, field, get_u32(trailing, field) + 3);
-  }
-  test::fix_size_and_checksum(trailing);
+  const Bytes trailing = test::splice(b, get_u32(b, ho::kJumpIndexOffset), 0, Bytes(3, 0));
   EXPECT_TRUE(refused_mentioning(trailing, {"key stream section has trailing bytes after its last block"}));
 }
 

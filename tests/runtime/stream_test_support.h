@@ -78,6 +78,26 @@ inline void fix_size_and_checksum(std::vector<uint8_t>& bytes) {
   fix_checksum(bytes);
 }
 
+/// `original` with the `erase` bytes at `at` replaced by `insert`: the header's
+/// section offsets at or past the replaced bytes move with them (inserted
+/// bytes join the section they follow), and the size and checksum are fixed.
+inline std::vector<uint8_t> splice(const std::vector<uint8_t>& original, uint32_t at, uint32_t erase,
+                                   std::span<const uint8_t> insert) {
+  std::vector<uint8_t> bytes = original;
+  bytes.erase(bytes.begin() + at, bytes.begin() + at + erase);
+  bytes.insert(bytes.begin() + at, insert.begin(), insert.end());
+  const int64_t delta = static_cast<int64_t>(insert.size()) - static_cast<int64_t>(erase);
+  namespace ho = header_offset;
+  for (const uint32_t field : {ho::kBoneTableOffset, ho::kTrackTableOffset, ho::kInitialKeysOffset,
+                               ho::kKeyStreamOffset, ho::kJumpIndexOffset, ho::kJumpStatesOffset,
+                               ho::kMetadataOffset}) {
+    const uint32_t offset = get_u32(bytes, field);
+    if (offset >= uint64_t{at} + erase) set_u32(bytes, field, static_cast<uint32_t>(offset + delta));
+  }
+  fix_size_and_checksum(bytes);
+  return bytes;
+}
+
 /// Overwrites `bits` bits at `bit_offset` (LSB first, as BitWriter writes them).
 inline void write_bits(std::vector<uint8_t>& bytes, uint64_t bit_offset, uint64_t value, uint32_t bits) {
   for (uint32_t i = 0; i < bits; ++i) {

@@ -106,14 +106,7 @@ uint64_t write_entry(Bytes& bytes, const StreamView& view, uint64_t bit, const S
 // Inserts `count` zero bytes at `at`, moving every section that starts at or
 // after it, and fixes the size and checksum: the section ending at `at` grows.
 Bytes insert_bytes(const Bytes& original, uint32_t at, uint32_t count) {
-  Bytes bytes = original;
-  bytes.insert(bytes.begin() + at, count, 0);
-  for (const uint32_t field : {ho::kTrackTableOffset, ho::kInitialKeysOffset, ho::kKeyStreamOffset,
-                               ho::kJumpIndexOffset, ho::kJumpStatesOffset, ho::kMetadataOffset}) {
-    if (get_u32(bytes, field) >= at) set_u32(bytes, field, get_u32(bytes, field) + count);
-  }
-  test::fix_size_and_checksum(bytes);
-  return bytes;
+  return test::splice(original, at, 0, Bytes(count, 0));
 }
 
 // valid() with `patch` applied and the checksum fixed.
