@@ -112,5 +112,7 @@ bad_usage garbage_size "--size" "$assets/demo_walk.glb" --size wide
 bad_usage unknown_flag "--frobnicate" "$assets/demo_walk.glb" --frobnicate
 bad_usage bad_frame "--frame" "$assets/demo_walk.glb" --frame soon
 bad_usage no_such_bone "no_such_bone" "$assets/demo_walk.glb" --select no_such_bone
+bad_usage drag_not_seconds "--simulate-drag" "$assets/demo_walk.glb" --simulate-drag soon
+bad_usage drag_negative "--simulate-drag" "$assets/demo_walk.glb" --simulate-drag -1
 
 echo "all studio screenshot checks passed"
