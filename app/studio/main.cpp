@@ -1,7 +1,10 @@
 // keystream-studio: tune the codec on a clip and see what it does.
 //   keystream-studio [FILE] [--animation NAME|INDEX] [--screenshot OUT.png]
-//                    [--frame N] [--select BONE] [--size WxH]
+//                    [--frame N] [--select BONE] [--size WxH] [--view MODE]
+//                    [--color MODE] [--translation-error MM] [--rotation-error DEG]
+//                    [--scale-error X] [--shaders DIR]
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -26,6 +29,17 @@ constexpr const char* kUsage =
     "  --frame N                start at frame N\n"
     "  --select BONE            select a bone by name or index\n"
     "  --size WxH               window size (default 1600x1000, at least 640x480)\n"
+    "  --view side-by-side|overlay\n"
+    "                           viewport: original and compressed side by side\n"
+    "                           (default) or the original translucent over the\n"
+    "                           compressed\n"
+    "  --color error|material   colour the compressed character by its\n"
+    "                           object-space error (default) or by its material\n"
+    "  --translation-error MM   fit threshold, millimetres (default 0.5)\n"
+    "  --rotation-error DEG     fit threshold, degrees (default 0.1)\n"
+    "  --scale-error X          fit threshold, scale units (default 0.001)\n"
+    "  --shaders DIR            the viewport's GLSL files (default: the\n"
+    "                           repository's shaders/)\n"
     "  --simulate-drag S        move the rotation threshold every frame for S\n"
     "                           seconds, as a slider drag would, then print frame\n"
     "                           times and exit (responsiveness check)\n"
@@ -36,11 +50,21 @@ int usage_error(const std::string& message) {
   return 2;
 }
 
+// A threshold given on the command line: a finite number above zero.
+bool parse_threshold(const std::string& text, float* value) {
+  char* end = nullptr;
+  const float parsed = std::strtof(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(parsed) || !(parsed > 0.f)) return false;
+  *value = parsed;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   ks::studio::StudioOptions options;
   options.clip = KS_DEMO_CLIP;
+  options.shader_dir = KS_SHADER_DIR;
   bool have_clip = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -79,6 +103,36 @@ int main(int argc, char** argv) {
         return usage_error("--simulate-drag: '" + text + "' is not a number of seconds");
       }
       options.drag_seconds = seconds;
+    } else if (arg == "--view") {
+      if (!value(text)) return usage_error("--view needs side-by-side or overlay");
+      if (text == "side-by-side") {
+        options.viewport.mode = ks::studio::ViewMode::kSideBySide;
+      } else if (text == "overlay") {
+        options.viewport.mode = ks::studio::ViewMode::kOverlay;
+      } else {
+        return usage_error("--view: '" + text + "' is not side-by-side or overlay");
+      }
+    } else if (arg == "--color") {
+      if (!value(text)) return usage_error("--color needs error or material");
+      if (text == "error") {
+        options.viewport.coloring = ks::studio::ErrorColoring::kError;
+      } else if (text == "material") {
+        options.viewport.coloring = ks::studio::ErrorColoring::kMaterial;
+      } else {
+        return usage_error("--color: '" + text + "' is not error or material");
+      }
+    } else if (arg == "--translation-error" || arg == "--rotation-error" || arg == "--scale-error") {
+      float threshold = 0.f;
+      if (!value(text) || !parse_threshold(text, &threshold)) {
+        return usage_error(std::string(arg) + ": '" + text + "' is not a number above 0");
+      }
+      if (!options.fit) options.fit = ks::FitSettings{};
+      if (arg == "--translation-error") options.fit->translation_error_m = threshold / 1000.f;
+      if (arg == "--rotation-error") options.fit->rotation_error_deg = threshold;
+      if (arg == "--scale-error") options.fit->scale_error = threshold;
+    } else if (arg == "--shaders") {
+      if (!value(text)) return usage_error("--shaders needs a folder");
+      options.shader_dir = text;
     } else if (arg == "--select") {
       if (!value(options.select)) return usage_error("--select needs a bone name or index");
     } else if (arg == "--size") {
@@ -100,6 +154,9 @@ int main(int argc, char** argv) {
     }
   }
   if (ks::Status s = options.import.validate(); !s) return usage_error(s.error());
+  if (options.fit) {
+    if (ks::Status s = options.fit->validate(); !s) return usage_error(s.error());
+  }
   ks::studio::StudioApp app(options);
   return app.run();
 }

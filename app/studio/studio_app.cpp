@@ -8,6 +8,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -51,6 +52,7 @@ Result<ImportedClip> load_any(const std::filesystem::path& path, const ImportSet
 
 StudioApp::StudioApp(StudioOptions options) : m_options(std::move(options)) {
   m_state.import_settings = m_options.import;
+  if (m_options.fit) m_state.settings.fit = *m_options.fit;
   if (const std::filesystem::path recent = recent_path(); !recent.empty()) {
     std::ifstream in(recent);
     for (std::string line; std::getline(in, line) && m_state.recent_files.size() < kMaxRecent;) {
@@ -60,6 +62,7 @@ StudioApp::StudioApp(StudioOptions options) : m_options(std::move(options)) {
 }
 
 StudioApp::~StudioApp() {
+  m_viewport.reset();  // its GL objects go while the context lives
   if (m_imgui_ready) {
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
@@ -101,6 +104,10 @@ bool StudioApp::init_window() {
   ImGui_ImplGlfw_InitForOpenGL(m_window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
   m_imgui_ready = true;
+  m_viewport = std::make_unique<ViewportPanel>(m_options.shader_dir, m_options.viewport);
+  if (const std::string errors = m_viewport->shader_errors(); !errors.empty()) {
+    std::fprintf(stderr, "keystream-studio: viewport shaders: %s\n", errors.c_str());
+  }
   return true;
 }
 
@@ -164,6 +171,7 @@ void StudioApp::handle_keys() {
   if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_O, false)) m_show_open = true;
   if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_F, false)) m_state.frame_selection_requested = true;
   if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) m_show_help = true;
+  if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_R, false)) m_viewport->reload_shaders();
 }
 
 void StudioApp::advance_time(float dt_seconds) {
@@ -192,6 +200,8 @@ void StudioApp::update_player() {
   if (after.jump_frames_used != before.jump_frames_used || after.restarts != before.restarts) {
     m_state.last_seek_keys = after.keys_read - before.keys_read;
     m_state.last_seek_blocks = after.blocks_decompressed - before.blocks_decompressed;
+    m_state.last_seek_frame = m_state.frame_time;
+    m_state.last_seek_restarted = after.restarts != before.restarts;
   }
   m_state.player_memory_bytes = m_player->memory_bytes();
 }
@@ -201,6 +211,10 @@ void StudioApp::draw_menu_bar() {
   if (ImGui::BeginMenu("File")) {
     if (ImGui::MenuItem("Open...", "Ctrl+O")) m_show_open = true;
     if (ImGui::MenuItem("Quit")) glfwSetWindowShouldClose(m_window, GLFW_TRUE);
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("View")) {
+    if (ImGui::MenuItem("Reload shaders", "Ctrl+R")) m_viewport->reload_shaders();
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {
@@ -228,8 +242,11 @@ void StudioApp::draw_help() {
     ImGui::Text("Left / Right   previous / next frame");
     ImGui::Text("Ctrl+O         open a clip");
     ImGui::Text("F              frame the selection in the curves");
+    ImGui::Text("Ctrl+R         reload the viewport's shaders");
     ImGui::Text("F1             this list");
     ImGui::Separator();
+    ImGui::Text("Viewport: drag orbits, Shift+drag or right/middle drag pans, wheel zooms,");
+    ImGui::Text("double-click frames the character, click a bone to select it.");
     ImGui::Text("Curves: wheel zooms time, Ctrl+wheel zooms values, drag pans,");
     ImGui::Text("double-click fits, click sets the time. Drop a file on the window to open it.");
   }
@@ -307,6 +324,8 @@ int StudioApp::run() {
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    // A screenshot shows the UI as nobody's mouse is over it (Xvfb parks the pointer mid-screen).
+    if (m_options.screenshot) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
     ImGui::NewFrame();
     handle_keys();
     advance_time(dt);
@@ -316,6 +335,9 @@ int StudioApp::run() {
     draw_stats_panel(m_state);
     draw_bone_tree_panel(m_state);
     m_curves.draw(m_state);
+    m_viewport->draw(m_state, m_state.current_result() != nullptr && m_player ? std::span<const Transform>(m_pose)
+                                                                              : std::span<const Transform>());
+    m_timeline.draw(m_state);
     draw_open_panel(m_state, &m_show_open);
     draw_help();
     m_state.frame_selection_requested = false;
@@ -337,6 +359,10 @@ int StudioApp::run() {
       }
       settled_frames = done ? settled_frames + 1 : 0;
       if (settled_frames >= 3) {
+        for (const ViewRect& view : m_viewport->view_rects()) {
+          std::printf("view %s %d %d %d %d\n", view.name.c_str(), view.x, view.y, view.width, view.height);
+        }
+        std::fflush(stdout);
         if (Status s = write_framebuffer_png(*m_options.screenshot, width, height); !s) {
           std::fprintf(stderr, "keystream-studio: %s\n", s.error().c_str());
           return 1;

@@ -13,6 +13,8 @@
 #include "app/studio/curve_panel.h"
 #include "app/studio/refit_worker.h"
 #include "app/studio/studio_state.h"
+#include "app/studio/timeline_panel.h"
+#include "app/studio/viewport_panel.h"
 #include "core/runtime/player.h"
 
 struct GLFWwindow;
@@ -25,6 +27,9 @@ struct StudioOptions {
   std::optional<std::filesystem::path> screenshot;  // render once the fit is done, save, exit
   std::optional<float> frame;                  // start at this frame
   std::string select;                          // bone name or index to select
+  std::optional<FitSettings> fit;              // thresholds given on the command line
+  ViewportSettings viewport;
+  std::filesystem::path shader_dir;            // the viewport's GLSL files
   float drag_seconds = 0.f;                    // > 0: move the rotation slider every frame for this long,
                                                // then print frame times and exit (responsiveness check)
   int width = 1600;
@@ -62,6 +67,8 @@ class StudioApp {
   bool m_show_open = false;
   bool m_show_help = false;
   CurvePanel m_curves;
+  TimelinePanel m_timeline;
+  std::unique_ptr<ViewportPanel> m_viewport;  // made once the GL context exists
   std::vector<std::filesystem::path> m_dropped;  // from the drop callback
   // The player over the current result's stream, re-made when the result changes.
   std::shared_ptr<const FitResult> m_player_result;

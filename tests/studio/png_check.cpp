@@ -30,6 +30,27 @@
 //                          compare two halves of one screenshot.
 //   --max-mean D           with --diff: the images differ by at most D.
 //   --min-mean D           with --diff: the images differ by at least D.
+//   --count like|unlike COLOR[/COLOR...]
+//                          counts the region's pixels within --tolerance of
+//                          any listed COLOR (like) or of none of them
+//                          (unlike); a COLOR is R,G,B, each 0..255. The
+//                          fraction counted, of the region's pixels, must be
+//                          within --min-fraction and --max-fraction. Prints
+//                          it and the region's most common colours (which
+//                          tell a background's exact colour).
+//   --tolerance T          with --count: the largest absolute difference per
+//                          channel (0..255) that still matches (default 8).
+//   --count-dominant red|green|blue
+//                          counts the region's pixels whose named channel
+//                          exceeds both other channels by at least --margin;
+//                          bounded like --count. Prints the fraction found
+//                          for each of the three channels.
+//   --margin M             with --count-dominant: levels, 1..255 (default 40).
+//   --min-fraction F       with a count: at least F (0..1) of the region's
+//                          pixels are counted.
+//   --max-fraction F       with a count: at most F of them are.
+// One call holds at most one --count or --count-dominant, since the fraction
+// bounds apply to it; run ks_png_check again for another count.
 //
 // Alpha is ignored: screenshots read back from OpenGL may carry any alpha.
 // Exit codes: 0 every check passed, 1 a check failed, 2 bad command line,
@@ -56,9 +77,16 @@ constexpr int kExitUsage = 2;
 constexpr int kExitUnreadable = 3;
 constexpr int kExitHelp = -1;  // parse_options asks main to exit 0
 
+constexpr int kDefaultTolerance = 8;  // --tolerance, per channel, 0..255
+constexpr int kDefaultMargin = 40;    // --margin, levels 1..255
+
 struct Rgb {
   uint8_t r = 0, g = 0, b = 0;
+  int channel(int index) const { return index == 0 ? r : index == 1 ? g : b; }
+  std::string text() const { return std::to_string(r) + "," + std::to_string(g) + "," + std::to_string(b); }
 };
+
+constexpr const char* kChannelNames[] = {"red", "green", "blue"};  // indices of Rgb::channel
 
 struct Image {
   int width = 0, height = 0;
@@ -92,6 +120,15 @@ struct Options {
   std::optional<Region> other_region;  // default: the same as region
   std::optional<double> max_mean;      // mean absolute difference per channel, 0..255
   std::optional<double> min_mean;      // same unit
+  enum class CountMode { kNone, kLike, kUnlike };
+  CountMode count_mode = CountMode::kNone;  // --count
+  std::vector<Rgb> count_colors;
+  std::optional<int> tolerance;         // per channel, 0..255; default kDefaultTolerance
+  std::optional<int> dominant_channel;  // --count-dominant: index into kChannelNames
+  std::optional<int> margin;            // levels, 1..255; default kDefaultMargin
+  std::optional<double> min_fraction;   // of the region's pixels, 0..1
+  std::optional<double> max_fraction;   // same unit
+  bool has_count() const { return count_mode != CountMode::kNone || dominant_channel; }
 };
 
 // Counts failed checks; every check reports, so one run shows everything wrong.
@@ -130,6 +167,8 @@ constexpr const char* kUsage =
     "usage: ks_png_check IMAGE.png [--size WxH] [--region X,Y,W,H] [--not-blank] [--min-colors K]\n"
     "         [--has-panels N [--bar-width MIN] [--bar-height MIN,MAX]]\n"
     "         [--diff OTHER.png [--other-region X,Y,W,H] [--max-mean D] [--min-mean D]]\n"
+    "         [--count like|unlike R,G,B[/R,G,B...] [--tolerance T] | --count-dominant red|green|blue [--margin M]\n"
+    "          [--min-fraction F] [--max-fraction F]]\n"
     "The comment at the top of tests/studio/png_check.cpp explains each check.\n";
 
 int usage_error(const std::string& message) {
@@ -156,9 +195,10 @@ int parse_options(std::span<char*> args, Options& options) {
       options.not_blank = true;
       continue;
     }
-    constexpr std::string_view kValueOptions[] = {"--size",       "--region",    "--other-region", "--min-colors",
-                                                  "--has-panels", "--bar-width", "--bar-height",   "--diff",
-                                                  "--max-mean",   "--min-mean"};
+    constexpr std::string_view kValueOptions[] = {
+        "--size",           "--region", "--other-region", "--min-colors",  "--has-panels", "--bar-width",
+        "--bar-height",     "--diff",   "--max-mean",     "--min-mean",    "--count",      "--tolerance",
+        "--count-dominant", "--margin", "--min-fraction", "--max-fraction"};
     if (std::find(std::begin(kValueOptions), std::end(kValueOptions), arg) == std::end(kValueOptions)) {
       return usage_error("unknown option '" + std::string(arg) + "'");
     }
@@ -167,6 +207,9 @@ int parse_options(std::span<char*> args, Options& options) {
     const auto bad_value = [&](std::string_view expected) {
       return usage_error(std::string(arg) + ": '" + std::string(value) + "' is not " + std::string(expected));
     };
+    if ((arg == "--count" || arg == "--count-dominant") && options.has_count()) {
+      return usage_error("one --count or --count-dominant per call: run ks_png_check again for " + std::string(arg));
+    }
     if (arg == "--size") {
       int size[2] = {};
       if (!parse_numbers<int>(value, 'x', size) || size[0] <= 0 || size[1] <= 0) return bad_value("WxH");
@@ -197,11 +240,46 @@ int parse_options(std::span<char*> args, Options& options) {
       double mean[1] = {};
       if (!parse_numbers<double>(value, ',', mean) || !(mean[0] >= 0.0)) return bad_value("a number of at least 0");
       (arg == "--max-mean" ? options.max_mean : options.min_mean) = mean[0];
+    } else if (arg == "--count-dominant") {
+      const auto* name = std::find(std::begin(kChannelNames), std::end(kChannelNames), value);
+      if (name == std::end(kChannelNames)) return bad_value("red, green or blue");
+      options.dominant_channel = static_cast<int>(name - std::begin(kChannelNames));
+    } else if (arg == "--count") {
+      if (value != "like" && value != "unlike") return bad_value("like or unlike");
+      options.count_mode = value == "like" ? Options::CountMode::kLike : Options::CountMode::kUnlike;
+      if (i + 1 >= args.size()) return usage_error("--count " + std::string(value) + " needs R,G,B[/R,G,B...]");
+      // COLOR/COLOR/...: each one R,G,B.
+      const std::string_view colors = args[++i];
+      for (size_t start = 0; start <= colors.size();) {
+        const size_t slash = std::min(colors.find('/', start), colors.size());
+        int rgb[3] = {};
+        if (!parse_numbers<int>(colors.substr(start, slash - start), ',', rgb) ||
+            std::any_of(std::begin(rgb), std::end(rgb), [](int c) { return c < 0 || c > 255; })) {
+          return usage_error("--count: '" + std::string(colors) + "' is not R,G,B[/R,G,B...] with each channel 0..255");
+        }
+        options.count_colors.push_back(
+            {static_cast<uint8_t>(rgb[0]), static_cast<uint8_t>(rgb[1]), static_cast<uint8_t>(rgb[2])});
+        start = slash + 1;
+      }
+    } else if (arg == "--tolerance" || arg == "--margin") {
+      const int low = arg == "--tolerance" ? 0 : 1;
+      int number[1] = {};
+      if (!parse_numbers<int>(value, ',', number) || number[0] < low || number[0] > 255) {
+        return bad_value("a whole number from " + std::to_string(low) + " to 255");
+      }
+      (arg == "--tolerance" ? options.tolerance : options.margin) = number[0];
+    } else if (arg == "--min-fraction" || arg == "--max-fraction") {
+      double fraction[1] = {};
+      if (!parse_numbers<double>(value, ',', fraction) || !(fraction[0] >= 0.0 && fraction[0] <= 1.0)) {
+        return bad_value("a fraction from 0 to 1");
+      }
+      (arg == "--min-fraction" ? options.min_fraction : options.max_fraction) = fraction[0];
     }
   }
   if (options.image_path.empty()) return usage_error("no image given");
   // A call that checks nothing would pass whatever the image holds.
-  if (!options.size && !options.not_blank && !options.min_colors && !options.min_panels && options.other_path.empty()) {
+  if (!options.size && !options.not_blank && !options.min_colors && !options.min_panels && options.other_path.empty() &&
+      !options.has_count()) {
     return usage_error("no check given");
   }
   const bool has_bound = options.max_mean || options.min_mean;
@@ -209,6 +287,21 @@ int parse_options(std::span<char*> args, Options& options) {
   if (options.other_path.empty() && (has_bound || options.other_region)) {
     return usage_error("--max-mean, --min-mean and --other-region need --diff");
   }
+  const bool has_fraction = options.min_fraction || options.max_fraction;
+  if (options.has_count() && !has_fraction) {
+    return usage_error(std::string(options.dominant_channel ? "--count-dominant" : "--count") +
+                       " needs --min-fraction or --max-fraction");
+  }
+  if (!options.has_count() && has_fraction) {
+    return usage_error("--min-fraction and --max-fraction need --count or --count-dominant");
+  }
+  if (options.min_fraction && options.max_fraction && *options.min_fraction > *options.max_fraction) {
+    return usage_error("--min-fraction is above --max-fraction: no image can pass");
+  }
+  if (options.tolerance && options.count_mode == Options::CountMode::kNone) {
+    return usage_error("--tolerance needs --count");
+  }
+  if (options.margin && !options.dominant_channel) return usage_error("--margin needs --count-dominant");
   return 0;
 }
 
@@ -435,6 +528,119 @@ void check_diff(const Image& image, const Region& region, const Image& other, co
   if (options.min_mean) report.check(mean >= *options.min_mean, bound_text("--min-mean", *options.min_mean), detail);
 }
 
+std::string format_fraction(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f", fraction);
+  return text;
+}
+
+// The SHOWN most common colours of REGION with the fraction of its pixels
+// each covers, most common first: "40,44,52 0.8123, 90,90,100 0.0511, ...".
+std::string most_common_colors(const Image& image, const Region& region, size_t shown) {
+  std::vector<uint32_t> keys;
+  keys.reserve(static_cast<size_t>(region.width) * static_cast<size_t>(region.height));
+  for (int y = region.y; y < region.y + region.height; ++y) {
+    for (int x = region.x; x < region.x + region.width; ++x) {
+      const Rgb c = image.at(x, y);
+      keys.push_back(uint32_t{c.r} << 16 | uint32_t{c.g} << 8 | uint32_t{c.b});
+    }
+  }
+  std::sort(keys.begin(), keys.end());
+  std::vector<std::pair<size_t, uint32_t>> counts;  // pixel count, colour key
+  for (size_t i = 0; i < keys.size();) {
+    const size_t run_end = static_cast<size_t>(
+        std::upper_bound(keys.begin() + static_cast<std::ptrdiff_t>(i), keys.end(), keys[i]) - keys.begin());
+    counts.push_back({run_end - i, keys[i]});
+    i = run_end;
+  }
+  shown = std::min(shown, counts.size());
+  const auto more_first = [](const auto& a, const auto& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  };
+  std::partial_sort(counts.begin(), counts.begin() + static_cast<std::ptrdiff_t>(shown), counts.end(), more_first);
+  std::string text;
+  for (size_t i = 0; i < shown; ++i) {
+    const uint32_t key = counts[i].second;
+    const Rgb c{static_cast<uint8_t>(key >> 16), static_cast<uint8_t>(key >> 8), static_cast<uint8_t>(key)};
+    text += (i > 0 ? ", " : "") + c.text() + " " +
+            format_fraction(static_cast<double>(counts[i].first) / static_cast<double>(keys.size()));
+  }
+  return text;
+}
+
+// Checks FRACTION against --min-fraction and --max-fraction, each bound its
+// own PASS or FAIL line named CHECK plus the bound.
+void check_fraction(double fraction, const std::string& check, const std::string& detail, const Options& options,
+                    Report& report) {
+  const auto bound_text = [&](const char* name, double bound) {
+    char text[64];
+    std::snprintf(text, sizeof text, " %s %g", name, bound);
+    return check + text;
+  };
+  if (options.min_fraction) {
+    report.check(fraction >= *options.min_fraction, bound_text("--min-fraction", *options.min_fraction), detail);
+  }
+  if (options.max_fraction) {
+    report.check(fraction <= *options.max_fraction, bound_text("--max-fraction", *options.max_fraction), detail);
+  }
+}
+
+void check_count(const Image& image, const Region& region, const Options& options, Report& report) {
+  const int tolerance = options.tolerance.value_or(kDefaultTolerance);
+  const auto matches_any = [&](Rgb c) {
+    return std::any_of(options.count_colors.begin(), options.count_colors.end(), [&](Rgb t) {
+      return std::abs(c.r - t.r) <= tolerance && std::abs(c.g - t.g) <= tolerance && std::abs(c.b - t.b) <= tolerance;
+    });
+  };
+  const bool like = options.count_mode == Options::CountMode::kLike;
+  uint64_t counted = 0;
+  for (int y = region.y; y < region.y + region.height; ++y) {
+    for (int x = region.x; x < region.x + region.width; ++x) counted += matches_any(image.at(x, y)) == like ? 1 : 0;
+  }
+  std::string colors;
+  for (const Rgb& c : options.count_colors) colors += (colors.empty() ? "" : "/") + c.text();
+  const uint64_t pixel_count = static_cast<uint64_t>(region.width) * static_cast<uint64_t>(region.height);
+  const double fraction = static_cast<double>(counted) / static_cast<double>(pixel_count);
+  // Five colours: a viewport's background, its grid and a few shades of what
+  // stands on it.
+  constexpr size_t kShownColors = 5;
+  const std::string detail = "fraction " + format_fraction(fraction) + " (" + std::to_string(counted) + " of " +
+                             std::to_string(pixel_count) + " pixels) within " + std::to_string(tolerance) + " of " +
+                             (like ? "any of " : "none of ") + colors + " in region " + region.text() +
+                             "\n    most common colours: " + most_common_colors(image, region, kShownColors);
+  check_fraction(fraction, std::string("--count ") + (like ? "like " : "unlike ") + colors, detail, options, report);
+}
+
+void check_count_dominant(const Image& image, const Region& region, const Options& options, Report& report) {
+  const int margin = options.margin.value_or(kDefaultMargin);
+  uint64_t counted[3] = {};  // per channel of kChannelNames
+  for (int y = region.y; y < region.y + region.height; ++y) {
+    for (int x = region.x; x < region.x + region.width; ++x) {
+      const Rgb c = image.at(x, y);
+      for (int k = 0; k < 3; ++k) {
+        const int value = c.channel(k);
+        const bool dominant = value - c.channel((k + 1) % 3) >= margin && value - c.channel((k + 2) % 3) >= margin;
+        counted[k] += dominant ? 1 : 0;
+      }
+    }
+  }
+  const double pixel_count = static_cast<double>(region.width) * region.height;
+  const int k = *options.dominant_channel;
+  const double fraction = static_cast<double>(counted[k]) / pixel_count;
+  // The other channels' fractions help tell a wrong colour from a missing one.
+  std::string others;
+  for (int j = 0; j < 3; ++j) {
+    if (j == k) continue;
+    others += std::string(others.empty() ? "" : ", ") + kChannelNames[j] + " " +
+              format_fraction(static_cast<double>(counted[j]) / pixel_count);
+  }
+  const std::string detail = "fraction " + format_fraction(fraction) + " (" + std::to_string(counted[k]) + " of " +
+                             std::to_string(static_cast<uint64_t>(pixel_count)) + " pixels) " + kChannelNames[k] +
+                             " above both other channels by at least " + std::to_string(margin) + " in region " +
+                             region.text() + "; the same for " + others;
+  check_fraction(fraction, std::string("--count-dominant ") + kChannelNames[k], detail, options, report);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -462,7 +668,8 @@ int main(int argc, char** argv) {
                  "the image is " + std::to_string(image->width) + "x" + std::to_string(image->height));
   }
   const Region region = options.region.value_or(Region{0, 0, image->width, image->height});
-  const bool region_checks = options.not_blank || options.min_colors || options.min_panels || other;
+  const bool region_checks =
+      options.not_blank || options.min_colors || options.min_panels || other || options.has_count();
   if (region_checks && !region.fits_in(*image)) {
     report.fail("--region " + region.text(), "does not fit in the " + std::to_string(image->width) + "x" +
                                                  std::to_string(image->height) + " image; its checks were skipped");
@@ -498,5 +705,7 @@ int main(int argc, char** argv) {
       check_diff(*image, region, *other, other_region, options, report);
     }
   }
+  if (options.count_mode != Options::CountMode::kNone) check_count(*image, region, options, report);
+  if (options.dominant_channel) check_count_dominant(*image, region, options, report);
   return report.failed > 0 ? kExitFailed : 0;
 }

@@ -2,11 +2,69 @@
 # keystream-studio screenshot mode, end to end under Xvfb with Mesa's
 # software OpenGL: the demo clip, a selected bone at another frame, a smaller
 # window and a shared BVH clip each render the whole UI (the right size, not
-# blank, the four panels' title bars visible); bad files fail with exit 1, a
+# blank, the six panels' title bars visible); bad files fail with exit 1, a
 # message naming the file and no PNG; bad options fail with exit 2.
+# The 3D viewport, from the view rectangles the studio prints:
+#   a) side by side, --color material, default thresholds: a character in
+#      both views, and the two views nearly the same picture;
+#   b) loose thresholds (--rotation-error 20 --translation-error 100): the
+#      two views differ;
+#   c) --color error: red in the compressed view at loose thresholds, not in
+#      the original; green and little red at the default thresholds; --color
+#      changes the compressed view only;
+#   d) --view overlay: one view, wider than a side-by-side one, a character;
+#   e) the shared BVH clip: a skeleton in both views;
+#   f) bad --view, --color and threshold values exit 2 naming the option.
 #   screenshot_test.sh STUDIO PNG_CHECK ASSETS_DIR CLIPS_DIR WORK_DIR
 # Needs xvfb-run (Debian package xvfb) and python3. WORK_DIR keeps every
-# screenshot and the studio's output of each run (NAME.png, NAME.err).
+# screenshot and the studio's output of each run (NAME.png, NAME.out,
+# NAME.err).
+#
+# What the studio must do in --screenshot mode, besides writing the PNG:
+# print to stdout one line per viewport view, in framebuffer (= PNG) pixels
+# from the top-left corner:
+#   view original X Y W H        side by side: the original pose, left
+#   view compressed X Y W H      and the compressed one, right; same W and H
+#   view overlay X Y W H         overlay mode: this line only
+# Each view shows a flat clear colour (BG) with a ground grid of solid,
+# unblended lines of one colour (GRID); everything else is character.
+
+# ---------------------------------------------------------------------------
+# PLACEHOLDERS, to be filled in by whoever knows the renderer: the viewport's
+# clear colour and its grid line colour as they land in the PNG, R,G,B
+# 0..255. While either is TODO the viewport checks stop at the first view
+# with a failure listing that view's most common colours (both are there).
+BG=41,43,48    # viewport clear colour (kClearColor in app/studio/viewport_panel.cpp)
+GRID=69,71,79  # ground grid line colour (kGridColor)
+# ---------------------------------------------------------------------------
+# Numbers of the viewport checks, to tune on the first real renders. Fractions
+# are of a view's pixels (0..1); means are ks_png_check --diff's mean
+# absolute difference per channel (0..255).
+PANELS=6                     # title bars: Settings, Stats, Curves, Bones, Viewport, Timeline
+FRAME=20                     # the frame the viewport cases show
+COLOR_TOLERANCE=8            # per channel, 0..255: how near BG or GRID a pixel is background
+CHARACTER_MIN=0.02           # a view shows a character: at least this much is neither BG nor GRID ...
+CHARACTER_MAX=0.6            # ... and at most this much (more: BG or GRID is wrong, or the camera is inside)
+SKELETON_MIN=0.005           # the same for the BVH clip's skeleton, thin lines
+TIGHT="--rotation-error 0.01 --translation-error 0.05"   # thresholds of a near-lossless fit
+LOOSE="--rotation-error 20 --translation-error 100"      # thresholds of a visibly wrong one
+LABEL_ROWS=26                # rows at the top and bottom of a view that hold its labels
+SAME_POSE_MAX_MEAN=0.5       # a) original and compressed views at tight thresholds
+DIFFERENT_POSE_MIN_MEAN=1.5  # b) the same at loose thresholds
+SAME_VIEW_MAX_MEAN=0.5       # c) the original view with --color error and with --color material
+RECOLORED_MIN_MEAN=1.0       # c) the compressed view with --color error and with --color material
+# Red means "at the tolerance" (kErrorRampStops in app/studio/viewport_scene.h),
+# but the demo character's skin is reddish too. Fully lit, skin (0.80,0.52,
+# 0.38 linear) has red above green and blue by 40 (sRGB output) to 71 levels
+# (linear output), the ramp's red (0.90,0.15,0.10) by 135 to 192, and still
+# by about 100 at half the light; the red margin sits between them.
+RED_MARGIN=90                # --count-dominant red --margin, levels 0..255
+GREEN_MARGIN=40              # --count-dominant green --margin; no material is green
+LOOSE_GREEN_MAX=0.002        # c) loose thresholds: green in the compressed view, at most
+TIGHT_GREEN_MIN=0.01         # c) tight thresholds: green in the compressed view, at least
+TIGHT_RED_MAX=0.002          # c) red in the compressed view, at most
+# ---------------------------------------------------------------------------
+
 set -euo pipefail
 studio=$1 png_check=$2 assets=$3 clips=$4 work=$5
 rm -rf "$work" && mkdir -p "$work"
@@ -45,14 +103,21 @@ shot() {
   [ -s "$png" ] || fail "'$ran' exited 0 but wrote no $png"
 }
 
-# check PNG CHECKS...: ks_png_check passes; its report goes to the test log.
-check() {
+# check_that WHAT PNG CHECKS...: ks_png_check passes; its report goes to the
+# test log. A failure names WHAT and shows ks_png_check's FAIL lines, which
+# carry the values measured.
+check_that() {
+  local what=$1; shift
   local out rc_check=0
   out=$("$png_check" "$@" 2>&1) || rc_check=$?
-  [ "$rc_check" -eq 0 ] || fail "ks_png_check $* exited $rc_check:
+  [ "$rc_check" -eq 0 ] || fail "$what: ks_png_check $* exited $rc_check:
 $out"
+  echo "ok: $what"
   echo "$out"
 }
+
+# check PNG CHECKS...: check_that, named after the PNG.
+check() { check_that "$(basename "$1")" "$@"; }
 
 # bad_file NAME FILE: the studio refuses FILE with exit 1 (not a crash), names
 # it on stderr and writes no PNG.
@@ -79,24 +144,171 @@ bad_usage() {
   echo "ok: $name: exit 2, $(head -n 1 "$work/$name.err")"
 }
 
-# The committed layout shows Settings, Stats, Curves and Bones: four title bars.
+# views NAME KIND...: run NAME printed exactly one line "view KIND X Y W H"
+# per KIND, in that order, and no other view line; each view has a positive
+# size. Sets view[KIND] to "X,Y,W,H" (for --region) and view_x[KIND],
+# view_y, view_w and view_h to its numbers.
+declare -A view view_x view_y view_w view_h
+views() {
+  local name=$1; shift
+  local word kind x y w h rest kinds=()
+  view=() view_x=() view_y=() view_w=() view_h=()
+  while read -r word kind x y w h rest; do
+    [[ $kind =~ ^[a-z]+$ && "$x $y $w $h" =~ ^[0-9]+\ [0-9]+\ [0-9]+\ [0-9]+$ && -z $rest && $w -gt 0 && $h -gt 0 ]] \
+      || fail "$name: '$word $kind $x $y $w $h $rest' on stdout is not 'view KIND X Y W H' with W, H > 0"
+    view[$kind]="$x,$y,$w,$h" view_x[$kind]=$x view_y[$kind]=$y view_w[$kind]=$w view_h[$kind]=$h
+    kinds+=("$kind")
+  done < <(grep '^view ' "$work/$name.out" || true)
+  [ "${kinds[*]-}" = "$*" ] \
+    || fail "$name: expected view lines for '$*' on stdout, found '${kinds[*]-}'; stdout: $(cat "$work/$name.out")"
+}
+
+# inside NAME KIND WIDTH HEIGHT: view KIND of run NAME lies in its
+# WIDTHxHEIGHT screenshot.
+inside() {
+  local name=$1 kind=$2 width=$3 height=$4
+  if [ $((view_x[$kind] + view_w[$kind])) -gt "$width" ] || [ $((view_y[$kind] + view_h[$kind])) -gt "$height" ]; then
+    fail "$name: view $kind ${view[$kind]} does not fit in the ${width}x${height} screenshot"
+  fi
+}
+
+# side_by_side NAME WIDTH HEIGHT: run NAME printed an original and a
+# compressed view, the same size, side by side on one row (original left),
+# both inside its WIDTHxHEIGHT screenshot.
+side_by_side() {
+  local name=$1 width=$2 height=$3
+  views "$name" original compressed
+  inside "$name" original "$width" "$height"
+  inside "$name" compressed "$width" "$height"
+  local both="original ${view[original]}, compressed ${view[compressed]}"
+  [ "${view_w[original]},${view_h[original]}" = "${view_w[compressed]},${view_h[compressed]}" ] \
+    || fail "$name: views differ in size: $both"
+  [ "${view_y[original]}" -eq "${view_y[compressed]}" ] || fail "$name: views not on one row: $both"
+  [ $((view_x[original] + view_w[original])) -le "${view_x[compressed]}" ] \
+    || fail "$name: original view is not left of the compressed view: $both"
+  echo "ok: $name: side by side, $both"
+}
+
+# colors_filled PNG REGION: BG and GRID are set. Until they are, fails with
+# the most common colours of REGION, a view of PNG, which include both.
+colors_filled() {
+  [ "$BG" != TODO ] && [ "$GRID" != TODO ] && return 0
+  local out
+  out=$("$png_check" "$1" --region "$2" --count like 0,0,0 --min-fraction 0 2>&1 || true)
+  fail "BG and GRID at the top of $(basename "$0") are still placeholders; set them to the viewport's clear and grid
+colours. In view $2 of $1, $(grep -o 'most common colours:.*' <<<"$out")"
+}
+
+# body KIND: view KIND without its top and bottom LABEL_ROWS rows, where the
+# studio writes what each view shows (the labels differ between the views).
+body() {
+  local kind=$1
+  echo "${view_x[$kind]},$((view_y[$kind] + LABEL_ROWS)),${view_w[$kind]},$((view_h[$kind] - 2 * LABEL_ROWS))"
+}
+
+# character WHAT PNG REGION MIN: REGION shows something besides background
+# and grid: at least MIN and at most CHARACTER_MAX of its pixels.
+character() {
+  local what=$1 png=$2 region=$3 min=$4
+  colors_filled "$png" "$region"
+  check_that "$what" "$png" --region "$region" --count unlike "$BG/$GRID" --tolerance "$COLOR_TOLERANCE" \
+    --min-fraction "$min" --max-fraction "$CHARACTER_MAX"
+}
+
+# The committed layout's panels: Settings, Stats, Curves, Bones, Viewport and
+# Timeline. The default viewport is side by side.
 shot demo "$assets/demo_walk.glb"
-check "$work/demo.png" --size 1600x1000 --not-blank --has-panels 4
+check "$work/demo.png" --size 1600x1000 --not-blank --has-panels $PANELS
+side_by_side demo 1600 1000
 
 # No FILE opens the demo clip; a selected bone at frame 20 changes the picture.
 shot selected --select left_forearm --frame 20
-check "$work/selected.png" --size 1600x1000 --not-blank --has-panels 4
+check "$work/selected.png" --size 1600x1000 --not-blank --has-panels $PANELS
 check "$work/selected.png" --diff "$work/demo.png" --min-mean 0.01
 
 shot small "$assets/demo_walk.glb" --size 1280x800
-check "$work/small.png" --size 1280x800 --not-blank --has-panels 4
+check "$work/small.png" --size 1280x800 --not-blank --has-panels $PANELS
+side_by_side small 1280 800
 
 if [ -f "$clips/cmu_cgspeed_01_01.bvh" ]; then
   shot cgspeed "$clips/cmu_cgspeed_01_01.bvh"
-  check "$work/cgspeed.png" --size 1600x1000 --not-blank --has-panels 4
+  check "$work/cgspeed.png" --size 1600x1000 --not-blank --has-panels $PANELS
 else
   echo "skipped: $clips/cmu_cgspeed_01_01.bvh is not there"
 fi
+
+# --- The viewport. ---
+# a) Material colours at tight thresholds (0.05 mm, 0.01 degrees): the
+# compressed pose is within a fraction of a pixel of the original, so the
+# views nearly match.
+shot tight_material "$assets/demo_walk.glb" --frame $FRAME --color material $TIGHT
+png="$work/tight_material.png"
+side_by_side tight_material 1600 1000
+character "a) character in the original view" "$png" "${view[original]}" $CHARACTER_MIN
+character "a) character in the compressed view" "$png" "${view[compressed]}" $CHARACTER_MIN
+check_that "a) views nearly match at tight thresholds" "$png" --region "$(body original)" \
+  --diff "$png" --other-region "$(body compressed)" --max-mean $SAME_POSE_MAX_MEAN
+tight_original=${view[original]} tight_compressed=${view[compressed]} tight_width=${view_w[original]}
+
+# b) Loose thresholds: a visibly different compressed pose, still drawn.
+shot loose_material "$assets/demo_walk.glb" --frame $FRAME --color material --view side-by-side $LOOSE
+png="$work/loose_material.png"
+side_by_side loose_material 1600 1000
+character "b) character in the compressed view at loose thresholds" "$png" "${view[compressed]}" $CHARACTER_MIN
+check_that "b) views differ at loose thresholds" "$png" --region "$(body original)" \
+  --diff "$png" --other-region "$(body compressed)" --min-mean $DIFFERENT_POSE_MIN_MEAN
+
+# c) Error colours: at loose thresholds the errors pass the tolerance
+# (red, then magenta at twice it) and nothing of the compressed character is
+# green; at tight ones (the default --color is error) the errors stay far
+# under the 1 mm tolerance: green, with little red.
+shot loose_error "$assets/demo_walk.glb" --frame $FRAME --color error $LOOSE
+png="$work/loose_error.png"
+side_by_side loose_error 1600 1000
+character "c) character in the compressed view, error colours" "$png" "${view[compressed]}" $CHARACTER_MIN
+check_that "c) no green (small error) in the compressed view at loose thresholds" "$png" \
+  --region "${view[compressed]}" --count-dominant green --margin $GREEN_MARGIN --max-fraction $LOOSE_GREEN_MAX
+
+shot tight_error "$assets/demo_walk.glb" --frame $FRAME $TIGHT
+png="$work/tight_error.png"
+side_by_side tight_error 1600 1000
+check_that "c) green (small errors) in the compressed view at tight thresholds" "$png" \
+  --region "${view[compressed]}" --count-dominant green --margin $GREEN_MARGIN --min-fraction $TIGHT_GREEN_MIN
+check_that "c) little red in the compressed view at tight thresholds" "$png" \
+  --region "${view[compressed]}" --count-dominant red --margin $RED_MARGIN --max-fraction $TIGHT_RED_MAX
+# --color recolours the compressed view and leaves the original alone.
+check_that "c) --color leaves the original view alone" "$png" --region "${view[original]}" \
+  --diff "$work/tight_material.png" --other-region "$tight_original" --max-mean $SAME_VIEW_MAX_MEAN
+check_that "c) --color material and error colour the compressed view differently" "$png" \
+  --region "${view[compressed]}" --diff "$work/tight_material.png" --other-region "$tight_compressed" \
+  --min-mean $RECOLORED_MIN_MEAN
+
+# d) Overlay: one view over the whole viewport, the character in it.
+shot overlay "$assets/demo_walk.glb" --frame $FRAME --view overlay
+views overlay overlay
+inside overlay overlay 1600 1000
+[ "${view_w[overlay]}" -gt "$tight_width" ] \
+  || fail "d) overlay view ${view[overlay]} is not wider than a side-by-side view ($tight_width px)"
+echo "ok: d) one overlay view, ${view[overlay]}, wider than a side-by-side view ($tight_width px)"
+character "d) character in the overlay view" "$work/overlay.png" "${view[overlay]}" $CHARACTER_MIN
+
+# e) A BVH clip has no mesh: its skeleton shows in both views.
+if [ -f "$work/cgspeed.png" ]; then
+  side_by_side cgspeed 1600 1000
+  character "e) skeleton in the original view of the BVH clip" "$work/cgspeed.png" "${view[original]}" $SKELETON_MIN
+  character "e) skeleton in the compressed view of the BVH clip" "$work/cgspeed.png" "${view[compressed]}" $SKELETON_MIN
+fi
+
+# g) A shader that does not compile: the studio still runs and renders,
+# and says which file failed and why; the programs that built still draw.
+mkdir -p "$work/broken_shaders"
+cp "$assets/../shaders/"*.vert "$assets/../shaders/"*.frag "$work/broken_shaders/"
+echo "this is not GLSL;" >>"$work/broken_shaders/skinned.frag"
+shot broken_shader "$assets/demo_walk.glb" --shaders "$work/broken_shaders"
+grep -q "skinned.frag" "$work/broken_shader.err" \
+  || fail "g) a broken skinned.frag is not named on stderr: $(cat "$work/broken_shader.err")"
+echo "ok: g) broken shader: $(grep -m 1 "skinned.frag" "$work/broken_shader.err")"
+check "$work/broken_shader.png" --size 1600x1000 --not-blank --has-panels $PANELS
 
 # Bad files. The random bytes come from a fixed seed so that a failure repeats.
 bad_file missing "$work/missing.glb"
@@ -114,5 +326,11 @@ bad_usage bad_frame "--frame" "$assets/demo_walk.glb" --frame soon
 bad_usage no_such_bone "no_such_bone" "$assets/demo_walk.glb" --select no_such_bone
 bad_usage drag_not_seconds "--simulate-drag" "$assets/demo_walk.glb" --simulate-drag soon
 bad_usage drag_negative "--simulate-drag" "$assets/demo_walk.glb" --simulate-drag -1
+# f) The viewport's options.
+bad_usage view_sideways "--view" "$assets/demo_walk.glb" --view sideways
+bad_usage color_pink "--color" "$assets/demo_walk.glb" --color pink
+bad_usage rotation_negative "--rotation-error" "$assets/demo_walk.glb" --rotation-error -1
+bad_usage translation_nan "--translation-error" "$assets/demo_walk.glb" --translation-error nan
+bad_usage scale_negative "--scale-error" "$assets/demo_walk.glb" --scale-error -1
 
 echo "all studio screenshot checks passed"

@@ -1,0 +1,109 @@
+#pragma once
+// SceneRenderer: draws the viewport's 3D scene with OpenGL 3.3 into an
+// offscreen texture that the Viewport panel shows as an image: the ground
+// grid, the skinned mesh (skinned on the GPU from a joint palette) and the
+// bone shapes. It owns every GL object of the viewport and the shader
+// programs from shaders/; the panel decides what is drawn where. Needs the
+// window's GL context current for its whole life.
+
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+
+#include <glm/glm.hpp>
+
+#include "app/studio/gl_program.h"
+#include "core/offline/skinned_mesh.h"
+#include "core/runtime/transform.h"
+
+namespace ks::studio {
+
+/// One draw of the skinned mesh.
+struct MeshDraw {
+  std::span<const Mat4> palette;        // the pose drawn: model * inverse bind per bone
+  std::span<const Mat4> other_palette;  // the pose compared with, for error colouring (else empty)
+  bool color_by_error = false;          // ramp colour of each vertex's distance to the other pose
+  float error_budget_m = 0.001f;        // distance drawn red, metres
+  glm::vec4 tint{1.f};                  // multiplies the colour; alpha < 1 draws translucent, depth unwritten
+};
+
+/// One bone shape to draw: the unit octahedron (head at the origin, tail at
+/// +Y) placed by `shape`, in a linear colour with alpha.
+struct BoneInstance {
+  glm::mat4 shape{1.f};
+  glm::vec4 color{1.f};
+};
+
+/// The matrix placing the unit bone octahedron from `head` to `tail`,
+/// `width_m` across at its widest. A zero-length shape becomes a joint marker
+/// `width_m` tall.
+glm::mat4 bone_shape_matrix(Vec3 head, Vec3 tail, float width_m);
+
+class SceneRenderer {
+ public:
+  explicit SceneRenderer(const std::filesystem::path& shader_dir);
+  ~SceneRenderer();
+  SceneRenderer(const SceneRenderer&) = delete;
+  SceneRenderer& operator=(const SceneRenderer&) = delete;
+
+  /// Rebuilds any program whose files changed (cheap: compares file times).
+  void reload_shaders_if_changed();
+  /// Rebuilds every program now.
+  void reload_shaders();
+  /// The compiler's complaints, one program per paragraph; empty when all build.
+  std::string shader_errors() const;
+
+  /// Uploads `mesh` (bind pose) for the draws that follow; null removes it.
+  void set_mesh(const SkinnedMesh* mesh);
+  bool has_mesh() const { return m_index_count > 0; }
+
+  /// Makes the target `width` x `height` pixels, binds it and clears it.
+  void begin_frame(int width, int height, glm::vec3 clear_color);
+  /// The rectangle of the target the next draws go to (pixels, from the
+  /// top-left) and the camera they are seen through.
+  void set_view(int x, int y, int width, int height, const glm::mat4& view, const glm::mat4& projection);
+  /// Lines every `spacing_m` in the plane y = 0 around `centre`, `half_lines` to each side.
+  void draw_grid(glm::vec3 centre, float spacing_m, int half_lines, glm::vec3 color);
+  void draw_mesh(const MeshDraw& draw);
+  /// `xray` draws over everything (no depth test), for a skeleton inside a mesh.
+  void draw_bones(std::span<const BoneInstance> bones, glm::vec4 tint, bool xray);
+  /// Restores the window's framebuffer; the texture then holds the frame.
+  void end_frame();
+
+  /// The colour texture (GL name), bottom row first as GL stores it.
+  unsigned texture() const { return m_color_texture; }
+
+ private:
+  void create_target(int width, int height);
+  void destroy_target();
+  void upload_palette(unsigned buffer, std::span<const Mat4> palette);
+
+  GlProgram m_mesh_program;
+  GlProgram m_bone_program;
+  GlProgram m_grid_program;
+  glm::mat4 m_view{1.f};
+  glm::mat4 m_projection{1.f};
+  int m_view_rect[4] = {0, 0, 0, 0};  // GL viewport of the current view (x, y from the bottom, w, h)
+  int m_target_width = 0;
+  int m_target_height = 0;
+  unsigned m_framebuffer = 0;
+  unsigned m_color_texture = 0;
+  unsigned m_depth_buffer = 0;
+  // Mesh: vertices, indices, and the two palettes as buffer textures.
+  unsigned m_mesh_vao = 0;
+  unsigned m_mesh_vertices = 0;
+  unsigned m_mesh_indices = 0;
+  int m_index_count = 0;
+  unsigned m_palette_buffers[2] = {0, 0};
+  unsigned m_palette_textures[2] = {0, 0};
+  // Bones: the unit octahedron and a per-instance buffer.
+  unsigned m_bone_vao = 0;
+  unsigned m_bone_vertices = 0;
+  unsigned m_bone_instances = 0;
+  // Grid: lines rebuilt per draw.
+  unsigned m_grid_vao = 0;
+  unsigned m_grid_vertices = 0;
+};
+
+}  // namespace ks::studio

@@ -1,0 +1,91 @@
+#pragma once
+// ViewportPanel: the character, original and compressed. The original pose
+// comes from the source samples, the compressed one from the Player
+// decoding the fitted stream at the same time; side by side they share one
+// camera, overlaid the original is drawn translucent over the compressed.
+// Bones and mesh vertices are coloured by their object-space error now
+// against a tolerance shown in a legend. Clicking a bone selects it for the
+// bone tree and the curves.
+
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "app/studio/orbit_camera.h"
+#include "app/studio/scene_renderer.h"
+#include "app/studio/studio_state.h"
+#include "app/studio/viewport_scene.h"
+
+namespace ks::studio {
+
+enum class ViewMode { kSideBySide, kOverlay };
+enum class ErrorColoring { kError, kMaterial };
+
+/// How the viewport starts (the UI changes it).
+struct ViewportSettings {
+  ViewMode mode = ViewMode::kSideBySide;
+  ErrorColoring coloring = ErrorColoring::kError;
+  bool show_mesh = true;
+  bool skeleton_over_mesh = false;  // all bones drawn through the mesh (without a mesh they always are)
+  bool show_grid = true;
+  bool follow_root = true;          // the camera moves with the root bone
+  float tolerance_m = 0.001f;       // object-space error drawn red, metres; default 1 mm
+  float vertex_distance_m = 0.03f;  // virtual vertices this far from each bone, metres; default 3 cm
+};
+
+/// A view's place in the window, in framebuffer pixels from the top-left
+/// (screenshot mode prints them so tests can compare the halves).
+struct ViewRect {
+  std::string name;  // "original", "compressed" or "overlay"
+  int x = 0, y = 0, width = 0, height = 0;
+};
+
+class ViewportPanel {
+ public:
+  /// Needs the window's GL context; loads the shaders from `shader_dir`.
+  ViewportPanel(const std::filesystem::path& shader_dir, ViewportSettings settings);
+
+  /// Draws the "Viewport" window. `decoded_local` is the player's pose at
+  /// state.frame_time, empty while there is no fit of the open clip.
+  void draw(StudioState& state, std::span<const Transform> decoded_local);
+
+  const std::vector<ViewRect>& view_rects() const { return m_view_rects; }
+  /// Compile errors of the viewport's shaders; empty when all build.
+  std::string shader_errors() const { return m_renderer.shader_errors(); }
+  void reload_shaders() { m_renderer.reload_shaders(); }
+
+ private:
+  void open_clip(const ImportedClip& clip);
+  void update_poses(const StudioState& state, std::span<const Transform> decoded_local);
+  void draw_controls(const StudioState& state);
+  void draw_tolerance_controls(const StudioState& state);
+  void frame_box(const Box& box);
+  void handle_mouse(StudioState& state, glm::vec2 image_min, glm::vec2 image_size);
+  void render(const StudioState& state, int width, int height);
+  void draw_labels(const StudioState& state, glm::vec2 image_min) const;
+  void draw_legend(const StudioState& state) const;
+  void bone_instances(std::span<const BoneShape> shapes, bool colored, int selected, bool only_selected,
+                      std::vector<BoneInstance>& out) const;
+  float view_aspect(glm::vec2 image_size) const;
+
+  ViewportSettings m_settings;
+  SceneRenderer m_renderer;
+  OrbitCamera m_camera;
+  const ImportedClip* m_clip = nullptr;  // the clip the poses below belong to
+  float m_aspect = 1.f;                 // of one view, width / height, as last drawn
+  float m_character_size_m = 1.f;       // extent of the character at its first pose
+  Vec3 m_followed_root{};               // root position the camera last followed
+  bool m_has_decoded = false;           // the decoded pose is there (a fit of this clip exists)
+  std::vector<Transform> m_source_local, m_source_model, m_decoded_model;
+  std::vector<Mat4> m_source_palette, m_decoded_palette;
+  std::vector<float> m_errors_m;  // per bone, object-space error now
+  std::vector<BoneShape> m_source_shapes, m_decoded_shapes;
+  std::vector<BoneInstance> m_instances;
+  std::vector<ViewRect> m_view_rects;
+  glm::vec2 m_press_position{0.f};  // where the left button went down, to tell a click from a drag
+  bool m_dragged = false;
+};
+
+}  // namespace ks::studio

@@ -1,0 +1,86 @@
+#pragma once
+// ViewportScene: the CPU side of the viewport, with no GL. It turns the
+// source and decoded poses into what is drawn: model-space bones, the shapes
+// that stand for them, each bone's object-space error right now, the
+// skinning palette, the box the clip moves in, and picking a bone under the
+// mouse. The renderer and the tests both use it.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "core/offline/fit.h"
+#include "core/offline/raw_clip.h"
+#include "core/offline/skeleton.h"
+#include "core/runtime/transform.h"
+
+namespace ks::studio {
+
+/// The source (original) local pose at fractional `frame_time`, clamped to
+/// the clip: translations and scales interpolated linearly between the two
+/// neighbouring frames, rotations by normalised lerp (neighbours share a
+/// hemisphere, RawClip::validate). At a whole frame it is that frame's
+/// samples exactly. `local` has one entry per bone.
+void source_pose_at(const RawClip& clip, float frame_time, std::span<Transform> local);
+
+/// What stands for one bone in the viewport: a shape from the bone's joint
+/// (head) toward one of its children's joints or its end site (tail), in
+/// model space, metres. A bone with several children has several shapes.
+struct BoneShape {
+  int32_t bone = -1;
+  Vec3 head;
+  Vec3 tail;
+};
+
+/// The shapes of a model-space pose, in bone order: one per child and per
+/// end site. A leaf with neither gets a tail continuing its parent's
+/// direction for half the parent's length; a lone root gets head == tail.
+void bone_shapes(const Skeleton& skeleton, std::span<const Transform> model, std::vector<BoneShape>& shapes);
+
+/// Per bone, the object-space error now: the largest distance between the
+/// source and decoded positions of the three virtual vertices `distance_m`
+/// along the bone's axes, as measure() computes it over a clip. Both poses
+/// are model space; parents' errors are already in their children.
+void object_space_errors(std::span<const Transform> source_model, std::span<const Transform> decoded_model,
+                         float distance_m, std::span<float> errors_m);
+
+/// The object-space error one bone would show with its own tracks exactly
+/// at the fit's thresholds and nothing above it in error: the translation
+/// threshold, plus the chord the rotation threshold sweeps at `distance_m`,
+/// plus the scale threshold times `distance_m`. The viewport colours
+/// errors against it (full red at 1).
+float object_error_budget_m(const FitSettings& fit, float distance_m);
+
+/// The skinning matrix of every bone for a model-space pose: model times
+/// inverse bind (identity when the skeleton has no inverse bind matrices).
+void skinning_palette(const Skeleton& skeleton, std::span<const Transform> model, std::span<Mat4> palette);
+
+/// A box, metres; empty when lo > hi.
+struct Box {
+  glm::vec3 lo{1e30f};
+  glm::vec3 hi{-1e30f};
+  bool empty() const { return lo.x > hi.x; }
+  void add(glm::vec3 p);
+};
+
+/// The box every joint and end site of the source clip passes through,
+/// sampling at most 512 frames spread evenly (all of them when fewer).
+Box clip_bounds(const Skeleton& skeleton, const RawClip& clip);
+
+/// The bone whose shape passes nearest the `cursor` (pixels from the
+/// top-left of a viewport of `size`), within `max_px`; a shape closer to the
+/// eye wins a tie within 2 px. -1 when none is that close.
+int32_t pick_bone(std::span<const BoneShape> shapes, const glm::mat4& view_projection, glm::vec2 size,
+                  glm::vec2 cursor, float max_px);
+
+/// The colour ramp for an error as a fraction of its budget: green at 0,
+/// yellow at 0.5, red at 1, magenta from 2 up; linear RGB in 0..1. The
+/// shaders get the same stops (kErrorRampStops) as uniforms.
+glm::vec3 error_color(float fraction);
+inline constexpr float kErrorRampAt[4] = {0.f, 0.5f, 1.f, 2.f};
+inline constexpr float kErrorRampStops[4][3] = {
+    {0.20f, 0.75f, 0.30f}, {0.95f, 0.85f, 0.20f}, {0.90f, 0.15f, 0.10f}, {0.85f, 0.20f, 0.90f}};
+
+}  // namespace ks::studio

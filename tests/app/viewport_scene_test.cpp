@@ -1,0 +1,411 @@
+// The viewport's CPU side (app/studio/viewport_scene.h): source poses between
+// frames, bone shapes, object-space errors, the skinning palette, clip
+// bounds, picking and the error colours.
+
+#include "app/studio/viewport_scene.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "app/studio/fit_job.h"
+#include "app/studio/orbit_camera.h"
+#include "core/offline/import.h"
+#include "core/runtime/player.h"
+
+namespace ks::studio {
+namespace {
+
+constexpr float kDegToRad = 0.017453292519943295f;
+
+std::shared_ptr<const ImportedClip> demo_clip() {
+  static const std::shared_ptr<const ImportedClip> clip = [] {
+    Result<ImportedClip> imported = import_clip(KS_ASSETS_DIR "/demo_walk.glb");
+    EXPECT_TRUE(imported.ok()) << imported.error();
+    return std::make_shared<const ImportedClip>(std::move(imported.value()));
+  }();
+  return clip;
+}
+
+void expect_eq(Vec3 actual, Vec3 expected) {
+  EXPECT_EQ(actual.x, expected.x);
+  EXPECT_EQ(actual.y, expected.y);
+  EXPECT_EQ(actual.z, expected.z);
+}
+
+void expect_near(Vec3 actual, Vec3 expected, float tolerance = 1e-6f) {
+  EXPECT_NEAR(actual.x, expected.x, tolerance);
+  EXPECT_NEAR(actual.y, expected.y, tolerance);
+  EXPECT_NEAR(actual.z, expected.z, tolerance);
+}
+
+void expect_eq(const Transform& actual, const Transform& expected) {
+  expect_eq(actual.translation, expected.translation);
+  EXPECT_EQ(actual.rotation.x, expected.rotation.x);
+  EXPECT_EQ(actual.rotation.y, expected.rotation.y);
+  EXPECT_EQ(actual.rotation.z, expected.rotation.z);
+  EXPECT_EQ(actual.rotation.w, expected.rotation.w);
+  expect_eq(actual.scale, expected.scale);
+}
+
+/// Two bones, three frames, every track moving.
+RawClip three_frame_clip() {
+  RawClip clip;
+  clip.name = "three";
+  clip.frame_count = 3;
+  const Vec3 z_axis{0.f, 0.f, 1.f};
+  const Vec3 x_axis{1.f, 0.f, 0.f};
+  clip.bones.resize(2);
+  for (uint32_t f = 0; f < 3; ++f) {
+    const float ff = static_cast<float>(f);
+    clip.bones[0].translations.push_back({0.1f * ff, 1.f, -0.3f * ff});
+    clip.bones[0].rotations.push_back(quat_from_axis_angle(z_axis, 0.7f * ff));
+    clip.bones[0].scales.push_back({1.f + 0.5f * ff, 1.f, 1.f});
+    clip.bones[1].translations.push_back({0.f, 0.25f + 0.125f * ff, 0.f});
+    clip.bones[1].rotations.push_back(quat_from_axis_angle(x_axis, -0.3f + 0.9f * ff));
+    clip.bones[1].scales.push_back({1.f, 1.f, 1.f - 0.25f * ff});
+  }
+  return clip;
+}
+
+TEST(ViewportScene, SourcePoseAtWholeFramesIsTheSamplesExactly) {
+  const RawClip clip = three_frame_clip();
+  std::vector<Transform> local(2);
+  for (uint32_t f = 0; f < 3; ++f) {
+    source_pose_at(clip, static_cast<float>(f), local);
+    const std::vector<Transform> expected = clip.pose_at(f);
+    for (size_t b = 0; b < 2; ++b) expect_eq(local[b], expected[b]);
+  }
+  // Clamped to the clip (and NaN to its start).
+  source_pose_at(clip, -4.5f, local);
+  expect_eq(local[1], clip.pose_at(0)[1]);
+  source_pose_at(clip, 99.f, local);
+  expect_eq(local[1], clip.pose_at(2)[1]);
+  source_pose_at(clip, std::nanf(""), local);
+  expect_eq(local[0], clip.pose_at(0)[0]);
+}
+
+TEST(ViewportScene, SourcePoseHalfwayIsTheNormalisedMidpoint) {
+  const RawClip clip = three_frame_clip();
+  std::vector<Transform> local(2);
+  source_pose_at(clip, 1.5f, local);
+  for (size_t b = 0; b < 2; ++b) {
+    const BoneTracks& bone = clip.bones[b];
+    expect_near(local[b].translation, 0.5f * (bone.translations[1] + bone.translations[2]));
+    expect_near(local[b].scale, 0.5f * (bone.scales[1] + bone.scales[2]));
+    const Quat q1 = bone.rotations[1];
+    const Quat q2 = bone.rotations[2];
+    const Quat mid = normalize({q1.x + q2.x, q1.y + q2.y, q1.z + q2.z, q1.w + q2.w});
+    EXPECT_NEAR(local[b].rotation.x, mid.x, 1e-6f);
+    EXPECT_NEAR(local[b].rotation.y, mid.y, 1e-6f);
+    EXPECT_NEAR(local[b].rotation.z, mid.z, 1e-6f);
+    EXPECT_NEAR(local[b].rotation.w, mid.w, 1e-6f);
+    EXPECT_NEAR(length(local[b].rotation), 1.f, 1e-6f);
+    // Halfway in angle too: nlerp is symmetric about the midpoint.
+    EXPECT_NEAR(angle_between_deg(q1, local[b].rotation), angle_between_deg(local[b].rotation, q2), 1e-3f);
+  }
+  // A quarter of the way: a quarter of the translation step.
+  source_pose_at(clip, 0.25f, local);
+  expect_near(local[0].translation, {0.025f, 1.f, -0.075f});
+}
+
+/// 0 root; 1 child of 0, turned 90 degrees about Z, with an end site;
+/// 2 child of 0, a leaf without end site; 3 a lone root; 4 child of 1, a leaf.
+Skeleton small_skeleton() {
+  Skeleton skeleton;
+  skeleton.bone_names = {"hips", "spine", "leg", "prop", "arm"};
+  skeleton.parents = {-1, 0, 0, -1, 1};
+  skeleton.rest_pose.resize(5);
+  skeleton.rest_pose[0].translation = {0.f, 1.f, 0.f};
+  skeleton.rest_pose[1].translation = {0.f, 1.f, 0.f};
+  skeleton.rest_pose[1].rotation = quat_from_axis_angle({0.f, 0.f, 1.f}, 90.f * kDegToRad);
+  skeleton.rest_pose[2].translation = {1.f, 0.f, 0.f};
+  skeleton.rest_pose[3].translation = {5.f, 0.f, 0.f};
+  skeleton.rest_pose[4].translation = {0.f, 0.f, 1.f};
+  skeleton.end_sites = {{1, {0.f, 0.5f, 0.f}}};
+  return skeleton;
+}
+
+TEST(ViewportScene, BoneShapesCoverChildrenEndSitesLeavesAndLoneRoots) {
+  const Skeleton skeleton = small_skeleton();
+  ASSERT_TRUE(skeleton.validate().ok());
+  const std::vector<Transform> model = local_to_model(skeleton, skeleton.rest_pose);
+  std::vector<BoneShape> shapes(9, BoneShape{42, {9.f, 9.f, 9.f}, {9.f, 9.f, 9.f}});  // replaced, not added to
+  bone_shapes(skeleton, model, shapes);
+  ASSERT_EQ(shapes.size(), 7u);
+  const int32_t bones[7] = {0, 0, 1, 1, 2, 3, 4};
+  const Vec3 heads[7] = {{0, 1, 0}, {0, 1, 0}, {0, 2, 0}, {0, 2, 0}, {1, 1, 0}, {5, 0, 0}, {0, 2, 1}};
+  const Vec3 tails[7] = {{0, 2, 0},      // hips to spine
+                         {1, 1, 0},      // hips to leg
+                         {0, 2, 1},      // spine to arm
+                         {-0.5f, 2, 0},  // spine's end site, turned with the spine
+                         {1.5f, 1, 0},   // leg: half the hips-to-leg length further on
+                         {5, 0, 0},      // prop: a point
+                         {0, 2, 1.5f}};  // arm: half the spine-to-arm length further on
+  for (size_t i = 0; i < 7; ++i) {
+    EXPECT_EQ(shapes[i].bone, bones[i]) << i;
+    expect_near(shapes[i].head, heads[i]);
+    expect_near(shapes[i].tail, tails[i]);
+  }
+}
+
+TEST(ViewportScene, ObjectSpaceErrorsMatchAHandComputation) {
+  std::vector<Transform> source(3), decoded(3);
+  source[0].translation = {1.f, 2.f, 3.f};
+  decoded[0] = source[0];
+  // Turned 90 degrees about Z and 10 cm along Z: at r = 0.5 the X vertex
+  // moves to (0, r, 0.1), sqrt(2 r^2 + 0.01) away; the Z vertex only 0.1.
+  decoded[1].rotation = quat_from_axis_angle({0.f, 0.f, 1.f}, 90.f * kDegToRad);
+  decoded[1].translation = {0.f, 0.f, 0.1f};
+  // Scaled by 1.1: every vertex moves 0.1 r.
+  decoded[2].scale = {1.1f, 1.1f, 1.1f};
+  std::vector<float> errors(3, -1.f);
+  object_space_errors(source, decoded, 0.5f, errors);
+  EXPECT_EQ(errors[0], 0.f);
+  EXPECT_NEAR(errors[1], std::sqrt(0.51f), 1e-6f);
+  EXPECT_NEAR(errors[2], 0.05f, 1e-6f);
+  // Identical poses have no error at any distance.
+  object_space_errors(decoded, decoded, 2.f, errors);
+  for (float e : errors) EXPECT_EQ(e, 0.f);
+}
+
+TEST(ViewportScene, ObjectSpaceErrorsOverTheClipAreWhatMeasureReports) {
+  CodecSettings settings;
+  settings.fit.rotation_error_deg = 1.f;  // coarse, so that the errors are not all tiny
+  const std::shared_ptr<const FitResult> result = run_fit(demo_clip(), settings, 1, 1);
+  ASSERT_TRUE(result->error.empty()) << result->error;
+  const Skeleton& skeleton = demo_clip()->skeleton;
+  const RawClip& clip = demo_clip()->clip;
+  const size_t bone_count = skeleton.bone_count();
+  Player player(result->view);
+  std::vector<Transform> source(bone_count), decoded(bone_count), source_model(bone_count), decoded_model(bone_count);
+  std::vector<float> errors(bone_count);
+  for (size_t d = 0; d < result->measurement.distances_m.size(); ++d) {
+    std::vector<float> worst(bone_count, 0.f);
+    for (uint32_t f = 0; f < clip.frame_count; ++f) {
+      source_pose_at(clip, static_cast<float>(f), source);
+      player.sample_frame(static_cast<float>(f), decoded);
+      local_to_model(skeleton.parents, source, source_model);
+      local_to_model(skeleton.parents, decoded, decoded_model);
+      object_space_errors(source_model, decoded_model, result->measurement.distances_m[d], errors);
+      for (size_t b = 0; b < bone_count; ++b) worst[b] = std::max(worst[b], errors[b]);
+    }
+    for (size_t b = 0; b < bone_count; ++b) {
+      EXPECT_FLOAT_EQ(worst[b], result->measurement.bone_object_error[d][b]) << "bone " << b;
+    }
+  }
+}
+
+TEST(ViewportScene, ObjectErrorBudgetAddsTheThreeThresholds) {
+  FitSettings fit;
+  fit.translation_error_m = 0.f;
+  fit.rotation_error_deg = 60.f;
+  fit.scale_error = 0.f;
+  // 60 degrees sweeps a chord as long as the radius.
+  EXPECT_NEAR(object_error_budget_m(fit, 2.f), 2.f, 1e-6f);
+  fit.translation_error_m = 0.001f;
+  fit.rotation_error_deg = 1.f;
+  fit.scale_error = 0.01f;
+  EXPECT_NEAR(object_error_budget_m(fit, 2.f), 0.001f + 4.f * std::sin(0.5f * kDegToRad) + 0.02f, 1e-7f);
+  EXPECT_NEAR(object_error_budget_m(fit, 0.f), 0.001f, 1e-9f);
+}
+
+/// The small skeleton with scale in its rest pose and inverse bind
+/// matrices that invert its rest model matrices.
+Skeleton bound_skeleton() {
+  Skeleton skeleton = small_skeleton();
+  skeleton.rest_pose[0].scale = {1.5f, 1.5f, 1.5f};
+  skeleton.rest_pose[2].rotation = quat_from_axis_angle({0.6f, 0.f, 0.8f}, 0.4f);
+  const std::vector<Transform> model = local_to_model(skeleton, skeleton.rest_pose);
+  for (const Transform& t : model) {
+    const Mat4 m = to_matrix(t);
+    const glm::mat4 inverse =
+        glm::inverse(glm::mat4(m.m[0], m.m[1], m.m[2], m.m[3], m.m[4], m.m[5], m.m[6], m.m[7], m.m[8], m.m[9], m.m[10],
+                               m.m[11], m.m[12], m.m[13], m.m[14], m.m[15]));
+    Mat4 inverse_bind;
+    for (int c = 0; c < 4; ++c) {
+      for (int r = 0; r < 4; ++r) inverse_bind.m[c * 4 + r] = inverse[c][r];
+    }
+    skeleton.inverse_bind.push_back(inverse_bind);
+  }
+  return skeleton;
+}
+
+Vec3 apply(const Mat4& m, Vec3 p) {
+  return {m.m[0] * p.x + m.m[4] * p.y + m.m[8] * p.z + m.m[12], m.m[1] * p.x + m.m[5] * p.y + m.m[9] * p.z + m.m[13],
+          m.m[2] * p.x + m.m[6] * p.y + m.m[10] * p.z + m.m[14]};
+}
+
+TEST(ViewportScene, SkinningPaletteOfTheBindPoseLeavesVerticesInPlace) {
+  const Skeleton skeleton = bound_skeleton();
+  const std::vector<Transform> model = local_to_model(skeleton, skeleton.rest_pose);
+  std::vector<Mat4> palette(skeleton.bone_count());
+  skinning_palette(skeleton, model, palette);
+  for (size_t b = 0; b < palette.size(); ++b) {
+    for (const Vec3 vertex : {Vec3{0.f, 0.f, 0.f}, Vec3{0.3f, 1.7f, -0.4f}, Vec3{-2.f, 0.5f, 1.f}}) {
+      expect_near(apply(palette[b], vertex), vertex, 1e-5f);
+    }
+  }
+  // Turning the leg carries a vertex bound to it along: back to the leg's
+  // bind space, then out through its new model transform.
+  std::vector<Transform> posed = skeleton.rest_pose;
+  posed[2].rotation = quat_from_axis_angle({0.f, 1.f, 0.f}, 1.1f);
+  const std::vector<Transform> posed_model = local_to_model(skeleton, posed);
+  skinning_palette(skeleton, posed_model, palette);
+  const Vec3 vertex{1.2f, 0.9f, 0.3f};
+  const Vec3 in_bind_space = apply(skeleton.inverse_bind[2], vertex);
+  expect_near(apply(palette[2], vertex), transform_point(posed_model[2], in_bind_space), 1e-5f);
+}
+
+TEST(ViewportScene, SkinningPaletteWithoutInverseBindIsTheModelMatrices) {
+  const Skeleton skeleton = small_skeleton();
+  const std::vector<Transform> model = local_to_model(skeleton, skeleton.rest_pose);
+  std::vector<Mat4> palette(skeleton.bone_count());
+  skinning_palette(skeleton, model, palette);
+  for (size_t b = 0; b < palette.size(); ++b) {
+    const Mat4 expected = to_matrix(model[b]);
+    for (int i = 0; i < 16; ++i) EXPECT_EQ(palette[b].m[i], expected.m[i]) << b << " " << i;
+  }
+}
+
+bool inside(const Box& box, Vec3 p) {
+  constexpr float kSlack = 1e-5f;
+  return p.x >= box.lo.x - kSlack && p.y >= box.lo.y - kSlack && p.z >= box.lo.z - kSlack && p.x <= box.hi.x + kSlack &&
+         p.y <= box.hi.y + kSlack && p.z <= box.hi.z + kSlack;
+}
+
+TEST(ViewportScene, ClipBoundsContainEveryJointOfTheDemoClip) {
+  const Skeleton& skeleton = demo_clip()->skeleton;
+  const RawClip& clip = demo_clip()->clip;
+  const Box box = clip_bounds(skeleton, clip);
+  ASSERT_FALSE(box.empty());
+  // A walk covers more than a metre and a character is more than a metre tall.
+  EXPECT_GT(glm::length(box.hi - box.lo), 1.f);
+  const uint32_t last = clip.frame_count - 1;
+  for (uint32_t f : {0u, 1u, last / 3, last / 2, last - 1, last}) {
+    for (const Transform& t : local_to_model(skeleton, clip.pose_at(f))) {
+      EXPECT_TRUE(inside(box, t.translation)) << "frame " << f;
+    }
+  }
+}
+
+TEST(ViewportScene, ClipBoundsSpanFirstToLastFrameAndIncludeEndSites) {
+  Skeleton skeleton;
+  skeleton.bone_names = {"root"};
+  skeleton.parents = {-1};
+  skeleton.rest_pose.resize(1);
+  skeleton.end_sites = {{0, {0.f, 2.f, 0.f}}};
+  RawClip clip;
+  clip.frame_count = 1000;  // more than the 512 frames sampled
+  clip.bones.resize(1);
+  for (uint32_t f = 0; f < clip.frame_count; ++f) {
+    clip.bones[0].translations.push_back({static_cast<float>(f), 0.f, -0.5f});
+    clip.bones[0].rotations.push_back({});
+    clip.bones[0].scales.push_back({1.f, 1.f, 1.f});
+  }
+  const Box box = clip_bounds(skeleton, clip);
+  EXPECT_EQ(box.lo, glm::vec3(0.f, 0.f, -0.5f));
+  EXPECT_EQ(box.hi, glm::vec3(999.f, 2.f, -0.5f));
+  EXPECT_TRUE(Box{}.empty());
+  EXPECT_TRUE(clip_bounds(skeleton, RawClip{}).empty());
+}
+
+/// A camera at +Z looking at the origin, 4 m away, and its matrix for an
+/// 800 x 600 viewport.
+struct PickView {
+  OrbitCamera camera;
+  glm::mat4 view_projection;
+  glm::vec2 size{800.f, 600.f};
+  PickView() {
+    camera.target = {0.f, 0.f, 0.f};
+    camera.yaw_deg = 0.f;
+    camera.pitch_deg = 0.f;
+    view_projection = camera.projection(size.x / size.y) * camera.view();
+  }
+  glm::vec2 screen_of(Vec3 p) const {
+    glm::vec3 screen{};
+    EXPECT_TRUE(project_to_screen(view_projection, {p.x, p.y, p.z}, size, &screen));
+    return glm::vec2(screen);
+  }
+};
+
+TEST(ViewportScene, PickBonePrefersTheNearerOfOverlappingShapes) {
+  const PickView v;
+  const BoneShape far_shape{3, {-1.f, 0.f, 0.f}, {1.f, 0.f, 0.f}};
+  // Nearer the eye and drawn over the far one, though 1 to 2 px further
+  // from the cursor, which lies on the far one.
+  const BoneShape near_shape{7, {-1.f, 0.006f, 0.5f}, {1.f, 0.006f, 0.5f}};
+  const glm::vec2 cursor = v.screen_of({0.2f, 0.f, 0.f});
+  const float gap_px = cursor.y - v.screen_of({0.2f, 0.006f, 0.5f}).y;
+  ASSERT_GT(gap_px, 1.f);
+  ASSERT_LT(gap_px, 2.f);
+  for (int order = 0; order < 2; ++order) {
+    const std::vector<BoneShape> shapes =
+        order == 0 ? std::vector<BoneShape>{far_shape, near_shape} : std::vector<BoneShape>{near_shape, far_shape};
+    EXPECT_EQ(pick_bone(shapes, v.view_projection, v.size, cursor, 8.f), 7) << order;
+  }
+  // Clearly further from the cursor than the far one, the near one loses.
+  const BoneShape raised_near{7, {-1.f, 0.05f, 0.5f}, {1.f, 0.05f, 0.5f}};
+  ASSERT_GT(cursor.y - v.screen_of({0.2f, 0.05f, 0.5f}).y, 4.f);
+  for (int order = 0; order < 2; ++order) {
+    const std::vector<BoneShape> shapes =
+        order == 0 ? std::vector<BoneShape>{raised_near, far_shape} : std::vector<BoneShape>{far_shape, raised_near};
+    EXPECT_EQ(pick_bone(shapes, v.view_projection, v.size, cursor, 40.f), 3) << order;
+  }
+  // Only the near one within reach: it is picked.
+  EXPECT_EQ(pick_bone(std::vector<BoneShape>{raised_near}, v.view_projection, v.size, cursor, 40.f), 7);
+}
+
+TEST(ViewportScene, PickBoneFindsTheInsideOfASegmentAndNothingBeyondMaxPx) {
+  const PickView v;
+  // A long bone whose ends are both far from the cursor.
+  const std::vector<BoneShape> shapes{{5, {-1.5f, -1.f, 0.f}, {1.5f, 1.f, 0.f}}};
+  const glm::vec2 middle = v.screen_of({0.f, 0.f, 0.f});
+  EXPECT_EQ(pick_bone(shapes, v.view_projection, v.size, middle, 4.f), 5);
+  // Off the line: the slope is -2/3 on screen, so a 10 px step in x is
+  // 10 * 2 / sqrt(13) = 5.5 px from it.
+  EXPECT_EQ(pick_bone(shapes, v.view_projection, v.size, middle + glm::vec2(10.f, 0.f), 6.f), 5);
+  EXPECT_EQ(pick_bone(shapes, v.view_projection, v.size, middle + glm::vec2(10.f, 0.f), 5.f), -1);
+  // Past the tail along the line: measured to the end point, not the line.
+  const glm::vec2 tail = v.screen_of({1.5f, 1.f, 0.f});
+  const glm::vec2 beyond = tail + 10.f * glm::normalize(tail - middle);
+  EXPECT_EQ(pick_bone(shapes, v.view_projection, v.size, beyond, 9.f), -1);
+  EXPECT_EQ(pick_bone(shapes, v.view_projection, v.size, beyond, 11.f), 5);
+  EXPECT_EQ(pick_bone({}, v.view_projection, v.size, middle, 100.f), -1);
+}
+
+TEST(ViewportScene, PickBoneIgnoresWhatIsBehindTheEye) {
+  const PickView v;
+  // Straight behind the eye (which is at z = 4).
+  const std::vector<BoneShape> behind{{2, {0.f, 0.f, 5.f}, {0.f, 0.1f, 6.f}}};
+  EXPECT_EQ(pick_bone(behind, v.view_projection, v.size, {400.f, 300.f}, 1000.f), -1);
+  // A bone from behind the eye to the origin is picked on its visible part.
+  const std::vector<BoneShape> through{{4, {0.f, 0.f, 6.f}, {0.f, 0.f, 0.f}}};
+  EXPECT_EQ(pick_bone(through, v.view_projection, v.size, {400.f, 300.f}, 2.f), 4);
+}
+
+TEST(ViewportScene, ErrorColorHitsTheStopsAndClamps) {
+  for (int i = 0; i < 4; ++i) {
+    const glm::vec3 stop{kErrorRampStops[i][0], kErrorRampStops[i][1], kErrorRampStops[i][2]};
+    EXPECT_EQ(error_color(kErrorRampAt[i]), stop) << i;
+  }
+  const glm::vec3 green{kErrorRampStops[0][0], kErrorRampStops[0][1], kErrorRampStops[0][2]};
+  const glm::vec3 yellow{kErrorRampStops[1][0], kErrorRampStops[1][1], kErrorRampStops[1][2]};
+  const glm::vec3 red{kErrorRampStops[2][0], kErrorRampStops[2][1], kErrorRampStops[2][2]};
+  const glm::vec3 magenta{kErrorRampStops[3][0], kErrorRampStops[3][1], kErrorRampStops[3][2]};
+  EXPECT_EQ(error_color(-3.f), green);
+  EXPECT_EQ(error_color(2.5f), magenta);
+  EXPECT_EQ(error_color(1e9f), magenta);
+  EXPECT_EQ(error_color(INFINITY), magenta);
+  const glm::vec3 quarter = error_color(0.25f);
+  const glm::vec3 one_and_half = error_color(1.5f);
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_NEAR(quarter[c], 0.5f * (green[c] + yellow[c]), 1e-6f);
+    EXPECT_NEAR(one_and_half[c], 0.5f * (red[c] + magenta[c]), 1e-6f);
+  }
+}
+
+}  // namespace
+}  // namespace ks::studio
