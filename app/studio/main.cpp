@@ -40,6 +40,8 @@ constexpr const char* kUsage =
     "  --scale-error X          fit threshold, scale units (default 0.001)\n"
     "  --shaders DIR            the viewport's GLSL files (default: the\n"
     "                           repository's shaders/)\n"
+    "  --simulate-play S        play the clip for S seconds, then print frame\n"
+    "                           times and the viewport's share of them\n"
     "  --simulate-drag S        move the rotation threshold every frame for S\n"
     "                           seconds, as a slider drag would, then print frame\n"
     "                           times and exit (responsiveness check)\n"
@@ -95,14 +97,14 @@ int main(int argc, char** argv) {
       const float frame = std::strtof(text.c_str(), &end);
       if (text.empty() || *end != '\0' || !(frame >= 0.f)) return usage_error("--frame: '" + text + "' is not a frame number");
       options.frame = frame;
-    } else if (arg == "--simulate-drag") {
-      if (!value(text)) return usage_error("--simulate-drag needs seconds");
+    } else if (arg == "--simulate-drag" || arg == "--simulate-play") {
+      if (!value(text)) return usage_error(std::string(arg) + " needs seconds");
       char* end = nullptr;
       const float seconds = std::strtof(text.c_str(), &end);
       if (text.empty() || *end != '\0' || !(seconds > 0.f) || seconds > 3600.f) {
-        return usage_error("--simulate-drag: '" + text + "' is not a number of seconds");
+        return usage_error(std::string(arg) + ": '" + text + "' is not a number of seconds");
       }
-      options.drag_seconds = seconds;
+      (arg == "--simulate-drag" ? options.drag_seconds : options.play_seconds) = seconds;
     } else if (arg == "--view") {
       if (!value(text)) return usage_error("--view needs side-by-side or overlay");
       if (text == "side-by-side") {

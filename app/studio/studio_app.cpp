@@ -168,6 +168,8 @@ void StudioApp::handle_keys() {
   if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) m_state.playing = !m_state.playing;
   if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) m_state.frame_time = std::max(0.f, std::ceil(m_state.frame_time) - 1.f);
   if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) m_state.frame_time = std::min(last, std::floor(m_state.frame_time) + 1.f);
+  if (ImGui::IsKeyPressed(GLFW_KEY_HOME, false)) m_state.frame_time = 0.f;
+  if (ImGui::IsKeyPressed(GLFW_KEY_END, false)) m_state.frame_time = last;
   if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_O, false)) m_show_open = true;
   if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_F, false)) m_state.frame_selection_requested = true;
   if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) m_show_help = true;
@@ -240,6 +242,7 @@ void StudioApp::draw_help() {
   if (ImGui::Begin("Keyboard shortcuts", &m_show_help, ImGuiWindowFlags_AlwaysAutoResize)) {
     ImGui::Text("Space          play / pause");
     ImGui::Text("Left / Right   previous / next frame");
+    ImGui::Text("Home / End     first / last frame");
     ImGui::Text("Ctrl+O         open a clip");
     ImGui::Text("F              frame the selection in the curves");
     ImGui::Text("Ctrl+R         reload the viewport's shaders");
@@ -251,6 +254,45 @@ void StudioApp::draw_help() {
     ImGui::Text("double-click fits, click sets the time. Drop a file on the window to open it.");
   }
   ImGui::End();
+}
+
+namespace {
+
+// Median, smallest and largest of `values` (zeros when empty).
+struct Spread {
+  double median = 0.0, min = 0.0, max = 0.0;
+};
+Spread spread(std::vector<double> values) {
+  if (values.empty()) return {};
+  std::sort(values.begin(), values.end());
+  return {values[values.size() / 2], values.front(), values.back()};
+}
+
+}  // namespace
+
+// Plays the clip (looping) and records frame times and the viewport's part
+// of them. True when the time is up.
+bool StudioApp::simulate_play(double now, double frame_ms, double viewport_ms) {
+  if (m_play_start < 0.0) {
+    if (m_state.fitting || m_state.current_result() == nullptr) return false;  // start after the first fit
+    m_play_start = now;
+    m_state.playing = true;
+    m_state.looping = true;
+    return false;
+  }
+  m_frame_ms.push_back(frame_ms);
+  m_viewport_ms.push_back(viewport_ms);
+  m_keys_per_frame.push_back(static_cast<double>(m_state.keys_read_last_frame));
+  const double t = now - m_play_start;
+  if (t < m_options.play_seconds) return false;
+  const Spread frame = spread(m_frame_ms), viewport = spread(m_viewport_ms), keys = spread(m_keys_per_frame);
+  const ImportedClip& clip = *m_state.clip;
+  std::printf("play %.1f s on %s (%zu bones, %zu mesh vertices): %zu frames, frame time median %.1f ms (%.1f-%.1f), "
+              "viewport median %.1f ms (%.1f-%.1f), keys read per frame median %.0f (%.0f-%.0f)\n",
+              t, m_state.clip_path.filename().string().c_str(), clip.skeleton.bone_count(),
+              clip.mesh ? clip.mesh->vertex_count() : size_t{0}, m_frame_ms.size(), frame.median, frame.min,
+              frame.max, viewport.median, viewport.min, viewport.max, keys.median, keys.min, keys.max);
+  return true;
 }
 
 // Moves the rotation threshold as a slider drag would, once a frame, and
@@ -335,8 +377,15 @@ int StudioApp::run() {
     draw_stats_panel(m_state);
     draw_bone_tree_panel(m_state);
     m_curves.draw(m_state);
+    // --simulate-play times the viewport alone: the GL work it queues is
+    // finished inside the measurement, not later in the frame.
+    const bool time_viewport = m_options.play_seconds > 0.f;
+    if (time_viewport) glFinish();
+    const double viewport_start = glfwGetTime();
     m_viewport->draw(m_state, m_state.current_result() != nullptr && m_player ? std::span<const Transform>(m_pose)
                                                                               : std::span<const Transform>());
+    if (time_viewport) glFinish();
+    const double viewport_ms = (glfwGetTime() - viewport_start) * 1000.0;
     m_timeline.draw(m_state);
     draw_open_panel(m_state, &m_show_open);
     draw_help();
@@ -370,12 +419,15 @@ int StudioApp::run() {
         return 0;
       }
       if (!done) m_worker.wait_idle();
-    } else if (m_options.drag_seconds <= 0.f) {
+    } else if (m_options.drag_seconds <= 0.f && m_options.play_seconds <= 0.f) {
       save_layout_if_changed();
     }
     glfwSwapBuffers(m_window);
     const double frame_end = glfwGetTime();
     if (m_options.drag_seconds > 0.f && simulate_drag(frame_end, (frame_end - frame_start) * 1000.0)) return 0;
+    if (m_options.play_seconds > 0.f && simulate_play(frame_end, (frame_end - frame_start) * 1000.0, viewport_ms)) {
+      return 0;
+    }
     frame_start = frame_end;
   }
   return 0;

@@ -30,6 +30,8 @@ struct StudioOptions {
   std::optional<FitSettings> fit;              // thresholds given on the command line
   ViewportSettings viewport;
   std::filesystem::path shader_dir;            // the viewport's GLSL files
+  float play_seconds = 0.f;                    // > 0: play the clip for this long, then print frame times
+                                               // and the viewport's share of them, and exit
   float drag_seconds = 0.f;                    // > 0: move the rotation slider every frame for this long,
                                                // then print frame times and exit (responsiveness check)
   int width = 1600;
@@ -58,6 +60,7 @@ class StudioApp {
   void draw_help();
   void remember_recent(const std::filesystem::path& path);
   bool simulate_drag(double now, double frame_ms);
+  bool simulate_play(double now, double frame_ms, double viewport_ms);
 
   StudioOptions m_options;
   StudioState m_state;
@@ -78,6 +81,10 @@ class StudioApp {
   double m_drag_start = -1.0;
   std::vector<double> m_frame_ms;
   std::vector<uint64_t> m_generations_seen;
+  // Playback check (--simulate-play).
+  double m_play_start = -1.0;
+  std::vector<double> m_viewport_ms;
+  std::vector<double> m_keys_per_frame;
 
   static void on_drop(GLFWwindow* window, int count, const char** paths);
 };

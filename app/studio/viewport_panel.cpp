@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include <glm/gtc/type_ptr.hpp>
+
 #include "core/runtime/player.h"
 
 namespace ks::studio {
@@ -26,9 +28,25 @@ ImU32 to_imgui(glm::vec3 c, float alpha = 1.f) {
   return ImGui::ColorConvertFloat4ToU32(ImVec4(display(c.r), display(c.g), display(c.b), alpha));
 }
 
-Box pose_box(std::span<const Transform> model) {
+// What the character covers in a pose: its joints and, when it has a mesh,
+// the skinned vertices (a robot's head or a fox's tail reaches far past
+// the joints).
+Box character_box(const ImportedClip& clip, std::span<const Transform> model) {
   Box box;
   for (const Transform& t : model) box.add({t.translation.x, t.translation.y, t.translation.z});
+  if (!clip.mesh) return box;
+  std::vector<Mat4> palette(model.size());
+  skinning_palette(clip.skeleton, model, palette);
+  const SkinnedMesh& mesh = *clip.mesh;
+  for (size_t v = 0; v < mesh.vertex_count(); ++v) {
+    glm::vec3 skinned(0.f);
+    for (int i = 0; i < 4; ++i) {
+      const glm::mat4 m = glm::make_mat4(palette[mesh.joints[v][static_cast<size_t>(i)]].m);
+      const Vec3 p = mesh.positions[v];
+      skinned += mesh.weights[v][static_cast<size_t>(i)] * glm::vec3(m * glm::vec4(p.x, p.y, p.z, 1.f));
+    }
+    box.add(skinned);
+  }
   return box;
 }
 
@@ -54,7 +72,7 @@ void ViewportPanel::open_clip(const ImportedClip& clip) {
   // Frame the first pose; the size sets the grid spacing and the bone widths.
   source_pose_at(clip.clip, 0.f, m_source_local);
   local_to_model(clip.skeleton.parents, m_source_local, m_source_model);
-  const Box box = pose_box(m_source_model);
+  const Box box = character_box(clip, m_source_model);
   const glm::vec3 extent = box.hi - box.lo;
   m_character_size_m = std::max({extent.x, extent.y, extent.z, 1e-3f});
   frame_box(box);
@@ -180,7 +198,7 @@ void ViewportPanel::draw_controls(const StudioState& state) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("The camera moves with the root bone");
   ImGui::SameLine();
   if (ImGui::Button("frame")) {
-    frame_box(pose_box(m_source_model));
+    frame_box(character_box(*state.clip, m_source_model));
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Frame the character (or double-click the view)");
   ImGui::SameLine();
@@ -242,7 +260,7 @@ void ViewportPanel::handle_mouse(StudioState& state, glm::vec2 image_min, glm::v
     m_camera.pan(delta.x, delta.y, image_size.y);
   }
   if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
-    frame_box(pose_box(m_source_model));
+    frame_box(character_box(*state.clip, m_source_model));
     return;
   }
   if (!hovered || !ImGui::IsMouseReleased(ImGuiMouseButton_Left) || m_dragged) return;

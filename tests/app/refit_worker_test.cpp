@@ -9,18 +9,10 @@
 #include <memory>
 
 #include "core/offline/import.h"
+#include "tests/app/demo_clip.h"
 
 namespace ks::studio {
 namespace {
-
-std::shared_ptr<const ImportedClip> demo_clip() {
-  static const std::shared_ptr<const ImportedClip> clip = [] {
-    Result<ImportedClip> imported = import_clip(KS_ASSETS_DIR "/demo_walk.glb");
-    EXPECT_TRUE(imported.ok()) << imported.error();
-    return std::make_shared<const ImportedClip>(std::move(imported.value()));
-  }();
-  return clip;
-}
 
 TEST(RefitWorker, TheNewestRequestWinsAndStaleOnesAreDropped) {
   RefitWorker worker;

@@ -13,21 +13,13 @@
 #include "app/studio/fit_job.h"
 #include "app/studio/orbit_camera.h"
 #include "core/offline/import.h"
+#include "tests/app/demo_clip.h"
 #include "core/runtime/player.h"
 
 namespace ks::studio {
 namespace {
 
 constexpr float kDegToRad = 0.017453292519943295f;
-
-std::shared_ptr<const ImportedClip> demo_clip() {
-  static const std::shared_ptr<const ImportedClip> clip = [] {
-    Result<ImportedClip> imported = import_clip(KS_ASSETS_DIR "/demo_walk.glb");
-    EXPECT_TRUE(imported.ok()) << imported.error();
-    return std::make_shared<const ImportedClip>(std::move(imported.value()));
-  }();
-  return clip;
-}
 
 void expect_eq(Vec3 actual, Vec3 expected) {
   EXPECT_EQ(actual.x, expected.x);

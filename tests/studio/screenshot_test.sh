@@ -326,6 +326,7 @@ bad_usage bad_frame "--frame" "$assets/demo_walk.glb" --frame soon
 bad_usage no_such_bone "no_such_bone" "$assets/demo_walk.glb" --select no_such_bone
 bad_usage drag_not_seconds "--simulate-drag" "$assets/demo_walk.glb" --simulate-drag soon
 bad_usage drag_negative "--simulate-drag" "$assets/demo_walk.glb" --simulate-drag -1
+bad_usage play_not_seconds "--simulate-play" "$assets/demo_walk.glb" --simulate-play soon
 # f) The viewport's options.
 bad_usage view_sideways "--view" "$assets/demo_walk.glb" --view sideways
 bad_usage color_pink "--color" "$assets/demo_walk.glb" --color pink
