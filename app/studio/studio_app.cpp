@@ -346,6 +346,9 @@ int StudioApp::run() {
         return 2;
       }
     }
+    // The clip plays from the start, as a viewer expects; a frame asked for
+    // (or a screenshot) holds still.
+    m_state.playing = !m_options.frame && !m_options.screenshot && m_options.drag_seconds <= 0.f;
     if (m_options.frame) {
       m_state.frame_time = std::clamp(*m_options.frame, 0.f, static_cast<float>(m_state.clip->clip.frame_count - 1));
     }
