@@ -258,14 +258,15 @@ void StudioApp::draw_help() {
 
 namespace {
 
-// Median, smallest and largest of `values` (zeros when empty).
+// Median, smallest, largest and 99th percentile of `values` (zeros when empty).
 struct Spread {
-  double median = 0.0, min = 0.0, max = 0.0;
+  double median = 0.0, min = 0.0, max = 0.0, p99 = 0.0;
 };
 Spread spread(std::vector<double> values) {
   if (values.empty()) return {};
   std::sort(values.begin(), values.end());
-  return {values[values.size() / 2], values.front(), values.back()};
+  return {values[values.size() / 2], values.front(), values.back(),
+          values[std::min(values.size() - 1, values.size() * 99 / 100)]};
 }
 
 }  // namespace
@@ -311,14 +312,11 @@ bool StudioApp::simulate_drag(double now, double frame_ms) {
     m_generations_seen.push_back(m_state.result->generation);
   }
   if (t < m_options.drag_seconds) return false;
-  std::vector<double> sorted = m_frame_ms;
-  std::sort(sorted.begin(), sorted.end());
-  const double median = sorted.empty() ? 0.0 : sorted[sorted.size() / 2];
-  const double p99 = sorted.empty() ? 0.0 : sorted[std::min(sorted.size() - 1, sorted.size() * 99 / 100)];
+  const Spread frame = spread(m_frame_ms);
   std::printf("drag %.1f s on %s: %zu frames, frame time median %.1f ms, 99th percentile %.1f ms, max %.1f ms; "
               "%zu fits finished (last fit %.0f ms)\n",
-              t, m_state.clip_path.filename().string().c_str(), m_frame_ms.size(), median, p99,
-              sorted.empty() ? 0.0 : sorted.back(), m_generations_seen.size(),
+              t, m_state.clip_path.filename().string().c_str(), m_frame_ms.size(), frame.median, frame.p99,
+              frame.max, m_generations_seen.size(),
               m_state.result ? m_state.result->fit_ms : 0.0);
   return true;
 }

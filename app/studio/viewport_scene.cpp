@@ -126,22 +126,6 @@ void bone_shapes(const Skeleton& skeleton, std::span<const Transform> model, std
   }
 }
 
-void object_space_errors(std::span<const Transform> source_model, std::span<const Transform> decoded_model,
-                         float distance_m, std::span<float> errors_m) {
-  assert(source_model.size() == decoded_model.size() && errors_m.size() >= source_model.size());
-  // The same virtual vertices and arithmetic as measure(), so the viewport
-  // and the report agree on every frame.
-  const float r = distance_m;
-  for (size_t b = 0; b < source_model.size(); ++b) {
-    float worst = 0.f;
-    for (const Vec3& offset : {Vec3{r, 0, 0}, Vec3{0, r, 0}, Vec3{0, 0, r}}) {
-      worst =
-          std::max(worst, length(transform_point(source_model[b], offset) - transform_point(decoded_model[b], offset)));
-    }
-    errors_m[b] = worst;
-  }
-}
-
 float object_error_budget_m(const FitSettings& fit, float distance_m) {
   const float half_angle_rad = 0.5f * fit.rotation_error_deg * 0.017453292519943295f;
   const float rotation_chord_m = 2.f * distance_m * std::sin(half_angle_rad);

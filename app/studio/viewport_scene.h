@@ -1,9 +1,10 @@
 #pragma once
 // ViewportScene: the CPU side of the viewport, with no GL. It turns the
 // source and decoded poses into what is drawn: model-space bones, the shapes
-// that stand for them, each bone's object-space error right now, the
+// that stand for them, the budget its error colours are read against, the
 // skinning palette, the box the clip moves in, and picking a bone under the
-// mouse. The renderer and the tests both use it.
+// mouse. (Each bone's error right now is measure.h's object_space_errors.)
+// The renderer and the tests both use it.
 
 #include <cstdint>
 #include <span>
@@ -12,6 +13,7 @@
 #include <glm/glm.hpp>
 
 #include "core/offline/fit.h"
+#include "core/offline/measure.h"
 #include "core/offline/raw_clip.h"
 #include "core/offline/skeleton.h"
 #include "core/runtime/transform.h"
@@ -38,13 +40,6 @@ struct BoneShape {
 /// end site. A leaf with neither gets a tail continuing its parent's
 /// direction for half the parent's length; a lone root gets head == tail.
 void bone_shapes(const Skeleton& skeleton, std::span<const Transform> model, std::vector<BoneShape>& shapes);
-
-/// Per bone, the object-space error now: the largest distance between the
-/// source and decoded positions of the three virtual vertices `distance_m`
-/// along the bone's axes, as measure() computes it over a clip. Both poses
-/// are model space; parents' errors are already in their children.
-void object_space_errors(std::span<const Transform> source_model, std::span<const Transform> decoded_model,
-                         float distance_m, std::span<float> errors_m);
 
 /// The object-space error one bone would show with its own tracks exactly
 /// at the fit's thresholds and nothing above it in error: the translation

@@ -1,6 +1,7 @@
 #include "core/offline/measure.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <string>
 
@@ -30,6 +31,20 @@ StreamSizes stream_sizes(const StreamView& stream) {
     sizes.keys_by_kind[static_cast<int>(track.kind)] += track.key_count;
   }
   return sizes;
+}
+
+void object_space_errors(std::span<const Transform> source_model, std::span<const Transform> decoded_model,
+                         float distance_m, std::span<float> errors_m) {
+  assert(source_model.size() == decoded_model.size() && errors_m.size() >= source_model.size());
+  const float r = distance_m;
+  for (size_t b = 0; b < source_model.size(); ++b) {
+    float worst = 0.f;
+    for (const Vec3& offset : {Vec3{r, 0, 0}, Vec3{0, r, 0}, Vec3{0, 0, r}}) {
+      worst =
+          std::max(worst, length(transform_point(source_model[b], offset) - transform_point(decoded_model[b], offset)));
+    }
+    errors_m[b] = worst;
+  }
 }
 
 Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, const StreamView& stream,
@@ -64,6 +79,7 @@ Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, c
   Player player(stream);
   std::vector<Transform> decoded(bone_count), source(bone_count);
   std::vector<Transform> decoded_model(bone_count), source_model(bone_count);
+  std::vector<float> pose_object_errors(bone_count);
   std::vector<double> track_sums(3 * bone_count, 0.0);
   for (uint32_t f = 0; f < frame_count; ++f) {
     player.sample_frame(static_cast<float>(f), decoded);
@@ -92,13 +108,11 @@ Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, c
     for (size_t b = 0; b < bone_count; ++b) {
       m.max_joint_position_error = std::max(
           m.max_joint_position_error, length(source_model[b].translation - decoded_model[b].translation));
-      for (size_t d = 0; d < distance_count; ++d) {
-        const float r = m.distances_m[d];
-        float worst = 0.f;
-        for (const Vec3& offset : {Vec3{r, 0, 0}, Vec3{0, r, 0}, Vec3{0, 0, r}}) {
-          worst = std::max(worst, length(transform_point(source_model[b], offset) -
-                                         transform_point(decoded_model[b], offset)));
-        }
+    }
+    for (size_t d = 0; d < distance_count; ++d) {
+      object_space_errors(source_model, decoded_model, m.distances_m[d], pose_object_errors);
+      for (size_t b = 0; b < bone_count; ++b) {
+        const float worst = pose_object_errors[b];
         m.bone_object_error[d][b] = std::max(m.bone_object_error[d][b], worst);
         m.frame_object_error[d][f] = std::max(m.frame_object_error[d][f], worst);
         m.max_object_error[d] = std::max(m.max_object_error[d], worst);

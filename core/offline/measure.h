@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/offline/raw_clip.h"
@@ -66,6 +67,14 @@ struct ClipMeasurement {
 
   StreamSizes sizes;
 };
+
+/// Per bone, the object-space error of one pose: the largest distance between
+/// the source and decoded positions of the three virtual vertices
+/// `distance_m` along the bone's axes. Both poses are model space, so
+/// parents' errors are already in their children. measure() takes its
+/// per-frame figures from it, and the studio its colours.
+void object_space_errors(std::span<const Transform> source_model, std::span<const Transform> decoded_model,
+                         float distance_m, std::span<float> errors_m);
 
 /// Decodes `stream` at every frame of `clip` and measures it against `clip`.
 /// Refuses a stream whose bones, frames or rate do not match the clip.
