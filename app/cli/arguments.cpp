@@ -1,5 +1,6 @@
 #include "app/cli/arguments.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -144,6 +145,30 @@ bool parse_codec_option(Arguments& args, std::string_view arg, FitSettings& fit,
     ok = args.number(arg, pack.jump_interval_s);
   } else {
     return false;
+  }
+  return true;
+}
+
+bool collect_sources(Arguments& args, const std::vector<std::filesystem::path>& inputs,
+                     std::vector<std::filesystem::path>& sources, bool& any_folder) {
+  namespace fs = std::filesystem;
+  for (const fs::path& input : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(input, ec)) {
+      any_folder = true;
+      std::vector<fs::path> found;
+      for (fs::recursive_directory_iterator it(input, ec), end; !ec && it != end; it.increment(ec)) {
+        if (it->is_regular_file(ec) && is_importable(it->path())) found.push_back(it->path());
+      }
+      if (ec) return args.fail(input.string() + ": cannot list the folder: " + ec.message());
+      std::sort(found.begin(), found.end());
+      if (found.empty()) return args.fail(input.string() + ": the folder holds no .gltf, .glb or .bvh file");
+      sources.insert(sources.end(), found.begin(), found.end());
+    } else if (fs::exists(input, ec)) {
+      sources.push_back(input);
+    } else {
+      return args.fail(input.string() + ": no such file or folder");
+    }
   }
   return true;
 }

@@ -52,6 +52,13 @@ bool parse_import_option(Arguments& args, std::string_view arg, ImportSettings& 
 /// --split largest-error|midpoint, --discontinuity-ratio R, --jump-interval S.
 bool parse_codec_option(Arguments& args, std::string_view arg, FitSettings& fit, PackSettings& pack, bool& ok);
 
+/// The source files named by `inputs`: files as given, folders searched
+/// recursively for .gltf, .glb and .bvh files (in name order). False, with a
+/// message naming the input, for one that does not exist or a folder that
+/// holds no clip. `any_folder` tells whether an input was a folder.
+bool collect_sources(Arguments& args, const std::vector<std::filesystem::path>& inputs,
+                     std::vector<std::filesystem::path>& sources, bool& any_folder);
+
 /// Help text for the two option groups above.
 extern const char* const kImportOptionsHelp;
 extern const char* const kCodecOptionsHelp;

@@ -14,6 +14,7 @@ int run_compress(const std::vector<std::string_view>& args);
 int run_info(const std::vector<std::string_view>& args);
 int run_verify(const std::vector<std::string_view>& args);
 int run_export(const std::vector<std::string_view>& args);
+int run_bench(const std::vector<std::string_view>& args);
 
 extern const char* const kInspectHelp;
 extern const char* const kMeasureHelp;

@@ -146,31 +146,6 @@ std::vector<ClipReport> run_job(const Job& job, const Options& options, unsigned
   return reports;
 }
 
-// The source files named by the inputs (folders searched recursively, in
-// name order); false with a message for an input that does not exist.
-bool collect_sources(Arguments& args, const std::vector<fs::path>& inputs, std::vector<fs::path>& sources,
-                     bool& any_folder) {
-  for (const fs::path& input : inputs) {
-    std::error_code ec;
-    if (fs::is_directory(input, ec)) {
-      any_folder = true;
-      std::vector<fs::path> found;
-      for (fs::recursive_directory_iterator it(input, ec), end; !ec && it != end; it.increment(ec)) {
-        if (it->is_regular_file(ec) && is_importable(it->path())) found.push_back(it->path());
-      }
-      if (ec) return args.fail(input.string() + ": cannot list the folder: " + ec.message());
-      std::sort(found.begin(), found.end());
-      if (found.empty()) return args.fail(input.string() + ": the folder holds no .gltf, .glb or .bvh file");
-      sources.insert(sources.end(), found.begin(), found.end());
-    } else if (fs::exists(input, ec)) {
-      sources.push_back(input);
-    } else {
-      return args.fail(input.string() + ": no such file or folder");
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 int run_compress(const std::vector<std::string_view>& raw_args) {

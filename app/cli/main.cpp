@@ -22,6 +22,8 @@ constexpr const char* kUsage =
     "  inspect [SOURCE]             print a source clip's skeleton, clip and mesh\n"
     "  measure [SOURCE]             fit, quantize and pack a clip in memory; print\n"
     "                               sizes, errors and fit time\n"
+    "  bench [CLIP...]              rate-distortion, sampling and seek timings\n"
+    "                               against a baseline, fit time, x42 crowd table\n"
     "\n"
     "Without SOURCE, inspect and measure use the built-in demo clip.\n"
     "'keystream COMMAND --help' lists a command's options.\n";
@@ -42,6 +44,7 @@ int main(int argc, char** argv) {
   if (command == "info") return ks::cli::run_info(args);
   if (command == "verify") return ks::cli::run_verify(args);
   if (command == "export") return ks::cli::run_export(args);
+  if (command == "bench") return ks::cli::run_bench(args);
   std::fprintf(stderr, "keystream: unknown command '%.*s'\n%s", static_cast<int>(command.size()), command.data(),
                kUsage);
   return 2;

@@ -63,6 +63,10 @@ class Player {
   std::span<const TrackWindow> active_array() const { return m_active_array; }
   /// Keys of the key stream read so far (the cursor).
   uint32_t cursor_key_index() const { return m_cursor_key_index; }
+  /// First frame the active array is valid for: every key read is due at or
+  /// before it, so sampling any later frame only reads forward (no seek back).
+  /// A PlayerPool hands out players by it.
+  uint32_t valid_from_frame() const { return m_last_need; }
   const StreamView& stream() const { return *m_stream; }
 
   /// Bytes the player owns: its active array and, for a zstd stream, one

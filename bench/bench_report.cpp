@@ -1,0 +1,431 @@
+#include "bench/bench_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <utility>
+
+#include <benchmark/benchmark.h>
+
+namespace ks::bench {
+
+namespace {
+
+std::string format(const char* pattern, double v) {
+  char text[64];
+  std::snprintf(text, sizeof(text), pattern, v);
+  return text;
+}
+
+// Three significant digits, without exponent notation for the ranges we print.
+std::string sig3(double v) {
+  if (v == 0.0) return "0";
+  const double a = std::fabs(v);
+  if (a >= 100.0) return format("%.0f", v);
+  if (a >= 10.0) return format("%.1f", v);
+  if (a >= 1.0) return format("%.2f", v);
+  if (a >= 0.1) return format("%.3f", v);
+  if (a >= 0.01) return format("%.4f", v);
+  return format("%.2g", v);
+}
+
+// "median (min–max)" of a spread, scaled (e.g. 1e9 for ns).
+std::string spread_text(const Spread& s, double unit) {
+  if (s.empty()) return "-";
+  return sig3(s.median * unit) + " (" + sig3(s.min * unit) + "–" + sig3(s.max * unit) + ")";
+}
+
+std::string thousands(uint64_t v) {
+  std::string digits = std::to_string(v);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string mm(float metres) { return sig3(static_cast<double>(metres) * 1e3); }
+
+// ---- the size / error chart ------------------------------------------------
+
+// Bytes against max object error at 3 cm, log–log, one letter per clip: the
+// rate–distortion curves side by side, readable in a terminal or a note.
+void print_curve_chart(const BenchReport& report, std::FILE* out) {
+  constexpr int kWidth = 64;
+  constexpr int kHeight = 16;
+  double lo_x = INFINITY, hi_x = -INFINITY, lo_y = INFINITY, hi_y = -INFINITY;
+  for (const ClipRateDistortion& clip : report.rate_distortion) {
+    for (const RateDistortionPoint& p : clip.points) {
+      if (p.max_object_error_m[0] <= 0.f || p.stream_bytes == 0) continue;
+      lo_x = std::min(lo_x, std::log10(static_cast<double>(p.max_object_error_m[0])));
+      hi_x = std::max(hi_x, std::log10(static_cast<double>(p.max_object_error_m[0])));
+      lo_y = std::min(lo_y, std::log10(static_cast<double>(p.stream_bytes)));
+      hi_y = std::max(hi_y, std::log10(static_cast<double>(p.stream_bytes)));
+    }
+  }
+  if (!(hi_x > lo_x) || !(hi_y > lo_y)) return;
+  std::vector<std::string> grid(kHeight, std::string(kWidth, ' '));
+  std::string legend;
+  for (size_t c = 0; c < report.rate_distortion.size(); ++c) {
+    const char letter = static_cast<char>('a' + c % 26);
+    legend += std::string(legend.empty() ? "" : ", ") + letter + " = " + report.rate_distortion[c].clip;
+    for (const RateDistortionPoint& p : report.rate_distortion[c].points) {
+      if (p.max_object_error_m[0] <= 0.f || p.stream_bytes == 0) continue;
+      const double x = (std::log10(static_cast<double>(p.max_object_error_m[0])) - lo_x) / (hi_x - lo_x);
+      const double y = (std::log10(static_cast<double>(p.stream_bytes)) - lo_y) / (hi_y - lo_y);
+      const int col = std::clamp(static_cast<int>(std::lround(x * (kWidth - 1))), 0, kWidth - 1);
+      const int row = std::clamp(static_cast<int>(std::lround((1.0 - y) * (kHeight - 1))), 0, kHeight - 1);
+      char& cell = grid[static_cast<size_t>(row)][static_cast<size_t>(col)];
+      cell = cell == ' ' || cell == letter ? letter : '*';
+    }
+  }
+  std::fprintf(out, "\nStream bytes (up, log) against max object-space error at 3 cm (right, log); "
+                    "* = several clips:\n\n```\n");
+  for (int r = 0; r < kHeight; ++r) {
+    std::string label = r == 0 ? format("%.3g B", std::pow(10.0, hi_y))
+                               : r == kHeight - 1 ? format("%.3g B", std::pow(10.0, lo_y)) : "";
+    std::fprintf(out, "%10s |%s\n", label.c_str(), grid[static_cast<size_t>(r)].c_str());
+  }
+  std::fprintf(out, "%10s +%s\n", "", std::string(kWidth, '-').c_str());
+  const std::string left = mm(static_cast<float>(std::pow(10.0, lo_x))) + " mm";
+  const std::string right = mm(static_cast<float>(std::pow(10.0, hi_x))) + " mm";
+  std::fprintf(out, "%10s  %s%*s\n```\n%s\n", "", left.c_str(), kWidth - static_cast<int>(left.size()),
+               right.c_str(), legend.c_str());
+}
+
+}  // namespace
+
+std::string describe_machine() {
+  const benchmark::CPUInfo& cpu = benchmark::CPUInfo::Get();
+  std::string text = std::to_string(cpu.num_cpus) + " CPUs at " + format("%.0f", cpu.cycles_per_second / 1e6) + " MHz";
+  for (const benchmark::CPUInfo::CacheInfo& cache : cpu.caches) {
+    text += ", L" + std::to_string(cache.level) + " " + (cache.type == "Instruction" ? "instruction " : "") +
+            std::to_string(cache.size / 1024) + " KiB";
+    if (cache.num_sharing > 1) text += " (shared by " + std::to_string(cache.num_sharing) + ")";
+  }
+  if (cpu.caches.empty()) {
+    // Some virtual machines hide /sys/devices/system/cpu/*/cache, where
+    // Google Benchmark looks; the C library still knows the sizes.
+    const std::pair<const char*, int> levels[] = {{"L1 data", _SC_LEVEL1_DCACHE_SIZE},
+                                                  {"L2", _SC_LEVEL2_CACHE_SIZE},
+                                                  {"L3", _SC_LEVEL3_CACHE_SIZE}};
+    for (const auto& [name, id] : levels) {
+      const long bytes = sysconf(id);
+      if (bytes > 0) text += std::string(", ") + name + " " + std::to_string(bytes / 1024) + " KiB";
+    }
+  }
+  return text;
+}
+
+std::string describe_build() {
+  std::string text = "compiler " __VERSION__;
+#if defined(__OPTIMIZE__)
+  text += ", optimised";
+#else
+  text += ", NOT optimised (times mean little)";
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+  text += ", AddressSanitizer (times mean little)";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  text += ", AddressSanitizer (times mean little)";
+#endif
+#endif
+#if !defined(NDEBUG)
+  text += ", asserts on";
+#endif
+  return text;
+}
+
+void print_rate_distortion(const BenchReport& report, std::FILE* out) {
+  if (report.rate_distortion.empty()) return;
+  std::fprintf(out,
+               "\n## Rate–distortion\n\n"
+               "Each line fits the clip with the default thresholds (translation 0.5 mm, rotation 0.1°, scale "
+               "0.001) times the scale, packs it (jump frames every second) and decodes every source frame through "
+               "the player. Object-space error: the largest distance between source and decoded positions of "
+               "virtual vertices 3 cm and 1 m from each bone; joint: the largest model-space joint position error. "
+               "\"over\" counts tracks above their threshold (0: the bound held). The last line of each table is "
+               "the loosest scale whose object-space error at %g cm stays within %g mm (ACL's default "
+               "tolerance is 0.1 mm at 3 cm).\n",
+               static_cast<double>(report.target_distance_m) * 100.0,
+               static_cast<double>(report.target_object_error_m) * 1e3);
+  for (const ClipRateDistortion& clip : report.rate_distortion) {
+    std::fprintf(out, "\n### %s: %u bones, %u frames at %g Hz\n\n", clip.clip.c_str(), clip.bones, clip.frames,
+                 static_cast<double>(clip.sample_rate_hz));
+    if (!clip.error.empty()) {
+      std::fprintf(out, "FAILED: %s\n", clip.error.c_str());
+      continue;
+    }
+    std::fprintf(out,
+                 "| thresholds | T mm | R ° | bytes | zstd bytes | keys | bits/key | ratio | max 3 cm mm | p99 3 cm mm "
+                 "| max 1 m mm | p99 1 m mm | max joint mm | over |\n"
+                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    auto row = [&](const RateDistortionPoint& p, bool bold) {
+      const std::string label = bold ? "**" + p.label + "**" : p.label;
+      std::fprintf(out, "| %s | %s | %s | %zu | %zu | %zu | %.1f | %.1f:1 | %s | %s | %s | %s | %s | %zu |\n",
+                   label.c_str(), mm(p.translation_error_m).c_str(),
+                   sig3(static_cast<double>(p.rotation_error_deg)).c_str(), p.stream_bytes, p.zstd_bytes,
+                   p.key_count, p.bits_per_key, p.ratio, mm(p.max_object_error_m[0]).c_str(),
+                   mm(p.p99_object_error_m[0]).c_str(), mm(p.max_object_error_m[1]).c_str(),
+                   mm(p.p99_object_error_m[1]).c_str(), mm(p.max_joint_position_error_m).c_str(),
+                   p.tracks_over_threshold);
+    };
+    for (const RateDistortionPoint& p : clip.points) row(p, p.threshold_scale == 1.f);
+    if (clip.target) {
+      row(*clip.target, true);
+    } else if (!clip.target_error.empty()) {
+      std::fprintf(out, "\n%g mm at %g cm: %s\n", static_cast<double>(report.target_object_error_m) * 1e3,
+                   static_cast<double>(report.target_distance_m) * 100.0, clip.target_error.c_str());
+    }
+  }
+  print_curve_chart(report, out);
+}
+
+void print_sampling(const BenchReport& report, std::FILE* out) {
+  if (report.timings.empty()) return;
+  const RunSettings& run = report.timing_settings.run;
+  std::fprintf(out,
+               "\n## Sampling and seeking\n\n"
+               "Per pose, CPU time in ns, median over %d repetitions of at least %g s (min–max); per bone = per "
+               "pose / bones. The baseline binary-searches every track at the same times (the same curve, the same "
+               "poses bit for bit). Warm: one player sampling over and over. Cold: each sample plays the next of "
+               "\"copies\" copies of the clip (about %zu MiB together), as in a crowd, so its data is not in L1/L2. "
+               "Sequential rows loop the clip; seek rows sample %s random times. Default fit settings; the "
+               "sequential rows read the stream with jump frames every %g s.\n",
+               run.repetitions, run.min_time_s, report.timing_settings.cold_working_set_bytes >> 20, "4096",
+               static_cast<double>(report.timing_settings.zstd_jump_interval_s));
+  for (const ClipTimings& clip : report.timings) {
+    std::fprintf(out, "\n### %s: %u bones, %u frames at %g Hz, %zu keys\n\n", clip.name.c_str(), clip.bones,
+                 clip.frames, static_cast<double>(clip.sample_rate_hz), clip.keys);
+    if (!clip.error.empty() && clip.rows.empty()) {
+      std::fprintf(out, "FAILED: %s\n", clip.error.c_str());
+      continue;
+    }
+    std::fprintf(out,
+                 "| measure | cache | stream bytes | copies | player ns/pose | player ns/bone | keys read/pose | "
+                 "baseline ns/pose | baseline ns/bone | player / baseline |\n"
+                 "|---|---|---|---|---|---|---|---|---|---|\n");
+    const double bones = std::max(1.0, static_cast<double>(clip.bones));
+    for (const SamplingRow& r : clip.rows) {
+      if (!r.error.empty()) {
+        std::fprintf(out, "| %s | %s | %zu | - | FAILED: %s | | | | | |\n", r.measure.c_str(), to_string(r.cache),
+                     r.stream_bytes, r.error.c_str());
+        continue;
+      }
+      std::fprintf(out, "| %s | %s | %zu | %zu | %s | %s | %.1f | %s | %s | %.2f |\n", r.measure.c_str(),
+                   to_string(r.cache), r.stream_bytes, r.copies, spread_text(r.player_s, 1e9).c_str(),
+                   sig3(r.player_s.median * 1e9 / bones).c_str(), r.player_keys_per_pose,
+                   spread_text(r.baseline_s, 1e9).c_str(), sig3(r.baseline_s.median * 1e9 / bones).c_str(),
+                   r.ratio());
+    }
+  }
+}
+
+void print_fit_times(const BenchReport& report, std::FILE* out) {
+  if (report.timings.empty()) return;
+  std::fprintf(out,
+               "\n## Fit time\n\n"
+               "One fit with default thresholds on one thread, CPU time in ms, median over %d "
+               "repetitions (min–max).\n\n"
+               "| clip | bones | frames | keys | fit ms | ms per 1000 frames |\n|---|---|---|---|---|---|\n",
+               report.timing_settings.run.repetitions);
+  for (const ClipTimings& clip : report.timings) {
+    if (clip.fit_s.empty()) {
+      std::fprintf(out, "| %s | | | | FAILED: %s | |\n", clip.name.c_str(), clip.error.c_str());
+      continue;
+    }
+    std::fprintf(out, "| %s | %u | %u | %zu | %s | %s |\n", clip.name.c_str(), clip.bones, clip.frames, clip.keys,
+                 spread_text(clip.fit_s, 1e3).c_str(), sig3(clip.fit_ms_per_1000_frames()).c_str());
+  }
+}
+
+void print_crowd(const BenchReport& report, std::FILE* out) {
+  if (!report.crowd) return;
+  const CrowdReport& crowd = *report.crowd;
+  std::fprintf(out, "\n## x42 crowd playback\n\n");
+  if (!crowd.error.empty()) {
+    std::fprintf(out, "FAILED: %s\n", crowd.error.c_str());
+    return;
+  }
+  const CrowdSettings& s = crowd.result.settings;
+  const double character_frames = static_cast<double>(s.characters) * s.game_frames;
+  std::fprintf(out,
+               "%u characters play looping clips from random phases (whole game frames, seed %u) for %u game "
+               "frames at %g Hz; jump frames every %g s in (c) and (d). Keys read: keys decoded (the baseline reads "
+               "4 per track lookup). State updates: track states written (a key shifted into a window, a window "
+               "restored; the baseline rewrites every track's state every frame).\n\n"
+               "| clip | bones | frames | Hz | keys | characters | stream bytes (no jump frames / jump frames) |\n"
+               "|---|---|---|---|---|---|---|\n",
+               s.characters, s.seed, s.game_frames, static_cast<double>(s.game_rate_hz),
+               static_cast<double>(s.jump_interval_s));
+  for (const CrowdClipInfo& c : crowd.result.clips) {
+    std::fprintf(out, "| %s | %u | %u | %g | %u | %u | %zu / %zu |\n", c.name.c_str(), c.bones, c.frame_count,
+                 static_cast<double>(c.sample_rate_hz), c.keys, c.characters, c.stream_bytes_without_jump_frames,
+                 c.stream_bytes);
+  }
+  const bool timed = crowd.run_seconds.size() == crowd.result.rows.size();
+  std::fprintf(out,
+               "\n| variant | keys read | state updates | keys read / character-frame | state updates / "
+               "character-frame | jump frames used | restarts | caches | cache bytes |%s\n"
+               "|---|---|---|---|---|---|---|---|---|%s\n",
+               timed ? " µs per game frame | time / (a) |" : "", timed ? "---|---|" : "");
+  for (size_t i = 0; i < crowd.result.rows.size(); ++i) {
+    const CrowdRow& r = crowd.result.rows[i];
+    std::string time;
+    if (timed) {
+      const double frames = static_cast<double>(s.game_frames);
+      Spread per_frame = crowd.run_seconds[i];
+      const double base = crowd.run_seconds[0].median;
+      time = " " + spread_text(per_frame, 1e6 / frames) + " | " +
+             (base > 0.0 ? format("%.2f", per_frame.median / base) : std::string("-")) + " |";
+    }
+    std::fprintf(out, "| %s | %s | %s | %.2f | %.2f | %s | %s | %u | %s |%s\n", r.label,
+                 thousands(r.keys_read).c_str(), thousands(r.state_updates).c_str(),
+                 static_cast<double>(r.keys_read) / character_frames,
+                 static_cast<double>(r.state_updates) / character_frames, thousands(r.jump_frames_used).c_str(),
+                 thousands(r.restarts).c_str(), r.caches, thousands(r.cache_bytes).c_str(), time.c_str());
+  }
+  std::fprintf(out, "\nEvery variant decoded the same poses bit for bit: %s.\n",
+               crowd.result.poses_identical ? "yes" : "NO (a bug: the checksums differ)");
+}
+
+void print_markdown(const BenchReport& report, std::FILE* out) {
+  std::fprintf(out, "# keystream bench\n\n- command: `%s`\n- machine: %s\n- build: %s\n", report.command_line.c_str(),
+               report.machine.c_str(), report.build.c_str());
+  print_rate_distortion(report, out);
+  print_sampling(report, out);
+  print_fit_times(report, out);
+  print_crowd(report, out);
+}
+
+namespace {
+
+nlohmann::json spread_json(const Spread& s) {
+  if (s.empty()) return nullptr;
+  return {{"median", s.median}, {"min", s.min}, {"max", s.max}, {"samples", s.samples}};
+}
+
+nlohmann::json point_json(const RateDistortionPoint& p) {
+  return {{"label", p.label},
+          {"threshold_scale", p.threshold_scale},
+          {"translation_error_m", p.translation_error_m},
+          {"rotation_error_deg", p.rotation_error_deg},
+          {"scale_error", p.scale_error},
+          {"raw_bytes", p.raw_bytes},
+          {"stream_bytes", p.stream_bytes},
+          {"zstd_bytes", p.zstd_bytes},
+          {"key_count", p.key_count},
+          {"bits_per_key", p.bits_per_key},
+          {"ratio", p.ratio},
+          {"max_object_error_m", {{"at_0_03_m", p.max_object_error_m[0]}, {"at_1_m", p.max_object_error_m[1]}}},
+          {"p99_object_error_m", {{"at_0_03_m", p.p99_object_error_m[0]}, {"at_1_m", p.p99_object_error_m[1]}}},
+          {"max_joint_position_error_m", p.max_joint_position_error_m},
+          {"max_track_error", {{"translation_m", p.max_track_error[0]},
+                               {"rotation_deg", p.max_track_error[1]},
+                               {"scale", p.max_track_error[2]}}},
+          {"tracks_over_threshold", p.tracks_over_threshold},
+          {"fit_ms", p.fit_ms}};
+}
+
+}  // namespace
+
+std::string report_json(const BenchReport& report) {
+  nlohmann::json j;
+  j["command_line"] = report.command_line;
+  j["machine"] = report.machine;
+  j["build"] = report.build;
+  nlohmann::json rd = nlohmann::json::array();
+  for (const ClipRateDistortion& clip : report.rate_distortion) {
+    nlohmann::json c = {{"clip", clip.clip},
+                        {"bones", clip.bones},
+                        {"frames", clip.frames},
+                        {"sample_rate_hz", clip.sample_rate_hz},
+                        {"points", nlohmann::json::array()}};
+    for (const RateDistortionPoint& p : clip.points) c["points"].push_back(point_json(p));
+    c["object_error_target"] = {{"target_m", report.target_object_error_m},
+                                {"distance_m", report.target_distance_m},
+                                {"point", clip.target ? point_json(*clip.target) : nlohmann::json(nullptr)},
+                                {"error", clip.target_error}};
+    if (!clip.error.empty()) c["error"] = clip.error;
+    rd.push_back(std::move(c));
+  }
+  j["rate_distortion"] = std::move(rd);
+
+  const TimingSettings& ts = report.timing_settings;
+  j["timing_settings"] = {{"repetitions", ts.run.repetitions},
+                          {"min_time_s", ts.run.min_time_s},
+                          {"jump_intervals_s", ts.jump_intervals_s},
+                          {"zstd_jump_interval_s", ts.zstd_jump_interval_s},
+                          {"game_rate_hz", ts.game_rate_hz},
+                          {"cold_working_set_bytes", ts.cold_working_set_bytes}};
+  nlohmann::json timings = nlohmann::json::array();
+  for (const ClipTimings& clip : report.timings) {
+    nlohmann::json c = {{"clip", clip.name},   {"bones", clip.bones}, {"frames", clip.frames},
+                        {"sample_rate_hz", clip.sample_rate_hz}, {"keys", clip.keys},
+                        {"fit_s", spread_json(clip.fit_s)},
+                        {"fit_ms_per_1000_frames", clip.fit_ms_per_1000_frames()},
+                        {"rows", nlohmann::json::array()}};
+    for (const SamplingRow& r : clip.rows) {
+      c["rows"].push_back({{"measure", r.measure},
+                           {"cache", to_string(r.cache)},
+                           {"stream_bytes", r.stream_bytes},
+                           {"copies", r.copies},
+                           {"player_s_per_pose", spread_json(r.player_s)},
+                           {"baseline_s_per_pose", spread_json(r.baseline_s)},
+                           {"player_keys_per_pose", r.player_keys_per_pose},
+                           {"baseline_keys_per_pose", r.baseline_keys_per_pose},
+                           {"player_over_baseline", r.ratio()},
+                           {"error", r.error}});
+    }
+    if (!clip.error.empty()) c["error"] = clip.error;
+    timings.push_back(std::move(c));
+  }
+  j["timings"] = std::move(timings);
+
+  if (report.crowd) {
+    const CrowdReport& crowd = *report.crowd;
+    const CrowdSettings& s = crowd.result.settings;
+    nlohmann::json c = {{"settings", {{"characters", s.characters},
+                                      {"game_frames", s.game_frames},
+                                      {"game_rate_hz", s.game_rate_hz},
+                                      {"jump_interval_s", s.jump_interval_s},
+                                      {"seed", s.seed},
+                                      {"same_phase", s.same_phase}}},
+                        {"clips", nlohmann::json::array()},
+                        {"rows", nlohmann::json::array()},
+                        {"poses_identical", crowd.result.poses_identical}};
+    for (const CrowdClipInfo& clip : crowd.result.clips) {
+      c["clips"].push_back({{"name", clip.name},
+                            {"bones", clip.bones},
+                            {"tracks", clip.tracks},
+                            {"keys", clip.keys},
+                            {"frame_count", clip.frame_count},
+                            {"sample_rate_hz", clip.sample_rate_hz},
+                            {"characters", clip.characters},
+                            {"stream_bytes_without_jump_frames", clip.stream_bytes_without_jump_frames},
+                            {"stream_bytes", clip.stream_bytes}});
+    }
+    for (size_t i = 0; i < crowd.result.rows.size(); ++i) {
+      const CrowdRow& r = crowd.result.rows[i];
+      c["rows"].push_back({{"variant", r.label},
+                           {"keys_read", r.keys_read},
+                           {"state_updates", r.state_updates},
+                           {"jump_frames_used", r.jump_frames_used},
+                           {"restarts", r.restarts},
+                           {"caches", r.caches},
+                           {"cache_bytes", r.cache_bytes},
+                           {"pose_checksum", r.pose_checksum},
+                           {"run_s", i < crowd.run_seconds.size() ? spread_json(crowd.run_seconds[i])
+                                                                  : nlohmann::json(nullptr)}});
+    }
+    if (!crowd.error.empty()) c["error"] = crowd.error;
+    j["crowd"] = std::move(c);
+  }
+  return j.dump(2) + "\n";
+}
+
+}  // namespace ks::bench

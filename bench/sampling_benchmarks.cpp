@@ -1,0 +1,375 @@
+#include "bench/sampling_benchmarks.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <random>
+
+#include "core/offline/binary_search_sampler.h"
+#include "core/offline/fit.h"
+#include "core/offline/pack.h"
+#include "core/runtime/player.h"
+#include "core/runtime/stream_view.h"
+
+namespace ks::bench {
+
+Status TimingSettings::validate() const {
+  if (jump_intervals_s.empty()) return Error{"timing settings: no jump interval to seek with"};
+  for (const float j : jump_intervals_s) {
+    if (!(j > 0.f) || !std::isfinite(j)) return Error{"timing settings: jump interval must be a positive number of seconds"};
+  }
+  if (!(zstd_jump_interval_s > 0.f) || !std::isfinite(zstd_jump_interval_s)) {
+    return Error{"timing settings: the zstd jump interval must be a positive number of seconds"};
+  }
+  if (!(game_rate_hz > 0.f) || !std::isfinite(game_rate_hz)) return Error{"timing settings: game rate must be positive"};
+  if (cold_working_set_bytes < (size_t{1} << 20)) return Error{"timing settings: cold working set under 1 MiB"};
+  if (max_cold_copies < 2) return Error{"timing settings: a cold row needs at least 2 copies"};
+  if (run.repetitions < 1) return Error{"timing settings: repetitions must be at least 1"};
+  if (!(run.min_time_s > 0.0) || !std::isfinite(run.min_time_s)) return Error{"timing settings: min time must be positive"};
+  return {};
+}
+
+const char* to_string(CacheState state) { return state == CacheState::kWarm ? "warm" : "cold"; }
+
+namespace {
+
+constexpr size_t kSeekTimeCount = 4096;  // random frame times cycled through by the seek rows
+constexpr uint32_t kSeekSeed = 42;
+
+/// Copies of one packed stream, each with its own view and player: one for
+/// a warm row, many for a cold one (the bytes, tables and active arrays of
+/// each copy are separate allocations, so nothing a copy touches is in the
+/// cache from the previous sample).
+class PlayerCopies {
+ public:
+  static Result<std::unique_ptr<PlayerCopies>> make(const std::vector<uint8_t>& bytes, size_t copies,
+                                                    const std::string& name) {
+    auto set = std::unique_ptr<PlayerCopies>(new PlayerCopies());
+    set->m_copies.resize(copies);
+    for (Copy& c : set->m_copies) {
+      c.bytes = bytes;
+      Result<StreamView> view = StreamView::open(c.bytes, name.c_str());
+      if (!view.ok()) return Error{view.error()};
+      c.view = std::make_unique<StreamView>(std::move(view.value()));
+      c.player = std::make_unique<Player>(*c.view);
+    }
+    return set;
+  }
+  size_t size() const { return m_copies.size(); }
+  Player& operator[](size_t i) { return *m_copies[i].player; }
+
+ private:
+  struct Copy {
+    std::vector<uint8_t> bytes;
+    std::unique_ptr<StreamView> view;  // borrows `bytes`
+    std::unique_ptr<Player> player;    // borrows `view`
+  };
+  PlayerCopies() = default;
+  std::vector<Copy> m_copies;
+};
+
+/// One packed stream of a clip.
+struct Pack {
+  std::string label;
+  std::vector<uint8_t> bytes;
+  size_t player_bytes = 0;  // a Player's own memory for this stream
+};
+
+/// What the cases of one clip share. Cold copies are built on a case's
+/// first run and kept until a case needs different ones (Google Benchmark
+/// runs a case's repetitions one after another, and the cases in order), so
+/// one set of copies is alive at a time.
+struct ClipBench {
+  std::string name;
+  const ImportedClip* imported = nullptr;
+  FittedClip fitted;
+  std::vector<Pack> packs;
+  std::vector<float> sequential_times;  // one loop at the clip's rate, frame times
+  std::vector<float> game_rate_times;   // one loop at the game rate
+  std::vector<float> seek_times;        // random frame times, fixed seed
+
+  std::string cold_owner;  // "player N" (copies of pack N) or "baseline": cases of one owner share copies
+  std::unique_ptr<PlayerCopies> cold_players;
+  std::vector<BinarySearchSampler> cold_baselines;
+};
+
+// Copies for a working set of `target` bytes, each copy `copy_bytes`.
+size_t cold_copy_count(const TimingSettings& s, size_t copy_bytes) {
+  const size_t n = s.cold_working_set_bytes / std::max<size_t>(copy_bytes, 1);
+  return std::clamp<size_t>(n, 2, s.max_cold_copies);
+}
+
+// Frame times of one loop played at `rate_hz`, through the Player's own
+// looping time mapping (the last frame wraps onto frame 0).
+std::vector<float> loop_times(const StreamView& view, float rate_hz) {
+  Player looping(view);
+  looping.set_looping(true);
+  const double loop_s = static_cast<double>(std::max<uint32_t>(1, view.frame_count() - 1)) / view.sample_rate_hz();
+  const size_t steps = std::max<size_t>(1, static_cast<size_t>(std::ceil(loop_s * rate_hz - 1e-6)));
+  std::vector<float> times;
+  times.reserve(steps);
+  for (size_t i = 0; i < steps; ++i) {
+    times.push_back(looping.frame_time_at(static_cast<float>(static_cast<double>(i) / rate_hz)));
+  }
+  return times;
+}
+
+Result<std::unique_ptr<ClipBench>> prepare(const TimedClip& clip, const TimingSettings& settings) {
+  auto bench = std::make_unique<ClipBench>();
+  bench->name = clip.name;
+  bench->imported = clip.imported;
+  Result<FittedClip> fitted = fit_clip(clip.imported->skeleton, clip.imported->clip, FitSettings{}, 2);
+  if (!fitted.ok()) return Error{fitted.error()};
+  bench->fitted = std::move(fitted.value());
+  auto add_pack = [&](float jump_s, bool zstd) -> Status {
+    PackSettings ps;
+    ps.jump_interval_s = jump_s;
+    ps.zstd = zstd;
+    Result<std::vector<uint8_t>> bytes = pack(bench->fitted, ps);
+    if (!bytes.ok()) return Error{bytes.error()};
+    Pack p;
+    p.bytes = std::move(bytes.value());
+    Result<StreamView> view = StreamView::open(p.bytes, clip.name.c_str());
+    if (!view.ok()) return Error{view.error()};
+    p.player_bytes = Player(view.value()).memory_bytes();
+    bench->packs.push_back(std::move(p));
+    return {};
+  };
+  for (const float j : settings.jump_intervals_s) {
+    if (Status s = add_pack(j, false); !s) return Error{s.error()};
+  }
+  if (Status s = add_pack(settings.zstd_jump_interval_s, false); !s) return Error{s.error()};  // sequential rows
+  if (Status s = add_pack(settings.zstd_jump_interval_s, true); !s) return Error{s.error()};
+  Result<StreamView> view = StreamView::open(bench->packs.front().bytes, clip.name.c_str());
+  if (!view.ok()) return Error{view.error()};
+  bench->sequential_times = loop_times(view.value(), view.value().sample_rate_hz());
+  bench->game_rate_times = loop_times(view.value(), settings.game_rate_hz);
+  // mt19937's output is fixed by the standard; the distributions are not.
+  std::mt19937 random(kSeekSeed);
+  const float last = static_cast<float>(bench->fitted.frame_count - 1);
+  for (size_t i = 0; i < kSeekTimeCount; ++i) {
+    bench->seek_times.push_back(static_cast<float>(random() >> 8) * 0x1p-24f * last);
+  }
+  return bench;
+}
+
+// Counters every sampling case reports per pose.
+void set_pose_counters(benchmark::State& state, double keys_read, size_t copies) {
+  const double poses = static_cast<double>(state.iterations());
+  state.counters["keys_per_pose"] = poses > 0 ? keys_read / poses : 0.0;
+  state.counters["copies"] = static_cast<double>(copies);
+}
+
+// Sequential rows walk each copy through `times` in order (copy g % k plays
+// step g / k); seek rows give sample g the time g.
+inline size_t time_index(size_t g, size_t copies, size_t n, bool sequential) {
+  return sequential ? (g / copies) % n : g % n;
+}
+
+void time_player(benchmark::State& state, ClipBench& bench, size_t pack,
+                 const std::vector<float>& times, bool sequential, CacheState cache,
+                 const TimingSettings& settings) {
+  const Pack& p = bench.packs[pack];
+  std::unique_ptr<PlayerCopies> warm;
+  PlayerCopies* copies = nullptr;
+  if (cache == CacheState::kWarm) {
+    Result<std::unique_ptr<PlayerCopies>> made = PlayerCopies::make(p.bytes, 1, bench.name);
+    if (!made.ok()) return state.SkipWithError(made.error().c_str());
+    warm = std::move(made.value());
+    copies = warm.get();
+  } else {
+    const std::string owner = "player " + std::to_string(pack);
+    if (bench.cold_owner != owner || !bench.cold_players) {
+      bench.cold_players.reset();
+      bench.cold_baselines.clear();
+      const size_t k = cold_copy_count(settings, p.bytes.size() + p.player_bytes);
+      Result<std::unique_ptr<PlayerCopies>> made = PlayerCopies::make(p.bytes, k, bench.name);
+      if (!made.ok()) return state.SkipWithError(made.error().c_str());
+      bench.cold_players = std::move(made.value());
+      bench.cold_owner = owner;
+    }
+    copies = bench.cold_players.get();
+  }
+  const size_t k = copies->size();
+  for (size_t i = 0; i < k; ++i) (*copies)[i].reset_counters();
+  std::vector<Transform> pose(bench.fitted.parents.size());
+  const size_t n = times.size();
+  size_t g = 0;
+  for (auto _ : state) {
+    (*copies)[g % k].sample_frame(times[time_index(g, k, n, sequential)], pose);
+    ++g;
+    benchmark::DoNotOptimize(pose.data());
+    benchmark::ClobberMemory();
+  }
+  double keys = 0.0;
+  for (size_t i = 0; i < k; ++i) keys += static_cast<double>((*copies)[i].counters().keys_read);
+  set_pose_counters(state, keys, k);
+}
+
+void time_baseline(benchmark::State& state, ClipBench& bench,
+                   const std::vector<float>& times, bool sequential, CacheState cache,
+                   const TimingSettings& settings) {
+  std::vector<BinarySearchSampler> warm;
+  std::vector<BinarySearchSampler>* samplers = &warm;
+  if (cache == CacheState::kWarm) {
+    warm.emplace_back(bench.fitted);
+  } else {
+    if (bench.cold_owner != "baseline" || bench.cold_baselines.empty()) {
+      bench.cold_players.reset();
+      bench.cold_baselines.clear();
+      const BinarySearchSampler one(bench.fitted);
+      bench.cold_baselines.assign(cold_copy_count(settings, one.memory_bytes()), one);
+      bench.cold_owner = "baseline";
+    }
+    samplers = &bench.cold_baselines;
+  }
+  const size_t k = samplers->size();
+  for (BinarySearchSampler& s : *samplers) s.reset_counters();
+  std::vector<Transform> pose(bench.fitted.parents.size());
+  const size_t n = times.size();
+  size_t g = 0;
+  for (auto _ : state) {
+    (*samplers)[g % k].sample_frame(times[time_index(g, k, n, sequential)], pose);
+    ++g;
+    benchmark::DoNotOptimize(pose.data());
+    benchmark::ClobberMemory();
+  }
+  double keys = 0.0;
+  for (const BinarySearchSampler& s : *samplers) keys += static_cast<double>(s.counters().keys_read);
+  set_pose_counters(state, keys, k);
+}
+
+void time_fit(benchmark::State& state, const ClipBench& bench) {
+  const ImportedClip& source = *bench.imported;
+  for (auto _ : state) {
+    Result<FittedClip> fitted = fit_clip(source.skeleton, source.clip, FitSettings{}, 1);
+    if (!fitted.ok()) return state.SkipWithError(fitted.error().c_str());
+    benchmark::DoNotOptimize(fitted.value().tracks.data());
+  }
+}
+
+std::string format_seconds(float s) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", static_cast<double>(s));
+  return text;
+}
+
+/// A row and the cases it is made of, by index into the case list.
+struct PlannedRow {
+  size_t clip = 0;
+  SamplingRow row;
+  size_t player_case = 0;
+  size_t baseline_case = 0;
+};
+
+}  // namespace
+
+std::vector<ClipTimings> time_clips(std::span<const TimedClip> clips, const TimingSettings& settings,
+                                    std::ostream* log, std::ostream* progress) {
+  std::vector<ClipTimings> out(clips.size());
+  std::vector<std::unique_ptr<ClipBench>> benches(clips.size());
+  std::vector<TimedCase> cases;
+  std::vector<PlannedRow> planned;
+  std::vector<size_t> fit_case(clips.size(), SIZE_MAX);
+  if (Status s = settings.validate(); !s) {
+    for (size_t c = 0; c < clips.size(); ++c) out[c].error = s.error();
+    return out;
+  }
+  for (size_t c = 0; c < clips.size(); ++c) {
+    ClipTimings& t = out[c];
+    t.name = clips[c].name;
+    Result<std::unique_ptr<ClipBench>> prepared = prepare(clips[c], settings);
+    if (!prepared.ok()) {
+      t.error = prepared.error();
+      continue;
+    }
+    ClipBench* b = prepared.value().get();
+    benches[c] = std::move(prepared.value());
+    t.bones = static_cast<uint32_t>(b->fitted.parents.size());
+    t.frames = b->fitted.frame_count;
+    t.sample_rate_hz = b->fitted.sample_rate_hz;
+    t.keys = b->fitted.key_count();
+
+    const size_t jumps = settings.jump_intervals_s.size();
+    const size_t sequential_pack = jumps;  // plain, at the zstd interval
+    const size_t zstd_pack = jumps + 1;
+    const std::string prefix = b->name + "/";
+    for (const CacheState cache : {CacheState::kWarm, CacheState::kCold}) {
+      const std::string suffix = std::string("/") + to_string(cache);
+      auto add_case = [&](const std::string& name, std::function<void(benchmark::State&)> body) {
+        cases.push_back({prefix + name + suffix, std::move(body)});
+        return cases.size() - 1;
+      };
+      auto player_case = [&](const std::string& name, size_t pack_index, const std::vector<float>* times,
+                             bool sequential) {
+        return add_case(name, [b, pack_index, times, sequential, cache, &settings](benchmark::State& s) {
+          time_player(s, *b, pack_index, *times, sequential, cache, settings);
+        });
+      };
+      auto baseline_case = [&](const std::string& name, const std::vector<float>* times, bool sequential) {
+        return add_case(name, [b, times, sequential, cache, &settings](benchmark::State& s) {
+          time_baseline(s, *b, *times, sequential, cache, settings);
+        });
+      };
+      auto plan = [&](const std::string& measure, size_t pack_index, size_t player, size_t baseline) {
+        PlannedRow p;
+        p.clip = c;
+        p.row.measure = measure;
+        p.row.cache = cache;
+        p.row.stream_bytes = b->packs[pack_index].bytes.size();
+        p.player_case = player;
+        p.baseline_case = baseline;
+        planned.push_back(std::move(p));
+      };
+      const std::string clip_rate = "sequential at the clip's " + format_seconds(b->fitted.sample_rate_hz) + " Hz";
+      const std::string game_rate = "sequential at " + format_seconds(settings.game_rate_hz) + " Hz";
+      const std::string zstd_j = format_seconds(settings.zstd_jump_interval_s);
+      const size_t base_clip = baseline_case("baseline/sequential", &b->sequential_times, true);
+      const size_t base_game = baseline_case("baseline/game_rate", &b->game_rate_times, true);
+      const size_t base_seek = baseline_case("baseline/random", &b->seek_times, false);
+      plan(clip_rate, sequential_pack,
+           player_case("player/sequential", sequential_pack, &b->sequential_times, true), base_clip);
+      plan(game_rate, sequential_pack,
+           player_case("player/game_rate", sequential_pack, &b->game_rate_times, true), base_game);
+      plan(clip_rate + ", zstd", zstd_pack,
+           player_case("player/sequential_zstd", zstd_pack, &b->sequential_times, true), base_clip);
+      for (size_t j = 0; j < jumps; ++j) {
+        const std::string js = format_seconds(settings.jump_intervals_s[j]);
+        plan("seek, J = " + js + " s", j, player_case("player/seek_J" + js + "s", j, &b->seek_times, false),
+             base_seek);
+      }
+      plan("seek, zstd, J = " + zstd_j + " s", zstd_pack,
+           player_case("player/seek_zstd_J" + zstd_j + "s", zstd_pack, &b->seek_times, false), base_seek);
+    }
+    cases.push_back({prefix + "fit", [b](benchmark::State& s) { time_fit(s, *b); }});
+    fit_case[c] = cases.size() - 1;
+  }
+
+  const std::vector<CaseResult> results = run_cases(cases, settings.run, log, progress);
+  for (const PlannedRow& p : planned) {
+    SamplingRow row = p.row;
+    const CaseResult& player = results[p.player_case];
+    const CaseResult& baseline = results[p.baseline_case];
+    row.player_s = player.seconds;
+    row.baseline_s = baseline.seconds;
+    auto counter = [](const CaseResult& r, const char* name) {
+      const auto it = r.counters.find(name);
+      return it == r.counters.end() ? 0.0 : it->second;
+    };
+    row.player_keys_per_pose = counter(player, "keys_per_pose");
+    row.baseline_keys_per_pose = counter(baseline, "keys_per_pose");
+    row.copies = static_cast<size_t>(counter(player, "copies"));
+    row.error = !player.error.empty() ? player.error : baseline.error;
+    out[p.clip].rows.push_back(std::move(row));
+  }
+  for (size_t c = 0; c < clips.size(); ++c) {
+    if (fit_case[c] == SIZE_MAX) continue;
+    out[c].fit_s = results[fit_case[c]].seconds;
+    if (!results[fit_case[c]].error.empty()) out[c].error = results[fit_case[c]].error;
+  }
+  return out;
+}
+
+}  // namespace ks::bench

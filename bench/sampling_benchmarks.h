@@ -1,0 +1,91 @@
+#pragma once
+// The timings of `keystream bench` (DESIGN §10): per pose and per bone, the
+// Player against the baseline that binary-searches every track
+// (BinarySearchSampler), both timed in the same run by Google Benchmark:
+//
+// - sequential playback, looping, at the clip's own rate and at a game rate
+//   (60 Hz: a 120 Hz clip skips frames, a 24 Hz clip samples between them);
+// - random seeks (a fixed sequence of random times) with several jump-frame
+//   intervals, and with the key stream in zstd blocks;
+// - each warm (one player sampling over and over: its data stays in L1/L2)
+//   and cold (each sample plays the next of many copies of the clip, as a
+//   crowd does, so the data comes from L3 or memory, not L1/L2);
+// - and the fit of each clip, per clip and per thousand frames.
+
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bench/benchmark_runner.h"
+#include "core/offline/import.h"
+#include "core/runtime/result.h"
+
+namespace ks::bench {
+
+struct TimingSettings {
+  std::vector<float> jump_intervals_s = {0.25f, 1.f, 4.f};  // one seek row each
+  float zstd_jump_interval_s = 1.f;  // the zstd rows' jump interval (the default pack's)
+  float game_rate_hz = 60.f;         // the second sequential row
+  /// Bytes the copies of a cold row span together: far beyond L2, so each
+  /// sample starts from data that left the core's private caches.
+  size_t cold_working_set_bytes = size_t{64} << 20;
+  size_t max_cold_copies = 8192;
+  RunSettings run;
+
+  /// Refuses empty or non-positive intervals and rates, a working set under 1 MiB.
+  Status validate() const;
+};
+
+/// Which cache state a row was timed in.
+enum class CacheState : uint8_t { kWarm, kCold };
+const char* to_string(CacheState state);
+
+/// One row of a clip's sampling table: the player and the baseline at the
+/// same times, seconds per pose.
+struct SamplingRow {
+  std::string measure;      // e.g. "sequential at 60 Hz", "seek, J = 1 s", "seek, zstd, J = 1 s"
+  CacheState cache = CacheState::kWarm;
+  size_t stream_bytes = 0;  // the stream the player read
+  size_t copies = 1;        // players (and baselines) cycled through: 1 warm, many cold
+  Spread player_s;          // seconds per pose
+  Spread baseline_s;
+  double player_keys_per_pose = 0.0;
+  double baseline_keys_per_pose = 0.0;
+  std::string error;        // a case that could not run
+
+  /// Player median / baseline median: below 1 the player is faster.
+  double ratio() const { return baseline_s.median > 0.0 ? player_s.median / baseline_s.median : 0.0; }
+};
+
+/// Everything timed for one clip.
+struct ClipTimings {
+  std::string name;
+  uint32_t bones = 0;
+  uint32_t frames = 0;
+  float sample_rate_hz = 0.f;
+  size_t keys = 0;
+  std::vector<SamplingRow> rows;
+  Spread fit_s;             // one single-threaded fit with default settings, seconds
+  std::string error;        // why the clip could not be timed; empty when it was
+
+  double fit_ms_per_1000_frames() const {
+    return frames > 0 ? fit_s.median * 1e3 * 1000.0 / frames : 0.0;
+  }
+};
+
+/// A clip to time.
+struct TimedClip {
+  std::string name;
+  const ImportedClip* imported = nullptr;
+};
+
+/// Fits and packs every clip (default fit settings), then times them all in
+/// one Google Benchmark run. A clip that cannot be prepared gets its error
+/// and no rows; the others still run. `log` and `progress`: see run_cases().
+std::vector<ClipTimings> time_clips(std::span<const TimedClip> clips, const TimingSettings& settings,
+                                    std::ostream* log, std::ostream* progress);
+
+}  // namespace ks::bench
