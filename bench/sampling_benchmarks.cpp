@@ -74,7 +74,8 @@ class PlayerCopies {
 struct Pack {
   std::string label;
   std::vector<uint8_t> bytes;
-  size_t player_bytes = 0;  // a Player's own memory for this stream
+  size_t player_bytes = 0;   // a Player's own memory for this stream (a zstd player's includes its context)
+  size_t touched_bytes = 0;  // what sampling reads: the stream and the active array
 };
 
 /// What the cases of one clip share. Cold copies are built on a case's
@@ -92,13 +93,23 @@ struct ClipBench {
 
   std::string cold_owner;  // "player N" (copies of pack N) or "baseline": cases of one owner share copies
   std::unique_ptr<PlayerCopies> cold_players;
+  /// The next sample of the cold copies: Google Benchmark calls a body many
+  /// times, and a cold sequential row must carry on where it stopped rather
+  /// than send every copy back to frame 0 (a restart each) on every call.
+  size_t cold_next_sample = 0;
   std::vector<BinarySearchSampler> cold_baselines;
 };
 
-// Copies for a working set of `target` bytes, each copy `copy_bytes`.
-size_t cold_copy_count(const TimingSettings& s, size_t copy_bytes) {
-  const size_t n = s.cold_working_set_bytes / std::max<size_t>(copy_bytes, 1);
-  return std::clamp<size_t>(n, 2, s.max_cold_copies);
+// Copies so that what the samples touch spans the cold working set. A zstd
+// player also owns a decompression context (~100 KiB) it barely touches per
+// sample, so copies are counted by the bytes sampling reads, not by all a
+// copy owns; the total a cold row allocates is capped (kMaxColdAllocation).
+constexpr size_t kMaxColdAllocation = size_t{1} << 30;
+
+size_t cold_copy_count(const TimingSettings& s, size_t touched_bytes, size_t owned_bytes) {
+  const size_t wanted = s.cold_working_set_bytes / std::max<size_t>(touched_bytes, 1);
+  const size_t affordable = kMaxColdAllocation / std::max<size_t>(owned_bytes, 1);
+  return std::clamp<size_t>(std::min(wanted, affordable), 2, s.max_cold_copies);
 }
 
 // Frame times of one loop played at `rate_hz`, through the Player's own
@@ -127,13 +138,16 @@ Result<std::unique_ptr<ClipBench>> prepare(const TimedClip& clip, const TimingSe
     PackSettings ps;
     ps.jump_interval_s = jump_s;
     ps.zstd = zstd;
+    ps.source_name = clip.imported->source.filename().string();  // as compress and the sweep pack it
     Result<std::vector<uint8_t>> bytes = pack(bench->fitted, ps);
     if (!bytes.ok()) return Error{bytes.error()};
     Pack p;
     p.bytes = std::move(bytes.value());
     Result<StreamView> view = StreamView::open(p.bytes, clip.name.c_str());
     if (!view.ok()) return Error{view.error()};
-    p.player_bytes = Player(view.value()).memory_bytes();
+    const Player player(view.value());
+    p.player_bytes = player.memory_bytes();
+    p.touched_bytes = p.bytes.size() + player.active_array().size_bytes();
     bench->packs.push_back(std::move(p));
     return {};
   };
@@ -162,10 +176,14 @@ void set_pose_counters(benchmark::State& state, double keys_read, size_t copies)
   state.counters["copies"] = static_cast<double>(copies);
 }
 
-// Sequential rows walk each copy through `times` in order (copy g % k plays
-// step g / k); seek rows give sample g the time g.
+// Sample g plays copy g % copies. Sequential rows walk each copy through
+// `times` in order (round g / copies is its step); seek rows give each copy
+// its own walk through the random times, starting at an offset of 997 per
+// copy (997 is prime to the 4096 times), so no copy repeats one time while
+// the others move on.
 inline size_t time_index(size_t g, size_t copies, size_t n, bool sequential) {
-  return sequential ? (g / copies) % n : g % n;
+  const size_t round = g / copies;
+  return sequential ? round % n : (round + (g % copies) * 997) % n;
 }
 
 void time_player(benchmark::State& state, ClipBench& bench, size_t pack,
@@ -173,6 +191,7 @@ void time_player(benchmark::State& state, ClipBench& bench, size_t pack,
                  const TimingSettings& settings) {
   const Pack& p = bench.packs[pack];
   std::unique_ptr<PlayerCopies> warm;
+  size_t warm_next = 0;
   PlayerCopies* copies = nullptr;
   if (cache == CacheState::kWarm) {
     Result<std::unique_ptr<PlayerCopies>> made = PlayerCopies::make(p.bytes, 1, bench.name);
@@ -184,25 +203,28 @@ void time_player(benchmark::State& state, ClipBench& bench, size_t pack,
     if (bench.cold_owner != owner || !bench.cold_players) {
       bench.cold_players.reset();
       bench.cold_baselines.clear();
-      const size_t k = cold_copy_count(settings, p.bytes.size() + p.player_bytes);
+      const size_t k = cold_copy_count(settings, p.touched_bytes, p.bytes.size() + p.player_bytes);
       Result<std::unique_ptr<PlayerCopies>> made = PlayerCopies::make(p.bytes, k, bench.name);
       if (!made.ok()) return state.SkipWithError(made.error().c_str());
       bench.cold_players = std::move(made.value());
       bench.cold_owner = owner;
+      bench.cold_next_sample = 0;
     }
     copies = bench.cold_players.get();
   }
+  size_t& next = cache == CacheState::kCold ? bench.cold_next_sample : warm_next;
   const size_t k = copies->size();
   for (size_t i = 0; i < k; ++i) (*copies)[i].reset_counters();
   std::vector<Transform> pose(bench.fitted.parents.size());
   const size_t n = times.size();
-  size_t g = 0;
+  size_t g = next;
   for (auto _ : state) {
     (*copies)[g % k].sample_frame(times[time_index(g, k, n, sequential)], pose);
     ++g;
     benchmark::DoNotOptimize(pose.data());
     benchmark::ClobberMemory();
   }
+  next = g;
   double keys = 0.0;
   for (size_t i = 0; i < k; ++i) keys += static_cast<double>((*copies)[i].counters().keys_read);
   set_pose_counters(state, keys, k);
@@ -220,22 +242,26 @@ void time_baseline(benchmark::State& state, ClipBench& bench,
       bench.cold_players.reset();
       bench.cold_baselines.clear();
       const BinarySearchSampler one(bench.fitted);
-      bench.cold_baselines.assign(cold_copy_count(settings, one.memory_bytes()), one);
+      bench.cold_baselines.assign(cold_copy_count(settings, one.memory_bytes(), one.memory_bytes()), one);
       bench.cold_owner = "baseline";
+      bench.cold_next_sample = 0;
     }
     samplers = &bench.cold_baselines;
   }
+  size_t warm_next = 0;
+  size_t& next = cache == CacheState::kCold ? bench.cold_next_sample : warm_next;
   const size_t k = samplers->size();
   for (BinarySearchSampler& s : *samplers) s.reset_counters();
   std::vector<Transform> pose(bench.fitted.parents.size());
   const size_t n = times.size();
-  size_t g = 0;
+  size_t g = next;
   for (auto _ : state) {
     (*samplers)[g % k].sample_frame(times[time_index(g, k, n, sequential)], pose);
     ++g;
     benchmark::DoNotOptimize(pose.data());
     benchmark::ClobberMemory();
   }
+  next = g;
   double keys = 0.0;
   for (const BinarySearchSampler& s : *samplers) keys += static_cast<double>(s.counters().keys_read);
   set_pose_counters(state, keys, k);
