@@ -272,17 +272,21 @@ CrowdRow CrowdSimulation::run_shared_players() const {
   return row;
 }
 
-Result<CrowdResult> simulate_crowd(std::vector<CrowdClip> clips, const CrowdSettings& settings) {
-  Result<CrowdSimulation> sim = CrowdSimulation::create(std::move(clips), settings);
-  if (!sim) return Error{sim.error()};
+CrowdResult CrowdSimulation::run_all() const {
   CrowdResult result;
-  result.settings = settings;
-  result.clips = sim.value().clips();
-  for (CrowdVariant variant : kCrowdVariants) result.rows.push_back(sim.value().run(variant));
+  result.settings = m_settings;
+  result.clips = m_infos;
+  for (CrowdVariant variant : kCrowdVariants) result.rows.push_back(run(variant));
   result.poses_identical = std::all_of(result.rows.begin(), result.rows.end(), [&](const CrowdRow& row) {
     return row.pose_checksum == result.rows.front().pose_checksum;
   });
   return result;
+}
+
+Result<CrowdResult> simulate_crowd(std::vector<CrowdClip> clips, const CrowdSettings& settings) {
+  Result<CrowdSimulation> sim = CrowdSimulation::create(std::move(clips), settings);
+  if (!sim) return Error{sim.error()};
+  return sim.value().run_all();
 }
 
 Result<std::vector<CrowdClip>> idle_clips(const std::vector<std::filesystem::path>& files) {

@@ -114,6 +114,9 @@ class CrowdSimulation {
   /// the same row every call. Allocates only that run's players, samplers and
   /// poses, and prints nothing, so a timing benchmark can call it in a loop.
   CrowdRow run(CrowdVariant variant) const;
+  /// Every variant in kCrowdVariants order; poses_identical when all four
+  /// checksums agree.
+  CrowdResult run_all() const;
 
   const std::vector<CrowdClipInfo>& clips() const { return m_infos; }
   const CrowdSettings& settings() const { return m_settings; }

@@ -173,7 +173,7 @@ Result<std::vector<RateDistortionPoint>> sweep_rate_distortion(const ImportedCli
 }
 
 Result<ObjectErrorSearch> point_for_object_error(const ImportedClip& clip, float target_m, float distance_m,
-                                                 unsigned threads) {
+                                                 unsigned threads, std::span<const RateDistortionPoint> swept) {
   if (!std::isfinite(target_m) || target_m <= 0.f) {
     return Error{clip_label(clip) + ": object-space error target " + format("%g", double(target_m)) +
                  " m is not a positive number of metres"};
@@ -185,7 +185,20 @@ Result<ObjectErrorSearch> point_for_object_error(const ImportedClip& clip, float
   const std::string label = object_error_label(target_m, distance_m);
   const std::vector<float> sweep = default_threshold_scales();
   ObjectErrorSearch search;
-  auto run = [&](float scale) {
+  // A point of the clip's own sweep already holds the error at the
+  // sweep's distances: reuse it rather than fit the same scale again.
+  const auto sweep_distance = std::find(std::begin(kRateDistortionDistances_m),
+                                        std::end(kRateDistortionDistances_m), distance_m);
+  auto run = [&](float scale) -> Result<MeasuredPoint> {
+    if (sweep_distance != std::end(kRateDistortionDistances_m)) {
+      const auto known = std::find_if(swept.begin(), swept.end(),
+                                      [&](const RateDistortionPoint& p) { return p.threshold_scale == scale; });
+      if (known != swept.end()) {
+        MeasuredPoint reused{*known, known->max_object_error_m[sweep_distance - std::begin(kRateDistortionDistances_m)]};
+        reused.point.label = label;
+        return reused;
+      }
+    }
     ++search.fit_count;
     return run_point(clip, scale, label, threads, distance_m);
   };

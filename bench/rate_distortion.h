@@ -101,7 +101,11 @@ struct ObjectErrorSearch {
 /// error reached, when even the tightest scale misses the target (a
 /// quantization floor, or a clip that needs tighter than 0.002x); a refusal
 /// for a target or distance that is not a positive number.
+/// `swept`: points of this clip's sweep_rate_distortion, whose scales the
+/// search takes as measured instead of fitting them again (only at one of
+/// kRateDistortionDistances_m, which they hold); fit_count counts real fits.
 Result<ObjectErrorSearch> point_for_object_error(const ImportedClip& clip, float target_m, float distance_m,
-                                                 unsigned threads);
+                                                 unsigned threads,
+                                                 std::span<const RateDistortionPoint> swept = {});
 
 }  // namespace ks::bench

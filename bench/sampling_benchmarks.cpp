@@ -86,7 +86,9 @@ struct ClipBench {
   std::string name;
   const ImportedClip* imported = nullptr;
   FittedClip fitted;
-  std::vector<Pack> packs;
+  std::vector<Pack> packs;  // plain per jump interval, then the zstd one
+  size_t sequential_pack = 0;  // plain at the zstd rows' interval: one of the seek packs when it is among them
+  size_t zstd_pack = 0;
   std::vector<float> sequential_times;  // one loop at the clip's rate, frame times
   std::vector<float> game_rate_times;   // one loop at the game rate
   std::vector<float> seek_times;        // random frame times, fixed seed
@@ -154,7 +156,13 @@ Result<std::unique_ptr<ClipBench>> prepare(const TimedClip& clip, const TimingSe
   for (const float j : settings.jump_intervals_s) {
     if (Status s = add_pack(j, false); !s) return Error{s.error()};
   }
-  if (Status s = add_pack(settings.zstd_jump_interval_s, false); !s) return Error{s.error()};  // sequential rows
+  const std::vector<float>& jumps = settings.jump_intervals_s;
+  bench->sequential_pack = static_cast<size_t>(
+      std::find(jumps.begin(), jumps.end(), settings.zstd_jump_interval_s) - jumps.begin());
+  if (bench->sequential_pack == jumps.size()) {
+    if (Status s = add_pack(settings.zstd_jump_interval_s, false); !s) return Error{s.error()};
+  }
+  bench->zstd_pack = bench->packs.size();
   if (Status s = add_pack(settings.zstd_jump_interval_s, true); !s) return Error{s.error()};
   Result<StreamView> view = StreamView::open(bench->packs.front().bytes, clip.name.c_str());
   if (!view.ok()) return Error{view.error()};
@@ -186,85 +194,73 @@ inline size_t time_index(size_t g, size_t copies, size_t n, bool sequential) {
   return sequential ? round % n : (round + (g % copies) * 997) % n;
 }
 
-void time_player(benchmark::State& state, ClipBench& bench, size_t pack,
-                 const std::vector<float>& times, bool sequential, CacheState cache,
-                 const TimingSettings& settings) {
-  const Pack& p = bench.packs[pack];
-  std::unique_ptr<PlayerCopies> warm;
-  size_t warm_next = 0;
-  PlayerCopies* copies = nullptr;
-  if (cache == CacheState::kWarm) {
-    Result<std::unique_ptr<PlayerCopies>> made = PlayerCopies::make(p.bytes, 1, bench.name);
-    if (!made.ok()) return state.SkipWithError(made.error().c_str());
-    warm = std::move(made.value());
-    copies = warm.get();
-  } else {
-    const std::string owner = "player " + std::to_string(pack);
-    if (bench.cold_owner != owner || !bench.cold_players) {
-      bench.cold_players.reset();
-      bench.cold_baselines.clear();
-      const size_t k = cold_copy_count(settings, p.touched_bytes, p.bytes.size() + p.player_bytes);
-      Result<std::unique_ptr<PlayerCopies>> made = PlayerCopies::make(p.bytes, k, bench.name);
-      if (!made.ok()) return state.SkipWithError(made.error().c_str());
-      bench.cold_players = std::move(made.value());
-      bench.cold_owner = owner;
-      bench.cold_next_sample = 0;
-    }
-    copies = bench.cold_players.get();
-  }
-  size_t& next = cache == CacheState::kCold ? bench.cold_next_sample : warm_next;
-  const size_t k = copies->size();
-  for (size_t i = 0; i < k; ++i) (*copies)[i].reset_counters();
-  std::vector<Transform> pose(bench.fitted.parents.size());
+// The timed loop of every sampling case: sample g plays copy g % k at its
+// time, carrying on from `next`; then the keys read per pose. `Copies` holds
+// Players or BinarySearchSamplers, which count keys the same way.
+template <class Copies>
+void sample_copies(benchmark::State& state, Copies& copies, size_t bones, const std::vector<float>& times,
+                   bool sequential, size_t& next) {
+  const size_t k = copies.size();
+  for (size_t i = 0; i < k; ++i) copies[i].reset_counters();
+  std::vector<Transform> pose(bones);
   const size_t n = times.size();
   size_t g = next;
   for (auto _ : state) {
-    (*copies)[g % k].sample_frame(times[time_index(g, k, n, sequential)], pose);
+    copies[g % k].sample_frame(times[time_index(g, k, n, sequential)], pose);
     ++g;
     benchmark::DoNotOptimize(pose.data());
     benchmark::ClobberMemory();
   }
   next = g;
   double keys = 0.0;
-  for (size_t i = 0; i < k; ++i) keys += static_cast<double>((*copies)[i].counters().keys_read);
+  for (size_t i = 0; i < k; ++i) keys += static_cast<double>(copies[i].counters().keys_read);
   set_pose_counters(state, keys, k);
+}
+
+void time_player(benchmark::State& state, ClipBench& bench, size_t pack,
+                 const std::vector<float>& times, bool sequential, CacheState cache,
+                 const TimingSettings& settings) {
+  const Pack& p = bench.packs[pack];
+  const size_t bones = bench.fitted.parents.size();
+  if (cache == CacheState::kWarm) {
+    Result<std::unique_ptr<PlayerCopies>> warm = PlayerCopies::make(p.bytes, 1, bench.name);
+    if (!warm.ok()) return state.SkipWithError(warm.error().c_str());
+    size_t next = 0;
+    return sample_copies(state, *warm.value(), bones, times, sequential, next);
+  }
+  const std::string owner = "player " + std::to_string(pack);
+  if (bench.cold_owner != owner || !bench.cold_players) {
+    bench.cold_players.reset();
+    bench.cold_baselines.clear();
+    const size_t k = cold_copy_count(settings, p.touched_bytes, p.bytes.size() + p.player_bytes);
+    Result<std::unique_ptr<PlayerCopies>> made = PlayerCopies::make(p.bytes, k, bench.name);
+    if (!made.ok()) return state.SkipWithError(made.error().c_str());
+    bench.cold_players = std::move(made.value());
+    bench.cold_owner = owner;
+    bench.cold_next_sample = 0;
+  }
+  sample_copies(state, *bench.cold_players, bones, times, sequential, bench.cold_next_sample);
 }
 
 void time_baseline(benchmark::State& state, ClipBench& bench,
                    const std::vector<float>& times, bool sequential, CacheState cache,
                    const TimingSettings& settings) {
-  std::vector<BinarySearchSampler> warm;
-  std::vector<BinarySearchSampler>* samplers = &warm;
+  const size_t bones = bench.fitted.parents.size();
   if (cache == CacheState::kWarm) {
+    std::vector<BinarySearchSampler> warm;
     warm.emplace_back(bench.fitted);
-  } else {
-    if (bench.cold_owner != "baseline" || bench.cold_baselines.empty()) {
-      bench.cold_players.reset();
-      bench.cold_baselines.clear();
-      const BinarySearchSampler one(bench.fitted);
-      bench.cold_baselines.assign(cold_copy_count(settings, one.memory_bytes(), one.memory_bytes()), one);
-      bench.cold_owner = "baseline";
-      bench.cold_next_sample = 0;
-    }
-    samplers = &bench.cold_baselines;
+    size_t next = 0;
+    return sample_copies(state, warm, bones, times, sequential, next);
   }
-  size_t warm_next = 0;
-  size_t& next = cache == CacheState::kCold ? bench.cold_next_sample : warm_next;
-  const size_t k = samplers->size();
-  for (BinarySearchSampler& s : *samplers) s.reset_counters();
-  std::vector<Transform> pose(bench.fitted.parents.size());
-  const size_t n = times.size();
-  size_t g = next;
-  for (auto _ : state) {
-    (*samplers)[g % k].sample_frame(times[time_index(g, k, n, sequential)], pose);
-    ++g;
-    benchmark::DoNotOptimize(pose.data());
-    benchmark::ClobberMemory();
+  if (bench.cold_owner != "baseline" || bench.cold_baselines.empty()) {
+    bench.cold_players.reset();
+    bench.cold_baselines.clear();
+    const BinarySearchSampler one(bench.fitted);
+    bench.cold_baselines.assign(cold_copy_count(settings, one.memory_bytes(), one.memory_bytes()), one);
+    bench.cold_owner = "baseline";
+    bench.cold_next_sample = 0;
   }
-  next = g;
-  double keys = 0.0;
-  for (const BinarySearchSampler& s : *samplers) keys += static_cast<double>(s.counters().keys_read);
-  set_pose_counters(state, keys, k);
+  sample_copies(state, bench.cold_baselines, bones, times, sequential, bench.cold_next_sample);
 }
 
 void time_fit(benchmark::State& state, const ClipBench& bench) {
@@ -319,8 +315,8 @@ std::vector<ClipTimings> time_clips(std::span<const TimedClip> clips, const Timi
     t.keys = b->fitted.key_count();
 
     const size_t jumps = settings.jump_intervals_s.size();
-    const size_t sequential_pack = jumps;  // plain, at the zstd interval
-    const size_t zstd_pack = jumps + 1;
+    const size_t sequential_pack = b->sequential_pack;
+    const size_t zstd_pack = b->zstd_pack;
     const std::string prefix = b->name + "/";
     for (const CacheState cache : {CacheState::kWarm, CacheState::kCold}) {
       const std::string suffix = std::string("/") + to_string(cache);

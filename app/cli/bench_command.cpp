@@ -338,7 +338,7 @@ void run_rate_distortion(const Options& o, const std::vector<LoadedClip>& clips,
     }
     rd.points = std::move(points.value());
     Result<bench::ObjectErrorSearch> target =
-        bench::point_for_object_error(clip.imported, o.target_error_m, report.target_distance_m, o.jobs);
+        bench::point_for_object_error(clip.imported, o.target_error_m, report.target_distance_m, o.jobs, rd.points);
     if (target.ok()) {
       rd.target = target.value().point;
     } else {
@@ -397,16 +397,17 @@ void run_crowd(const Options& o, const std::vector<LoadedClip>& clips, bench::Be
     report.crowd = std::move(crowd);
     return;
   }
-  Result<bench::CrowdSimulation> simulation = bench::CrowdSimulation::create(chosen.value(), o.crowd_settings);
-  Result<bench::CrowdResult> result = bench::simulate_crowd(std::move(chosen.value()), o.crowd_settings);
-  if (!simulation.ok() || !result.ok()) {
-    crowd.error = !result.ok() ? result.error() : simulation.error();
+  Result<bench::CrowdSimulation> simulation =
+      bench::CrowdSimulation::create(std::move(chosen.value()), o.crowd_settings);
+  if (!simulation.ok()) {
+    crowd.error = simulation.error();
     report.crowd = std::move(crowd);
     return;
   }
-  crowd.result = std::move(result.value());
-  // The time of one whole crowd run per variant, with the sampling timings' settings.
+  // The counts, then the time of one whole crowd run per variant (the
+  // sampling timings' settings), from the same prepared streams.
   const bench::CrowdSimulation& sim = simulation.value();
+  crowd.result = sim.run_all();
   std::vector<bench::TimedCase> cases;
   for (const bench::CrowdVariant variant : bench::kCrowdVariants) {
     cases.push_back({std::string("crowd/") + bench::to_string(variant), [&sim, variant](benchmark::State& state) {

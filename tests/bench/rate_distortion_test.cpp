@@ -327,6 +327,31 @@ TEST(RateDistortionSearch, FindsTheLargestScaleMeetingAclsDefaultOnTheDemoClip) 
   EXPECT_GT(twice.value().max_object_error_m[0], kAclDefaultTarget_m);
 }
 
+// Given the clip's sweep, the search takes the sweep's scales as measured:
+// the same answer, with only the bisection's fits.
+TEST(RateDistortionSearch, ReusesTheSweepsPointsForTheSameAnswer) {
+  const ImportedClip clip = import_or_fail(demo_path());
+  const std::vector<float> sweep = default_threshold_scales();
+  const Result<std::vector<RateDistortionPoint>> points = sweep_rate_distortion(clip, sweep, test_threads());
+  ASSERT_TRUE(points.ok()) << points.error();
+  const Result<ObjectErrorSearch> fresh =
+      point_for_object_error(clip, kAclDefaultTarget_m, kAclDefaultDistance_m, test_threads());
+  const Result<ObjectErrorSearch> reused =
+      point_for_object_error(clip, kAclDefaultTarget_m, kAclDefaultDistance_m, test_threads(), points.value());
+  ASSERT_TRUE(fresh.ok()) << fresh.error();
+  ASSERT_TRUE(reused.ok()) << reused.error();
+  EXPECT_EQ(reused.value().point.label, "0.1 mm at 3 cm");
+  EXPECT_EQ(reused.value().point.threshold_scale, fresh.value().point.threshold_scale);
+  EXPECT_EQ(reused.value().point.stream_bytes, fresh.value().point.stream_bytes);
+  EXPECT_EQ(reused.value().object_error_m, fresh.value().object_error_m);
+  EXPECT_EQ(reused.value().over_scale, fresh.value().over_scale);
+  EXPECT_EQ(reused.value().over_error_m, fresh.value().over_error_m);
+  // The walk down the sweep fitted nothing; the bisection between two
+  // neighbouring sweep scales (at most 2.5x apart) needs at most 5 fits.
+  EXPECT_LT(reused.value().fit_count, fresh.value().fit_count);
+  EXPECT_LE(reused.value().fit_count, 5u);
+}
+
 // robot.glb's error at 3 cm is not monotone in the scale (0.103 mm at
 // 0.0055x, 0.098 mm at 0.01x): a bisection over the whole sweep stopped at
 // 0.0052x though the sweep's own 0.01x point meets the target.
