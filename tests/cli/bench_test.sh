@@ -117,6 +117,14 @@ expect 2 "--repetitions" --repetitions 0 "$demo"
 expect 2 "--min-time" --min-time -1 "$demo"
 expect 2 "--characters" --characters 0 "$demo"
 expect 2 "unknown option '--frobnicate'" --frobnicate "$demo"
+expect 2 "--target-error" --target-error 0 "$demo"
+expect 2 "--cold-mib" --cold-mib 0 "$demo"
+expect 2 "--game-rate" --game-rate nan "$demo"
+expect 2 "--crowd-frames" --crowd-frames 0 "$demo"
+expect 2 "--seed" --seed -1 "$demo"
+expect 2 "--jobs" --jobs 0 "$demo"
+expect 2 "--json needs a value" "$demo" --json
+expect 1 "--crowd-clip: missing.glb: no such file" --crowd-clip missing.glb "$demo"
 expect 1 "missing.glb: no such file or folder" missing.glb
 printf 'HIERARCHY\nROOT hips\n{\n  OFFSET 0 0\n' >broken.bvh
 echo keep >kept.json
