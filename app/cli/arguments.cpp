@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 
 namespace ks::cli {
 
@@ -15,15 +16,21 @@ const char* const kImportOptionsHelp =
     "                           the skeleton's height; 0.01 for centimetres)\n";
 
 const char* const kCodecOptionsHelp =
-    "  --translation-error MM   translation threshold, millimetres (default 0.5)\n"
-    "  --rotation-error DEG     rotation threshold, degrees (default 0.1)\n"
-    "  --scale-error X          scale threshold, largest component difference\n"
-    "                           (default 0.001)\n"
-    "  --quat-bits N            bits per smallest-three component, 10..20\n"
-    "                           (default 10)\n"
-    "  --no-widen               never widen a rotation track past --quat-bits,\n"
-    "                           even where the threshold needs it\n"
-    "  --range track|fixed      vec3 range: per track (default) or -10..10 m\n"
+    "  --tolerance MM           object-space tolerance E: every virtual vertex\n"
+    "                           of every bone stays within MM millimetres of the\n"
+    "                           source at every frame (default 0.1)\n"
+    "  --shell-distance CM      distance of the virtual vertices from each bone,\n"
+    "                           centimetres (default 3)\n"
+    "  --bone-tolerance NAME=MM[@CM]\n"
+    "                           another tolerance (and shell distance) for bone\n"
+    "                           NAME and the bones below it; repeatable\n"
+    "  --bone-tolerances FILE   many of them: one NAME=MM[@CM] per line, # comments\n"
+    "  --local                  version 1's local mode instead: every track within\n"
+    "                           a per-kind threshold in its own space:\n"
+    "  --translation-error MM     translation threshold, millimetres (default 0.5)\n"
+    "  --rotation-error DEG       rotation threshold, degrees (default 0.1)\n"
+    "  --scale-error X            scale threshold, largest component difference\n"
+    "                             (default 0.001)\n"
     "  --split largest-error|midpoint\n"
     "                           where a new key splits a segment (default\n"
     "                           largest-error)\n"
@@ -103,32 +110,109 @@ bool parse_import_option(Arguments& args, std::string_view arg, ImportSettings& 
   return false;
 }
 
+namespace {
+
+// Per-kind thresholds given, so finish_codec_options can ask for --local.
+// One command line is parsed per process.
+std::string g_per_kind_option;
+std::string g_tolerance_option;
+
+bool positive_number(Arguments& args, std::string_view option, float& out) {
+  if (!args.number(option, out)) return false;
+  if (!(out > 0.f)) return args.fail(std::string(option) + ": must be a positive number");
+  return true;
+}
+
+bool add_bone_tolerance(Arguments& args, std::string_view option, std::string_view text, FitSettings& fit) {
+  Result<BoneTolerance> parsed = parse_bone_tolerance(text);
+  if (!parsed) return args.fail(std::string(option) + ": " + parsed.error());
+  for (const BoneTolerance& o : fit.bone_tolerances) {
+    if (o.bone == parsed.value().bone) {
+      return args.fail(std::string(option) + ": bone \"" + o.bone + "\" is given two tolerances");
+    }
+  }
+  fit.bone_tolerances.push_back(parsed.value());
+  return true;
+}
+
+bool read_bone_tolerances(Arguments& args, std::string_view option, const std::string& path, FitSettings& fit) {
+  std::ifstream in(path);
+  if (!in) return args.fail(std::string(option) + ": cannot read '" + path + "'");
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (const size_t hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    const size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    line = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
+    const std::string where = std::string(option) + " " + path + ":" + std::to_string(number);
+    if (!add_bone_tolerance(args, where, line, fit)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<BoneTolerance> parse_bone_tolerance(std::string_view text) {
+  const size_t equals = text.rfind('=');
+  if (equals == std::string_view::npos || equals == 0) {
+    return Error{"'" + std::string(text) + "' is not NAME=MM or NAME=MM@CM"};
+  }
+  BoneTolerance o;
+  o.bone = std::string(text.substr(0, equals));
+  const std::string value(text.substr(equals + 1));
+  const size_t at = value.find('@');
+  auto number = [](const std::string& s, float& out) {
+    char* end = nullptr;
+    out = std::strtof(s.c_str(), &end);
+    return !s.empty() && end == s.c_str() + s.size() && std::isfinite(out) && out > 0.f;
+  };
+  float mm = 0.f, cm = 0.f;
+  if (!number(value.substr(0, at), mm)) {
+    return Error{"the tolerance of \"" + o.bone + "\" ('" + value.substr(0, at) + "') is not a positive number of millimetres"};
+  }
+  if (at != std::string::npos && !number(value.substr(at + 1), cm)) {
+    return Error{"the shell distance of \"" + o.bone + "\" ('" + value.substr(at + 1) +
+                 "') is not a positive number of centimetres"};
+  }
+  o.tolerance_m = mm / 1000.f;
+  o.shell_distance_m = cm / 100.f;
+  return o;
+}
+
 bool parse_codec_option(Arguments& args, std::string_view arg, FitSettings& fit, PackSettings& pack, bool& ok) {
   ok = true;
-  if (arg == "--translation-error") {
+  if (arg == "--tolerance") {
     float mm = 0.f;
-    ok = args.number(arg, mm);
-    fit.translation_error_m = mm / 1000.f;
-  } else if (arg == "--rotation-error") {
-    ok = args.number(arg, fit.rotation_error_deg);
-  } else if (arg == "--scale-error") {
-    ok = args.number(arg, fit.scale_error);
-  } else if (arg == "--quat-bits") {
-    long bits = 0;
-    ok = args.whole_number(arg, kMinRotationBits, kMaxRotationBits, bits);
-    fit.quantization.rotation_bits = static_cast<uint32_t>(bits);
-  } else if (arg == "--no-widen") {
-    fit.quantization.widen_rotation_bits = false;
-  } else if (arg == "--range") {
+    ok = positive_number(args, arg, mm);
+    fit.tolerance_m = mm / 1000.f;
+    g_tolerance_option = arg;
+  } else if (arg == "--shell-distance") {
+    float cm = 0.f;
+    ok = positive_number(args, arg, cm);
+    fit.shell_distance_m = cm / 100.f;
+    g_tolerance_option = arg;
+  } else if (arg == "--bone-tolerance") {
     std::string_view v;
-    ok = args.value(arg, v);
-    if (ok && v == "track") {
-      fit.quantization.range_mode = RangeMode::kPerTrack;
-    } else if (ok && v == "fixed") {
-      fit.quantization.range_mode = RangeMode::kFixed;
-    } else if (ok) {
-      ok = args.fail("--range: '" + std::string(v) + "' is neither 'track' nor 'fixed'");
-    }
+    ok = args.value(arg, v) && add_bone_tolerance(args, arg, v, fit);
+    g_tolerance_option = arg;
+  } else if (arg == "--bone-tolerances") {
+    std::string_view v;
+    ok = args.value(arg, v) && read_bone_tolerances(args, arg, std::string(v), fit);
+    g_tolerance_option = arg;
+  } else if (arg == "--local") {
+    fit.error_mode = ErrorMode::kLocal;
+  } else if (arg == "--translation-error") {
+    float mm = 0.f;
+    ok = positive_number(args, arg, mm);
+    fit.translation_error_m = mm / 1000.f;
+    g_per_kind_option = arg;
+  } else if (arg == "--rotation-error") {
+    ok = positive_number(args, arg, fit.rotation_error_deg);
+    if (ok && fit.rotation_error_deg >= 180.f) ok = args.fail("--rotation-error: must be below 180 degrees");
+    g_per_kind_option = arg;
+  } else if (arg == "--scale-error") {
+    ok = positive_number(args, arg, fit.scale_error);
+    g_per_kind_option = arg;
   } else if (arg == "--split") {
     std::string_view v;
     ok = args.value(arg, v);
@@ -145,6 +229,28 @@ bool parse_codec_option(Arguments& args, std::string_view arg, FitSettings& fit,
     ok = args.number(arg, pack.jump_interval_s);
   } else {
     return false;
+  }
+  return true;
+}
+
+bool finish_codec_options(Arguments& args, const FitSettings& fit) {
+  if (fit.error_mode != ErrorMode::kLocal && !g_per_kind_option.empty()) {
+    return args.fail(g_per_kind_option + " sets a per-kind threshold of --local mode; the default object-space mode "
+                     "takes --tolerance MM (add --local to fit per-kind thresholds)");
+  }
+  if (fit.error_mode == ErrorMode::kLocal && !g_tolerance_option.empty()) {
+    return args.fail(g_tolerance_option + " sets the object-space tolerance, which --local mode does not use");
+  }
+  return true;
+}
+
+bool check_bone_tolerances(Arguments& args, const FitSettings& fit, const Skeleton& skeleton,
+                           const std::string& source) {
+  if (fit.error_mode == ErrorMode::kLocal) return true;
+  for (const BoneTolerance& o : fit.bone_tolerances) {
+    if (skeleton.find_bone(o.bone) < 0) {
+      return args.fail("--bone-tolerance: " + source + " has no bone named \"" + o.bone + "\"");
+    }
   }
   return true;
 }

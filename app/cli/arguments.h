@@ -47,10 +47,26 @@ class Arguments {
 /// true when `arg` was one of them (and consumed its value).
 bool parse_import_option(Arguments& args, std::string_view arg, ImportSettings& settings, bool& ok);
 
-/// Codec options: --translation-error MM, --rotation-error DEG,
-/// --scale-error X, --quat-bits N, --no-widen, --range fixed|track,
-/// --split largest-error|midpoint, --discontinuity-ratio R, --jump-interval S.
+/// Codec options: --tolerance MM, --shell-distance CM, --bone-tolerance
+/// NAME=MM[@CM] (repeatable), --bone-tolerances FILE, --local with
+/// --translation-error MM, --rotation-error DEG, --scale-error X, --split
+/// largest-error|midpoint, --discontinuity-ratio R, --jump-interval S.
+/// Returns true when `arg` was one of them; `ok` is false (with a message
+/// naming the option) for a bad value.
 bool parse_codec_option(Arguments& args, std::string_view arg, FitSettings& fit, PackSettings& pack, bool& ok);
+
+/// After the last option: refuses per-kind thresholds without --local and
+/// tolerances with it (false, with a message naming the option).
+bool finish_codec_options(Arguments& args, const FitSettings& fit);
+
+/// Refuses (false, with a message naming --bone-tolerance) an override
+/// naming a bone `skeleton` does not have.
+bool check_bone_tolerances(Arguments& args, const FitSettings& fit, const Skeleton& skeleton,
+                           const std::string& source);
+
+/// One override "NAME=MM[@CM]" (tolerance in millimetres, shell distance in
+/// centimetres); an error message naming what is wrong otherwise.
+Result<BoneTolerance> parse_bone_tolerance(std::string_view text);
 
 /// The source files named by `inputs`: files as given, folders searched
 /// recursively for .gltf, .glb and .bvh files (in name order). False, with a

@@ -34,7 +34,10 @@ ClipReport failed(ClipReport report, const std::string& error) {
 }
 
 void add_measurement(ClipReport& report, const StreamView& stream, const ClipMeasurement& m,
-                     const FitSettings& settings) {
+                     const FitSettings& settings, const std::vector<std::string>& bone_names,
+                     const BoneTolerances& tolerances) {
+  report.local_mode = settings.error_mode == ErrorMode::kLocal;
+  report.metadata_bytes = m.sizes.metadata_bytes;
   report.written_bytes = m.sizes.compressed_bytes;
   report.keys = m.sizes.key_count;
   report.bits_per_key = m.sizes.bits_per_key();
@@ -46,8 +49,23 @@ void add_measurement(ClipReport& report, const StreamView& stream, const ClipMea
   report.max_object_error_m = m.max_object_error;
   report.p99_object_error_m = m.p99_object_error;
   report.missed_tracks = 0;
-  for (size_t t = 0; t < m.tracks.size(); ++t) {
-    if (m.tracks[t].max > report.thresholds[static_cast<size_t>(stream.tracks()[t].kind)]) ++report.missed_tracks;
+  report.bones_over = 0;
+  report.bone_errors.clear();
+  if (report.local_mode) {
+    for (size_t t = 0; t < m.tracks.size(); ++t) {
+      if (m.tracks[t].max > report.thresholds[static_cast<size_t>(stream.tracks()[t].kind)]) ++report.missed_tracks;
+    }
+    return;
+  }
+  for (size_t b = 0; b < m.bone_error_m.size() && b < tolerances.tolerance_m.size(); ++b) {
+    ClipReport::BoneError e;
+    e.name = b < bone_names.size() ? bone_names[b] : "bone " + std::to_string(b);
+    e.tolerance_m = tolerances.tolerance_m[b];
+    e.shell_distance_m = tolerances.shell_distance_m[b];
+    e.max_error_m = m.bone_error_m[b];
+    e.worst_frame = m.bone_worst_frame[b];
+    if (e.max_error_m > e.tolerance_m) ++report.bones_over;
+    report.bone_errors.push_back(std::move(e));
   }
 }
 
@@ -58,6 +76,15 @@ std::string one_line(const ClipReport& r) {
   line += ": " + std::to_string(r.written_bytes) + " bytes, " + format("%.2f", ratio(r.raw_bytes, r.written_bytes)) +
           ":1, max " + format("%.3g", r.max_error[0] * 1000.0) + " mm / " + format("%.3g", r.max_error[1]) + " deg";
   if (r.missed_tracks > 0) line += ", " + std::to_string(r.missed_tracks) + " tracks MISS their threshold";
+  if (r.bones_over > 0) {
+    // Name the worst bone: where the tolerance was missed, and by how much.
+    const auto worst = std::max_element(r.bone_errors.begin(), r.bone_errors.end(), [](const auto& a, const auto& b) {
+      return a.max_error_m / a.tolerance_m < b.max_error_m / b.tolerance_m;
+    });
+    line += ", " + std::to_string(r.bones_over) + " bones MISS their tolerance (worst " + worst->name + " " +
+            format("%.4g", worst->max_error_m * 1000.0) + " mm > " + format("%.4g", worst->tolerance_m * 1000.0) +
+            " mm at frame " + std::to_string(worst->worst_frame) + ")";
+  }
   line += r.written ? " -> " + r.output.string() : " (not written)";
   return line;
 }
@@ -88,7 +115,7 @@ void print_summary_table(const std::vector<ClipReport>& reports, bool zstd_writt
                  100.0 * (1.0 - static_cast<double>(r.zstd_bytes) / static_cast<double>(std::max<size_t>(r.plain_bytes, 1))),
                  ratio(r.raw_bytes, zstd_written ? r.zstd_bytes : r.plain_bytes), r.max_error[0] * 1000.0,
                  static_cast<double>(r.max_error[1]), object(0), object(1), r.fit_ms,
-                 ok ? "ok" : (r.missed_tracks ? "MISSED" : "not written"));
+                 ok ? "ok" : (r.missed_tracks || r.bones_over ? "MISSED" : "not written"));
   }
   std::fprintf(out, "| **total** (%zu clips) | | | %zu | %zu | %zu | %.1f%% | %.2f | | | | | | %zu failed |\n",
                reports.size(), raw, plain, zstd,
@@ -98,12 +125,17 @@ void print_summary_table(const std::vector<ClipReport>& reports, bool zstd_writt
 
 std::string reports_json(const std::vector<ClipReport>& reports, const FitSettings& fit, const PackSettings& pack) {
   nlohmann::json doc;
-  doc["settings"] = {{"translation_error_m", fit.translation_error_m},
+  nlohmann::json overrides = nlohmann::json::array();
+  for (const BoneTolerance& o : fit.bone_tolerances) {
+    overrides.push_back({{"bone", o.bone}, {"tolerance_m", o.tolerance_m}, {"shell_distance_m", o.shell_distance_m}});
+  }
+  doc["settings"] = {{"error_mode", to_string(fit.error_mode)},
+                     {"tolerance_m", fit.tolerance_m},
+                     {"shell_distance_m", fit.shell_distance_m},
+                     {"bone_tolerances", overrides},
+                     {"translation_error_m", fit.translation_error_m},
                      {"rotation_error_deg", fit.rotation_error_deg},
                      {"scale_error", fit.scale_error},
-                     {"quat_bits", fit.quantization.rotation_bits},
-                     {"widen_rotation_bits", fit.quantization.widen_rotation_bits},
-                     {"range", fit.quantization.range_mode == RangeMode::kFixed ? "fixed" : "track"},
                      {"split", to_string(fit.split_rule)},
                      {"jump_interval_s", pack.jump_interval_s},
                      {"zstd", pack.zstd},
@@ -126,6 +158,17 @@ std::string reports_json(const std::vector<ClipReport>& reports, const FitSettin
       c["max_rotation_error_deg"] = r.max_error[1];
       c["max_scale_error"] = r.max_error[2];
       c["missed_tracks"] = r.missed_tracks;
+      c["bones_over"] = r.bones_over;
+      c["metadata_bytes"] = r.metadata_bytes;
+      nlohmann::json bones = nlohmann::json::array();
+      for (const ClipReport::BoneError& e : r.bone_errors) {
+        bones.push_back({{"bone", e.name},
+                         {"tolerance_m", e.tolerance_m},
+                         {"shell_distance_m", e.shell_distance_m},
+                         {"max_error_m", e.max_error_m},
+                         {"worst_frame", e.worst_frame}});
+      }
+      c["bones"] = bones;
       c["fit_ms"] = r.fit_ms;
       nlohmann::json object = nlohmann::json::array();
       for (size_t d = 0; d < r.distances_m.size(); ++d) {

@@ -37,11 +37,23 @@ struct ClipReport {
   std::vector<float> distances_m;   // object-space error at these distances:
   std::vector<float> max_object_error_m;
   std::vector<float> p99_object_error_m;
-  size_t missed_tracks = 0;         // tracks whose decoded error exceeds the threshold
+  size_t missed_tracks = 0;         // local mode: tracks whose decoded error exceeds the threshold
+  bool local_mode = false;
+  /// Object space: per bone, its name, tolerance, largest error and its frame.
+  struct BoneError {
+    std::string name;
+    float tolerance_m = 0.f;
+    float shell_distance_m = 0.f;
+    float max_error_m = 0.f;
+    uint32_t worst_frame = 0;
+  };
+  std::vector<BoneError> bone_errors;
+  size_t bones_over = 0;            // object space: bones whose error exceeds their tolerance
+  size_t metadata_bytes = 0;
   bool written = false;
   std::string error;                // why the clip failed, empty when it did not
 
-  bool ok() const { return error.empty() && missed_tracks == 0 && written; }
+  bool ok() const { return error.empty() && missed_tracks == 0 && bones_over == 0 && written; }
 };
 
 /// A report with the source's names and shape filled in.
@@ -50,7 +62,8 @@ ClipReport start_report(const ImportedClip& imported);
 ClipReport failed(ClipReport report, const std::string& error);
 /// Fills sizes, keys and errors from a decoded stream's measurement.
 void add_measurement(ClipReport& report, const StreamView& stream, const ClipMeasurement& m,
-                     const FitSettings& settings);
+                     const FitSettings& settings, const std::vector<std::string>& bone_names,
+                     const BoneTolerances& tolerances);
 
 /// "walk.bvh [walk]: 12345 bytes, 9.3:1, max 0.49 mm / 0.1 deg, written" or the error.
 std::string one_line(const ClipReport& report);

@@ -98,9 +98,20 @@ ClipReport compress_clip(const ImportedClip& imported, const Options& options, c
   const std::vector<uint8_t>& chosen = options.pack.zstd ? zstd.value() : plain.value();
   Result<StreamView> view = StreamView::open(chosen, output.string().c_str());
   if (!view) return failed(std::move(report), view.error());
-  Result<ClipMeasurement> measured = measure(imported.skeleton, imported.clip, view.value());
+  // Object space: measure every bone at its own shell distance, as promised.
+  BoneTolerances tolerances;
+  MeasureSettings measure_settings;
+  if (options.fit.error_mode == ErrorMode::kObjectSpace) {
+    Result<BoneTolerances> resolved = resolve_bone_tolerances(imported.skeleton, options.fit.tolerance_m,
+                                                              options.fit.shell_distance_m, options.fit.bone_tolerances);
+    if (!resolved) return failed(std::move(report), resolved.error());
+    tolerances = std::move(resolved.value());
+    measure_settings.bone_shell_distance_m = tolerances.shell_distance_m;
+  }
+  Result<ClipMeasurement> measured = measure(imported.skeleton, imported.clip, view.value(), measure_settings);
   if (!measured) return failed(std::move(report), measured.error());
-  add_measurement(report, view.value(), measured.value(), fitted.value().settings);
+  add_measurement(report, view.value(), measured.value(), fitted.value().settings, imported.skeleton.bone_names,
+                  tolerances);
   if (Status s = write_stream_file(output, chosen); !s) return failed(std::move(report), s.error());
   report.written = true;
   return report;
@@ -195,6 +206,7 @@ int run_compress(const std::vector<std::string_view>& raw_args) {
     args.fail("no input given (see keystream compress --help)");
     return 2;
   }
+  if (!finish_codec_options(args, options.fit)) return 2;
   for (const Status& s : {options.import.validate(), options.fit.validate(), options.pack.validate()}) {
     if (!s) {
       args.fail(s.error());

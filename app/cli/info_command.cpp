@@ -96,13 +96,13 @@ double keys_per_second(const StreamView& view) {
   return view.duration_s() > 0.f ? view.total_key_count() / static_cast<double>(view.duration_s()) : 0.0;
 }
 
-/// Number of rotation tracks at each bit width.
-std::map<uint32_t, int> rotation_widths(const StreamView& view) {
-  std::map<uint32_t, int> widths;
-  for (const StreamTrack& t : view.tracks()) {
-    if (t.kind == TrackKind::kRotation) ++widths[t.quantization.rotation_bits];
-  }
-  return widths;
+constexpr const char* kCodingNames[3] = {"identity", "constant", "animated"};
+
+/// Number of tracks of each coding.
+std::map<std::string, int> track_codings(const StreamView& view) {
+  std::map<std::string, int> codings;
+  for (const StreamTrack& t : view.tracks()) ++codings[kCodingNames[static_cast<int>(t.coding)]];
+  return codings;
 }
 
 Json info_json(const StreamFile& file, bool list_tracks, bool list_blocks) {
@@ -115,7 +115,17 @@ Json info_json(const StreamFile& file, bool list_tracks, bool list_blocks) {
   out["file"] = file.path.string();
   out["file_bytes"] = file.bytes.size();
   out["version"] = view.version();
-  out["flags"] = {{"fixed_range", (view.flags() & kFlagFixedRange) != 0}, {"zstd_key_stream", zstd}};
+  out["flags"] = {{"zstd_key_stream", zstd}};
+  out["error_mode"] = meta.local_mode ? "local" : "object-space";
+  Json overrides = Json::array();
+  for (const StreamBoneTolerance& o : meta.bone_tolerances) {
+    overrides.push_back({{"bone", bone_name(view, o.bone)},
+                         {"tolerance_mm", o.tolerance_m * 1000.f},
+                         {"shell_distance_cm", o.shell_distance_m * 100.f}});
+  }
+  out["tolerance"] = {{"tolerance_mm", meta.tolerance_m * 1000.f},
+                      {"shell_distance_cm", meta.shell_distance_m * 100.f},
+                      {"bone_tolerances", overrides}};
   out["clip_name"] = meta.clip_name;
   out["source_name"] = meta.source_name;
   out["thresholds"] = {{"translation_mm", json_threshold(meta.translation_error_m, 1000.f)},
@@ -133,9 +143,9 @@ Json info_json(const StreamFile& file, bool list_tracks, bool list_blocks) {
                  {"in_key_stream", view.stream_key_count()},
                  {"streamed_tracks", view.streamed_track_count()},
                  {"per_second", keys_per_second(view)}};
-  Json widths = Json::array();
-  for (const auto& [bits, count] : rotation_widths(view)) widths.push_back({{"bits", bits}, {"tracks", count}});
-  out["rotation_bits"] = widths;
+  Json codings;
+  for (const auto& [coding, count] : track_codings(view)) codings[coding] = count;
+  out["track_codings"] = codings;
   out["sections"] = {{"header_and_tables", sections.header_and_tables},
                      {"initial_keys", sections.initial_keys},
                      {"key_stream_plain", sections.key_stream_plain},
@@ -161,9 +171,9 @@ Json info_json(const StreamFile& file, bool list_tracks, bool list_blocks) {
                     {"bone", track.bone},
                     {"bone_name", bone_name(view, track.bone)},
                     {"kind", kKindNames[static_cast<int>(track.kind)]},
-                    {"keys", track.key_count},
-                    {"value_bits", track.value_bits}};
-      if (track.kind == TrackKind::kRotation) entry["rotation_bits"] = track.quantization.rotation_bits;
+                    {"coding", kCodingNames[static_cast<int>(track.coding)]},
+                    {"keys", track.key_count}};
+      if (track.coding == TrackCoding::kAnimated) entry["step"] = track.quantization.step;
       tracks.push_back(entry);
     }
     out["track_list"] = tracks;
@@ -187,10 +197,17 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_blocks) {
   const StreamSizes sizes = stream_sizes(view);
   const SectionSizes s = section_sizes(view);
   const bool zstd = view.key_stream_compressed();
-  const bool fixed = (view.flags() & kFlagFixedRange) != 0;
   std::printf("file             %s, %zu bytes\n", file.path.string().c_str(), file.bytes.size());
-  std::printf("format           version %u, flags 0x%x (%s range, %s key stream)\n", view.version(), view.flags(),
-              fixed ? "fixed -10..10 m" : "per-track", zstd ? "zstd" : "plain");
+  std::printf("format           version %u, flags 0x%x (%s key stream)\n", view.version(), view.flags(),
+              zstd ? "zstd" : "plain");
+  if (!meta.local_mode) {
+    std::printf("tolerance        %.4g mm at %.4g cm (object space)\n", meta.tolerance_m * 1000.f,
+                meta.shell_distance_m * 100.f);
+    for (const StreamBoneTolerance& o : meta.bone_tolerances) {
+      std::printf("  bone %-22s %.4g mm at %s\n", bone_name(view, o.bone).c_str(), o.tolerance_m * 1000.f,
+                  o.shell_distance_m > 0.f ? (std::to_string(o.shell_distance_m * 100.f) + " cm").c_str() : "the inherited distance");
+    }
+  }
   const auto quoted = [](const std::string& name) { return name.empty() ? "(not stored)" : "'" + name + "'"; };
   std::printf("clip             %s from %s\n", quoted(meta.clip_name).c_str(), quoted(meta.source_name).c_str());
   std::printf("thresholds       translation %s, rotation %s, scale %s\n",
@@ -204,8 +221,8 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_blocks) {
               sizes.keys_by_kind[0], sizes.keys_by_kind[1], sizes.keys_by_kind[2], keys_per_second(view));
   std::printf("key stream       %u keys from %u streamed tracks (more than %u keys)\n", view.stream_key_count(),
               view.streamed_track_count(), kInitialKeysPerTrack);
-  std::printf("rotation widths ");
-  for (const auto& [bits, count] : rotation_widths(view)) std::printf(" %u bits: %d tracks;", bits, count);
+  std::printf("track codings   ");
+  for (const auto& [coding, count] : track_codings(view)) std::printf(" %s %d;", coding.c_str(), count);
   std::printf("\nsections\n");
   std::printf("  header+tables  %zu bytes\n", s.header_and_tables);
   std::printf("  initial keys   %zu bytes\n", s.initial_keys);
@@ -235,9 +252,9 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_blocks) {
   if (list_tracks) {
     for (size_t t = 0; t < view.tracks().size(); ++t) {
       const StreamTrack& track = view.tracks()[t];
-      std::printf("track %5zu %-28s %-11s %6u keys %3u bits per value", t, bone_name(view, track.bone).c_str(),
-                  kKindNames[static_cast<int>(track.kind)], track.key_count, track.value_bits);
-      if (track.kind == TrackKind::kRotation) std::printf(" (%u-bit components)", track.quantization.rotation_bits);
+      std::printf("track %5zu %-28s %-11s %-8s %6u keys", t, bone_name(view, track.bone).c_str(),
+                  kKindNames[static_cast<int>(track.kind)], kCodingNames[static_cast<int>(track.coding)], track.key_count);
+      if (track.coding == TrackCoding::kAnimated) std::printf(" step %.4g", track.quantization.step);
       std::printf("\n");
     }
   }

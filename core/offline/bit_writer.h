@@ -1,10 +1,14 @@
 #pragma once
 // Writes little-endian bit fields (least significant bit first), the
-// counterpart of core/runtime/bit_reader.h.
+// counterpart of core/runtime/bit_reader.h, and the Rice codes of
+// core/runtime/key_coding.h.
 
+#include <bit>
 #include <cassert>
 #include <cstdint>
 #include <vector>
+
+#include "core/runtime/key_coding.h"
 
 namespace ks {
 
@@ -20,6 +24,23 @@ class BitWriter {
       ++m_size_bits;
     }
   }
+  /// Appends the Rice code of `value` with parameter `k` (key_coding.h).
+  void write_rice(uint32_t value, uint32_t k) {
+    const uint32_t quotient = value >> k;
+    if (quotient >= kRiceEscapeZeros) {
+      write(0, kRiceEscapeZeros);
+      write(value, kRiceEscapeBits);
+      return;
+    }
+    write(uint64_t{1} << quotient, quotient + 1);
+    write(value & ((uint64_t{1} << k) - 1u), k);
+  }
+  /// Appends `value` as a two's complement field of `bits` (1..32) bits.
+  void write_signed(int32_t value, uint32_t bits) {
+    write(static_cast<uint32_t>(value) & static_cast<uint32_t>((uint64_t{1} << bits) - 1u), bits);
+  }
+  void write_f32(float value) { write(std::bit_cast<uint32_t>(value), 32); }
+
   uint64_t size_bits() const { return m_size_bits; }
   const std::vector<uint8_t>& bytes() const { return m_bytes; }
 

@@ -16,6 +16,9 @@ Status MeasureSettings::validate() const {
   for (float d : virtual_vertex_distances_m) {
     if (!std::isfinite(d) || !(d > 0.f)) return Error{"virtual vertex distance must be a positive number of metres"};
   }
+  for (float d : bone_shell_distance_m) {
+    if (!std::isfinite(d) || !(d > 0.f)) return Error{"shell distance must be a positive number of metres"};
+  }
   return {};
 }
 
@@ -25,26 +28,14 @@ StreamSizes stream_sizes(const StreamView& stream) {
   sizes.compressed_bytes = stream.bytes().size();
   sizes.key_bytes = stream.initial_keys().size() + stream.key_stream().size();
   sizes.jump_frame_bytes = stream.jump_frame_bytes();
-  sizes.table_bytes = sizes.compressed_bytes - sizes.key_bytes - sizes.jump_frame_bytes;
+  sizes.table_bytes = stream.table_bytes();
+  sizes.metadata_bytes = sizes.compressed_bytes - sizes.table_bytes - sizes.key_bytes - sizes.jump_frame_bytes;
   for (const StreamTrack& track : stream.tracks()) {
     sizes.key_count += track.key_count;
     sizes.keys_by_kind[static_cast<int>(track.kind)] += track.key_count;
+    ++sizes.tracks_by_coding[static_cast<int>(track.coding)];
   }
   return sizes;
-}
-
-void object_space_errors(std::span<const Transform> source_model, std::span<const Transform> decoded_model,
-                         float distance_m, std::span<float> errors_m) {
-  assert(source_model.size() == decoded_model.size() && errors_m.size() >= source_model.size());
-  const float r = distance_m;
-  for (size_t b = 0; b < source_model.size(); ++b) {
-    float worst = 0.f;
-    for (const Vec3& offset : {Vec3{r, 0, 0}, Vec3{0, r, 0}, Vec3{0, 0, r}}) {
-      worst =
-          std::max(worst, length(transform_point(source_model[b], offset) - transform_point(decoded_model[b], offset)));
-    }
-    errors_m[b] = worst;
-  }
 }
 
 Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, const StreamView& stream,
@@ -63,6 +54,11 @@ Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, c
   }
   const size_t bone_count = skeleton.bone_count();
   const uint32_t frame_count = clip.frame_count;
+  const bool per_bone = !settings.bone_shell_distance_m.empty();
+  if (per_bone && settings.bone_shell_distance_m.size() != bone_count) {
+    return Error{"measure settings: " + std::to_string(settings.bone_shell_distance_m.size()) +
+                 " shell distances for " + std::to_string(bone_count) + " bones"};
+  }
   const size_t distance_count = settings.virtual_vertex_distances_m.size();
 
   ClipMeasurement m;
@@ -73,6 +69,10 @@ Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, c
   m.bone_object_error.assign(distance_count, std::vector<float>(bone_count, 0.f));
   m.frame_object_error.assign(distance_count, std::vector<float>(frame_count, 0.f));
   m.max_object_error.assign(distance_count, 0.f);
+  if (per_bone) {
+    m.bone_error_m.assign(bone_count, 0.f);
+    m.bone_worst_frame.assign(bone_count, 0);
+  }
   std::vector<std::vector<float>> all_object_errors(distance_count);
   for (auto& v : all_object_errors) v.reserve(size_t{frame_count} * bone_count);
 
@@ -108,6 +108,15 @@ Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, c
     for (size_t b = 0; b < bone_count; ++b) {
       m.max_joint_position_error = std::max(
           m.max_joint_position_error, length(source_model[b].translation - decoded_model[b].translation));
+    }
+    if (per_bone) {
+      object_space_errors(source_model, decoded_model, settings.bone_shell_distance_m, pose_object_errors);
+      for (size_t b = 0; b < bone_count; ++b) {
+        if (pose_object_errors[b] > m.bone_error_m[b]) {
+          m.bone_error_m[b] = pose_object_errors[b];
+          m.bone_worst_frame[b] = f;
+        }
+      }
     }
     for (size_t d = 0; d < distance_count; ++d) {
       object_space_errors(source_model, decoded_model, m.distances_m[d], pose_object_errors);

@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "core/offline/object_space_error.h"
 #include "core/offline/raw_clip.h"
 #include "core/offline/skeleton.h"
 #include "core/runtime/result.h"
@@ -20,8 +21,12 @@ struct MeasureSettings {
   /// Distances from each bone, metres, of the virtual vertices whose
   /// model-space error is the object-space error. Default 3 cm and 1 m.
   std::vector<float> virtual_vertex_distances_m = {0.03f, 1.f};
+  /// When not empty, one per bone: the shell distance of each bone's own
+  /// tolerance, at which bone_error_m is measured (what the fit promises).
+  std::vector<float> bone_shell_distance_m;
 
   /// Refuses an empty list or a distance that is not a positive number.
+  /// (fit_clip's tolerances: bone_tolerances_of in fit.h.)
   Status validate() const;
 };
 
@@ -36,11 +41,15 @@ struct TrackError {
 struct StreamSizes {
   size_t raw_bytes = 0;         // float32 T/R/S of every bone at every frame (10 floats)
   size_t compressed_bytes = 0;  // the whole stream
-  size_t table_bytes = 0;       // header, bone and track tables
+  size_t table_bytes = 0;       // header, parents and track records (constants included)
   size_t key_bytes = 0;         // initial keys and key stream
   size_t jump_frame_bytes = 0;  // jump index and states
+  size_t metadata_bytes = 0;    // names and tolerances (an engine may strip them)
   size_t key_count = 0;
   size_t keys_by_kind[3] = {0, 0, 0};  // translation, rotation, scale
+  size_t tracks_by_coding[3] = {0, 0, 0};  // identity, constant, animated
+  /// The stream an engine needs: everything but the metadata.
+  size_t bytes_without_metadata() const { return compressed_bytes - metadata_bytes; }
   double ratio() const { return compressed_bytes ? double(raw_bytes) / double(compressed_bytes) : 0.0; }
   /// Bits of key data (initial keys and key stream) per key.
   double bits_per_key() const { return key_count ? 8.0 * double(key_bytes) / double(key_count) : 0.0; }
@@ -62,19 +71,15 @@ struct ClipMeasurement {
   std::vector<float> max_object_error;
   /// Per distance: 99th percentile over all bone-frames, metres.
   std::vector<float> p99_object_error;
+  /// With MeasureSettings::bone_shell_distance_m: per bone, the largest
+  /// object-space error at its own shell distance, and the frame of it.
+  std::vector<float> bone_error_m;
+  std::vector<uint32_t> bone_worst_frame;
   /// Largest distance between source and decoded model-space joint positions, metres.
   float max_joint_position_error = 0.f;
 
   StreamSizes sizes;
 };
-
-/// Per bone, the object-space error of one pose: the largest distance between
-/// the source and decoded positions of the three virtual vertices
-/// `distance_m` along the bone's axes. Both poses are model space, so
-/// parents' errors are already in their children. measure() takes its
-/// per-frame figures from it, and the studio its colours.
-void object_space_errors(std::span<const Transform> source_model, std::span<const Transform> decoded_model,
-                         float distance_m, std::span<float> errors_m);
 
 /// Decodes `stream` at every frame of `clip` and measures it against `clip`.
 /// Refuses a stream whose bones, frames or rate do not match the clip.

@@ -1,6 +1,7 @@
 #include "core/offline/pack.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -8,6 +9,7 @@
 #include <zstd.h>
 
 #include "core/offline/bit_writer.h"
+#include "core/offline/key_cost.h"
 #include "core/runtime/bit_reader.h"
 #include "core/runtime/checksum.h"
 #include "core/runtime/stream_format.h"
@@ -33,23 +35,28 @@ void put_f32(std::vector<uint8_t>& out, float v) {
 }
 void set_u32(std::vector<uint8_t>& out, uint32_t offset, uint32_t v) { std::memcpy(out.data() + offset, &v, 4); }
 
-void write_value(BitWriter& writer, const FittedTrack& track, uint64_t code) {
-  if (track.kind == TrackKind::kRotation) {
-    writer.write(code, rotation_code_bits(track.quantization.rotation_bits));
-    return;
-  }
-  for (int c = 0; c < 3; ++c) {
-    const uint32_t bits = vec3_component_bits(track.quantization, c);
-    if (bits > 0) writer.write((code >> (16 * c)) & 0xFFFFu, bits);
-  }
-}
-
 // A key of the key stream: track `track`'s key `index`, needed at `need`.
 struct StreamKey {
   uint32_t need;
   uint32_t track;
   uint32_t index;
 };
+
+void write_absolute(BitWriter& writer, const FittedTrack& track, const KeyCoding& coding, const FittedKey& key) {
+  for (int c = 0; c < 4; ++c) {
+    if (track.quantization.coded(c)) writer.write_signed(key.codes[c], coding.absolute_bits);
+  }
+}
+
+// Key k (k >= 1) as differences from key k-1 (key_coding.h).
+void write_differences(BitWriter& writer, const FittedTrack& track, const KeyCoding& coding, size_t k) {
+  const FittedKey& key = track.keys[k];
+  const FittedKey& before = track.keys[k - 1];
+  writer.write_rice(key.frame - before.frame - coding.frame_delta_min, coding.frame_rice);
+  for (int c = 0; c < 4; ++c) {
+    if (track.quantization.coded(c)) writer.write_rice(zigzag(key.codes[c] - before.codes[c]), coding.value_rice[c]);
+  }
+}
 
 Status check_clip(const FittedClip& clip) {
   const std::string name = "fitted clip \"" + clip.name + "\": ";
@@ -68,9 +75,19 @@ Status check_clip(const FittedClip& clip) {
     const std::string where = name + "track " + std::to_string(t);
     if (track.kind != static_cast<TrackKind>(t % 3)) return Error{where + " is of the wrong kind"};
     const std::vector<FittedKey>& keys = track.keys;
-    if (keys.empty() || keys.size() > 2 * size_t{clip.frame_count}) return Error{where + " has no keys or too many"};
+    if (track.coding != TrackCoding::kAnimated) {
+      if (keys.size() != 1) return Error{where + " is constant but has " + std::to_string(keys.size()) + " keys"};
+      for (int c = 0; c < component_count(track.kind); ++c) {
+        if (!std::isfinite(keys[0].decoded.value[c])) return Error{where + " has a constant that is not finite"};
+      }
+      if (track.coding == TrackCoding::kIdentity && !is_identity_value(track.kind, keys[0].decoded.value)) {
+        return Error{where + " is marked identity but holds another value"};
+      }
+      continue;
+    }
+    if (keys.size() < 2 || keys.size() > 2 * size_t{clip.frame_count}) return Error{where + " has too few or too many keys"};
     if (keys[0].frame != 0) return Error{where + " does not start at frame 0"};
-    if (keys.size() > 1 && keys.back().frame != last) return Error{where + " does not end at the last frame"};
+    if (keys.back().frame != last) return Error{where + " does not end at the last frame"};
     for (size_t k = 1; k < keys.size(); ++k) {
       if (keys[k].frame < keys[k - 1].frame || keys[k].frame > last) {
         return Error{where + " key " + std::to_string(k) + " is out of order"};
@@ -79,21 +96,18 @@ Status check_clip(const FittedClip& clip) {
         return Error{where + " has three keys at frame " + std::to_string(keys[k].frame)};
       }
     }
-    if (track.kind == TrackKind::kRotation) {
-      const uint32_t bits = track.quantization.rotation_bits;
-      if (bits < kMinRotationBits || bits > kMaxRotationBits) return Error{where + " has an invalid rotation bit width"};
-      for (const FittedKey& key : keys) {
-        if ((key.code >> rotation_code_bits(bits)) != 0) return Error{where + " has a code wider than its bit width"};
-      }
-    } else {
-      for (int c = 0; c < 3; ++c) {
-        const float lo = track.quantization.range_min[c], extent = track.quantization.range_extent[c];
-        if (!std::isfinite(lo) || !std::isfinite(extent) || extent < 0.f || !std::isfinite(lo + extent)) {
-          return Error{where + " has an invalid range"};
+    const TrackQuantization& q = track.quantization;
+    const uint8_t expected_mask =
+        track.kind == TrackKind::kRotation ? (q.rotation == RotationCoding::kFull ? 0b1111 : 0b0111) : q.coded_mask;
+    if (q.coded_mask != expected_mask || q.coded_mask == 0 || q.coded_mask > 0b1111) {
+      return Error{where + " codes the wrong components"};
+    }
+    if (!std::isfinite(q.step) || !(q.step > 0.f)) return Error{where + " has an invalid step"};
+    for (const FittedKey& key : keys) {
+      for (int c = 0; c < 4; ++c) {
+        if (key.codes[c] > kMaxCodeMagnitude || key.codes[c] < -kMaxCodeMagnitude) {
+          return Error{where + " has a code out of range"};
         }
-      }
-      for (const FittedKey& key : keys) {
-        if ((key.code >> 48) != 0) return Error{where + " has a code wider than 48 bits"};
       }
     }
   }
@@ -128,7 +142,7 @@ void put_string(std::vector<uint8_t>& out, const std::string& text) {
   out.insert(out.end(), text.begin(), text.end());
 }
 
-// Metadata (stream_format.h): names and the thresholds the fit aimed at.
+// Metadata (stream_format.h): names and the tolerance the fit promised.
 Status put_metadata(std::vector<uint8_t>& out, const FittedClip& clip, const PackSettings& settings) {
   if (!clip.bone_names.empty() && clip.bone_names.size() != clip.parents.size()) {
     return Error{"has " + std::to_string(clip.bone_names.size()) + " bone names for " +
@@ -144,14 +158,68 @@ Status put_metadata(std::vector<uint8_t>& out, const FittedClip& clip, const Pac
   for (size_t b = 0; b < clip.bone_names.size(); ++b) {
     if (Status s = check(clip.bone_names[b], "the name of bone " + std::to_string(b)); !s) return s;
   }
+  const FitSettings& fit = clip.settings;
+  struct Override {
+    uint16_t bone;
+    float tolerance_m, shell_distance_m;
+  };
+  std::vector<Override> overrides;
+  for (const BoneTolerance& o : fit.bone_tolerances) {
+    const auto at = std::find(clip.bone_names.begin(), clip.bone_names.end(), o.bone);
+    if (at == clip.bone_names.end()) return Error{"has a tolerance for \"" + o.bone + "\", which is not one of its bones"};
+    overrides.push_back({static_cast<uint16_t>(at - clip.bone_names.begin()), o.tolerance_m, o.shell_distance_m});
+  }
   put_u32(out, static_cast<uint32_t>(clip.bone_names.size()));
-  put_f32(out, clip.settings.translation_error_m);
-  put_f32(out, clip.settings.rotation_error_deg);
-  put_f32(out, clip.settings.scale_error);
+  out.push_back(fit.error_mode == ErrorMode::kLocal ? 1 : 0);
+  put_f32(out, fit.tolerance_m);
+  put_f32(out, fit.shell_distance_m);
+  put_f32(out, fit.translation_error_m);
+  put_f32(out, fit.rotation_error_deg);
+  put_f32(out, fit.scale_error);
+  put_u32(out, static_cast<uint32_t>(overrides.size()));
   put_string(out, clip.name);
   put_string(out, settings.source_name);
   for (const std::string& name : clip.bone_names) put_string(out, name);
+  for (const Override& o : overrides) {
+    put_u16(out, o.bone);
+    put_f32(out, o.tolerance_m);
+    put_f32(out, o.shell_distance_m);
+  }
   return {};
+}
+
+// The tables section: parents, then a record per track (stream_format.h).
+void put_tables(BitWriter& tables, const FittedClip& clip, const std::vector<KeyCoding>& codings) {
+  const uint32_t parent_bits = bits_for(clip.parents.size());
+  for (int32_t parent : clip.parents) tables.write(static_cast<uint32_t>(parent + 1), parent_bits);
+  for (size_t t = 0; t < clip.tracks.size(); ++t) {
+    const FittedTrack& track = clip.tracks[t];
+    tables.write(static_cast<uint32_t>(track.coding), 2);
+    if (track.coding == TrackCoding::kIdentity) continue;
+    if (track.coding == TrackCoding::kConstant) {
+      for (int c = 0; c < component_count(track.kind); ++c) tables.write_f32(track.keys[0].decoded.value[c]);
+      continue;
+    }
+    const TrackQuantization& q = track.quantization;
+    tables.write(track.keys.size(), kKeyCountBits);
+    if (track.kind == TrackKind::kRotation) {
+      tables.write(static_cast<uint32_t>(q.rotation), 1);
+      if (q.rotation == RotationCoding::kRelative) tables.write(q.reference_code, kReferenceCodeBits);
+    } else {
+      tables.write(q.coded_mask, 3);
+      for (int c = 0; c < 3; ++c) {
+        if (!q.coded(c)) tables.write_f32(q.constant[c]);
+      }
+    }
+    tables.write_f32(q.step);
+    const KeyCoding& coding = codings[t];
+    tables.write(coding.absolute_bits, kAbsoluteWidthBits);
+    for (int c = 0; c < 4; ++c) {
+      if (q.coded(c)) tables.write(coding.value_rice[c], kRiceParameterBits);
+    }
+    tables.write(coding.frame_rice, kRiceParameterBits);
+    tables.write(coding.frame_delta_min, 1);
+  }
 }
 
 }  // namespace
@@ -175,67 +243,57 @@ uint32_t jump_interval_frames(float jump_interval_s, float sample_rate_hz) {
 Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& settings) {
   if (Status s = settings.validate(); !s) return Error{"pack settings: " + s.error()};
   if (Status s = check_clip(clip); !s) return Error{s.error()};
+  const std::string name = "fitted clip \"" + clip.name + "\": ";
   const uint32_t track_count = static_cast<uint32_t>(clip.tracks.size());
-  const uint32_t bone_count = static_cast<uint32_t>(clip.parents.size());
   const uint32_t last = clip.frame_count - 1;
+  std::vector<KeyCoding> codings(track_count);
+  uint32_t max_key_count = 0;
+  for (uint32_t t = 0; t < track_count; ++t) {
+    const FittedTrack& track = clip.tracks[t];
+    if (track.coding != TrackCoding::kAnimated) continue;
+    codings[t] = choose_key_coding(track);
+    max_key_count = std::max<uint32_t>(max_key_count, static_cast<uint32_t>(track.keys.size()));
+  }
 
   std::vector<uint8_t> out(kHeaderSize, 0);
-  // Bone table.
-  const uint32_t bone_table_offset = static_cast<uint32_t>(out.size());
-  for (int32_t parent : clip.parents) put_u16(out, parent < 0 ? kNoParent : static_cast<uint16_t>(parent));
-  while (out.size() % 4 != 0) out.push_back(0);
-  // Track table.
-  const uint32_t track_table_offset = static_cast<uint32_t>(out.size());
-  uint32_t max_key_count = 0;
-  uint64_t total_keys = 0;
-  for (const FittedTrack& track : clip.tracks) {
-    put_u32(out, static_cast<uint32_t>(track.keys.size()));
-    out.push_back(static_cast<uint8_t>(track.kind));
-    out.push_back(track.kind == TrackKind::kRotation ? static_cast<uint8_t>(track.quantization.rotation_bits) : 0);
-    put_u16(out, static_cast<uint16_t>(track.bone));
-    if (track.kind != TrackKind::kRotation) {
-      for (float v : track.quantization.range_min) put_f32(out, v);
-      for (float v : track.quantization.range_extent) put_f32(out, v);
-    }
-    max_key_count = std::max<uint32_t>(max_key_count, static_cast<uint32_t>(track.keys.size()));
-    total_keys += track.keys.size();
-  }
+  BitWriter tables;
+  put_tables(tables, clip, codings);
+  out.insert(out.end(), tables.bytes().begin(), tables.bytes().end());
+
   // Initial keys: those needed at frame 0.
   const uint32_t initial_keys_offset = static_cast<uint32_t>(out.size());
   BitWriter initial;
-  for (const FittedTrack& track : clip.tracks) {
+  for (uint32_t t = 0; t < track_count; ++t) {
+    const FittedTrack& track = clip.tracks[t];
+    if (track.coding != TrackCoding::kAnimated) continue;
+    write_absolute(initial, track, codings[t], track.keys[0]);
     const size_t count = std::min<size_t>(track.keys.size(), kInitialKeysPerTrack);
-    for (size_t k = 0; k < count; ++k) {
-      if (k > 0) initial.write(track.keys[k].frame, kFrameBits);
-      write_value(initial, track, track.keys[k].code);
-    }
+    for (size_t k = 1; k < count; ++k) write_differences(initial, track, codings[t], k);
   }
   out.insert(out.end(), initial.bytes().begin(), initial.bytes().end());
 
   // Key stream, sorted by need frame, then track (then key, for two keys of
-  // one track needed at once beside a discontinuity).
+  // one track needed at once beside a discontinuity): the order the
+  // decoder's NeedQueue reads them in.
   std::vector<StreamKey> order;
   for (uint32_t t = 0; t < track_count; ++t) {
-    const std::vector<FittedKey>& keys = clip.tracks[t].keys;
-    for (uint32_t k = kInitialKeysPerTrack; k < keys.size(); ++k) order.push_back({keys[k - 2].frame, t, k});
+    const FittedTrack& track = clip.tracks[t];
+    if (track.coding != TrackCoding::kAnimated) continue;
+    for (uint32_t k = kInitialKeysPerTrack; k < track.keys.size(); ++k) order.push_back({track.keys[k - 2].frame, t, k});
   }
   std::sort(order.begin(), order.end(), [](const StreamKey& a, const StreamKey& b) {
     return a.need != b.need ? a.need < b.need : (a.track != b.track ? a.track < b.track : a.index < b.index);
   });
-  const uint32_t track_id_bits = bits_for(track_count - 1);
   const uint32_t key_stream_offset = static_cast<uint32_t>(out.size());
   BitWriter stream;
   std::vector<uint64_t> key_offsets;  // bit offset of each stream key, and the end
   key_offsets.reserve(order.size() + 1);
   for (const StreamKey& key : order) {
     key_offsets.push_back(stream.size_bits());
-    const FittedTrack& track = clip.tracks[key.track];
-    stream.write(key.track, track_id_bits);
-    stream.write(track.keys[key.index].frame, kFrameBits);
-    write_value(stream, track, track.keys[key.index].code);
+    write_differences(stream, clip.tracks[key.track], codings[key.track], key.index);
   }
   key_offsets.push_back(stream.size_bits());
-  if (stream.size_bits() > 0xFFFFFFFFull) return Error{"fitted clip \"" + clip.name + "\": key stream exceeds 2^32 bits"};
+  if (stream.size_bits() > 0xFFFFFFFFull) return Error{name + "key stream exceeds 2^32 bits"};
 
   // Jump frames: the windows after every key needed at or before the frame.
   const uint32_t interval = jump_interval_frames(settings.jump_interval_s, clip.sample_rate_hz);
@@ -258,25 +316,30 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
     put_u32(jump_index, static_cast<uint32_t>(states.size_bits()));
     for (uint32_t t = 0; t < track_count; ++t) {
       const FittedTrack& track = clip.tracks[t];
-      if (track.keys.size() <= kInitialKeysPerTrack) continue;
+      if (track.coding != TrackCoding::kAnimated || track.keys.size() <= kInitialKeysPerTrack) continue;
       const uint32_t read = keys_read[t];
       states.write(read, key_index_bits);
-      for (uint32_t k = read >= kWindowSize ? read - kWindowSize : 0; k < read; ++k) {
+      const uint32_t first = read >= kWindowSize ? read - kWindowSize : 0;
+      for (uint32_t k = first; k < read; ++k) {
         const FittedKey& key = track.keys[k];
-        states.write(key.frame, kFrameBits);
-        write_value(states, track, key.code);
+        if (k == first) {
+          states.write(key.frame, kFrameBits);
+          write_absolute(states, track, codings[t], key);
+        } else {
+          write_differences(states, track, codings[t], k);
+        }
         if (track.kind == TrackKind::kRotation) {
-          const CurveKey raw = decode_rotation(key.code, track.quantization.rotation_bits, key.frame);
+          const CurveKey raw = decode_key(track.kind, track.quantization, key.codes, key.frame);
           states.write(std::memcmp(raw.value, key.decoded.value, sizeof raw.value) == 0 ? 0 : 1, 1);
         }
       }
     }
   }
   block_bits.push_back(stream.size_bits());
-  if (states.size_bits() > 0xFFFFFFFFull) return Error{"fitted clip \"" + clip.name + "\": jump states exceed 2^32 bits"};
+  if (states.size_bits() > 0xFFFFFFFFull) return Error{name + "jump states exceed 2^32 bits"};
   if (settings.zstd) {
     Result<std::vector<uint8_t>> blocks = compress_key_stream(stream.bytes(), block_bits, settings.zstd_level);
-    if (!blocks) return Error{"fitted clip \"" + clip.name + "\": " + blocks.error()};
+    if (!blocks) return Error{name + blocks.error()};
     out.insert(out.end(), blocks.value().begin(), blocks.value().end());
   } else {
     out.insert(out.end(), stream.bytes().begin(), stream.bytes().end());
@@ -286,33 +349,27 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
   const uint32_t jump_states_offset = static_cast<uint32_t>(out.size());
   out.insert(out.end(), states.bytes().begin(), states.bytes().end());
   const uint32_t metadata_offset = static_cast<uint32_t>(out.size());
-  if (Status s = put_metadata(out, clip, settings); !s) return Error{"fitted clip \"" + clip.name + "\": " + s.error()};
-  if (out.size() > 0xFFFFFFFFull) return Error{"fitted clip \"" + clip.name + "\": stream exceeds 4 GiB"};
+  if (Status s = put_metadata(out, clip, settings); !s) return Error{name + s.error()};
+  if (out.size() > 0xFFFFFFFFull) return Error{name + "stream exceeds 4 GiB"};
 
   using namespace header_offset;
   set_u32(out, kMagic, kStreamMagic);
   const uint16_t version = kStreamVersion;
   std::memcpy(out.data() + kVersion, &version, 2);
-  const uint16_t flags = (clip.settings.quantization.range_mode == RangeMode::kFixed ? kFlagFixedRange : 0) |
-                         (settings.zstd ? kFlagZstdKeyStream : 0);
+  const uint16_t flags = settings.zstd ? kFlagZstdKeyStream : 0;
   std::memcpy(out.data() + kFlags, &flags, 2);
   std::memcpy(out.data() + kSampleRate, &clip.sample_rate_hz, 4);
   set_u32(out, kFrameCount, clip.frame_count);
-  set_u32(out, kBoneCount, bone_count);
-  set_u32(out, kTrackCount, track_count);
+  set_u32(out, kBoneCount, static_cast<uint32_t>(clip.parents.size()));
   set_u32(out, kJumpIntervalFrames, interval);
-  set_u32(out, kJumpFrameCount, jump_count);
-  set_u32(out, kTotalKeyCount, static_cast<uint32_t>(total_keys));
-  set_u32(out, kStreamKeyCount, static_cast<uint32_t>(order.size()));
-  set_u32(out, kBoneTableOffset, bone_table_offset);
-  set_u32(out, kTrackTableOffset, track_table_offset);
   set_u32(out, kInitialKeysOffset, initial_keys_offset);
   set_u32(out, kKeyStreamOffset, key_stream_offset);
   set_u32(out, kJumpIndexOffset, jump_index_offset);
   set_u32(out, kJumpStatesOffset, jump_states_offset);
+  set_u32(out, kMetadataOffset, metadata_offset);
   set_u32(out, kTotalSize, static_cast<uint32_t>(out.size()));
   set_u32(out, kKeyStreamBits, static_cast<uint32_t>(stream.size_bits()));
-  set_u32(out, kMetadataOffset, metadata_offset);
+  set_u32(out, kStreamKeyCount, static_cast<uint32_t>(order.size()));
   set_u32(out, kChecksum, crc32(out));
   return out;
 }

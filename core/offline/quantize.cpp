@@ -2,77 +2,80 @@
 
 #include <algorithm>
 #include <cmath>
-#include <string>
+
+#include <limits>
+
+#include "core/runtime/transform.h"
 
 namespace ks {
 
-Status QuantizationSettings::validate() const {
-  if (rotation_bits < kMinRotationBits || rotation_bits > kMaxRotationBits) {
-    return Error{"rotation bit width " + std::to_string(rotation_bits) + " is outside " +
-                 std::to_string(kMinRotationBits) + ".." + std::to_string(kMaxRotationBits)};
-  }
-  if (range_mode != RangeMode::kPerTrack && range_mode != RangeMode::kFixed) {
-    return Error{"range mode is neither per-track nor fixed"};
-  }
-  return {};
+namespace {
+
+constexpr float kDegreesPerRadian = 57.29577951308232f;
+// A relative rotation coding needs w (rebuilt from unit length) away from 0:
+// its error grows as 1/w. Below this, the track takes the full coding.
+constexpr float kMinRelativeW = 0.25f;
+
+int32_t clamp_code(double code) {
+  return static_cast<int32_t>(std::clamp(code, -double{kMaxCodeMagnitude}, double{kMaxCodeMagnitude}));
 }
 
-TrackQuantization vec3_quantization(std::span<const Vec3> samples, RangeMode mode) {
-  TrackQuantization q;
-  if (mode == RangeMode::kFixed || samples.empty()) {
-    for (int c = 0; c < 3; ++c) {
-      q.range_min[c] = kFixedRangeMin;
-      q.range_extent[c] = kFixedRangeExtent;
-    }
-    return q;
-  }
-  float lo[3] = {samples[0].x, samples[0].y, samples[0].z};
-  float hi[3] = {lo[0], lo[1], lo[2]};
-  for (const Vec3& v : samples) {
-    const float value[3] = {v.x, v.y, v.z};
-    for (int c = 0; c < 3; ++c) {
-      lo[c] = std::min(lo[c], value[c]);
-      hi[c] = std::max(hi[c], value[c]);
-    }
-  }
-  for (int c = 0; c < 3; ++c) {
-    q.range_min[c] = lo[c];
-    // The extent is rounded up until min + extent reaches max in float, so the
-    // top code decodes to (at least) the largest sample.
-    float extent = hi[c] - lo[c];
-    while (extent > 0.f && lo[c] + extent < hi[c]) extent = std::nextafter(extent, INFINITY);
-    q.range_extent[c] = extent;
-  }
-  return q;
+float squared_length(const float* q) { return q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]; }
+
+// How close a decoded (not quite unit) quaternion is to the unit `target`:
+// cos^2 of half the angle between them; larger is nearer.
+float closeness(const float* decoded, const float* target) {
+  const float d = decoded[0] * target[0] + decoded[1] * target[1] + decoded[2] * target[2] + decoded[3] * target[3];
+  const float length_squared = squared_length(decoded);
+  return length_squared > 0.f ? d * d / length_squared : 0.f;
 }
 
-void quantize_vec3(const TrackQuantization& q, Vec3 v, uint32_t codes[3]) {
-  const float value[3] = {v.x, v.y, v.z};
-  for (int c = 0; c < 3; ++c) {
-    if (!(q.range_extent[c] > 0.f)) {
-      codes[c] = 0;
-      continue;
-    }
-    const double normalized = (double{value[c]} - q.range_min[c]) / q.range_extent[c];
-    const double code = std::nearbyint(std::clamp(normalized, 0.0, 1.0) * 65535.0);
-    codes[c] = static_cast<uint32_t>(code);
-    // Rounding in double can disagree with the float decode by one step: take
-    // the neighbour code when it decodes nearer.
-    float best = std::fabs(dequantize_vec3_component(q, c, codes[c]) - value[c]);
-    for (int delta : {-1, 1}) {
-      const int64_t candidate = int64_t{codes[c]} + delta;
-      if (candidate < 0 || candidate > 65535) continue;
-      const float error = std::fabs(dequantize_vec3_component(q, c, static_cast<uint32_t>(candidate)) - value[c]);
-      if (error < best) {
-        best = error;
-        codes[c] = static_cast<uint32_t>(candidate);
-      }
+float max_abs_coded(std::span<const Sample> samples, const TrackQuantization& q) {
+  float largest = 0.f;
+  for (const Sample& s : samples) {
+    for (int c = 0; c < 4; ++c) {
+      if (q.coded(c)) largest = std::max(largest, std::fabs(s[c]));
     }
   }
+  return largest;
 }
 
-uint64_t quantize_rotation(Quat q, uint32_t bits) {
-  float v[4] = {q.x, q.y, q.z, q.w};
+// The largest error of a key placed on any sample.
+float key_floor(TrackKind kind, const TrackQuantization& q, std::span<const Sample> samples) {
+  float worst = 0.f;
+  int32_t codes[4];
+  for (const Sample& s : samples) {
+    quantize_key(kind, q, s.data(), codes);
+    const CurveKey key = decode_key(kind, q, codes, 0);
+    float value[4] = {key.value[0], key.value[1], key.value[2], key.value[3]};
+    if (kind == TrackKind::kRotation) normalize_rotation(value);
+    worst = std::max(worst, track_error(kind, s.data(), value));
+  }
+  return worst;
+}
+
+}  // namespace
+
+float track_error(TrackKind kind, const float* source, const float* decoded) {
+  switch (kind) {
+    case TrackKind::kTranslation: {
+      const float dx = source[0] - decoded[0], dy = source[1] - decoded[1], dz = source[2] - decoded[2];
+      return std::sqrt(dx * dx + dy * dy + dz * dz);
+    }
+    case TrackKind::kRotation: {
+      float q[4] = {decoded[0], decoded[1], decoded[2], decoded[3]};
+      normalize_rotation(q);
+      return angle_between_deg(Quat{source[0], source[1], source[2], source[3]}, Quat{q[0], q[1], q[2], q[3]});
+    }
+    case TrackKind::kScale:
+      return std::max({std::fabs(source[0] - decoded[0]), std::fabs(source[1] - decoded[1]),
+                       std::fabs(source[2] - decoded[2])});
+  }
+  return 0.f;
+}
+
+uint64_t quantize_smallest_three(const float* q, uint32_t bits) {
+  float v[4] = {q[0], q[1], q[2], q[3]};
   uint32_t largest = 0;
   for (uint32_t c = 1; c < 4; ++c) {
     if (std::fabs(v[c]) > std::fabs(v[largest])) largest = c;
@@ -86,46 +89,144 @@ uint64_t quantize_rotation(Quat q, uint32_t bits) {
   for (uint32_t c = 0; c < 4; ++c) {
     if (c == largest) continue;
     const double normalized = (double{v[c]} + kSmallestThreeBound) / (2.0 * kSmallestThreeBound);
-    const double scaled = std::clamp(normalized, 0.0, 1.0) * mask;
-    low[other++] = std::min(static_cast<uint32_t>(std::floor(scaled)), mask);
+    low[other++] = std::min(static_cast<uint32_t>(std::floor(std::clamp(normalized, 0.0, 1.0) * mask)), mask);
   }
-  // Try every floor/ceiling combination and keep the nearest decoded rotation.
-  uint64_t best_code = 0;
-  float best_angle = INFINITY;
-  const Quat target{v[0], v[1], v[2], v[3]};
+  uint64_t best_code = largest;
+  float best = -1.f;
   for (uint32_t combo = 0; combo < 8; ++combo) {
     uint64_t code = largest;
     bool valid = true;
-    for (int i = 0; i < 3; ++i) {
+    for (uint32_t i = 0; i < 3; ++i) {
       const uint32_t component = low[i] + ((combo >> i) & 1u);
-      if (component > mask) valid = false;
+      valid = valid && component <= mask;
       code |= uint64_t{component} << (2 + i * bits);
     }
     if (!valid) continue;
     float decoded[4];
-    dequantize_rotation(code, bits, decoded);
-    const float angle = angle_between_deg(target, Quat{decoded[0], decoded[1], decoded[2], decoded[3]});
-    if (angle < best_angle) {
-      best_angle = angle;
+    dequantize_smallest_three(code, bits, decoded);
+    const float c = closeness(decoded, v);
+    if (c > best) {
+      best = c;
       best_code = code;
     }
   }
   return best_code;
 }
 
-CurveKey decode_vec3(const TrackQuantization& q, const uint32_t codes[3], uint16_t frame) {
+void quantize_key(TrackKind kind, const TrackQuantization& q, const float* value, int32_t codes[4]) {
+  for (int c = 0; c < 4; ++c) codes[c] = 0;
+  if (!(q.step > 0.f)) return;
+  if (kind != TrackKind::kRotation) {
+    for (int c = 0; c < 3; ++c) {
+      if (!q.coded(c)) continue;
+      codes[c] = clamp_code(std::nearbyint(double{value[c]} / q.step));
+      // Rounding in double can disagree with the float decode by one step.
+      float best = std::fabs(static_cast<float>(codes[c]) * q.step - value[c]);
+      for (int delta : {-1, 1}) {
+        const int32_t candidate = clamp_code(static_cast<double>(codes[c]) + delta);
+        const float error = std::fabs(static_cast<float>(candidate) * q.step - value[c]);
+        if (error < best) {
+          best = error;
+          codes[c] = candidate;
+        }
+      }
+    }
+    return;
+  }
+  if (q.rotation == RotationCoding::kFull) {
+    for (int c = 0; c < 4; ++c) codes[c] = clamp_code(std::nearbyint(double{value[c]} / q.step));
+    return;
+  }
+  // Relative to the reference: conj(R) * value, in the hemisphere w >= 0.
+  const float inverse[4] = {-q.reference[0], -q.reference[1], -q.reference[2], q.reference[3]};
+  float relative[4];
+  multiply_quaternions(inverse, value, relative);
+  if (relative[3] < 0.f) {
+    for (float& v : relative) v = -v;
+  }
+  int32_t low[3];
+  for (int c = 0; c < 3; ++c) low[c] = clamp_code(std::floor(double{relative[c]} / q.step));
+  float best = -1.f;
+  for (uint32_t combo = 0; combo < 8; ++combo) {
+    int32_t candidate[4] = {0, 0, 0, 0};
+    for (int c = 0; c < 3; ++c) candidate[c] = clamp_code(static_cast<double>(low[c]) + ((combo >> c) & 1u));
+    float decoded[4];
+    dequantize_key(kind, q, candidate, decoded);
+    const float c = closeness(decoded, value);
+    if (c > best) {
+      best = c;
+      std::copy(candidate, candidate + 4, codes);
+    }
+  }
+}
+
+CurveKey decode_key(TrackKind kind, const TrackQuantization& q, const int32_t codes[4], uint16_t frame) {
   CurveKey key{};
-  for (int c = 0; c < 3; ++c) key.value[c] = dequantize_vec3_component(q, c, codes[c]);
-  key.value[3] = 0.f;
-  key.frame = frame;
+  dequantize_key(kind, q, codes, key.value);
+  key.frame = static_cast<float>(frame);
   return key;
 }
 
-CurveKey decode_rotation(uint64_t code, uint32_t bits, uint16_t frame) {
-  CurveKey key{};
-  dequantize_rotation(code, bits, key.value);
-  key.frame = frame;
-  return key;
+ChosenQuantization choose_quantization(TrackKind kind, std::span<const Sample> samples, float key_error) {
+  ChosenQuantization chosen;
+  TrackQuantization& q = chosen.quantization;
+  if (samples.empty()) return chosen;
+  float first_step = 0.f;
+  if (kind != TrackKind::kRotation) {
+    for (int c = 0; c < 3; ++c) {
+      q.constant[c] = samples[0][c];
+      for (const Sample& s : samples) {
+        if (s[c] != samples[0][c]) q.coded_mask |= static_cast<uint8_t>(1u << c);
+      }
+    }
+    if (q.coded_mask == 0) return chosen;
+    // Each coded component is off by at most step / 2: the distance (or the
+    // largest component difference) by sqrt(n) * step / 2 (step / 2).
+    const float spread = kind == TrackKind::kTranslation ? std::sqrt(static_cast<float>(q.coded_count())) : 1.f;
+    first_step = 2.f * key_error / spread;
+  } else {
+    double sum[4] = {0, 0, 0, 0};
+    for (const Sample& s : samples) {
+      for (int c = 0; c < 4; ++c) sum[c] += s[c];
+    }
+    float mean[4] = {static_cast<float>(sum[0]), static_cast<float>(sum[1]), static_cast<float>(sum[2]),
+                     static_cast<float>(sum[3])};
+    normalize_rotation(mean);
+    q.reference_code = static_cast<uint32_t>(quantize_smallest_three(mean, kReferenceComponentBits));
+    dequantize_smallest_three(q.reference_code, kReferenceComponentBits, q.reference);
+    float min_w = 1.f;
+    for (const Sample& s : samples) {
+      const float d = s[0] * q.reference[0] + s[1] * q.reference[1] + s[2] * q.reference[2] + s[3] * q.reference[3];
+      min_w = std::min(min_w, std::fabs(d));
+    }
+    const float angle_rad = key_error / kDegreesPerRadian;
+    if (min_w >= kMinRelativeW) {
+      // The angle of a key is about twice the length of its quaternion's
+      // error, which is at most |code error| / w = (sqrt(3) step / 2) / w.
+      q.rotation = RotationCoding::kRelative;
+      q.coded_mask = 0b0111;
+      first_step = angle_rad * min_w / std::sqrt(3.f);
+    } else {
+      q.rotation = RotationCoding::kFull;
+      q.coded_mask = 0b1111;
+      q.reference_code = 0;
+      q.reference[0] = q.reference[1] = q.reference[2] = 0.f;
+      q.reference[3] = 1.f;
+      first_step = angle_rad / 2.f;
+    }
+  }
+  // The finest step whose codes of every sample stay within range.
+  const float min_step = std::max(max_abs_coded(samples, q) / static_cast<float>(kMaxCodeMagnitude) * 1.001f,
+                                  std::numeric_limits<float>::min());
+  q.step = std::max(first_step, min_step);
+  chosen.floor = key_floor(kind, q, samples);
+  // Float rounding and the w >= 0 fold can leave the floor a little above
+  // the estimate: shrink the step until it holds or reaches its finest.
+  for (int attempt = 0; attempt < 24 && chosen.floor > key_error && q.step > min_step; ++attempt) {
+    q.step = std::max(min_step, q.step * std::clamp(0.95f * key_error / chosen.floor, 0.25f, 0.9f));
+    chosen.floor = key_floor(kind, q, samples);
+  }
+  return chosen;
 }
 
 }  // namespace ks

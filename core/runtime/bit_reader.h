@@ -44,6 +44,30 @@ class BitReader {
     return low | (uint64_t{read(bits - 32)} << 32);
   }
 
+  /// The next `bits` (0..32) bits without moving past them; bits past the
+  /// end read as 0 and do not count as an overrun.
+  uint32_t peek(uint32_t bits) const {
+    if (bits == 0 || m_position >= m_size_bits) return 0;
+    const uint64_t byte_index = m_position >> 3;
+    const uint32_t shift = static_cast<uint32_t>(m_position & 7u);
+    uint64_t word = 0;
+    if (byte_index + 8 <= m_bytes.size()) {
+      std::memcpy(&word, m_bytes.data() + byte_index, 8);
+    } else {
+      for (uint64_t i = 0; byte_index + i < m_bytes.size(); ++i) word |= uint64_t{m_bytes[byte_index + i]} << (8 * i);
+    }
+    return static_cast<uint32_t>((word >> shift) & ((uint64_t{1} << bits) - 1u));
+  }
+  /// Moves past `bits` bits (an overrun when that passes the end).
+  void skip(uint64_t bits) {
+    if (m_position + bits > m_size_bits) {
+      m_overrun = true;
+      m_position = m_size_bits;
+      return;
+    }
+    m_position += bits;
+  }
+
   uint64_t position() const { return m_position; }
   void seek(uint64_t bit_position) { m_position = bit_position; }
   uint64_t size_bits() const { return m_size_bits; }

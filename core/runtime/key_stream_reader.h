@@ -51,12 +51,8 @@ class KeyStreamReader {
   uint32_t read(uint32_t bits) { return m_bits.read(bits); }
   uint64_t read64(uint32_t bits) { return m_bits.read64(bits); }
   /// The next `bits` bits without moving past them.
-  uint32_t peek(uint32_t bits) {
-    const uint64_t at = m_bits.position();
-    const uint32_t value = m_bits.read(bits);
-    m_bits.seek(at);
-    return value;
-  }
+  uint32_t peek(uint32_t bits) const { return m_bits.peek(bits); }
+  void skip(uint32_t bits) { m_bits.skip(bits); }
   /// Bit position in the plain (uncompressed) key stream.
   uint64_t position() const { return m_base_bit + m_bits.position(); }
   /// True when a read went past the held bytes.

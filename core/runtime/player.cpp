@@ -13,6 +13,14 @@ namespace {
 
 constexpr uint32_t kNoKeyDue = std::numeric_limits<uint32_t>::max();
 
+// The key of `track` with these codes at `frame`, before the hemisphere fix.
+inline CurveKey decode(const StreamTrack& track, const int32_t codes[4], uint32_t frame) {
+  CurveKey key;
+  dequantize_key(track.kind, track.quantization, codes, key.value);
+  key.frame = static_cast<float>(frame);
+  return key;
+}
+
 // Shifts `key` into the window as its newest key, after the hemisphere fix.
 inline void push_key(TrackWindow& window, TrackKind kind, CurveKey key) {
   if (kind == TrackKind::kRotation) align_hemisphere(window.keys[kWindowSize - 1], key);
@@ -27,42 +35,66 @@ inline void fill_window(TrackWindow& window, const CurveKey& first) {
   window.keys_read = 1;
 }
 
+// Key k of a track is needed when segment k-2 begins: at the frame of key
+// k-2, which sits third in the window while keys 0..k-1 have been read.
+inline uint32_t need_of_next_key(const TrackWindow& window) { return static_cast<uint32_t>(window.keys[2].frame); }
+
 bool same_key(const CurveKey& a, const CurveKey& b) { return std::memcmp(&a, &b, sizeof(CurveKey)) == 0; }
 
 }  // namespace
 
 Player::Player(const StreamView& stream)
-    : m_stream(&stream), m_active_array(stream.tracks().size()), m_reader(stream) {
-  for (size_t t = 0; t < m_active_array.size(); ++t) {
-    m_active_array[t].key_count = stream.tracks()[t].key_count;
+    : m_stream(&stream), m_constant_pose(stream.bone_count()), m_reader(stream) {
+  m_active_array.reserve(stream.animated_track_count());
+  for (uint32_t t = 0; t < stream.tracks().size(); ++t) {
+    const StreamTrack& track = stream.tracks()[t];
+    if (track.coding == TrackCoding::kAnimated) {
+      TrackWindow window;
+      window.track = t;
+      window.key_count = track.key_count;
+      m_active_array.push_back(window);
+      continue;
+    }
+    // Identity and constant tracks: their value, exactly as stored.
+    Transform& pose = m_constant_pose[track.bone];
+    const float* v = track.constant;
+    if (track.kind == TrackKind::kTranslation) pose.translation = {v[0], v[1], v[2]};
+    if (track.kind == TrackKind::kRotation) pose.rotation = {v[0], v[1], v[2], v[3]};
+    if (track.kind == TrackKind::kScale) pose.scale = {v[0], v[1], v[2]};
   }
+  m_queue.reserve(stream.streamed_track_count());
   m_restore_cost_keys = stream.streamed_track_count() * kWindowSize;
   restart();
+}
+
+size_t Player::memory_bytes() const {
+  return m_active_array.capacity() * sizeof(TrackWindow) + m_constant_pose.capacity() * sizeof(Transform) +
+         m_stream->streamed_track_count() * sizeof(uint64_t) + m_reader.memory_bytes();
 }
 
 void Player::restart() {
   const StreamView& s = *m_stream;
   BitReader initial(s.initial_keys());
-  for (size_t t = 0; t < m_active_array.size(); ++t) {
-    const StreamTrack& track = s.tracks()[t];
-    TrackWindow& window = m_active_array[t];
-    CurveKey key{};
-    key.frame = 0.f;
-    read_key_value(initial, track, key);
-    fill_window(window, key);
+  m_queue.clear();
+  for (uint32_t slot = 0; slot < m_active_array.size(); ++slot) {
+    TrackWindow& window = m_active_array[slot];
+    const StreamTrack& track = s.tracks()[window.track];
+    read_absolute_codes(initial, track, window.codes);
+    window.newest_frame = 0;
+    fill_window(window, decode(track, window.codes, 0));
     const uint32_t initial_count = track.key_count < kInitialKeysPerTrack ? track.key_count : kInitialKeysPerTrack;
     for (uint32_t k = 1; k < initial_count; ++k) {
-      key.frame = static_cast<float>(initial.read(kFrameBits));
-      read_key_value(initial, track, key);
-      push_key(window, track.kind, key);
+      read_key_differences(initial, track, window.newest_frame, window.codes);
+      push_key(window, track.kind, decode(track, window.codes, window.newest_frame));
     }
+    if (window.keys_read < window.key_count) m_queue.push(need_of_next_key(window), slot);
     m_counters.keys_read += initial_count;
     ++m_counters.window_updates;
   }
   start_block(0);
   m_cursor_key_index = 0;
   m_last_need = 0;
-  peek_next_need();
+  next_need();
 }
 
 void Player::restore(uint32_t jump_index) {
@@ -71,16 +103,21 @@ void Player::restore(uint32_t jump_index) {
   // Tracks of at most three keys never change after restart() at
   // construction; a jump frame saves only the streamed tracks.
   BitReader state(s.jump_states(), jump.state_bit_offset);
-  for (size_t t = 0; t < m_active_array.size(); ++t) {
-    const StreamTrack& track = s.tracks()[t];
-    if (track.key_count <= kInitialKeysPerTrack) continue;
-    TrackWindow& window = m_active_array[t];
+  m_queue.clear();
+  for (uint32_t slot = 0; slot < m_active_array.size(); ++slot) {
+    TrackWindow& window = m_active_array[slot];
+    if (window.key_count <= kInitialKeysPerTrack) continue;
+    const StreamTrack& track = s.tracks()[window.track];
     const uint32_t keys_read = state.read(s.key_index_bits());
     const uint32_t saved = keys_read < kWindowSize ? keys_read : kWindowSize;
-    CurveKey key{};
     for (uint32_t i = 0; i < saved; ++i) {
-      key.frame = static_cast<float>(state.read(kFrameBits));
-      read_key_value(state, track, key);
+      if (i == 0) {
+        window.newest_frame = state.read(kFrameBits);
+        read_absolute_codes(state, track, window.codes);
+      } else {
+        read_key_differences(state, track, window.newest_frame, window.codes);
+      }
+      CurveKey key = decode(track, window.codes, window.newest_frame);
       if (track.kind == TrackKind::kRotation && state.read(1) != 0) {
         for (float& v : key.value) v = -v;
       }
@@ -88,6 +125,7 @@ void Player::restore(uint32_t jump_index) {
     }
     for (uint32_t i = 0; i < kWindowSize - saved; ++i) window.keys[i] = window.keys[kWindowSize - saved];
     window.keys_read = keys_read;
+    if (keys_read < window.key_count) m_queue.push(need_of_next_key(window), slot);
     m_counters.keys_read += saved;
     ++m_counters.window_updates;
   }
@@ -96,7 +134,7 @@ void Player::restore(uint32_t jump_index) {
   m_cursor_key_index = jump.stream_key_index;
   m_last_need = jump.frame;
   ++m_counters.jump_frames_used;
-  peek_next_need();
+  next_need();
 }
 
 void Player::start_block(uint32_t block) {
@@ -106,9 +144,8 @@ void Player::start_block(uint32_t block) {
   m_counters.blocks_decompressed += m_reader.blocks_decompressed() - before;
 }
 
-void Player::peek_next_need() {
-  const StreamView& s = *m_stream;
-  if (m_cursor_key_index >= s.stream_key_count()) {
+void Player::next_need() {
+  if (m_queue.empty()) {
     m_next_need = kNoKeyDue;
     return;
   }
@@ -117,20 +154,17 @@ void Player::peek_next_need() {
     m_reader.enter_block_of(m_cursor_key_index);
     m_counters.blocks_decompressed += m_reader.blocks_decompressed() - before;
   }
-  m_next_track = m_reader.peek(s.track_id_bits());
-  // Key k of a track is needed when segment k-2 begins: at the frame of key
-  // k-2, which sits third in the window while keys 0..k-1 have been read.
-  m_next_need = static_cast<uint32_t>(m_active_array[m_next_track].keys[2].frame);
+  m_next_need = m_queue.top_need();
 }
 
 void Player::read_stream_key() {
-  const StreamView& s = *m_stream;
-  const uint32_t track_index = m_reader.read(s.track_id_bits());
-  const StreamTrack& track = s.tracks()[track_index];
-  CurveKey key{};
-  key.frame = static_cast<float>(m_reader.read(kFrameBits));
-  read_key_value(m_reader, track, key);
-  push_key(m_active_array[track_index], track.kind, key);
+  const uint32_t slot = m_queue.top_slot();
+  m_queue.pop();
+  TrackWindow& window = m_active_array[slot];
+  const StreamTrack& track = m_stream->tracks()[window.track];
+  read_key_differences(m_reader, track, window.newest_frame, window.codes);
+  push_key(window, track.kind, decode(track, window.codes, window.newest_frame));
+  if (window.keys_read < window.key_count) m_queue.push(need_of_next_key(window), slot);
   ++m_cursor_key_index;
   ++m_counters.keys_read;
   ++m_counters.window_updates;
@@ -140,7 +174,7 @@ void Player::advance_to(uint32_t frame) {
   while (m_next_need <= frame) {
     m_last_need = m_next_need;
     read_stream_key();
-    peek_next_need();
+    next_need();
   }
 }
 
@@ -207,27 +241,28 @@ void Player::sample_frame(float frame_time, std::span<Transform> local_pose) {
 void Player::evaluate(float frame_time, std::span<Transform> local_pose) const {
   assert(local_pose.size() >= m_stream->bone_count());
   const size_t bone_count = local_pose.size() < m_stream->bone_count() ? local_pose.size() : m_stream->bone_count();
-  for (size_t bone = 0; bone < bone_count; ++bone) {
-    Transform& out = local_pose[bone];
-    for (uint32_t kind = 0; kind < 3; ++kind) {
-      const TrackWindow& w = m_active_array[bone * 3 + kind];
-      float value[4];
-      // With the last key read, the window also covers the final segment.
-      const bool final_segment = w.keys_read == w.key_count && frame_time >= w.keys[2].frame;
-      const int components = kind == 1 ? 4 : 3;
-      if (final_segment) {
-        evaluate_segment(w.keys[1], w.keys[2], w.keys[3], w.keys[3], frame_time, components, value);
-      } else {
-        evaluate_segment(w.keys[0], w.keys[1], w.keys[2], w.keys[3], frame_time, components, value);
-      }
-      if (kind == 0) {
-        out.translation = {value[0], value[1], value[2]};
-      } else if (kind == 1) {
-        normalize_rotation(value);
-        out.rotation = {value[0], value[1], value[2], value[3]};
-      } else {
-        out.scale = {value[0], value[1], value[2]};
-      }
+  std::memcpy(local_pose.data(), m_constant_pose.data(), bone_count * sizeof(Transform));
+  const std::span<const StreamTrack> tracks = m_stream->tracks();
+  for (const TrackWindow& w : m_active_array) {
+    const StreamTrack& track = tracks[w.track];
+    if (track.bone >= bone_count) break;
+    float value[4];
+    // With the last key read, the window also covers the final segment.
+    const bool final_segment = w.keys_read == w.key_count && frame_time >= w.keys[2].frame;
+    const int components = component_count(track.kind);
+    if (final_segment) {
+      evaluate_segment(w.keys[1], w.keys[2], w.keys[3], w.keys[3], frame_time, components, value);
+    } else {
+      evaluate_segment(w.keys[0], w.keys[1], w.keys[2], w.keys[3], frame_time, components, value);
+    }
+    Transform& out = local_pose[track.bone];
+    if (track.kind == TrackKind::kTranslation) {
+      out.translation = {value[0], value[1], value[2]};
+    } else if (track.kind == TrackKind::kRotation) {
+      normalize_rotation(value);
+      out.rotation = {value[0], value[1], value[2], value[3]};
+    } else {
+      out.scale = {value[0], value[1], value[2]};
     }
   }
 }
@@ -241,7 +276,7 @@ Status check_jump_frames(const StreamView& stream) {
     forward.advance_to(jump.frame);
     // Check where the jump frame resumes before restoring it: restore() reads
     // the key stream there, and an offset that is not a key's start is
-    // untrusted bytes (a track id past the track count).
+    // untrusted bytes.
     if (forward.m_cursor_key_index != jump.stream_key_index || forward.m_reader.position() != jump.stream_bit_offset) {
       return Error{"jump frame " + std::to_string(j) + " (frame " + std::to_string(jump.frame) +
                    ") resumes at stream key " + std::to_string(jump.stream_key_index) + " (bit " +
@@ -250,25 +285,19 @@ Status check_jump_frames(const StreamView& stream) {
                    std::to_string(forward.m_reader.position()) + ")"};
     }
     restored.restore(j);
-    for (size_t t = 0; t < forward.m_active_array.size(); ++t) {
-      const TrackWindow& a = forward.m_active_array[t];
-      const TrackWindow& b = restored.m_active_array[t];
-      bool same = a.keys_read == b.keys_read;
+    for (size_t slot = 0; slot < forward.m_active_array.size(); ++slot) {
+      const TrackWindow& a = forward.m_active_array[slot];
+      const TrackWindow& b = restored.m_active_array[slot];
+      bool same = a.keys_read == b.keys_read && a.newest_frame == b.newest_frame &&
+                  std::memcmp(a.codes, b.codes, sizeof a.codes) == 0;
       for (uint32_t i = 0; same && i < kWindowSize; ++i) same = same_key(a.keys[i], b.keys[i]);
       if (!same) {
         return Error{"jump frame " + std::to_string(j) + " (frame " + std::to_string(jump.frame) +
-                     ") does not hold the state forward play reaches for track " + std::to_string(t)};
+                     ") does not hold the state forward play reaches for track " + std::to_string(a.track)};
       }
     }
   }
   return {};
-}
-
-void local_to_model(std::span<const int32_t> parents, std::span<const Transform> local, std::span<Transform> model) {
-  assert(parents.size() <= local.size() && parents.size() <= model.size());
-  for (size_t b = 0; b < parents.size(); ++b) {
-    model[b] = parents[b] < 0 ? local[b] : combine(model[static_cast<size_t>(parents[b])], local[b]);
-  }
 }
 
 }  // namespace ks

@@ -1,11 +1,12 @@
 #pragma once
-// Player (DESIGN §8): decodes a stream into local poses. It keeps, per track,
-// a window of the four keys around the current segment (the active array,
-// contiguous and read linearly) and one cursor into the key stream that only
-// moves forward. sample() reads just the keys that became due since the last
-// call; going backward, or far ahead, it restores the nearest jump frame at or
-// before the wanted time and reads forward from there. Everything is
-// allocated in the constructor; sampling allocates nothing.
+// Player (DESIGN §8): decodes a stream into local poses. Constant tracks
+// come from a pose built once; for every animated track it keeps a window
+// of the four keys around the current segment (the active array,
+// contiguous and read linearly) and one cursor into the key stream that
+// only moves forward. sample() reads just the keys that became due since
+// the last call; going backward, or far ahead, it restores the nearest jump
+// frame at or before the wanted time and reads forward from there.
+// Everything is allocated in the constructor; sampling allocates nothing.
 
 #include <cstdint>
 #include <span>
@@ -13,17 +14,21 @@
 
 #include "core/runtime/curve.h"
 #include "core/runtime/key_stream_reader.h"
+#include "core/runtime/need_queue.h"
 #include "core/runtime/stream_format.h"
 #include "core/runtime/stream_view.h"
 #include "core/runtime/transform.h"
 
 namespace ks {
 
-/// One track's slot in the active array.
+/// One animated track's slot in the active array.
 struct TrackWindow {
   CurveKey keys[kWindowSize];  // the last four keys read, oldest first (copies of key 0 before it)
+  int32_t codes[4] = {0, 0, 0, 0};  // codes of the newest key: the next key's differences start here
+  uint32_t newest_frame = 0;   // frame of the newest key, as an integer
   uint32_t keys_read = 0;      // keys of this track read so far
   uint32_t key_count = 0;      // keys the track has
+  uint32_t track = 0;          // index of the track in the stream
 };
 
 /// What the player did, as counted in the x42 measurements. Cumulative until
@@ -60,6 +65,7 @@ class Player {
 
   const PlayerCounters& counters() const { return m_counters; }
   void reset_counters() { m_counters = {}; }
+  /// The windows of the animated tracks, in track order.
   std::span<const TrackWindow> active_array() const { return m_active_array; }
   /// Keys of the key stream read so far (the cursor).
   uint32_t cursor_key_index() const { return m_cursor_key_index; }
@@ -69,26 +75,27 @@ class Player {
   uint32_t valid_from_frame() const { return m_last_need; }
   const StreamView& stream() const { return *m_stream; }
 
-  /// Bytes the player owns: its active array and, for a zstd stream, one
-  /// decompressed block and the decompression context.
-  size_t memory_bytes() const { return m_active_array.size() * sizeof(TrackWindow) + m_reader.memory_bytes(); }
+  /// Bytes the player owns: its active array, constant pose and queue and,
+  /// for a zstd stream, one decompressed block and the decompression context.
+  size_t memory_bytes() const;
 
  private:
   void restart();
   void start_block(uint32_t block);
   void restore(uint32_t jump_index);
   void read_stream_key();
-  void peek_next_need();
+  void next_need();
   void advance_to(uint32_t frame);
   void evaluate(float frame_time, std::span<Transform> local_pose) const;
 
   const StreamView* m_stream;
-  std::vector<TrackWindow> m_active_array;
-  KeyStreamReader m_reader;        // the cursor into the key stream
+  std::vector<TrackWindow> m_active_array;  // animated tracks only
+  std::vector<Transform> m_constant_pose;   // every bone, constant tracks filled in
+  NeedQueue m_queue;                        // streamed windows by the need frame of their next key
+  KeyStreamReader m_reader;                 // the cursor into the key stream
   uint32_t m_cursor_key_index = 0;
   uint32_t m_last_need = 0;        // need frame of the last key read: the state is valid from here...
   uint32_t m_next_need = 0;        // ...up to (excluding) the need frame of the next key
-  uint32_t m_next_track = 0;       // track of the next key
   uint32_t m_restore_cost_keys = 0;  // keys a jump-frame restore decodes, to decide when seeking ahead pays
   bool m_looping = false;
   PlayerCounters m_counters;
@@ -99,9 +106,5 @@ class Player {
 /// Replays `stream` forward and checks that every jump frame restores exactly
 /// the state forward play reaches (StreamView::open calls it).
 Status check_jump_frames(const StreamView& stream);
-
-/// Model-space transforms from local ones; parents before children (-1 root).
-void local_to_model(std::span<const int32_t> parents, std::span<const Transform> local,
-                    std::span<Transform> model);
 
 }  // namespace ks

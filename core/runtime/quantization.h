@@ -1,49 +1,73 @@
 #pragma once
 // Dequantization of key values (DESIGN §6), shared by the player and the
 // fitter so the fitter measures exactly what the player will decode.
-//   vec3: 16 bits per component, uniform over the track's range; a component
-//         whose range is empty takes 0 bits and decodes to its minimum.
-//   quaternion: smallest three; 2 bits name the largest component (made
-//         positive and rebuilt from unit length), the other three take
-//         `bits` each over [-1/sqrt(2), 1/sqrt(2)].
+//
+// An animated track codes each key as small integers on a per-track grid of
+// `step`: value = code * step. The step follows from the track's error
+// budget (the fitter picks it), so a track needs as many bits as its budget
+// and its motion ask for, no fixed width. Codes are written as differences
+// from the track's previous key (core/runtime/key_coding.h), so the range a
+// track covers costs nothing per key.
+//   vec3 (translation, scale): the components that change are coded; one
+//     that never changes holds its float32 value in the track table.
+//   rotation, relative coding: the vector part (x, y, z) of the key's
+//     rotation relative to a per-track reference R, taken with w >= 0; w is
+//     rebuilt from unit length and the key is R * (x, y, z, w). Tracks that
+//     stay within some 145 degrees of R (all but spinning roots) have w well
+//     away from 0, where rebuilding it is accurate.
+//   rotation, full coding: all four components, for tracks no reference
+//     keeps away from w = 0; the curve normalises after interpolation.
+// Only exact float operations the IEEE standard rounds the same everywhere
+// (+, -, *, /, sqrt) are used, so every platform decodes the same bits.
 
 #include <cmath>
 #include <cstdint>
 
+#include "core/runtime/curve.h"
+
 namespace ks {
 
-inline constexpr uint32_t kVec3ComponentBits = 16;
-inline constexpr uint32_t kMinRotationBits = 10;  // the original engine's width
-inline constexpr uint32_t kMaxRotationBits = 20;  // 2 + 3 * 20 bits still fit a 64-bit code
-inline constexpr float kFixedRangeMin = -10.f;    // metres; the original engine's fixed range
-inline constexpr float kFixedRangeExtent = 20.f;
-inline constexpr float kSmallestThreeBound = 0.70710678118654752f;  // 1/sqrt(2)
-
-/// How one track's key values are coded.
-struct TrackQuantization {
-  uint32_t rotation_bits = kMinRotationBits;  // per smallest-three component; rotation tracks
-  float range_min[3] = {0.f, 0.f, 0.f};      // vec3 tracks: lowest value per component
-  float range_extent[3] = {0.f, 0.f, 0.f};   // vec3 tracks: max - min per component, >= 0
+/// How a track is stored.
+enum class TrackCoding : uint8_t {
+  kIdentity = 0,  // constant at the identity (translation 0, rotation 1, scale 1): no bytes at all
+  kConstant = 1,  // constant: float32 values in the track table, decoded bit for bit
+  kAnimated = 2,  // keys in the initial keys and the key stream
 };
 
-/// Bits of one component of a vec3 key: none when the component never changes.
-inline uint32_t vec3_component_bits(const TrackQuantization& q, int component) {
-  return q.range_extent[component] > 0.f ? kVec3ComponentBits : 0u;
-}
+/// How an animated rotation track codes its keys.
+enum class RotationCoding : uint8_t {
+  kRelative = 0,  // x, y, z relative to the track's reference, w rebuilt
+  kFull = 1,      // x, y, z, w
+};
 
-/// Bits of one key value of a rotation track.
-inline uint32_t rotation_code_bits(uint32_t rotation_bits) { return 2 + 3 * rotation_bits; }
+/// Codes are kept where a float holds every integer exactly.
+inline constexpr int32_t kMaxCodeMagnitude = (1 << 24) - 1;
+/// Bits per smallest-three component of a relative track's reference rotation.
+inline constexpr uint32_t kReferenceComponentBits = 10;
+inline constexpr uint32_t kReferenceCodeBits = 2 + 3 * kReferenceComponentBits;
+inline constexpr float kSmallestThreeBound = 0.70710678118654752f;  // 1/sqrt(2)
 
-/// Value of a quantized vec3 component.
-inline float dequantize_vec3_component(const TrackQuantization& q, int component, uint32_t code) {
-  const float step = q.range_extent[component] / 65535.f;
-  return q.range_min[component] + static_cast<float>(code) * step;
-}
+/// How one animated track's key values are coded.
+struct TrackQuantization {
+  float step = 0.f;           // value of one code step: metres, scale, or quaternion component
+  uint8_t coded_mask = 0;     // bit c set: component c is coded in every key
+  float constant[4] = {0.f, 0.f, 0.f, 0.f};  // vec3: the value of each component not coded
+  RotationCoding rotation = RotationCoding::kRelative;
+  uint32_t reference_code = 0;                  // relative rotations: smallest-three code of R
+  float reference[4] = {0.f, 0.f, 0.f, 1.f};    // R as decoded from reference_code
+
+  bool coded(int component) const { return ((coded_mask >> component) & 1u) != 0; }
+  int coded_count() const {
+    int n = 0;
+    for (int c = 0; c < 4; ++c) n += coded(c) ? 1 : 0;
+    return n;
+  }
+};
 
 /// The unit quaternion (x, y, z, w) of a smallest-three code: bits 0..1 hold
-/// the index of the largest component, then the other three in order, each
-/// `bits` wide.
-inline void dequantize_rotation(uint64_t code, uint32_t bits, float* out) {
+/// the index of the largest component (made positive and rebuilt from unit
+/// length), then the other three in order, each `bits` wide over +-1/sqrt(2).
+inline void dequantize_smallest_three(uint64_t code, uint32_t bits, float* out) {
   const uint32_t largest = static_cast<uint32_t>(code & 3u);
   const uint64_t mask = (uint64_t{1} << bits) - 1u;
   const float step = (2.f * kSmallestThreeBound) / static_cast<float>(mask);
@@ -58,6 +82,39 @@ inline void dequantize_rotation(uint64_t code, uint32_t bits, float* out) {
     sum_squares += v * v;
   }
   out[largest] = std::sqrt(std::fmax(0.f, 1.f - sum_squares));
+}
+
+/// Hamilton product a * b of quaternions (x, y, z, w), component by component
+/// in a fixed order so the fitter and the player round alike.
+inline void multiply_quaternions(const float* a, const float* b, float* out) {
+  const float x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+  const float y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+  const float z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+  const float w = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+  out[0] = x;
+  out[1] = y;
+  out[2] = z;
+  out[3] = w;
+}
+
+/// The value of a key of an animated track of `kind` from its codes (one per
+/// coded component, in component order; the rest are ignored), before any
+/// hemisphere fix.
+inline void dequantize_key(TrackKind kind, const TrackQuantization& q, const int32_t* codes, float* out) {
+  if (kind != TrackKind::kRotation) {
+    for (int c = 0; c < 3; ++c) out[c] = q.coded(c) ? static_cast<float>(codes[c]) * q.step : q.constant[c];
+    out[3] = 0.f;
+    return;
+  }
+  if (q.rotation == RotationCoding::kFull) {
+    for (int c = 0; c < 4; ++c) out[c] = static_cast<float>(codes[c]) * q.step;
+    return;
+  }
+  float relative[4];
+  for (int c = 0; c < 3; ++c) relative[c] = static_cast<float>(codes[c]) * q.step;
+  const float sum_squares = relative[0] * relative[0] + relative[1] * relative[1] + relative[2] * relative[2];
+  relative[3] = std::sqrt(std::fmax(0.f, 1.f - sum_squares));
+  multiply_quaternions(q.reference, relative, out);
 }
 
 }  // namespace ks

@@ -1,6 +1,7 @@
 #include "core/runtime/stream_view.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "core/runtime/checksum.h"
 #include "core/runtime/key_stream_reader.h"
+#include "core/runtime/need_queue.h"
 #include "core/runtime/player.h"
 #include "core/runtime/stream_format.h"
 
@@ -22,8 +24,7 @@ class StreamParser {
     StreamView view;
     view.m_bytes = m_bytes;
     if (Status s = parse_header(view); !s) return Error{s.error()};
-    if (Status s = parse_bone_table(view); !s) return Error{s.error()};
-    if (Status s = parse_track_table(view); !s) return Error{s.error()};
+    if (Status s = parse_tables(view); !s) return Error{s.error()};
     if (Status s = check_initial_keys(view); !s) return Error{s.error()};
     if (Status s = parse_jump_frames(view); !s) return Error{s.error()};
     if (Status s = parse_key_stream_blocks(view); !s) return Error{s.error()};
@@ -60,10 +61,14 @@ class StreamParser {
     }
     if (u32(kMagic) != kStreamMagic) return fail("not a keystream stream (wrong magic)");
     const uint16_t version = u16(kVersion);
-    if (version < kOldestStreamVersion || version > kStreamVersion) {
-      return fail("format version " + std::to_string(version) + " is not supported (this build reads versions " +
-                  std::to_string(kOldestStreamVersion) + " to " + std::to_string(kStreamVersion) +
-                  (version > kStreamVersion ? "; it was written by a newer keystream)" : ")"));
+    if (version != kStreamVersion) {
+      if (version > kStreamVersion) {
+        return fail("format version " + std::to_string(version) + " was written by a newer keystream; this build reads version " +
+                    std::to_string(kStreamVersion));
+      }
+      return fail("format version " + std::to_string(version) +
+                  " is no longer read (this build reads version " + std::to_string(kStreamVersion) +
+                  "): recompress the source with `keystream compress`");
     }
     view.m_version = version;
     const uint32_t total_size = u32(kTotalSize);
@@ -76,13 +81,11 @@ class StreamParser {
     crc = crc32(zero, crc);
     crc = crc32(m_bytes.subspan(kChecksum + 4), crc);
     if (crc != u32(kChecksum)) return fail("checksum mismatch: the content is corrupt");
-    if (version == 1 && u32(kMetadataOffset) != 0) return fail("reserved header field is not zero");
+    if (u32(kReserved) != 0) return fail("reserved header field is not zero");
 
     view.m_flags = u16(kFlags);
-    const uint32_t known_flags = uint32_t{kFlagFixedRange} | (version >= 2 ? uint32_t{kFlagZstdKeyStream} : 0u);
-    if ((view.m_flags & ~known_flags) != 0) {
-      return fail("unknown flags set (" + std::to_string(view.m_flags & ~known_flags) + ") for format version " +
-                  std::to_string(version));
+    if ((view.m_flags & ~uint32_t{kFlagZstdKeyStream}) != 0) {
+      return fail("unknown flags set (" + std::to_string(view.m_flags & ~uint32_t{kFlagZstdKeyStream}) + ")");
     }
     view.m_sample_rate_hz = f32(kSampleRate);
     if (!std::isfinite(view.m_sample_rate_hz) || !(view.m_sample_rate_hz > 0.f)) {
@@ -96,134 +99,82 @@ class StreamParser {
     if (m_bone_count == 0 || m_bone_count > 65535) {
       return fail("bone count " + std::to_string(m_bone_count) + " is outside 1..65535");
     }
-    if (u32(kTrackCount) != 3 * m_bone_count) {
-      return fail("track count " + std::to_string(u32(kTrackCount)) + " is not three per bone");
-    }
     view.m_jump_interval_frames = u32(kJumpIntervalFrames);
-    m_jump_frame_count = u32(kJumpFrameCount);
-    const uint32_t expected_jumps =
-        view.m_jump_interval_frames == 0 ? 0 : (view.m_frame_count - 1) / view.m_jump_interval_frames;
-    if (m_jump_frame_count != expected_jumps) {
-      return fail("jump frame count " + std::to_string(m_jump_frame_count) + " does not match an interval of " +
-                  std::to_string(view.m_jump_interval_frames) + " frames (expected " +
-                  std::to_string(expected_jumps) + ")");
-    }
-    view.m_total_key_count = u32(kTotalKeyCount);
+    m_jump_frame_count = view.m_jump_interval_frames == 0 ? 0 : (view.m_frame_count - 1) / view.m_jump_interval_frames;
     view.m_stream_key_count = u32(kStreamKeyCount);
     view.m_key_stream_bits = u32(kKeyStreamBits);
 
     // Sections follow each other in order and end where the next begins.
-    // Version 1 has no metadata: its jump states run to the end.
-    const uint32_t metadata_offset = version >= 2 ? u32(kMetadataOffset) : total_size;
-    const uint32_t offsets[] = {kHeaderSize,           u32(kBoneTableOffset), u32(kTrackTableOffset),
-                                u32(kInitialKeysOffset), u32(kKeyStreamOffset), u32(kJumpIndexOffset),
-                                u32(kJumpStatesOffset),  metadata_offset,        total_size};
+    const uint32_t offsets[] = {kHeaderSize,           u32(kInitialKeysOffset), u32(kKeyStreamOffset),
+                                u32(kJumpIndexOffset), u32(kJumpStatesOffset),  u32(kMetadataOffset),
+                                total_size};
     for (size_t i = 1; i < std::size(offsets); ++i) {
       if (offsets[i] < offsets[i - 1] || offsets[i] > total_size) {
         return fail("section offsets are out of order or past the end of the stream");
       }
     }
-    if (offsets[1] != kHeaderSize) return fail("bone table does not follow the header");
-    m_bone_table = m_bytes.subspan(offsets[1], offsets[2] - offsets[1]);
-    m_track_table = m_bytes.subspan(offsets[2], offsets[3] - offsets[2]);
-    view.m_initial_keys = m_bytes.subspan(offsets[3], offsets[4] - offsets[3]);
-    view.m_key_stream = m_bytes.subspan(offsets[4], offsets[5] - offsets[4]);
-    view.m_jump_index = m_bytes.subspan(offsets[5], offsets[6] - offsets[5]);
-    view.m_jump_states = m_bytes.subspan(offsets[6], offsets[7] - offsets[6]);
-    m_metadata = m_bytes.subspan(offsets[7], offsets[8] - offsets[7]);
+    m_tables = m_bytes.subspan(offsets[0], offsets[1] - offsets[0]);
+    view.m_initial_keys = m_bytes.subspan(offsets[1], offsets[2] - offsets[1]);
+    view.m_key_stream = m_bytes.subspan(offsets[2], offsets[3] - offsets[2]);
+    view.m_jump_index = m_bytes.subspan(offsets[3], offsets[4] - offsets[3]);
+    view.m_jump_states = m_bytes.subspan(offsets[4], offsets[5] - offsets[4]);
+    m_metadata = m_bytes.subspan(offsets[5], offsets[6] - offsets[5]);
+    view.m_table_bytes = offsets[1];
     return {};
   }
 
-  Status parse_bone_table(StreamView& view) {
-    if (m_bone_table.size() != (2 * uint64_t{m_bone_count} + 3) / 4 * 4) {
-      return fail("bone table is " + std::to_string(m_bone_table.size()) + " bytes, expected 2 per bone padded to 4");
+  Status parse_tables(StreamView& view) {
+    BitReader reader(m_tables);
+    const uint32_t parent_bits = bits_for(m_bone_count);
+    // Every bone takes its parent and three 2-bit codings at least: refuse a
+    // count the section cannot hold before allocating for it.
+    if (uint64_t{m_bone_count} * (parent_bits + 6) > reader.size_bits()) {
+      return fail("tables (" + std::to_string(m_tables.size()) + " bytes) are too short for " +
+                  std::to_string(m_bone_count) + " bones");
     }
     view.m_parents.resize(m_bone_count);
     for (uint32_t b = 0; b < m_bone_count; ++b) {
-      uint16_t parent;
-      std::memcpy(&parent, m_bone_table.data() + 2 * b, 2);
-      if (parent != kNoParent && parent >= b) {
-        return fail("bone " + std::to_string(b) + " has parent " + std::to_string(parent) +
+      const uint32_t field = reader.read(parent_bits);
+      if (field > b) {
+        return fail("bone " + std::to_string(b) + " has parent " + std::to_string(field - 1) +
                     ", which does not come before it");
       }
-      view.m_parents[b] = parent == kNoParent ? -1 : static_cast<int32_t>(parent);
+      view.m_parents[b] = static_cast<int32_t>(field) - 1;
     }
-    return {};
-  }
-
-  Status parse_track_table(StreamView& view) {
     const uint32_t track_count = 3 * m_bone_count;
     view.m_tracks.resize(track_count);
-    uint64_t offset = 0;
-    uint64_t total_keys = 0;
+    uint64_t stream_keys = 0;
     uint32_t max_key_count = 0;
     for (uint32_t t = 0; t < track_count; ++t) {
       StreamTrack& track = view.m_tracks[t];
-      const std::string where = "track " + std::to_string(t);
-      if (offset + kTrackRecordSize > m_track_table.size()) return fail("track table is truncated at " + where);
-      const uint8_t* record = m_track_table.data() + offset;
-      std::memcpy(&track.key_count, record, 4);
-      const uint8_t kind = record[4];
-      const uint8_t rotation_bits = record[5];
-      uint16_t bone;
-      std::memcpy(&bone, record + 6, 2);
-      offset += kTrackRecordSize;
-      if (kind != t % 3) return fail(where + " has kind " + std::to_string(kind) + ", expected " + std::to_string(t % 3));
-      if (bone != t / 3) return fail(where + " animates bone " + std::to_string(bone) + ", expected " + std::to_string(t / 3));
-      if (track.key_count == 0 || track.key_count > 2 * view.m_frame_count) {
-        return fail(where + " has " + std::to_string(track.key_count) + " keys, outside 1.." +
-                    std::to_string(2 * view.m_frame_count));
+      track.kind = static_cast<TrackKind>(t % 3);
+      track.bone = t / 3;
+      if (Status s = parse_track(reader, view, t, track); !s) return s;
+      if (reader.overrun()) return fail("tables are truncated at track " + std::to_string(t));
+      if (track.coding != TrackCoding::kAnimated) continue;
+      ++view.m_animated_track_count;
+      if (track.key_count > kInitialKeysPerTrack) {
+        ++view.m_streamed_track_count;
+        stream_keys += track.key_count - kInitialKeysPerTrack;
       }
-      track.kind = static_cast<TrackKind>(kind);
-      track.bone = bone;
-      total_keys += track.key_count;
-      if (track.key_count > max_key_count) max_key_count = track.key_count;
-      if (track.key_count > kInitialKeysPerTrack) ++view.m_streamed_track_count;
-      if (track.kind == TrackKind::kRotation) {
-        if (rotation_bits < kMinRotationBits || rotation_bits > kMaxRotationBits) {
-          return fail(where + " has " + std::to_string(rotation_bits) + "-bit rotation components, outside " +
-                      std::to_string(kMinRotationBits) + ".." + std::to_string(kMaxRotationBits));
-        }
-        track.quantization.rotation_bits = rotation_bits;
-        track.value_bits = rotation_code_bits(rotation_bits);
-        continue;
-      }
-      if (rotation_bits != 0) return fail(where + " is a vec3 track with a rotation bit width");
-      if (offset + (kVec3TrackRecordSize - kTrackRecordSize) > m_track_table.size()) {
-        return fail("track table is truncated at the range of " + where);
-      }
-      for (int c = 0; c < 3; ++c) {
-        track.quantization.range_min[c] = f32(static_cast<uint32_t>(m_track_table.data() - m_bytes.data() + offset + 4 * c));
-        track.quantization.range_extent[c] =
-            f32(static_cast<uint32_t>(m_track_table.data() - m_bytes.data() + offset + 12 + 4 * c));
-        const float lo = track.quantization.range_min[c];
-        const float extent = track.quantization.range_extent[c];
-        if (!std::isfinite(lo) || !std::isfinite(extent) || extent < 0.f || !std::isfinite(lo + extent)) {
-          return fail(where + " has an invalid quantization range");
-        }
-        track.value_bits += vec3_component_bits(track.quantization, c);
-      }
-      offset += kVec3TrackRecordSize - kTrackRecordSize;
+      view.m_total_key_count += track.key_count;
+      max_key_count = std::max(max_key_count, track.key_count);
     }
-    if (offset != m_track_table.size()) return fail("track table has trailing bytes");
-    if (total_keys != view.m_total_key_count) {
-      return fail("tracks hold " + std::to_string(total_keys) + " keys, the header says " +
-                  std::to_string(view.m_total_key_count));
-    }
-    uint64_t initial = 0;
-    for (const StreamTrack& track : view.m_tracks) {
-      initial += track.key_count < kInitialKeysPerTrack ? track.key_count : kInitialKeysPerTrack;
-    }
-    if (total_keys - initial != view.m_stream_key_count) {
-      return fail("the key stream should hold " + std::to_string(total_keys - initial) + " keys, the header says " +
+    if ((reader.position() + 7) / 8 != m_tables.size()) return fail("tables have trailing bytes");
+    if (stream_keys != view.m_stream_key_count) {
+      return fail("the key stream should hold " + std::to_string(stream_keys) + " keys, the header says " +
                   std::to_string(view.m_stream_key_count));
     }
-    view.m_track_id_bits = bits_for(track_count - 1);
     view.m_key_index_bits = bits_for(max_key_count);
-    // Bounds what a zstd stream may ask to decompress before anything is allocated.
-    uint32_t max_value_bits = 0;
-    for (const StreamTrack& track : view.m_tracks) max_value_bits = std::max(max_value_bits, track.value_bits);
-    const uint64_t max_key_bits = uint64_t{view.m_track_id_bits} + kFrameBits + max_value_bits;
+    // A key takes at least one bit per Rice code: bounds what a zstd stream
+    // may claim to decompress to before anything is allocated.
+    uint64_t max_key_bits = 0;
+    for (const StreamTrack& track : view.m_tracks) {
+      if (track.coding == TrackCoding::kAnimated) {
+        max_key_bits = std::max<uint64_t>(max_key_bits, (1 + track.quantization.coded_count()) *
+                                                            uint64_t{kRiceEscapeZeros + kRiceEscapeBits});
+      }
+    }
     if (view.m_key_stream_bits > uint64_t{view.m_stream_key_count} * max_key_bits) {
       return fail("key stream bit count " + std::to_string(view.m_key_stream_bits) + " is more than its " +
                   std::to_string(view.m_stream_key_count) + " keys can take");
@@ -231,96 +182,172 @@ class StreamParser {
     return {};
   }
 
-  // A key's frame must not go back, reach past the clip, or make a third key at one frame.
-  Status check_key_frame(const StreamView& view, uint32_t t, uint32_t k, uint32_t frame, uint32_t previous,
-                         uint32_t before_previous) const {
+  Status parse_track(BitReader& reader, const StreamView& view, uint32_t t, StreamTrack& track) {
+    const std::string where = "track " + std::to_string(t);
+    auto read_f32 = [&] { return std::bit_cast<float>(reader.read(32)); };
+    const uint32_t coding = reader.read(2);
+    if (coding > static_cast<uint32_t>(TrackCoding::kAnimated)) {
+      return fail(where + " has the unknown coding " + std::to_string(coding));
+    }
+    track.coding = static_cast<TrackCoding>(coding);
+    const int components = component_count(track.kind);
+    if (track.coding == TrackCoding::kIdentity) {
+      if (track.kind == TrackKind::kRotation) track.constant[3] = 1.f;
+      if (track.kind == TrackKind::kScale) track.constant[0] = track.constant[1] = track.constant[2] = 1.f;
+      return {};
+    }
+    if (track.coding == TrackCoding::kConstant) {
+      for (int c = 0; c < components; ++c) {
+        track.constant[c] = read_f32();
+        if (!std::isfinite(track.constant[c])) return fail(where + " has a constant value that is not a finite number");
+      }
+      return {};
+    }
+    track.key_count = reader.read(kKeyCountBits);
+    if (track.key_count < 2 || track.key_count > 2 * view.m_frame_count) {
+      return fail(where + " has " + std::to_string(track.key_count) + " keys, outside 2.." +
+                  std::to_string(2 * view.m_frame_count));
+    }
+    TrackQuantization& q = track.quantization;
+    if (track.kind == TrackKind::kRotation) {
+      q.rotation = static_cast<RotationCoding>(reader.read(1));
+      if (q.rotation == RotationCoding::kRelative) {
+        q.reference_code = reader.read(kReferenceCodeBits);
+        dequantize_smallest_three(q.reference_code, kReferenceComponentBits, q.reference);
+        q.coded_mask = 0b0111;
+      } else {
+        q.coded_mask = 0b1111;
+      }
+    } else {
+      q.coded_mask = static_cast<uint8_t>(reader.read(3));
+      if (q.coded_mask == 0) return fail(where + " is animated but codes no component");
+      for (int c = 0; c < 3; ++c) {
+        if (q.coded(c)) continue;
+        q.constant[c] = read_f32();
+        if (!std::isfinite(q.constant[c])) return fail(where + " has a constant component that is not a finite number");
+      }
+    }
+    q.step = read_f32();
+    // Decoded values stay finite: a vec3 component within 1e30 (the fitter
+    // refuses larger values); a quaternion component within 2 (check_key).
+    const float largest = track.kind == TrackKind::kRotation ? 2.f : 1e30f / static_cast<float>(kMaxCodeMagnitude);
+    if (!std::isfinite(q.step) || !(q.step > 0.f) || q.step > largest) {
+      return fail(where + " has the invalid step " + std::to_string(q.step));
+    }
+    KeyCoding& k = track.key_coding;
+    k.absolute_bits = static_cast<uint8_t>(reader.read(kAbsoluteWidthBits));
+    if (k.absolute_bits < 1 || k.absolute_bits > kMaxAbsoluteCodeBits) {
+      return fail(where + " has an absolute code width of " + std::to_string(k.absolute_bits) + " bits, outside 1.." +
+                  std::to_string(kMaxAbsoluteCodeBits));
+    }
+    for (int c = 0; c < 4; ++c) {
+      if (!q.coded(c)) continue;
+      k.value_rice[c] = static_cast<uint8_t>(reader.read(kRiceParameterBits));
+      if (k.value_rice[c] > kMaxRiceParameter) return fail(where + " has a Rice parameter above " + std::to_string(kMaxRiceParameter));
+    }
+    k.frame_rice = static_cast<uint8_t>(reader.read(kRiceParameterBits));
+    if (k.frame_rice > kMaxRiceParameter) return fail(where + " has a Rice parameter above " + std::to_string(kMaxRiceParameter));
+    k.frame_delta_min = static_cast<uint8_t>(reader.read(1));
+    return {};
+  }
+
+  // A key's frame must not go back, reach past the clip, or make a third
+  // key at one frame; its codes must stay within range.
+  Status check_key(const StreamView& view, uint32_t t, uint32_t k, const int32_t codes[4]) const {
     const std::string where = "track " + std::to_string(t) + " key " + std::to_string(k);
+    const uint32_t frame = m_frames[3 * t + 2];
     if (frame > view.last_frame()) {
       return fail(where + " is at frame " + std::to_string(frame) + ", past the last frame " +
                   std::to_string(view.last_frame()));
     }
-    if (k > 0 && frame < previous) {
+    if (k > 0 && frame < m_frames[3 * t + 1]) {
       return fail(where + " is at frame " + std::to_string(frame) + ", before the key it follows (frame " +
-                  std::to_string(previous) + ")");
+                  std::to_string(m_frames[3 * t + 1]) + ")");
     }
-    if (k > 1 && frame == previous && frame == before_previous) {
+    if (k > 1 && frame == m_frames[3 * t + 1] && frame == m_frames[3 * t]) {
       return fail(where + " is the third key at frame " + std::to_string(frame));
     }
-    if (k > 0 && k + 1 == view.m_tracks[t].key_count && frame != view.last_frame()) {
+    if (k + 1 == view.m_tracks[t].key_count && frame != view.last_frame()) {
       return fail(where + " is the last key but is at frame " + std::to_string(frame) + ", not the last frame " +
                   std::to_string(view.last_frame()));
+    }
+    const StreamTrack& track = view.m_tracks[t];
+    for (int c = 0; c < 4; ++c) {
+      if (codes[c] > kMaxCodeMagnitude || codes[c] < -kMaxCodeMagnitude ||
+          (track.kind == TrackKind::kRotation && std::fabs(static_cast<float>(codes[c]) * track.quantization.step) > 2.f)) {
+        return fail(where + " has a code out of range (" + std::to_string(codes[c]) + ")");
+      }
     }
     return {};
   }
 
+  // Reads key k of track t (absolute for key 0, else differences) and checks it.
+  template <class Reader>
+  Status read_key(Reader& reader, const StreamView& view, uint32_t t, uint32_t k) {
+    const StreamTrack& track = view.m_tracks[t];
+    int32_t* codes = &m_codes[4 * t];
+    uint32_t frame = m_frames[3 * t + 2];
+    if (k == 0) {
+      read_absolute_codes(reader, track, codes);
+      frame = 0;
+    } else {
+      read_key_differences(reader, track, frame, codes);
+    }
+    m_frames[3 * t] = m_frames[3 * t + 1];
+    m_frames[3 * t + 1] = m_frames[3 * t + 2];
+    m_frames[3 * t + 2] = frame;
+    return check_key(view, t, k, codes);
+  }
+
   Status check_initial_keys(const StreamView& view) {
     BitReader reader(view.m_initial_keys);
-    m_frames.assign(view.m_tracks.size() * 2, 0);
+    m_frames.assign(view.m_tracks.size() * 3, 0);
+    m_codes.assign(view.m_tracks.size() * 4, 0);
     m_read.assign(view.m_tracks.size(), 0);
     for (uint32_t t = 0; t < view.m_tracks.size(); ++t) {
       const StreamTrack& track = view.m_tracks[t];
-      const uint32_t count = track.key_count < kInitialKeysPerTrack ? track.key_count : kInitialKeysPerTrack;
-      uint32_t previous = 0, before_previous = 0;
+      if (track.coding != TrackCoding::kAnimated) continue;
+      const uint32_t count = std::min(track.key_count, kInitialKeysPerTrack);
       for (uint32_t k = 0; k < count; ++k) {
-        const uint32_t frame = k == 0 ? 0 : reader.read(kFrameBits);
-        // A read past the end gives 0: report the truncation, not the frame.
+        if (Status s = read_key(reader, view, t, k); !s) return s;
+        // A read past the end gives 0: report the truncation, not the value.
         if (reader.overrun()) {
           return fail("initial keys are truncated at track " + std::to_string(t) + " key " + std::to_string(k));
         }
-        if (Status s = check_key_frame(view, t, k, frame, previous, before_previous); !s) return s;
-        reader.read64(track.value_bits);
-        before_previous = previous;
-        previous = frame;
       }
-      m_frames[2 * t] = before_previous;
-      m_frames[2 * t + 1] = previous;
       m_read[t] = count;
     }
-    if (reader.overrun()) return fail("initial keys are truncated");
     if ((reader.position() + 7) / 8 != view.m_initial_keys.size()) return fail("initial keys section has trailing bytes");
     return {};
   }
 
   Status check_key_stream(const StreamView& view) {
     KeyStreamReader reader(view);
-    const uint32_t track_count = static_cast<uint32_t>(view.m_tracks.size());
-    uint32_t previous_need = 0, previous_track = 0;
+    NeedQueue queue;
+    queue.reserve(view.m_streamed_track_count);
+    for (uint32_t t = 0; t < view.m_tracks.size(); ++t) {
+      if (m_read[t] < view.m_tracks[t].key_count) queue.push(m_frames[3 * t + 1], t);  // frame of key 1
+    }
     for (uint32_t b = 0; b < view.m_blocks.size(); ++b) {
       const KeyStreamBlock& block = view.m_blocks[b];
       if (Status s = reader.start_block(b); !s) return fail(s.error());
       // The reader's bytes may hold a few bits past the block's end: a key
       // reaching into them is as truncated as one past the last byte.
       auto truncated = [&] { return reader.overrun() || reader.position() > block.end_bit; };
-      auto truncation = [&](const std::string& where) {
-        return fail(b + 1 < view.m_blocks.size()
-                        ? where + " runs past the start of jump frame " + std::to_string(b) + " (bit " +
-                              std::to_string(block.end_bit) + ")"
-                        : "key stream is truncated at " + where);
-      };
       for (uint32_t i = block.first_key; i < block.end_key; ++i) {
         const std::string where = "key stream entry " + std::to_string(i);
-        const uint32_t t = reader.read(view.m_track_id_bits);
-        if (truncated()) return truncation(where);
-        if (t >= track_count) return fail(where + " names track " + std::to_string(t) + " of " + std::to_string(track_count));
-        const uint32_t k = m_read[t];
-        if (k >= view.m_tracks[t].key_count || k < kInitialKeysPerTrack) {
-          return fail(where + " is one key too many for track " + std::to_string(t));
+        if (queue.empty()) return fail(where + " is one key more than the tracks hold");
+        const uint32_t t = queue.top_slot();
+        queue.pop();
+        const uint32_t k = m_read[t]++;
+        if (Status s = read_key(reader, view, t, k); !s) return s;
+        if (truncated()) {
+          return fail(b + 1 < view.m_blocks.size()
+                          ? where + " runs past the start of jump frame " + std::to_string(b) + " (bit " +
+                                std::to_string(block.end_bit) + ")"
+                          : "key stream is truncated at " + where);
         }
-        const uint32_t frame = reader.read(kFrameBits);
-        if (truncated()) return truncation(where);
-        if (Status s = check_key_frame(view, t, k, frame, m_frames[2 * t + 1], m_frames[2 * t]); !s) return s;
-        const uint32_t need = m_frames[2 * t];  // frame of key k-2
-        if (need < previous_need || (need == previous_need && t < previous_track)) {
-          return fail(where + " (track " + std::to_string(t) + ", needed at frame " + std::to_string(need) +
-                      ") is out of order: keys must be sorted by need frame, then track");
-        }
-        previous_need = need;
-        previous_track = t;
-        reader.read64(view.m_tracks[t].value_bits);
-        if (truncated()) return truncation(where);
-        m_frames[2 * t] = m_frames[2 * t + 1];
-        m_frames[2 * t + 1] = frame;
-        ++m_read[t];
+        if (m_read[t] < view.m_tracks[t].key_count) queue.push(m_frames[3 * t + 1], t);
       }
       if (reader.position() != block.end_bit) {
         if (b + 1 == view.m_blocks.size()) return fail("key stream has bits past its last key");
@@ -328,12 +355,7 @@ class StreamParser {
                     " of the key stream, but the keys before it end at bit " + std::to_string(reader.position()));
       }
     }
-    for (uint32_t t = 0; t < track_count; ++t) {
-      if (m_read[t] != view.m_tracks[t].key_count) {
-        return fail("track " + std::to_string(t) + " has " + std::to_string(m_read[t]) + " keys in the stream, the track table says " +
-                    std::to_string(view.m_tracks[t].key_count));
-      }
-    }
+    if (!queue.empty()) return fail("key stream ends before track " + std::to_string(queue.top_slot()) + "'s last key");
     return {};
   }
 
@@ -391,9 +413,8 @@ class StreamParser {
   }
 
   Status parse_metadata(StreamView& view) {
-    if (view.m_version < 2) return {};
     const std::span<const uint8_t> m = m_metadata;
-    constexpr uint32_t kFixedBytes = 16;
+    constexpr uint32_t kFixedBytes = 29;
     if (m.size() < kFixedBytes) return fail("metadata is truncated (" + std::to_string(m.size()) + " bytes)");
     uint32_t name_count;
     std::memcpy(&name_count, m.data(), 4);
@@ -401,10 +422,19 @@ class StreamParser {
       return fail("metadata names " + std::to_string(name_count) + " bones, the stream has " + std::to_string(m_bone_count));
     }
     StreamMetadata& meta = view.m_metadata;
-    float* thresholds[] = {&meta.translation_error_m, &meta.rotation_error_deg, &meta.scale_error};
-    for (int i = 0; i < 3; ++i) {
-      std::memcpy(thresholds[i], m.data() + 4 + 4 * i, 4);
-      if (!std::isfinite(*thresholds[i]) || *thresholds[i] < 0.f) return fail("metadata holds a threshold that is not a number >= 0");
+    if (m[4] > 1) return fail("metadata holds the unknown error mode " + std::to_string(m[4]));
+    meta.local_mode = m[4] == 1;
+    float* values[] = {&meta.tolerance_m, &meta.shell_distance_m, &meta.translation_error_m, &meta.rotation_error_deg,
+                       &meta.scale_error};
+    for (int i = 0; i < 5; ++i) {
+      std::memcpy(values[i], m.data() + 5 + 4 * i, 4);
+      if (!std::isfinite(*values[i]) || *values[i] < 0.f) return fail("metadata holds a tolerance that is not a number >= 0");
+    }
+    uint32_t override_count;
+    std::memcpy(&override_count, m.data() + 25, 4);
+    if (override_count > m_bone_count) {
+      return fail("metadata holds " + std::to_string(override_count) + " bone tolerances for " +
+                  std::to_string(m_bone_count) + " bones");
     }
     uint64_t at = kFixedBytes;
     auto read_string = [&](std::string& out, const std::string& what) -> Status {
@@ -424,7 +454,24 @@ class StreamParser {
     for (uint32_t b = 0; b < name_count; ++b) {
       if (Status s = read_string(meta.bone_names[b], "name of bone " + std::to_string(b)); !s) return s;
     }
-    if (at != m.size()) return fail("metadata has trailing bytes");
+    constexpr uint32_t kOverrideBytes = 10;
+    if (m.size() - at != uint64_t{override_count} * kOverrideBytes) {
+      return fail("metadata has " + std::to_string(m.size() - at) + " bytes after the names, expected " +
+                  std::to_string(uint64_t{override_count} * kOverrideBytes) + " for its bone tolerances");
+    }
+    meta.bone_tolerances.resize(override_count);
+    for (StreamBoneTolerance& o : meta.bone_tolerances) {
+      uint16_t bone;
+      std::memcpy(&bone, m.data() + at, 2);
+      std::memcpy(&o.tolerance_m, m.data() + at + 2, 4);
+      std::memcpy(&o.shell_distance_m, m.data() + at + 6, 4);
+      at += kOverrideBytes;
+      o.bone = bone;
+      if (bone >= m_bone_count || !std::isfinite(o.tolerance_m) || !(o.tolerance_m > 0.f) ||
+          !std::isfinite(o.shell_distance_m) || o.shell_distance_m < 0.f) {
+        return fail("metadata holds an invalid tolerance for bone " + std::to_string(bone));
+      }
+    }
     return {};
   }
 
@@ -433,6 +480,11 @@ class StreamParser {
       return fail("jump index is " + std::to_string(view.m_jump_index.size()) + " bytes, expected " +
                   std::to_string(kJumpIndexEntrySize) + " for each of " + std::to_string(m_jump_frame_count) +
                   " jump frames");
+    }
+    // Each jump frame saves at least the keys-read count of every streamed track.
+    if (uint64_t{m_jump_frame_count} * view.m_streamed_track_count * std::max<uint32_t>(view.m_key_index_bits, 1) >
+        uint64_t{view.m_jump_states.size()} * 8) {
+      return fail("jump states are too short for " + std::to_string(m_jump_frame_count) + " jump frames");
     }
     view.m_jump_frames.resize(m_jump_frame_count);
     BitReader states(view.m_jump_states);
@@ -457,17 +509,29 @@ class StreamParser {
       if (jump.state_bit_offset != states.position()) return fail(where + " has a state offset that does not follow the previous state");
       for (uint32_t t = 0; t < view.m_tracks.size(); ++t) {
         const StreamTrack& track = view.m_tracks[t];
-        if (track.key_count <= kInitialKeysPerTrack) continue;
+        if (track.coding != TrackCoding::kAnimated || track.key_count <= kInitialKeysPerTrack) continue;
         const uint32_t keys_read = states.read(view.m_key_index_bits);
         if (keys_read < kInitialKeysPerTrack || keys_read > track.key_count) {
           return fail(where + " says track " + std::to_string(t) + " has read " + std::to_string(keys_read) +
                       " of its " + std::to_string(track.key_count) + " keys");
         }
-        const uint32_t saved = keys_read < kWindowSize ? keys_read : kWindowSize;
+        const uint32_t saved = std::min(keys_read, kWindowSize);
+        uint32_t frame = 0;
+        int32_t codes[4];
         for (uint32_t i = 0; i < saved; ++i) {
-          const uint32_t frame = states.read(kFrameBits);
+          if (i == 0) {
+            frame = states.read(kFrameBits);
+            read_absolute_codes(states, track, codes);
+          } else {
+            read_key_differences(states, track, frame, codes);
+          }
           if (frame > view.last_frame()) return fail(where + " holds a key past the last frame for track " + std::to_string(t));
-          states.read64(track.value_bits + (track.kind == TrackKind::kRotation ? 1 : 0));
+          for (int c = 0; c < 4; ++c) {
+            if (codes[c] > kMaxCodeMagnitude || codes[c] < -kMaxCodeMagnitude) {
+              return fail(where + " holds a code out of range for track " + std::to_string(t));
+            }
+          }
+          if (track.kind == TrackKind::kRotation) states.read(1);
         }
         if (states.overrun()) return fail("jump states are truncated at " + where);
       }
@@ -480,10 +544,10 @@ class StreamParser {
   const char* m_name;
   uint32_t m_bone_count = 0;
   uint32_t m_jump_frame_count = 0;
-  std::span<const uint8_t> m_bone_table;
-  std::span<const uint8_t> m_track_table;
+  std::span<const uint8_t> m_tables;
   std::span<const uint8_t> m_metadata;
-  std::vector<uint32_t> m_frames;  // per track: frames of the two keys read last
+  std::vector<uint32_t> m_frames;  // per track: frames of the three keys read last, oldest first
+  std::vector<int32_t> m_codes;    // per track: codes of the key read last
   std::vector<uint32_t> m_read;    // per track: keys read
 };
 

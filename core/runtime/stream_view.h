@@ -12,6 +12,7 @@
 
 #include "core/runtime/bit_reader.h"
 #include "core/runtime/curve.h"
+#include "core/runtime/key_coding.h"
 #include "core/runtime/quantization.h"
 #include "core/runtime/stream_format.h"
 #include "core/runtime/result.h"
@@ -22,10 +23,12 @@ namespace ks {
 /// One track as the track table describes it.
 struct StreamTrack {
   TrackKind kind = TrackKind::kTranslation;
+  TrackCoding coding = TrackCoding::kIdentity;
   uint32_t bone = 0;
-  uint32_t key_count = 0;  // 1 (constant) or more
-  TrackQuantization quantization;
-  uint32_t value_bits = 0;  // bits of one key value
+  uint32_t key_count = 0;  // animated tracks: 2 or more; 0 for constant ones
+  float constant[4] = {0.f, 0.f, 0.f, 0.f};  // identity and constant tracks: the value
+  TrackQuantization quantization;  // animated tracks
+  KeyCoding key_coding;            // animated tracks
 };
 
 /// Where a seek can resume: the state after every key with need frame <= frame.
@@ -63,7 +66,7 @@ class StreamView {
   uint32_t bone_count() const { return static_cast<uint32_t>(m_parents.size()); }
   uint32_t flags() const { return m_flags; }
   uint32_t version() const { return m_version; }
-  /// Names and thresholds; empty strings and zero thresholds for version 1.
+  /// Names and the tolerance the fit promised.
   const StreamMetadata& metadata() const { return m_metadata; }
   /// Parent of each bone, -1 for a root; parents come before children.
   std::span<const int32_t> parents() const { return m_parents; }
@@ -72,11 +75,14 @@ class StreamView {
   uint32_t jump_interval_frames() const { return m_jump_interval_frames; }
   uint32_t total_key_count() const { return m_total_key_count; }
   uint32_t stream_key_count() const { return m_stream_key_count; }
+  /// Animated tracks: the ones with keys.
+  uint32_t animated_track_count() const { return m_animated_track_count; }
   /// Tracks with more than three keys: the only ones whose window changes
   /// after frame 0, and the only ones a jump frame saves.
   uint32_t streamed_track_count() const { return m_streamed_track_count; }
-  uint32_t track_id_bits() const { return m_track_id_bits; }
   uint32_t key_index_bits() const { return m_key_index_bits; }
+  /// Bytes of the tables (header, parents, track records).
+  size_t table_bytes() const { return m_table_bytes; }
 
   std::span<const uint8_t> bytes() const { return m_bytes; }
   std::span<const uint8_t> initial_keys() const { return m_initial_keys; }
@@ -112,7 +118,8 @@ class StreamView {
   uint32_t m_stream_key_count = 0;
   uint32_t m_key_stream_bits = 0;
   uint32_t m_streamed_track_count = 0;
-  uint32_t m_track_id_bits = 0;
+  uint32_t m_animated_track_count = 0;
+  size_t m_table_bytes = 0;
   uint32_t m_key_index_bits = 0;
   std::vector<int32_t> m_parents;
   std::vector<StreamTrack> m_tracks;
@@ -121,19 +128,27 @@ class StreamView {
   friend class StreamParser;
 };
 
-/// Reads one key value of `track` (dequantized, before any hemisphere fix).
-template <class Reader>  // BitReader or KeyStreamReader
-inline void read_key_value(Reader& reader, const StreamTrack& track, CurveKey& key) {
-  if (track.kind == TrackKind::kRotation) {
-    const uint32_t bits = track.quantization.rotation_bits;
-    dequantize_rotation(reader.read64(rotation_code_bits(bits)), bits, key.value);
-    return;
+/// Reads the absolute codes of a key of `track` (a track's key 0, the first
+/// key a jump frame saves). Reader: BitReader or KeyStreamReader.
+template <class Reader>
+inline void read_absolute_codes(Reader& reader, const StreamTrack& track, int32_t codes[4]) {
+  const uint32_t bits = track.key_coding.absolute_bits;
+  for (int c = 0; c < 4; ++c) codes[c] = track.quantization.coded(c) ? sign_extend(reader.read(bits), bits) : 0;
+}
+
+/// Reads a key written as differences from the key before it: `frame` and
+/// `codes` hold that key's and become this one's. Unsigned arithmetic, so
+/// untrusted differences wrap instead of overflowing (StreamView::open
+/// refuses codes and frames out of range).
+template <class Reader>
+inline void read_key_differences(Reader& reader, const StreamTrack& track, uint32_t& frame, int32_t codes[4]) {
+  const KeyCoding& coding = track.key_coding;
+  frame += read_rice(reader, coding.frame_rice) + coding.frame_delta_min;
+  for (int c = 0; c < 4; ++c) {
+    if (!track.quantization.coded(c)) continue;
+    const int32_t difference = unzigzag(read_rice(reader, coding.value_rice[c]));
+    codes[c] = static_cast<int32_t>(static_cast<uint32_t>(codes[c]) + static_cast<uint32_t>(difference));
   }
-  for (int c = 0; c < 3; ++c) {
-    const uint32_t code = reader.read(vec3_component_bits(track.quantization, c));
-    key.value[c] = dequantize_vec3_component(track.quantization, c, code);
-  }
-  key.value[3] = 0.f;
 }
 
 }  // namespace ks

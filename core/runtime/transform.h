@@ -3,7 +3,11 @@
 // Mat4, with the few operations the codec and the player need. Plain structs
 // with no dependencies, because the runtime is what an engine would ship.
 
+#include <cassert>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <span>
 
 namespace ks {
 
@@ -102,6 +106,15 @@ inline Vec3 transform_point(const Transform& t, Vec3 p) {
 inline Transform combine(const Transform& parent, const Transform& child) {
   return {transform_point(parent, child.translation), parent.rotation * child.rotation,
           mul(parent.scale, child.scale)};
+}
+
+/// Model-space transforms from local ones; parents before children (-1 root).
+inline void local_to_model(std::span<const int32_t> parents, std::span<const Transform> local,
+                           std::span<Transform> model) {
+  assert(parents.size() <= local.size() && parents.size() <= model.size());
+  for (size_t b = 0; b < parents.size(); ++b) {
+    model[b] = parents[b] < 0 ? local[b] : combine(model[static_cast<size_t>(parents[b])], local[b]);
+  }
 }
 
 /// The matrix of a TRS transform.

@@ -1,0 +1,71 @@
+#include "core/offline/key_cost.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <limits>
+#include <vector>
+
+#include "core/runtime/bit_reader.h"
+
+namespace ks {
+
+namespace {
+
+// The Rice parameter of fewest total bits for `values`.
+uint8_t best_rice(const std::vector<uint32_t>& values) {
+  uint64_t best_bits = std::numeric_limits<uint64_t>::max();
+  uint8_t best = 0;
+  for (uint32_t k = 0; k <= kMaxRiceParameter; ++k) {
+    uint64_t bits = 0;
+    for (uint32_t v : values) bits += rice_bits(v, k);
+    if (bits < best_bits) {
+      best_bits = bits;
+      best = static_cast<uint8_t>(k);
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+KeyCoding choose_key_coding(const FittedTrack& track) {
+  KeyCoding coding;
+  const std::vector<FittedKey>& keys = track.keys;
+  uint32_t largest = 0;
+  for (const FittedKey& key : keys) {
+    for (int c = 0; c < 4; ++c) {
+      if (track.quantization.coded(c)) largest = std::max(largest, static_cast<uint32_t>(std::abs(key.codes[c])));
+    }
+  }
+  coding.absolute_bits = static_cast<uint8_t>(bits_for(largest) + 1);
+  bool discontinuous = false;
+  for (size_t k = 1; k < keys.size(); ++k) discontinuous = discontinuous || keys[k].frame == keys[k - 1].frame;
+  coding.frame_delta_min = discontinuous ? 0 : 1;
+  std::vector<uint32_t> values;
+  values.reserve(keys.size());
+  for (size_t k = 1; k < keys.size(); ++k) values.push_back(keys[k].frame - keys[k - 1].frame - coding.frame_delta_min);
+  coding.frame_rice = best_rice(values);
+  for (int c = 0; c < 4; ++c) {
+    if (!track.quantization.coded(c)) continue;
+    values.clear();
+    for (size_t k = 1; k < keys.size(); ++k) values.push_back(zigzag(keys[k].codes[c] - keys[k - 1].codes[c]));
+    coding.value_rice[c] = best_rice(values);
+  }
+  return coding;
+}
+
+uint64_t key_bits(const FittedTrack& track, const KeyCoding& coding) {
+  const std::vector<FittedKey>& keys = track.keys;
+  if (keys.empty()) return 0;
+  uint64_t bits = uint64_t{coding.absolute_bits} * static_cast<uint64_t>(track.quantization.coded_count());
+  for (size_t k = 1; k < keys.size(); ++k) {
+    bits += rice_bits(keys[k].frame - keys[k - 1].frame - coding.frame_delta_min, coding.frame_rice);
+    for (int c = 0; c < 4; ++c) {
+      if (track.quantization.coded(c)) bits += rice_bits(zigzag(keys[k].codes[c] - keys[k - 1].codes[c]), coding.value_rice[c]);
+    }
+  }
+  return bits;
+}
+
+}  // namespace ks
