@@ -29,18 +29,20 @@ constexpr uint32_t kDemoFrames = 48;
 
 struct Seed {
   const char* name;
-  float translation_error_m = 0.0005f;  // metres
-  float rotation_error_deg = 0.1f;      // degrees
+  ErrorMode mode = ErrorMode::kLocal;   // local: the thresholds below; object space: the tolerance
+  float translation_error_m = 0.0005f;  // local mode: metres
+  float rotation_error_deg = 0.1f;      // local mode: degrees
+  float tolerance_m = 0.0001f;          // object space: metres at the shell distance
   float jump_interval_s = 0.f;          // seconds; 0 = no jump frames
-  RangeMode range_mode = RangeMode::kPerTrack;
-  uint32_t rotation_bits = 10;
-  bool zstd = false;  // key stream in zstd blocks
+  bool hand_override = false;           // object space: a tighter tolerance on one bone (metadata)
+  bool zstd = false;                    // key stream in zstd blocks
 };
 
 // Coarse thresholds keep the key count, and so the seed, small; one seed at
 // the default thresholds fills the key stream. The variants cover no jump
-// frames, dense and sparse jump frames, the fixed range, wider rotation codes
-// and zstd blocks (one block without jump frames, several with).
+// frames, dense and sparse jump frames, object-space fits with and without
+// a bone override (metadata), and zstd blocks (one block without jump
+// frames, several with).
 const Seed kDemoSeeds[] = {
     {.name = "demo_idle_coarse_nojump", .translation_error_m = 0.005f, .rotation_error_deg = 2.f},
     {.name = "demo_idle_coarse_jump250ms",
@@ -52,16 +54,10 @@ const Seed kDemoSeeds[] = {
      .rotation_error_deg = 1.f,
      .jump_interval_s = 1.f},
     {.name = "demo_idle_fine_jump500ms", .jump_interval_s = 0.5f},
-    {.name = "demo_idle_fixedrange_jump500ms",
-     .translation_error_m = 0.005f,
-     .rotation_error_deg = 2.f,
-     .jump_interval_s = 0.5f,
-     .range_mode = RangeMode::kFixed},
-    {.name = "demo_idle_14bit_jump100ms",
-     .translation_error_m = 0.01f,
-     .rotation_error_deg = 4.f,
-     .jump_interval_s = 0.1f,
-     .rotation_bits = 14},
+    {.name = "demo_idle_object_1mm_jump100ms", .mode = ErrorMode::kObjectSpace, .tolerance_m = 0.001f,
+     .jump_interval_s = 0.1f},
+    {.name = "demo_idle_object_override_jump500ms", .mode = ErrorMode::kObjectSpace, .tolerance_m = 0.002f,
+     .jump_interval_s = 0.5f, .hand_override = true},
     {.name = "demo_idle_zstd_nojump", .translation_error_m = 0.002f, .rotation_error_deg = 1.f, .zstd = true},
     {.name = "demo_idle_zstd_jump250ms",
      .translation_error_m = 0.002f,
@@ -75,8 +71,9 @@ const Seed kSyntheticSeeds[] = {
     {.name = "synthetic_3bones_coarse_jump200ms",
      .translation_error_m = 0.01f,
      .rotation_error_deg = 5.f,
-     .jump_interval_s = 0.2f,
-     .rotation_bits = 12},
+     .jump_interval_s = 0.2f},
+    {.name = "synthetic_3bones_object_jump200ms", .mode = ErrorMode::kObjectSpace, .jump_interval_s = 0.2f,
+     .hand_override = true},
     {.name = "synthetic_3bones_zstd_jump200ms", .jump_interval_s = 0.2f, .zstd = true},
 };
 
@@ -122,10 +119,12 @@ void crop(RawClip& clip, uint32_t frames) {
 bool write_seed(const Skeleton& skeleton, const RawClip& clip, const Seed& seed, const char* source_name,
                 const std::filesystem::path& folder) {
   FitSettings fit;
+  fit.error_mode = seed.mode;
   fit.translation_error_m = seed.translation_error_m;
   fit.rotation_error_deg = seed.rotation_error_deg;
-  fit.quantization.range_mode = seed.range_mode;
-  fit.quantization.rotation_bits = seed.rotation_bits;
+  fit.tolerance_m = seed.tolerance_m;
+  // The last bone, whatever the clip: a tighter tolerance further out.
+  if (seed.hand_override) fit.bone_tolerances = {BoneTolerance{skeleton.bone_names.back(), seed.tolerance_m / 4.f, 0.1f}};
   const Result<FittedClip> fitted = fit_clip(skeleton, clip, fit);
   if (!fitted) {
     std::fprintf(stderr, "make_fuzz_seeds: %s: %s\n", seed.name, fitted.error().c_str());

@@ -40,23 +40,33 @@ std::vector<uint8_t> with_fixed_checksum(std::span<const uint8_t> bytes) {
   return copy;
 }
 
-// A vec3 component stays within its range widened by the Hermite overshoot:
+// A vec3 component of an animated track stays within the values its codes
+// can take (+-kMaxCodeMagnitude steps) widened by the Hermite overshoot:
 // h00 + h01 = 1, |h10| and |h11| are at most 4/27 and a tangent at most the
-// extent, so 8/27 of the extent either side, plus rounding. Near the float
-// limits the overshoot may round to infinity, which is no decoding error.
-void check_component(float value, float range_min, float range_extent, size_t bone) {
+// extent, so 8/27 of the extent either side, plus rounding. A component that
+// is not coded, and every component of a constant track, is its stored float
+// exactly. Near the float limits the overshoot may round to infinity, which
+// is no decoding error.
+void check_component(float value, const StreamTrack& track, int c, size_t bone) {
   if (std::isnan(value)) broken("decoded vec3 component is NaN", bone, value);
-  const double lo = range_min, extent = range_extent;
+  const TrackQuantization& q = track.quantization;
+  if (track.coding != TrackCoding::kAnimated || !q.coded(c)) {
+    const float exact = track.coding != TrackCoding::kAnimated ? track.constant[c] : q.constant[c];
+    if (std::memcmp(&value, &exact, sizeof value) != 0) broken("decoded constant component is not its stored value", bone, value);
+    return;
+  }
+  const double extent = 2.0 * double{q.step} * kMaxCodeMagnitude;
+  const double lo = -0.5 * extent;
   const double slack = 0.3 * extent + 1e-5 * (std::fabs(lo) + extent) + 1e-30;
   const double low = lo - slack, high = lo + extent + slack;
   if (low < -FLT_MAX || high > FLT_MAX) return;
-  if (!(value >= low && value <= high)) broken("decoded vec3 component is outside its track's range", bone, value);
+  if (!(value >= low && value <= high)) broken("decoded vec3 component is outside its track's code range", bone, value);
 }
 
 void check_vec3(Vec3 v, const StreamTrack& track, size_t bone) {
-  check_component(v.x, track.quantization.range_min[0], track.quantization.range_extent[0], bone);
-  check_component(v.y, track.quantization.range_min[1], track.quantization.range_extent[1], bone);
-  check_component(v.z, track.quantization.range_min[2], track.quantization.range_extent[2], bone);
+  check_component(v.x, track, 0, bone);
+  check_component(v.y, track, 1, bone);
+  check_component(v.z, track, 2, bone);
 }
 
 void check_pose(const StreamView& view, std::span<const Transform> pose) {

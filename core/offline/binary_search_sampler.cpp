@@ -33,7 +33,14 @@ void BinarySearchSampler::evaluate_track(size_t track_index, float frame_time, f
   const float* frames = m_frames.data() + track.first_key;
   const float* values = m_values.data() + 4 * size_t{track.first_key};
   const size_t n = track.key_count;
-  // The segment and neighbour rules of evaluate_fitted (core/offline/fit.cpp):
+  if (n == 1) {
+    // A constant track: its stored value exactly, unnormalised, as the
+    // player and evaluate_fitted return it.
+    // Nothing is looked up, so no key read or lookup is counted.
+    std::copy(values, values + 4, out);
+    return;
+  }
+  // The segment and neighbour rules of evaluate_fitted (core/offline/track_fit.cpp):
   // the segment starts at the last key at or before t (the right key at a
   // discontinuity); at or past the last key, it is the final segment; missing
   // neighbours are the end keys.

@@ -64,7 +64,7 @@ TEST(CodecSettings, CompareEveryField) {
   b.pack.zstd = true;
   EXPECT_FALSE(a == b);
   b = a;
-  b.fit.quantization.rotation_bits = 12;
+  b.fit.tolerance_m = 0.0002f;
   EXPECT_FALSE(a == b);
   b = a;
   b.fit.split_rule = SplitRule::kMidpoint;

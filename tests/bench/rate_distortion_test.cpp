@@ -105,8 +105,6 @@ TEST(RateDistortionSettings, ScaleAllThreeThresholdsAndNothingElse) {
   expected.rotation_error_deg = 0.5f * 0.1f;
   expected.scale_error = 0.5f * 0.001f;
   EXPECT_EQ(scaled.value(), expected);
-  EXPECT_TRUE(scaled.value().quantization.widen_rotation_bits);
-  EXPECT_EQ(scaled.value().quantization.range_mode, RangeMode::kPerTrack);
 }
 
 TEST(RateDistortionSettings, DefaultScalesAreValidAscendingAndIncludeTheDefaults) {
@@ -209,19 +207,21 @@ TEST(RateDistortionSweep, DemoStreamShrinksAsThresholdsLoosen) {
     EXPECT_LT(points[i].key_count, points[i - 1].key_count);
     EXPECT_GT(points[i].ratio, points[i - 1].ratio);
   }
-  std::vector<uint32_t> previous_bits;
+  // Looser thresholds never code an animated rotation track more finely.
+  std::vector<float> previous_steps;
   for (const float scale : scales) {
     const Result<FittedClip> fitted = fit_clip(clip.skeleton, clip.clip, scaled_fit_settings(scale).value(), 1);
     ASSERT_TRUE(fitted.ok()) << fitted.error();
     for (size_t t = 1; t < fitted.value().tracks.size(); t += 3) {
-      const uint32_t bits = fitted.value().tracks[t].quantization.rotation_bits;
-      if (!previous_bits.empty()) {
-        EXPECT_LE(bits, previous_bits[t / 3]) << "track " << t << " at " << scale << "x";
+      const FittedTrack& track = fitted.value().tracks[t];
+      if (!previous_steps.empty() && track.coding == TrackCoding::kAnimated && previous_steps[t / 3] > 0.f) {
+        EXPECT_GE(track.quantization.step, previous_steps[t / 3]) << "track " << t << " at " << scale << "x";
       }
     }
-    previous_bits.clear();
+    previous_steps.clear();
     for (size_t t = 1; t < fitted.value().tracks.size(); t += 3) {
-      previous_bits.push_back(fitted.value().tracks[t].quantization.rotation_bits);
+      const FittedTrack& track = fitted.value().tracks[t];
+      previous_steps.push_back(track.coding == TrackCoding::kAnimated ? track.quantization.step : 0.f);
     }
   }
 }

@@ -1,11 +1,14 @@
 #pragma once
-// The fitted clip behind the committed golden stream (tests/golden/
-// stream_v1.ks): built by hand from integer formulas, not by the fitter, so
-// the golden test notices a change of the stream format and nothing else.
-// It covers what the format has to carry: 1-, 2-, 3- and many-key tracks,
-// discontinuities (at frame 0, inside, at the last frame), rotation widths
-// 10, 14 and 20 bits, a vec3 component with an empty range, rotations whose
-// keys cross hemispheres, and jump frames (every 0.25 s = 8 frames).
+// The fitted clip behind the committed golden stream of the current version
+// (tests/golden/stream_v3.ks): built by hand from integer formulas, not by
+// the fitter, so the golden test notices a change of the stream format and
+// nothing else. It covers what the format has to carry: identity, constant
+// and animated tracks; vec3 tracks coding some of their components;
+// relative and full rotations, whose keys cross hemispheres; 2-, 3-, 4- and
+// many-key tracks; discontinuities (at frame 0, inside, at the last frame);
+// keys on adjacent frames; negative codes and a jump large enough for a
+// Rice escape; a bone tolerance override in the metadata; jump frames
+// (every 0.25 s = 8 frames).
 
 #include <cstdint>
 #include <cstdio>
@@ -23,7 +26,7 @@ namespace ks::golden {
 
 inline constexpr float kJumpIntervalS = 0.25f;
 inline constexpr uint32_t kFrameCount = 30;
-inline constexpr uint32_t kBoneCount = 3;
+inline constexpr uint32_t kBoneCount = 4;
 inline constexpr size_t kFloatsPerBone = 10;  // translation xyz, rotation xyzw, scale xyz
 
 namespace detail {
@@ -35,49 +38,72 @@ struct Lcg {
     state = state * 1664525u + 1013904223u;
     return state;
   }
+  // Uniform-ish integer in -range..range.
+  int32_t centred(int32_t range) {
+    return static_cast<int32_t>((next() >> 8) % static_cast<uint32_t>(2 * range + 1)) - range;
+  }
 };
 
 struct TrackSpec {
-  std::vector<uint16_t> frames;
-  uint32_t rotation_bits;  // rotation tracks
-  float range_min[3];      // vec3 tracks
-  float range_extent[3];   // vec3 tracks; 0 = the component never changes
+  TrackCoding coding;
+  std::vector<uint16_t> frames;      // animated tracks
+  uint8_t coded_mask;                // vec3 tracks
+  RotationCoding rotation;           // rotation tracks
+  float step;                        // animated tracks: a power of two
+  float constant[4];                 // constant tracks: the value; vec3: components not coded
+  int32_t walk;                      // animated: the largest code change between keys
+  int32_t limit;                     // animated: codes stay within +-limit
 };
+
+// A relative track's reference: the smallest-three code of a rotation near
+// (0.1, 0.2, 0.3, 0.93), largest component w, 10 bits per component.
+inline constexpr uint32_t kReferenceCode = 3u | (584u << 2) | (657u << 12) | (730u << 22);
 
 inline FittedTrack make_track(uint32_t t, const TrackSpec& spec, Lcg& lcg) {
   FittedTrack track;
   track.bone = t / 3;
   track.kind = static_cast<TrackKind>(t % 3);
-  track.quantization.rotation_bits = spec.rotation_bits;
-  for (int c = 0; c < 3; ++c) {
-    track.quantization.range_min[c] = spec.range_min[c];
-    track.quantization.range_extent[c] = spec.range_extent[c];
-  }
-  const uint32_t bits = spec.rotation_bits;
-  const uint64_t mask = (uint64_t{1} << bits) - 1u;
-  uint64_t components[3] = {mask / 2, mask / 3, mask / 2 + mask / 5};
-  uint32_t largest = 3;
-  for (const uint16_t frame : spec.frames) {
+  track.coding = spec.coding;
+  if (spec.coding != TrackCoding::kAnimated) {
     FittedKey key;
-    key.frame = frame;
-    if (track.kind == TrackKind::kRotation) {
-      // A walk of the three small components; every third key may change
-      // which component is largest, which flips hemispheres.
-      if (lcg.next() % 3 == 0) largest = lcg.next() % 4;
-      for (uint64_t& c : components) {
-        const uint64_t step = mask / 6;
-        const uint64_t offset = lcg.next() % (2 * step + 1);
-        c = c + offset < step ? 0 : (c + offset - step > mask ? mask : c + offset - step);
-      }
-      key.code = largest | components[0] << 2 | components[1] << (2 + bits) | components[2] << (2 + 2 * bits);
-      key.decoded = decode_rotation(key.code, bits, frame);
-      if (!track.keys.empty()) align_hemisphere(track.keys.back().decoded, key.decoded);
-    } else {
-      uint32_t codes[3];
-      for (int c = 0; c < 3; ++c) codes[c] = spec.range_extent[c] > 0.f ? (lcg.next() >> 16) : 0u;
-      key.code = uint64_t{codes[0]} | uint64_t{codes[1]} << 16 | uint64_t{codes[2]} << 32;
-      key.decoded = decode_vec3(track.quantization, codes, frame);
+    std::memcpy(key.decoded.value, spec.constant, sizeof spec.constant);
+    std::memcpy(key.ideal, spec.constant, sizeof spec.constant);
+    key.decoded.frame = 0.f;
+    track.keys.push_back(key);
+    return track;
+  }
+  TrackQuantization& q = track.quantization;
+  q.step = spec.step;
+  if (track.kind == TrackKind::kRotation) {
+    q.rotation = spec.rotation;
+    q.coded_mask = spec.rotation == RotationCoding::kFull ? 0b1111 : 0b0111;
+    if (spec.rotation == RotationCoding::kRelative) {
+      q.reference_code = kReferenceCode;
+      dequantize_smallest_three(q.reference_code, kReferenceComponentBits, q.reference);
     }
+  } else {
+    q.coded_mask = spec.coded_mask;
+    for (int c = 0; c < 3; ++c) q.constant[c] = q.coded(c) ? 0.f : spec.constant[c];
+  }
+  // Component 0 walks within +-limit, the others within a third of it.
+  auto limit_of = [&](int c) { return c == 0 ? spec.limit : spec.limit / 3; };
+  int32_t codes[4];
+  for (int c = 0; c < 4; ++c) codes[c] = lcg.centred(limit_of(c));
+  for (size_t k = 0; k < spec.frames.size(); ++k) {
+    FittedKey key;
+    key.frame = spec.frames[k];
+    for (int c = 0; c < 4; ++c) {
+      const int32_t next = codes[c] + lcg.centred(spec.walk);
+      codes[c] = next > limit_of(c) ? limit_of(c) : (next < -limit_of(c) ? -limit_of(c) : next);
+    }
+    // Keys 6 and 7 of a long track swing component 0 from one end of its
+    // range to the other: a difference that needs a Rice escape, and for a
+    // relative rotation (whose x then dominates) a change of hemisphere.
+    if (spec.frames.size() >= 8 && (k == 6 || k == 7)) codes[0] = k == 6 ? spec.limit : -spec.limit;
+    for (int c = 0; c < 4; ++c) key.codes[c] = q.coded(c) ? codes[c] : 0;
+    key.decoded = decode_key(track.kind, q, key.codes, key.frame);
+    if (track.kind == TrackKind::kRotation && !track.keys.empty()) align_hemisphere(track.keys.back().decoded, key.decoded);
+    std::memcpy(key.ideal, key.decoded.value, sizeof key.ideal);
     track.keys.push_back(key);
   }
   return track;
@@ -85,30 +111,43 @@ inline FittedTrack make_track(uint32_t t, const TrackSpec& spec, Lcg& lcg) {
 
 }  // namespace detail
 
-/// The golden fitted clip: 3 bones (a root and two children of it), 30 frames at 30 Hz.
+/// The golden fitted clip: 4 bones (a root, two children of it, and a child
+/// of the second), 30 frames at 30 Hz.
 inline FittedClip make_clip() {
   using detail::TrackSpec;
+  constexpr TrackCoding kIdentity = TrackCoding::kIdentity;
+  constexpr TrackCoding kConstant = TrackCoding::kConstant;
+  constexpr TrackCoding kAnimated = TrackCoding::kAnimated;
+  constexpr RotationCoding kRelative = RotationCoding::kRelative;
+  constexpr RotationCoding kFull = RotationCoding::kFull;
   const TrackSpec specs[3 * kBoneCount] = {
-      // bone 0: a discontinuity at frame 13; y never changes.
-      {{0, 4, 8, 12, 13, 13, 20, 29}, 10, {-0.5f, 1.f, 0.25f}, {1.f, 0.f, 0.5f}},
-      {{0, 2, 5, 7, 10, 14, 18, 22, 26, 29}, 10, {}, {}},
-      {{0}, 10, {1.f, 1.f, 1.f}, {0.f, 0.f, 0.f}},
-      // bone 1: two keys, three keys at 14 bits, a discontinuity at frame 6.
-      {{0, 29}, 10, {-2.f, -1.f, 0.f}, {4.f, 2.f, 1.f}},
-      {{0, 15, 29}, 14, {}, {}},
-      {{0, 6, 6, 17, 29}, 10, {0.5f, 0.75f, 0.875f}, {1.f, 0.5f, 0.25f}},
-      // bone 2: keys on adjacent frames, 20-bit rotations with discontinuities
-      // at frame 0 and at the last frame, a constant scale off 1.
-      {{0, 1, 28, 29}, 10, {-0.125f, -0.25f, -0.5f}, {0.25f, 0.5f, 1.f}},
-      {{0, 0, 3, 6, 9, 11, 12, 16, 19, 23, 27, 29, 29}, 20, {}, {}},
-      {{0}, 10, {2.f, 2.f, 2.f}, {0.f, 0.f, 0.f}},
+      // bone 0: x and z coded (y constant), a discontinuity at frame 13; a
+      // relative rotation with 10 keys; identity scale.
+      {kAnimated, {0, 4, 8, 12, 13, 13, 20, 29}, 0b101, kRelative, 1.f / 1024.f, {0.f, 1.f, 0.f, 0.f}, 100, 4000},
+      {kAnimated, {0, 2, 5, 7, 10, 14, 18, 22, 26, 29}, 0, kRelative, 1.f / 4096.f, {}, 300, 3600},
+      {kIdentity, {}, 0, kRelative, 0.f, {1.f, 1.f, 1.f, 0.f}, 0, 0},
+      // bone 1: keys on adjacent frames; a full rotation of three keys; scale
+      // with x and y coded and a discontinuity at frame 6.
+      {kAnimated, {0, 1, 28, 29}, 0b111, kRelative, 1.f / 256.f, {}, 50, 500},
+      {kAnimated, {0, 15, 29}, 0, kFull, 1.f / 2048.f, {}, 900, 2000},
+      {kAnimated, {0, 6, 6, 17, 29}, 0b011, kRelative, 1.f / 512.f, {0.f, 0.f, 1.f, 0.f}, 40, 1000},
+      // bone 2: a two-key translation coding y only; a relative rotation with
+      // discontinuities at frame 0 and at the last frame; a constant scale.
+      {kAnimated, {0, 29}, 0b010, kRelative, 1.f / 128.f, {0.5f, 0.f, -0.25f, 0.f}, 10, 300},
+      {kAnimated, {0, 0, 3, 6, 9, 11, 12, 16, 19, 23, 27, 29, 29}, 0, kRelative, 1.f / 16384.f, {}, 10, 14000},
+      {kConstant, {}, 0, kRelative, 0.f, {2.f, 0.5f, 1.25f, 0.f}, 0, 0},
+      // bone 3: identity translation, constant rotation and scale.
+      {kIdentity, {}, 0, kRelative, 0.f, {0.f, 0.f, 0.f, 0.f}, 0, 0},
+      {kConstant, {}, 0, kRelative, 0.f, {0.36f, 0.48f, 0.f, 0.8f}, 0, 0},
+      {kConstant, {}, 0, kRelative, 0.f, {0.75f, 0.75f, 0.75f, 0.f}, 0, 0},
   };
   FittedClip clip;
   clip.name = "golden";
   clip.sample_rate_hz = 30.f;
   clip.frame_count = kFrameCount;
-  clip.parents = {-1, 0, 0};
-  clip.bone_names = {"root", "left", "right"};  // stored from version 2 on
+  clip.parents = {-1, 0, 0, 2};
+  clip.bone_names = {"root", "left", "right", "tip"};
+  clip.settings.bone_tolerances = {BoneTolerance{"right", 0.0005f, 0.1f}};
   detail::Lcg lcg{12345u};
   for (uint32_t t = 0; t < 3 * kBoneCount; ++t) clip.tracks.push_back(detail::make_track(t, specs[t], lcg));
   return clip;
@@ -138,8 +177,7 @@ inline std::vector<uint8_t> poses_bytes(const StreamView& view) {
   return bytes;
 }
 
-/// How the golden streams of version 2 on are packed; `zstd` for the
-/// compressed one.
+/// How the golden streams are packed; `zstd` for the compressed one.
 inline PackSettings pack_settings(bool zstd) {
   PackSettings settings;
   settings.jump_interval_s = kJumpIntervalS;

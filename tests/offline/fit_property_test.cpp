@@ -130,15 +130,13 @@ Case make_case(uint32_t seed) {
     if (rng.chance(0.5f)) bone.rotations = wild_rotations(rng, c.random.clip.frame_count);
   }
   FitSettings& s = c.settings;
+  s.error_mode = ErrorMode::kLocal;  // per-track thresholds; object space is checked in fit_test.cpp
   s.translation_error_m = across_decades(rng, -5.f, -1.f);  // 10 um to 10 cm
   s.rotation_error_deg = across_decades(rng, -3.f, 1.f);    // 0.001 to 10 degrees
   s.scale_error = across_decades(rng, -5.f, -1.f);
   s.split_rule = rng.chance(0.5f) ? SplitRule::kLargestError : SplitRule::kMidpoint;
   static constexpr float kRatios[] = {0.f, 2.f, 8.f, 30.f};
   s.discontinuity_ratio = kRatios[rng.integer(0, 3)];
-  s.quantization.range_mode = rng.chance(0.5f) ? RangeMode::kPerTrack : RangeMode::kFixed;
-  s.quantization.rotation_bits = rng.integer(kMinRotationBits, kMaxRotationBits);
-  s.quantization.widen_rotation_bits = rng.chance(0.5f);
   return c;
 }
 
@@ -146,16 +144,22 @@ void source_value(const RawClip& clip, const FittedTrack& track, uint32_t frame,
   track_value(clip.bones[track.bone], track.kind, frame, out);
 }
 
-// The keys are what the player and the stream expect: frame 0 first, the
-// last frame last, non-decreasing frames with at most two keys at one frame
-// (counted as discontinuities), each decoded value the decoding of its code
+// The keys are what the player and the stream expect: a constant track has
+// one key holding a value (the identity for kIdentity); an animated one has
+// frame 0 first, the last frame last, non-decreasing frames with at most two
+// keys at one frame (counted as discontinuities), codes within range (0 for
+// components not coded), each decoded value the decoding of its codes
 // (rotations hemisphere-aligned with the key before).
-void expect_well_formed(const FittedTrack& track, const FitSettings& settings, uint32_t frame_count) {
+void expect_well_formed(const FittedTrack& track, uint32_t frame_count) {
   ASSERT_FALSE(track.keys.empty());
   EXPECT_EQ(track.keys.front().frame, 0u);
-  if (track.keys.size() > 1) {
-    EXPECT_EQ(track.keys.back().frame, frame_count - 1);
+  if (track.coding != TrackCoding::kAnimated) {
+    EXPECT_EQ(track.keys.size(), 1u);
+    EXPECT_EQ(track.coding == TrackCoding::kIdentity, is_identity_value(track.kind, track.keys[0].decoded.value));
+    return;
   }
+  ASSERT_GE(track.keys.size(), 2u);
+  EXPECT_EQ(track.keys.back().frame, frame_count - 1);
   uint32_t doubled = 0;
   for (size_t k = 1; k < track.keys.size(); ++k) {
     EXPECT_LE(track.keys[k - 1].frame, track.keys[k].frame) << "key " << k;
@@ -167,29 +171,25 @@ void expect_well_formed(const FittedTrack& track, const FitSettings& settings, u
     }
   }
   EXPECT_EQ(track.discontinuities, doubled);
-  const uint32_t bits = track.quantization.rotation_bits;
+  const TrackQuantization& q = track.quantization;
+  EXPECT_GT(q.step, 0.f);
+  EXPECT_NE(q.coded_mask, 0);
   if (track.kind == TrackKind::kRotation) {
-    if (settings.quantization.widen_rotation_bits) {
-      EXPECT_GE(bits, settings.quantization.rotation_bits);
-      EXPECT_LE(bits, kMaxRotationBits);
-    } else {
-      EXPECT_EQ(bits, settings.quantization.rotation_bits);
-    }
+    EXPECT_EQ(q.coded_mask, q.rotation == RotationCoding::kFull ? 0b1111 : 0b0111);
+  } else {
+    EXPECT_EQ(q.coded_mask & 0b1000, 0);
   }
   for (size_t k = 0; k < track.keys.size(); ++k) {
     const FittedKey& key = track.keys[k];
     EXPECT_EQ(key.decoded.frame, static_cast<float>(key.frame));
-    CurveKey expected;
-    if (track.kind == TrackKind::kRotation) {
-      expected = decode_rotation(key.code, bits, key.frame);
-      if (k > 0) align_hemisphere(track.keys[k - 1].decoded, expected);
-    } else {
-      const uint32_t codes[3] = {static_cast<uint32_t>(key.code & 0xffff),
-                                 static_cast<uint32_t>(key.code >> 16 & 0xffff),
-                                 static_cast<uint32_t>(key.code >> 32 & 0xffff)};
-      EXPECT_EQ(key.code >> 48, 0u);
-      expected = decode_vec3(track.quantization, codes, key.frame);
+    for (int c = 0; c < 4; ++c) {
+      EXPECT_LE(std::abs(key.codes[c]), kMaxCodeMagnitude) << "key " << k;
+      if (!q.coded(c)) {
+        EXPECT_EQ(key.codes[c], 0) << "key " << k << " component " << c;
+      }
     }
+    CurveKey expected = decode_key(track.kind, q, key.codes, key.frame);
+    if (track.kind == TrackKind::kRotation && k > 0) align_hemisphere(track.keys[k - 1].decoded, expected);
     for (int c = 0; c < component_count(track.kind); ++c) {
       EXPECT_EQ(key.decoded.value[c], expected.value[c]) << "key " << k << " component " << c;
     }
@@ -226,7 +226,7 @@ bool expect_promise_kept(const RawClip& clip, const FittedTrack& track) {
 
 TEST(FitProperty, DecodedErrorIsWithinTheReportedBoundAtEveryFrame) {
   const uint32_t seeds = seed_count();
-  uint32_t tracks = 0, met = 0, keys = 0, discontinuities = 0, widened = 0;
+  uint32_t tracks = 0, met = 0, keys = 0, discontinuities = 0, full = 0, limits = 0;
   for (uint32_t seed = 0; seed < seeds; ++seed) {
     const Case c = make_case(seed);
     const RawClip& clip = c.random.clip;
@@ -234,11 +234,7 @@ TEST(FitProperty, DecodedErrorIsWithinTheReportedBoundAtEveryFrame) {
     SCOPED_TRACE(::testing::Message() << "seed " << seed << ": " << c.random.skeleton.bone_count() << " bones, "
                                       << clip.frame_count << " frames, thresholds " << s.translation_error_m << " m "
                                       << s.rotation_error_deg << " deg " << s.scale_error << ", split "
-                                      << to_string(s.split_rule) << ", discontinuity ratio " << s.discontinuity_ratio
-                                      << ", range "
-                                      << (s.quantization.range_mode == RangeMode::kFixed ? "fixed" : "per-track")
-                                      << ", rotation bits " << s.quantization.rotation_bits << ", widen "
-                                      << s.quantization.widen_rotation_bits);
+                                      << to_string(s.split_rule) << ", discontinuity ratio " << s.discontinuity_ratio);
     const Status valid = clip.validate(c.random.skeleton);
     ASSERT_TRUE(valid.ok()) << valid.error();
     Result<FittedClip> fitted = fit_clip(c.random.skeleton, clip, s);
@@ -247,23 +243,28 @@ TEST(FitProperty, DecodedErrorIsWithinTheReportedBoundAtEveryFrame) {
     for (const FittedTrack& track : fitted.value().tracks) {
       SCOPED_TRACE(::testing::Message() << "bone " << track.bone << " track " << static_cast<int>(track.kind) << ", "
                                         << track.keys.size() << " keys, max error " << track.max_error << ", floor "
-                                        << track.floor << ", rotation bits " << track.quantization.rotation_bits);
-      expect_well_formed(track, s, clip.frame_count);
+                                        << track.floor << ", coding " << static_cast<int>(track.coding) << ", step "
+                                        << track.quantization.step);
+      expect_well_formed(track, clip.frame_count);
       if (!expect_promise_kept(clip, track)) return;  // one reproducible failure, not thousands
       ++tracks;
       met += track.threshold_met ? 1 : 0;
       keys += static_cast<uint32_t>(track.keys.size());
       discontinuities += track.discontinuities;
-      widened += track.kind == TrackKind::kRotation && track.quantization.rotation_bits > s.quantization.rotation_bits;
+      full += track.coding == TrackCoding::kAnimated && track.kind == TrackKind::kRotation &&
+              track.quantization.rotation == RotationCoding::kFull;
+      limits += track.floor_is_limit ? 1 : 0;
     }
   }
   // The cases must exercise both outcomes and the fitter's special paths.
   EXPECT_GT(met, tracks / 2);
   EXPECT_LT(met, tracks);
   EXPECT_GT(discontinuities, 0u);
-  EXPECT_GT(widened, 0u);
-  std::printf("[ property ] %u seeds, %u tracks, %u met their threshold, %u keys, %u discontinuities, %u widened\n",
-              seeds, tracks, met, keys, discontinuities, widened);
+  EXPECT_GT(full, 0u);    // rotations no reference keeps away from w = 0
+  EXPECT_GT(limits, 0u);  // thresholds finer than the code range or float precision allow
+  std::printf("[ property ] %u seeds, %u tracks, %u met their threshold, %u keys, %u discontinuities, %u full "
+              "rotations, %u at their floor\n",
+              seeds, tracks, met, keys, discontinuities, full, limits);
 }
 
 }  // namespace

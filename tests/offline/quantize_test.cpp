@@ -3,35 +3,18 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
 #include <cstdint>
-#include <initializer_list>
 #include <random>
-#include <string>
-#include <string_view>
 #include <vector>
+
+#include "core/runtime/transform.h"
+#include "tests/offline/random_clip.h"
 
 namespace ks {
 namespace {
 
 constexpr double kRadToDeg = 57.29577951308232;
-
-// Passes when `status` is a refusal whose message contains every part.
-::testing::AssertionResult refused_mentioning(const Status& status, std::initializer_list<std::string_view> parts) {
-  if (status.ok()) return ::testing::AssertionFailure() << "the settings were accepted";
-  for (std::string_view part : parts) {
-    if (status.error().find(part) == std::string::npos) {
-      return ::testing::AssertionFailure()
-             << "message \"" << status.error() << "\" does not mention \"" << part << "\"";
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
-
-float component(Vec3 v, int c) {
-  return c == 0 ? v.x : c == 1 ? v.y : v.z;
-}
 
 // A rotation uniformly distributed over the unit sphere of quaternions.
 Quat random_rotation(std::mt19937& rng) {
@@ -50,9 +33,11 @@ Quat random_rotation(std::mt19937& rng) {
               static_cast<float>(v[3] / norm)};
 }
 
-Quat decoded_rotation(Quat q, uint32_t bits) {
-  const CurveKey key = decode_rotation(quantize_rotation(q, bits), bits, 0);
-  return Quat{key.value[0], key.value[1], key.value[2], key.value[3]};
+Quat decoded_smallest_three(Quat q, uint32_t bits) {
+  const float v[4] = {q.x, q.y, q.z, q.w};
+  float out[4];
+  dequantize_smallest_three(quantize_smallest_three(v, bits), bits, out);
+  return Quat{out[0], out[1], out[2], out[3]};
 }
 
 // The largest angle, in degrees, between a unit quaternion and its
@@ -87,264 +72,63 @@ double smallest_three_bound_deg(uint32_t bits) {
 // unit-sized floats, each rounded to ~6e-8) adds ~1e-5 degrees.
 constexpr double kAngleNoiseDeg = 3e-5;
 
-// --- QuantizationSettings::validate -------------------------------------------
 
-TEST(QuantizationSettingsValidate, AcceptsDefaultsAndTheWidthLimits) {
-  EXPECT_TRUE(QuantizationSettings{}.validate().ok());
-  for (uint32_t bits : {10u, 15u, 20u}) {
-    QuantizationSettings settings;
-    settings.rotation_bits = bits;
-    settings.range_mode = RangeMode::kFixed;
-    settings.widen_rotation_bits = false;
-    const Status status = settings.validate();
-    EXPECT_TRUE(status.ok()) << bits << ": " << status.error();
-  }
-}
-
-TEST(QuantizationSettingsValidate, RefusesRotationBitsOutside10To20) {
-  for (uint32_t bits : {0u, 9u, 21u, 64u}) {
-    SCOPED_TRACE(bits);
-    QuantizationSettings settings;
-    settings.rotation_bits = bits;
-    EXPECT_TRUE(refused_mentioning(settings.validate(), {"rotation bit width", std::to_string(bits), "10..20"}));
-  }
-}
-
-TEST(QuantizationSettingsValidate, RefusesAnUnknownRangeMode) {
-  QuantizationSettings settings;
-  settings.range_mode = static_cast<RangeMode>(2);
-  EXPECT_TRUE(refused_mentioning(settings.validate(), {"range mode"}));
-}
-
-// --- vec3_quantization ------------------------------------------------------------
-
-TEST(Vec3Quantization, PerTrackRangeSpansTheSamples) {
-  const std::vector<Vec3> samples = {{0.5f, -2.f, 7.f}, {0.25f, 3.f, 7.f}, {1.75f, -0.1f, 7.f}};
-  const TrackQuantization q = vec3_quantization(samples, RangeMode::kPerTrack);
-  const float lo[3] = {0.25f, -2.f, 7.f};
-  const float hi[3] = {1.75f, 3.f, 7.f};
-  for (int c = 0; c < 3; ++c) {
-    EXPECT_EQ(q.range_min[c], lo[c]) << "component " << c;
-    EXPECT_GE(q.range_min[c] + q.range_extent[c], hi[c]) << "component " << c;
-    EXPECT_NEAR(q.range_extent[c], hi[c] - lo[c], 1e-6f) << "component " << c;
-  }
-  EXPECT_EQ(q.range_extent[2], 0.f);  // constant component: empty range, no bits
-  EXPECT_EQ(vec3_component_bits(q, 2), 0u);
-}
-
-TEST(Vec3Quantization, PerTrackRangeReachesTheMaximumInFloat) {
-  // max - min rounds down in float here; the extent is widened until the top
-  // of the range reaches the largest sample.
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> value(-1000.f, 1000.f);
-  for (int i = 0; i < 2000; ++i) {
-    const float a = value(rng), b = a + std::ldexp(value(rng), -20);
-    const std::vector<Vec3> samples = {{a, a, a}, {b, b, b}};
-    const TrackQuantization q = vec3_quantization(samples, RangeMode::kPerTrack);
-    EXPECT_GE(q.range_min[0] + q.range_extent[0], std::max(a, b)) << a << " " << b;
-    EXPECT_EQ(q.range_min[0], std::min(a, b));
-  }
-}
-
-TEST(Vec3Quantization, FixedRangeIsMinus10To10Metres) {
-  const std::vector<Vec3> samples = {{0.001f, 0.002f, 0.003f}};
-  const TrackQuantization q = vec3_quantization(samples, RangeMode::kFixed);
-  for (int c = 0; c < 3; ++c) {
-    EXPECT_EQ(q.range_min[c], -10.f);
-    EXPECT_EQ(q.range_extent[c], 20.f);
-  }
-}
-
-// --- vec3 round trip ------------------------------------------------------------------
-
-// Quantizes and decodes `v`, expecting every component within half a step
-// (plus float rounding of the decode) of the source.
-void expect_within_half_step(const TrackQuantization& q, Vec3 v) {
-  uint32_t codes[3];
-  quantize_vec3(q, v, codes);
-  const CurveKey key = decode_vec3(q, codes, 0);
-  for (int c = 0; c < 3; ++c) {
-    EXPECT_LE(codes[c], 65535u);
-    const float step = q.range_extent[c] / 65535.f;
-    const float rounding = 2.f * FLT_EPSILON * (std::fabs(q.range_min[c]) + q.range_extent[c]);
-    EXPECT_LE(std::fabs(key.value[c] - component(v, c)), 0.5f * step + rounding)
-        << "component " << c << " of " << v.x << ", " << v.y << ", " << v.z << " over [" << q.range_min[c] << ", +"
-        << q.range_extent[c] << "]";
-  }
-}
-
-TEST(QuantizeVec3, PerTrackRoundTripIsWithinHalfAStep) {
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<float> centre(-100.f, 100.f);
-  std::uniform_real_distribution<float> decade(-6.f, 2.f);
-  std::uniform_real_distribution<float> unit(0.f, 1.f);
-  for (int track = 0; track < 200; ++track) {
-    std::vector<Vec3> samples(50);
-    float lo[3], extent[3];
-    for (int c = 0; c < 3; ++c) {
-      lo[c] = centre(rng);
-      extent[c] = std::pow(10.f, decade(rng));
+// The error of a key of `kind` on `value` with quantization `q`, decoded as
+// the player decodes a key standing alone (normalised for rotations).
+float round_trip_error(TrackKind kind, const TrackQuantization& q, const float* value) {
+  int32_t codes[4];
+  quantize_key(kind, q, value, codes);
+  for (int c = 0; c < 4; ++c) {
+    EXPECT_LE(std::abs(codes[c]), kMaxCodeMagnitude);
+    if (!q.coded(c)) {
+      EXPECT_EQ(codes[c], 0) << "component " << c << " is not coded";
     }
-    for (Vec3& s : samples)
-      s = {lo[0] + extent[0] * unit(rng), lo[1] + extent[1] * unit(rng), lo[2] + extent[2] * unit(rng)};
-    const TrackQuantization q = vec3_quantization(samples, RangeMode::kPerTrack);
-    for (const Vec3& s : samples) expect_within_half_step(q, s);
-    if (testing::Test::HasFailure()) return;
   }
+  CurveKey key = decode_key(kind, q, codes, 0);
+  if (kind == TrackKind::kRotation) normalize_rotation(key.value);
+  return track_error(kind, value, key.value);
 }
 
-TEST(QuantizeVec3, FixedRangeRoundTripIsWithinHalfAStep) {
-  std::mt19937 rng(12);
-  std::uniform_real_distribution<float> value(-10.f, 10.f);
-  const TrackQuantization q = vec3_quantization({}, RangeMode::kFixed);
-  for (int i = 0; i < 20000; ++i) {
-    expect_within_half_step(q, {value(rng), value(rng), value(rng)});
-    if (testing::Test::HasFailure()) return;
-  }
-  // The ends and zero.
-  for (const float x : {-10.f, 10.f, 0.f}) expect_within_half_step(q, {x, x, x});
+std::vector<Sample> rotation_samples(const std::vector<Quat>& rotations) {
+  std::vector<Sample> samples;
+  for (const Quat& q : rotations) samples.push_back({q.x, q.y, q.z, q.w});
+  return samples;
 }
 
-TEST(QuantizeVec3, ZeroExtentComponentDecodesExactlyToTheMinimum) {
-  const std::vector<Vec3> samples = {{0.1f, 0.37f, -3.f}, {0.2f, 0.37f, -3.f}, {0.3f, 0.37f, -3.f}};
-  const TrackQuantization q = vec3_quantization(samples, RangeMode::kPerTrack);
-  for (const Vec3& s : samples) {
-    uint32_t codes[3];
-    quantize_vec3(q, s, codes);
-    EXPECT_EQ(codes[1], 0u);
-    EXPECT_EQ(codes[2], 0u);
-    const CurveKey key = decode_vec3(q, codes, 0);
-    EXPECT_EQ(key.value[1], 0.37f);
-    EXPECT_EQ(key.value[2], -3.f);
-  }
+// --- track_error ---------------------------------------------------------------------
+
+TEST(TrackError, IsInTheKindsUnit) {
+  const float a[4] = {1.f, 2.f, 3.f, 0.f}, b[4] = {1.f, 2.f + 0.3f, 3.f + 0.4f, 0.f};
+  EXPECT_NEAR(track_error(TrackKind::kTranslation, a, b), 0.5f, 1e-6f);  // distance
+  EXPECT_NEAR(track_error(TrackKind::kScale, a, b), 0.4f, 1e-6f);        // largest component
+  const Quat turned = quat_from_axis_angle({0.f, 0.f, 1.f}, 0.1f);
+  const float r0[4] = {0.f, 0.f, 0.f, 1.f};
+  const float r1[4] = {2.f * turned.x, 2.f * turned.y, 2.f * turned.z, 2.f * turned.w};  // normalised first
+  EXPECT_NEAR(track_error(TrackKind::kRotation, r0, r1), 0.1f * static_cast<float>(kRadToDeg), 1e-3f);
 }
 
-TEST(QuantizeVec3, ValuesOutsideTheFixedRangeClamp) {
-  const TrackQuantization q = vec3_quantization({}, RangeMode::kFixed);
-  uint32_t codes[3];
-  quantize_vec3(q, {15.f, -12.f, 1e30f}, codes);
-  EXPECT_EQ(codes[0], 65535u);
-  EXPECT_EQ(codes[1], 0u);
-  EXPECT_EQ(codes[2], 65535u);
-  const CurveKey key = decode_vec3(q, codes, 0);
-  EXPECT_NEAR(key.value[0], 10.f, 1e-5f);
-  EXPECT_EQ(key.value[1], -10.f);
-  EXPECT_NEAR(key.value[2], 10.f, 1e-5f);
+// --- smallest three (the reference rotation of relative tracks) -------------------
 
-  quantize_vec3(q, {-1e30f, -10.0001f, 10.0001f}, codes);
-  EXPECT_EQ(codes[0], 0u);
-  EXPECT_EQ(codes[1], 0u);
-  EXPECT_EQ(codes[2], 65535u);
-}
-
-TEST(QuantizeVec3, ValuesOutsideAPerTrackRangeClamp) {
-  const std::vector<Vec3> samples = {{0.f, 1.f, 2.f}, {1.f, 2.f, 3.f}};
-  const TrackQuantization q = vec3_quantization(samples, RangeMode::kPerTrack);
-  uint32_t codes[3];
-  quantize_vec3(q, {-0.5f, 2.5f, 2.f}, codes);
-  EXPECT_EQ(codes[0], 0u);
-  EXPECT_EQ(codes[1], 65535u);
-  EXPECT_EQ(codes[2], 0u);
-}
-
-TEST(DecodeVec3, FillsTheFrameAndLeavesTheFourthComponentZero) {
-  const TrackQuantization q = vec3_quantization({}, RangeMode::kFixed);
-  const uint32_t codes[3] = {0, 32768, 65535};
-  const CurveKey key = decode_vec3(q, codes, 4321);
-  EXPECT_EQ(key.frame, 4321.f);
-  EXPECT_EQ(key.value[0], -10.f);
-  EXPECT_EQ(key.value[1], dequantize_vec3_component(q, 1, 32768));
-  EXPECT_EQ(key.value[3], 0.f);
-}
-
-// --- smallest three ---------------------------------------------------------------------
-
-TEST(SmallestThreeBound, DecreasesWithWidth) {
-  EXPECT_NEAR(smallest_three_bound_deg(10), 0.2755, 0.001);
-  for (uint32_t bits = kMinRotationBits; bits < kMaxRotationBits; ++bits) {
-    EXPECT_LT(smallest_three_bound_deg(bits + 1), 0.51 * smallest_three_bound_deg(bits)) << bits;
-  }
-}
-
-TEST(QuantizeRotation, RandomRotationsRoundTripWithinTheDerivedBound) {
+TEST(QuantizeSmallestThree, RandomRotationsRoundTripWithinTheDerivedBound) {
   std::mt19937 rng(2024);
-  std::vector<Quat> rotations;
-  for (int i = 0; i < 4000; ++i) rotations.push_back(random_rotation(rng));
-  double previous_worst = 1e9;
-  for (uint32_t bits = kMinRotationBits; bits <= kMaxRotationBits; ++bits) {
+  for (uint32_t bits : {kReferenceComponentBits, 14u, 20u}) {
     SCOPED_TRACE(bits);
-    const double bound = smallest_three_bound_deg(bits);
     double worst = 0.0;
-    for (const Quat& q : rotations) {
-      const uint64_t code = quantize_rotation(q, bits);
-      EXPECT_EQ(code >> rotation_code_bits(bits), 0u) << "bits above the code are set";
-      const double angle = angle_between_deg(q, decoded_rotation(q, bits));
-      worst = std::max(worst, angle);
+    for (int i = 0; i < 4000; ++i) {
+      const Quat q = random_rotation(rng);
+      const float v[4] = {q.x, q.y, q.z, q.w};
+      const uint64_t code = quantize_smallest_three(v, bits);
+      EXPECT_EQ(code >> (2 + 3 * bits), 0u) << "bits above the code are set";
+      worst = std::max<double>(worst, angle_between_deg(q, decoded_smallest_three(q, bits)));
     }
-    EXPECT_LE(worst, bound + kAngleNoiseDeg);
-    // The error itself shrinks with the width (about half per bit).
-    EXPECT_LT(worst, 0.75 * previous_worst);
-    previous_worst = worst;
+    EXPECT_LE(worst, smallest_three_bound_deg(bits) + kAngleNoiseDeg);
   }
 }
 
-TEST(QuantizeRotation, RebuildsTheLargestComponentPositive) {
-  std::mt19937 rng(99);
-  for (int i = 0; i < 2000; ++i) {
-    Quat q = random_rotation(rng);
-    const float v[4] = {q.x, q.y, q.z, q.w};
-    uint32_t largest = 0;
-    for (uint32_t c = 1; c < 4; ++c) {
-      if (std::fabs(v[c]) > std::fabs(v[largest])) largest = c;
-    }
-    for (uint32_t bits : {10u, 16u, 20u}) {
-      const uint64_t code = quantize_rotation(q, bits);
-      EXPECT_EQ(code & 3u, largest);
-      const CurveKey key = decode_rotation(code, bits, 0);
-      EXPECT_GE(key.value[largest], 0.5f);
-      // Decoded in the hemisphere where the largest component is positive:
-      // q itself, or -q when q's largest component was negative.
-      const float sign = v[largest] < 0.f ? -1.f : 1.f;
-      for (int c = 0; c < 4; ++c) EXPECT_NEAR(key.value[c], sign * v[c], 0.003f) << "component " << c;
-    }
-  }
-}
-
-TEST(QuantizeRotation, NegativeLargestComponentDecodesToTheSameRotation) {
-  const Quat q = normalize(Quat{0.1f, -0.2f, 0.3f, -0.9f});
-  const Quat decoded = decoded_rotation(q, 10);
-  EXPECT_GT(decoded.w, 0.f);
-  EXPECT_LE(angle_between_deg(q, decoded), smallest_three_bound_deg(10) + kAngleNoiseDeg);
-  EXPECT_LE(angle_between_deg(-q, decoded), smallest_three_bound_deg(10) + kAngleNoiseDeg);
-}
-
-TEST(QuantizeRotation, EdgeRotationsRoundTripWithinTheBound) {
-  const float h = kSmallestThreeBound;
-  const Quat edges[] = {
-      Quat{},
-      Quat{0.f, 0.f, 0.f, -1.f},
-      Quat{1.f, 0.f, 0.f, 0.f},
-      Quat{0.f, -1.f, 0.f, 0.f},
-      Quat{h, h, 0.f, 0.f},
-      Quat{0.f, 0.f, -h, h},
-      Quat{0.5f, 0.5f, 0.5f, 0.5f},
-      Quat{-0.5f, 0.5f, -0.5f, 0.5f},
-      normalize(Quat{1e-7f, 0.f, 0.f, 1.f}),
-  };
-  for (uint32_t bits = kMinRotationBits; bits <= kMaxRotationBits; ++bits) {
-    for (const Quat& q : edges) {
-      const Quat decoded = decoded_rotation(q, bits);
-      EXPECT_LE(angle_between_deg(q, decoded), smallest_three_bound_deg(bits) + kAngleNoiseDeg)
-          << bits << " bits, " << q.x << " " << q.y << " " << q.z << " " << q.w;
-      EXPECT_NEAR(length(decoded), 1.f, 1e-5f);
-    }
-  }
-}
-
-TEST(QuantizeRotation, KeepsTheNearestOfTheComponentRoundings) {
-  // The eight codes that round each small component down or up: none decodes
-  // nearer than the one chosen.
+TEST(QuantizeSmallestThree, KeepsTheNearestOfTheComponentRoundings) {
   std::mt19937 rng(5);
+  const uint32_t bits = kReferenceComponentBits;
+  const uint64_t mask = (uint64_t{1} << bits) - 1;
   for (int i = 0; i < 300; ++i) {
     const Quat q = random_rotation(rng);
     float v[4] = {q.x, q.y, q.z, q.w};
@@ -355,40 +139,189 @@ TEST(QuantizeRotation, KeepsTheNearestOfTheComponentRoundings) {
     if (v[largest] < 0.f) {
       for (float& x : v) x = -x;
     }
-    for (uint32_t bits : {10u, 13u}) {
-      const uint64_t mask = (uint64_t{1} << bits) - 1;
-      const float chosen = angle_between_deg(q, decoded_rotation(q, bits));
-      uint64_t low[3];
-      int other = 0;
-      for (uint32_t c = 0; c < 4; ++c) {
-        if (c == largest) continue;
-        const double scaled =
-            (double{v[c]} + kSmallestThreeBound) / (2.0 * kSmallestThreeBound) * static_cast<double>(mask);
-        low[other++] = std::min<uint64_t>(static_cast<uint64_t>(std::floor(scaled)), mask);
+    const float chosen = angle_between_deg(q, decoded_smallest_three(q, bits));
+    uint64_t low[3];
+    int other = 0;
+    for (uint32_t c = 0; c < 4; ++c) {
+      if (c == largest) continue;
+      const double scaled = (double{v[c]} + kSmallestThreeBound) / (2.0 * kSmallestThreeBound) * static_cast<double>(mask);
+      low[other++] = std::min<uint64_t>(static_cast<uint64_t>(std::floor(scaled)), mask);
+    }
+    for (uint32_t combo = 0; combo < 8; ++combo) {
+      uint64_t code = largest;
+      bool valid = true;
+      for (int k = 0; k < 3; ++k) {
+        const uint64_t value = low[k] + ((combo >> k) & 1u);
+        valid = valid && value <= mask;
+        code |= value << (2 + k * static_cast<int>(bits));
       }
-      for (uint32_t combo = 0; combo < 8; ++combo) {
-        uint64_t code = largest;
-        bool valid = true;
-        for (int k = 0; k < 3; ++k) {
-          const uint64_t value = low[k] + ((combo >> k) & 1u);
-          valid = valid && value <= mask;
-          code |= value << (2 + k * static_cast<int>(bits));
-        }
-        if (!valid) continue;
-        const CurveKey key = decode_rotation(code, bits, 0);
-        const float angle = angle_between_deg(q, Quat{key.value[0], key.value[1], key.value[2], key.value[3]});
-        EXPECT_GE(angle, chosen) << "rounding " << combo << " at " << bits << " bits decodes nearer";
-      }
+      if (!valid) continue;
+      float out[4];
+      dequantize_smallest_three(code, bits, out);
+      EXPECT_GE(angle_between_deg(q, Quat{out[0], out[1], out[2], out[3]}), chosen) << "rounding " << combo;
     }
   }
 }
 
-TEST(DecodeRotation, FillsTheFrameAndMatchesTheRuntimeDecoder) {
-  const Quat q = normalize(Quat{0.3f, 0.1f, -0.5f, 0.8f});
-  const uint64_t code = quantize_rotation(q, 14);
-  const CurveKey key = decode_rotation(code, 14, 77);
+// --- choose_quantization, quantize_key, decode_key --------------------------------
+
+TEST(ChooseQuantization, ConstantComponentsAreExactAndNotCoded) {
+  const std::vector<Sample> samples = {{0.1f, 0.37f, -3.f, 0.f}, {0.2f, 0.37f, -3.f, 0.f}, {0.3f, 0.37f, -3.f, 0.f}};
+  for (const TrackKind kind : {TrackKind::kTranslation, TrackKind::kScale}) {
+    const ChosenQuantization chosen = choose_quantization(kind, samples, 1e-4f);
+    const TrackQuantization& q = chosen.quantization;
+    EXPECT_EQ(q.coded_mask, 0b001);
+    EXPECT_EQ(q.constant[1], 0.37f);
+    EXPECT_EQ(q.constant[2], -3.f);
+    for (const Sample& s : samples) {
+      int32_t codes[4];
+      quantize_key(kind, q, s.data(), codes);
+      EXPECT_EQ(codes[1], 0);
+      EXPECT_EQ(codes[2], 0);
+      const CurveKey key = decode_key(kind, q, codes, 7);
+      EXPECT_EQ(key.frame, 7.f);
+      EXPECT_EQ(key.value[1], 0.37f);  // bit for bit
+      EXPECT_EQ(key.value[2], -3.f);
+      EXPECT_LE(std::fabs(key.value[0] - s[0]), 1e-4f);
+    }
+  }
+  // Nothing changes: nothing is coded.
+  const std::vector<Sample> still(5, Sample{1.f, 2.f, 3.f, 0.f});
+  EXPECT_EQ(choose_quantization(TrackKind::kTranslation, still, 1e-4f).quantization.coded_mask, 0);
+}
+
+TEST(ChooseQuantization, Vec3KeysRoundTripWithinTheKeyError) {
+  test::TestRandom rng(11);
+  for (int track = 0; track < 200; ++track) {
+    const TrackKind kind = track % 2 == 0 ? TrackKind::kTranslation : TrackKind::kScale;
+    const float key_error = std::pow(10.f, rng.uniform(-6.f, -2.f));
+    std::vector<Sample> samples(50);
+    float centre[3], extent[3];
+    for (int c = 0; c < 3; ++c) {
+      centre[c] = rng.uniform(-100.f, 100.f);
+      extent[c] = std::pow(10.f, rng.uniform(-6.f, 2.f));
+    }
+    for (Sample& s : samples) {
+      for (int c = 0; c < 3; ++c) s[c] = centre[c] + extent[c] * rng.uniform(-1.f, 1.f);
+    }
+    const ChosenQuantization chosen = choose_quantization(kind, samples, key_error);
+    SCOPED_TRACE(::testing::Message() << "track " << track << ", key error " << key_error << ", step "
+                                      << chosen.quantization.step << ", floor " << chosen.floor);
+    EXPECT_GT(chosen.quantization.step, 0.f);
+    float worst = 0.f;
+    for (const Sample& s : samples) worst = std::max(worst, round_trip_error(kind, chosen.quantization, s.data()));
+    EXPECT_EQ(worst, chosen.floor);  // the floor is the largest error of a key on any sample
+    // Within the key error unless the code range stops it: 2^24 steps over
+    // values up to 200 m allow about 1.2e-5 m.
+    const float range_limit = 200.f / static_cast<float>(kMaxCodeMagnitude);
+    if (key_error > 2.f * range_limit) {
+      EXPECT_LE(chosen.floor, key_error);
+    }
+    if (testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(ChooseQuantization, RelativeRotationsRoundTripWithinTheKeyError) {
+  test::TestRandom rng(12);
+  for (int track = 0; track < 100; ++track) {
+    const float key_error = std::pow(10.f, rng.uniform(-4.f, 0.f));  // degrees
+    // Rotations within some 90 degrees of a random centre.
+    const Quat centre = normalize(Quat{rng.uniform(-1.f, 1.f), rng.uniform(-1.f, 1.f), rng.uniform(-1.f, 1.f), 1.f});
+    std::vector<Quat> rotations;
+    for (int i = 0; i < 40; ++i) {
+      const Vec3 v{rng.uniform(-1.f, 1.f), rng.uniform(-1.f, 1.f), rng.uniform(-1.f, 1.f) + 0.01f};
+      const Vec3 axis = v * (1.f / length(v));
+      rotations.push_back(centre * quat_from_axis_angle(axis, rng.uniform(-0.8f, 0.8f)));
+    }
+    make_rotations_continuous(rotations);
+    const std::vector<Sample> samples = rotation_samples(rotations);
+    const ChosenQuantization chosen = choose_quantization(TrackKind::kRotation, samples, key_error);
+    SCOPED_TRACE(::testing::Message() << "track " << track << ", key error " << key_error << " deg, floor "
+                                      << chosen.floor);
+    const TrackQuantization& q = chosen.quantization;
+    EXPECT_EQ(q.rotation, RotationCoding::kRelative);
+    EXPECT_EQ(q.coded_mask, 0b0111);
+    // The reference is its smallest-three code decoded.
+    float reference[4];
+    dequantize_smallest_three(q.reference_code, kReferenceComponentBits, reference);
+    for (int c = 0; c < 4; ++c) EXPECT_EQ(q.reference[c], reference[c]);
+    float worst = 0.f;
+    for (const Sample& s : samples) worst = std::max(worst, round_trip_error(TrackKind::kRotation, q, s.data()));
+    EXPECT_EQ(worst, chosen.floor);
+    EXPECT_LE(chosen.floor, key_error);
+    if (testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(ChooseQuantization, SpinningRotationsTakeTheFullCoding) {
+  // Several turns: no reference keeps every key's w away from 0.
+  std::vector<Quat> rotations;
+  for (int f = 0; f < 60; ++f) {
+    rotations.push_back(quat_from_axis_angle(Vec3{0.3f, 1.f, 0.2f} * (1.f / length(Vec3{0.3f, 1.f, 0.2f})), 0.4f * static_cast<float>(f)));
+  }
+  make_rotations_continuous(rotations);
+  const std::vector<Sample> samples = rotation_samples(rotations);
+  for (const float key_error : {1.f, 0.05f, 0.001f}) {
+    SCOPED_TRACE(key_error);
+    const ChosenQuantization chosen = choose_quantization(TrackKind::kRotation, samples, key_error);
+    EXPECT_EQ(chosen.quantization.rotation, RotationCoding::kFull);
+    EXPECT_EQ(chosen.quantization.coded_mask, 0b1111);
+    float worst = 0.f;
+    for (const Sample& s : samples) worst = std::max(worst, round_trip_error(TrackKind::kRotation, chosen.quantization, s.data()));
+    EXPECT_EQ(worst, chosen.floor);
+    EXPECT_LE(chosen.floor, key_error);
+  }
+}
+
+TEST(ChooseQuantization, AFinerKeyErrorGivesAFinerStep) {
+  const std::vector<Sample> samples = {{0.f, 0.f, 0.f, 0.f}, {0.5f, -0.25f, 1.f, 0.f}, {1.f, 0.5f, -1.f, 0.f}};
+  float previous = 1e9f;
+  for (const float key_error : {1e-2f, 1e-3f, 1e-4f, 1e-5f}) {
+    const ChosenQuantization chosen = choose_quantization(TrackKind::kTranslation, samples, key_error);
+    EXPECT_LT(chosen.quantization.step, previous) << key_error;
+    EXPECT_LE(chosen.floor, key_error);
+    previous = chosen.quantization.step;
+  }
+}
+
+TEST(ChooseQuantization, AFloorAboveTheKeyErrorOnlyWhereTheCodeRangeStopsIt) {
+  // 1e6 m over 2^24 codes: no step finer than ~0.06 m keeps every code in range.
+  const std::vector<Sample> samples = {{-1e6f, 0.f, 0.f, 0.f}, {1e6f, 1.f, 0.f, 0.f}};
+  const ChosenQuantization chosen = choose_quantization(TrackKind::kTranslation, samples, 1e-4f);
+  EXPECT_GT(chosen.floor, 1e-4f);
+  EXPECT_LT(chosen.floor, 0.2f);
+  for (const Sample& s : samples) {
+    int32_t codes[4];
+    quantize_key(TrackKind::kTranslation, chosen.quantization, s.data(), codes);
+    for (int c = 0; c < 4; ++c) EXPECT_LE(std::abs(codes[c]), kMaxCodeMagnitude);
+  }
+}
+
+TEST(QuantizeKey, KeepsTheNearestRoundingOfEachComponent) {
+  TrackQuantization q;
+  q.coded_mask = 0b111;
+  q.step = 0.1f;
+  const float value[4] = {0.349f, -0.351f, 1e9f, 0.f};
+  int32_t codes[4];
+  quantize_key(TrackKind::kTranslation, q, value, codes);
+  EXPECT_EQ(codes[0], 3);
+  EXPECT_EQ(codes[1], -4);
+  EXPECT_EQ(codes[2], kMaxCodeMagnitude);  // clamped to the code range
+  EXPECT_EQ(codes[3], 0);
+}
+
+TEST(DecodeKey, MatchesTheRuntimeDecoder) {
+  TrackQuantization q;
+  q.rotation = RotationCoding::kRelative;
+  q.coded_mask = 0b0111;
+  q.step = 1.f / 3000.f;
+  const float reference[4] = {0.1f, 0.2f, 0.3f, 0.9f};
+  q.reference_code = static_cast<uint32_t>(quantize_smallest_three(reference, kReferenceComponentBits));
+  dequantize_smallest_three(q.reference_code, kReferenceComponentBits, q.reference);
+  const int32_t codes[4] = {120, -700, 33, 0};
+  const CurveKey key = decode_key(TrackKind::kRotation, q, codes, 77);
   float runtime[4];
-  dequantize_rotation(code, 14, runtime);
+  dequantize_key(TrackKind::kRotation, q, codes, runtime);
   EXPECT_EQ(key.frame, 77.f);
   for (int c = 0; c < 4; ++c) EXPECT_EQ(key.value[c], runtime[c]);
 }

@@ -156,6 +156,31 @@ TEST(BitReader, SeekReturnsToAnEarlierField) {
   EXPECT_FALSE(reader.overrun());
 }
 
+TEST(BitReader, PeekDoesNotMoveAndSkipDoes) {
+  const std::vector<uint8_t> bytes = {0xA5, 0x3C, 0x0F};
+  BitReader reader(bytes);
+  EXPECT_EQ(reader.peek(4), 0x5u);
+  EXPECT_EQ(reader.peek(12), 0xCA5u);
+  EXPECT_EQ(reader.position(), 0u);
+  reader.skip(4);
+  EXPECT_EQ(reader.position(), 4u);
+  EXPECT_EQ(reader.peek(8), 0xCAu);
+  EXPECT_EQ(reader.read(8), 0xCAu);
+  // Bits past the end peek as zeros without an overrun.
+  reader.seek(20);
+  EXPECT_EQ(reader.peek(17), 0x0u);
+  EXPECT_FALSE(reader.overrun());
+  reader.seek(16);
+  EXPECT_EQ(reader.peek(17), 0x0Fu);
+  EXPECT_FALSE(reader.overrun());
+  EXPECT_EQ(reader.peek(0), 0u);
+  // Skipping past the end is an overrun and stops at the end.
+  reader.skip(9);
+  EXPECT_TRUE(reader.overrun());
+  EXPECT_EQ(reader.position(), 24u);
+  EXPECT_EQ(reader.peek(8), 0u);
+}
+
 TEST(BitsFor, CountsTheBitsOfTheLargestValue) {
   EXPECT_EQ(bits_for(0), 0u);
   EXPECT_EQ(bits_for(1), 1u);

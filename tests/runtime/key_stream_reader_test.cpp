@@ -220,7 +220,8 @@ TEST(KeyStreamBlocks, RefusesBadFrames) {
     frame.resize(ZSTD_compress(frame.data(), frame.size(), block2.data(), block2.size(), 3));
     frame[frame.size() / 2 + 3] ^= 0x5A;
     frame.back() ^= 0xFF;
-    EXPECT_TRUE(refused_mentioning(with_frame(2, frame), {"key stream block 2"}));
+    // Either zstd notices, or the keys it decompresses to do not add up.
+    EXPECT_TRUE(refused_mentioning(with_frame(2, frame), {"key stream"}));
   }
 }
 
@@ -249,27 +250,70 @@ TEST(StreamMetadata, HoldsTheNamesAndThresholds) {
   EXPECT_EQ(meta.clip_name, wave().name);
   EXPECT_EQ(meta.bone_names, wave().bone_names);
   EXPECT_EQ(meta.bone_names.size(), zstd_view().bone_count());
+  EXPECT_FALSE(meta.local_mode);
+  EXPECT_EQ(meta.tolerance_m, wave().settings.tolerance_m);
+  EXPECT_EQ(meta.shell_distance_m, wave().settings.shell_distance_m);
   EXPECT_EQ(meta.translation_error_m, wave().settings.translation_error_m);
   EXPECT_EQ(meta.rotation_error_deg, wave().settings.rotation_error_deg);
   EXPECT_EQ(meta.scale_error, wave().settings.scale_error);
+  EXPECT_TRUE(meta.bone_tolerances.empty());
+}
+
+TEST(StreamMetadata, HoldsTheModeAndTheBoneTolerances) {
+  FittedClip clip = wave();
+  clip.settings.error_mode = ErrorMode::kLocal;
+  clip.settings.tolerance_m = 0.0003f;
+  clip.settings.shell_distance_m = 0.05f;
+  clip.settings.bone_tolerances = {BoneTolerance{clip.bone_names[2], 0.002f, 0.f},
+                                   BoneTolerance{clip.bone_names[1], 0.0001f, 0.2f}};
+  const Bytes bytes = test::pack_or_fail(clip, 0.5f);
+  const Result<StreamView> view = StreamView::open(bytes);
+  ASSERT_TRUE(view.ok()) << view.error();
+  const StreamMetadata& meta = view.value().metadata();
+  EXPECT_TRUE(meta.local_mode);
+  EXPECT_EQ(meta.tolerance_m, 0.0003f);
+  EXPECT_EQ(meta.shell_distance_m, 0.05f);
+  ASSERT_EQ(meta.bone_tolerances.size(), 2u);
+  EXPECT_EQ(meta.bone_tolerances[0].bone, 2u);
+  EXPECT_EQ(meta.bone_tolerances[0].tolerance_m, 0.002f);
+  EXPECT_EQ(meta.bone_tolerances[0].shell_distance_m, 0.f);
+  EXPECT_EQ(meta.bone_tolerances[1].bone, 1u);
+  EXPECT_EQ(meta.bone_tolerances[1].tolerance_m, 0.0001f);
+  EXPECT_EQ(meta.bone_tolerances[1].shell_distance_m, 0.2f);
+  // An override naming no bone of the clip cannot be written.
+  clip.settings.bone_tolerances = {BoneTolerance{"nobody", 0.001f, 0.f}};
+  const Result<Bytes> refused = pack(clip, PackSettings{});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("\"nobody\""), std::string::npos) << refused.error();
 }
 
 TEST(StreamMetadata, RefusesBadMetadata) {
+  // Layout: u32 name count, u8 mode, 5 x f32 tolerances, u32 override count, strings.
   const uint32_t m = metadata_offset();
   const uint32_t bones = zstd_view().bone_count();
   EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { set_u32(p, m, bones + 1); }),
                                  {"metadata names " + std::to_string(bones + 1) + " bones, the stream has " +
                                   std::to_string(bones)}));
-  for (const float bad : {std::nanf(""), -1.f, std::numeric_limits<float>::infinity()}) {
-    EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { test::set_f32(p, m + 8, bad); }),
-                                   {"metadata holds a threshold that is not a number >= 0"}));
+  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { p[m + 4] = 2; }), {"metadata holds the unknown error mode 2"}));
+  for (uint32_t field = 0; field < 5; ++field) {
+    for (const float bad : {std::nanf(""), -1.f, std::numeric_limits<float>::infinity()}) {
+      SCOPED_TRACE(::testing::Message() << "field " << field << " = " << bad);
+      EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { test::set_f32(p, m + 5 + 4 * field, bad); }),
+                                     {"metadata holds a tolerance that is not a number >= 0"}));
+    }
   }
+  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { set_u32(p, m + 25, bones + 1); }),
+                                 {"metadata holds " + std::to_string(bones + 1) + " bone tolerances for " +
+                                  std::to_string(bones) + " bones"}));
+  // One override the section has no bytes for.
+  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { set_u32(p, m + 25, 1); }),
+                                 {"expected 10 for its bone tolerances"}));
   // The clip name's length runs past the section.
-  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { test::set_u16(p, m + 16, 0xFFFF); }),
+  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { test::set_u16(p, m + 29, 0xFFFF); }),
                                  {"metadata is truncated at the clip name"}));
   // A NUL inside the clip name.
   ASSERT_GT(wave().name.size(), 1u);
-  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { p[m + 18] = 0; }),
+  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { p[m + 31] = 0; }),
                                  {"metadata: the clip name holds a NUL byte"}));
   // Cut inside the last bone name, and a section too short for its fixed fields.
   Bytes cut = zstd_stream();
@@ -283,6 +327,29 @@ TEST(StreamMetadata, RefusesBadMetadata) {
   // Metadata starting before the jump states end.
   EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { set_u32(p, ho::kMetadataOffset, get_u32(p, ho::kJumpStatesOffset) - 1); }),
                                  {"section offsets are out of order"}));
+}
+
+TEST(StreamMetadata, RefusesAnInvalidBoneTolerance) {
+  FittedClip clip = wave();
+  clip.settings.bone_tolerances = {BoneTolerance{clip.bone_names[1], 0.002f, 0.1f}};
+  const Bytes bytes = test::pack_or_fail(clip, 0.5f);
+  const uint32_t override_at = static_cast<uint32_t>(bytes.size()) - 10;  // u16 bone, f32 tolerance, f32 distance
+  auto changed = [&](auto patch) {
+    Bytes b = bytes;
+    patch(b);
+    test::fix_checksum(b);
+    return StreamView::open(b, kName);
+  };
+  EXPECT_TRUE(changed([](Bytes&) {}).ok());
+  EXPECT_TRUE(test::refused_mentioning(changed([&](Bytes& b) { test::set_u16(b, override_at, 3); }), kName,
+                                       {"metadata holds an invalid tolerance for bone 3"}));
+  for (const float bad : {0.f, -1.f, std::nanf("")}) {
+    EXPECT_TRUE(test::refused_mentioning(changed([&](Bytes& b) { test::set_f32(b, override_at + 2, bad); }), kName,
+                                         {"invalid tolerance for bone 1"}))
+        << bad;
+  }
+  EXPECT_TRUE(test::refused_mentioning(changed([&](Bytes& b) { test::set_f32(b, override_at + 6, -0.5f); }), kName,
+                                       {"invalid tolerance for bone 1"}));
 }
 
 TEST(StreamMetadata, NamesAreOptional) {

@@ -116,7 +116,10 @@ struct PackedClip {
   }
   uint64_t initial_keys() const {
     uint64_t n = 0;
-    for (const FittedTrack& t : clip->tracks) n += std::min<size_t>(t.keys.size(), kInitialKeysPerTrack);
+    for (const FittedTrack& t : clip->tracks) {
+      // Constant tracks hold their one key in the track table, not as a key.
+      if (t.coding == TrackCoding::kAnimated) n += std::min<size_t>(t.keys.size(), kInitialKeysPerTrack);
+    }
     return n;
   }
 };
@@ -466,15 +469,59 @@ TEST(PlayerProperty, LocalToModelMatchesTheOfflineSkeleton) {
 }
 
 TEST(Player, ReportsItsMemoryAndStream) {
-  const std::unique_ptr<PackedClip> packed = pack_clip(property_clips().front(), 1.f);
-  ASSERT_TRUE(packed);
-  const Player player(packed->view);
-  EXPECT_EQ(&player.stream(), &packed->view);
-  EXPECT_EQ(player.active_array().size(), packed->view.tracks().size());
-  EXPECT_EQ(player.memory_bytes(), packed->view.tracks().size() * sizeof(TrackWindow));
-  for (size_t t = 0; t < player.active_array().size(); ++t) {
-    EXPECT_EQ(player.active_array()[t].key_count, packed->view.tracks()[t].key_count);
+  for (const FittedClip& clip : property_clips()) {
+    SCOPED_TRACE(clip.name);
+    const std::unique_ptr<PackedClip> packed = pack_clip(clip, 1.f);
+    ASSERT_TRUE(packed);
+    const StreamView& view = packed->view;
+    const Player player(view);
+    EXPECT_EQ(&player.stream(), &view);
+    // Only animated tracks have a window, in track order.
+    ASSERT_EQ(player.active_array().size(), view.animated_track_count());
+    uint32_t slot = 0;
+    for (uint32_t t = 0; t < view.tracks().size(); ++t) {
+      if (clip.tracks[t].coding != TrackCoding::kAnimated) continue;
+      ASSERT_LT(slot, player.active_array().size());
+      EXPECT_EQ(player.active_array()[slot].track, t);
+      EXPECT_EQ(player.active_array()[slot].key_count, clip.tracks[t].keys.size());
+      ++slot;
+    }
+    EXPECT_EQ(slot, player.active_array().size());
+    EXPECT_EQ(player.memory_bytes(), view.animated_track_count() * sizeof(TrackWindow) +
+                                         view.bone_count() * sizeof(Transform) +
+                                         view.streamed_track_count() * sizeof(uint64_t));
   }
+}
+
+TEST(Player, ConstantTracksDecodeToTheirValueBitForBit) {
+  // Every track constant: nothing animated, the pose is the stored values.
+  FittedClip clip = test::make_random_fitted_clip(5);
+  for (FittedTrack& track : clip.tracks) {
+    track.coding = TrackCoding::kConstant;
+    track.quantization = {};
+    FittedKey key;
+    const float b = static_cast<float>(track.bone);
+    const float values[3][4] = {{0.1f + b, -2.5f, 1e-7f, 0.f}, {0.f, 0.6f, 0.f, 0.8f}, {1.f, 3.f, 0.3f + b, 0.f}};
+    std::copy(values[static_cast<int>(track.kind)], values[static_cast<int>(track.kind)] + 4, key.decoded.value);
+    key.decoded.frame = 0.f;
+    track.keys = {key};
+  }
+  clip.tracks[0].coding = TrackCoding::kIdentity;
+  std::fill(clip.tracks[0].keys[0].decoded.value, clip.tracks[0].keys[0].decoded.value + 4, 0.f);
+  const std::unique_ptr<PackedClip> packed = pack_clip(clip, 0.25f);
+  ASSERT_TRUE(packed);
+  Player player(packed->view);
+  EXPECT_TRUE(player.active_array().empty());
+  EXPECT_EQ(packed->view.total_key_count(), 0u);
+  Pose pose(packed->view.bone_count());
+  for (const float t : {0.f, 0.5f, static_cast<float>(packed->view.last_frame())}) {
+    player.sample_frame(t, pose);
+    EXPECT_TRUE(test::matches_fitted(clip, pose, t));
+    EXPECT_EQ(pose[0].translation.x, 0.f);
+    EXPECT_EQ(pose[0].rotation.y, 0.6f);
+    EXPECT_EQ(pose[0].translation.z, clip.tracks[0].keys[0].decoded.value[2]);
+  }
+  EXPECT_EQ(player.counters().keys_read, 0u);
 }
 
 TEST(Player, FrameTimeSnapsToFramesAndWrapsWhenLooping) {

@@ -1,8 +1,10 @@
 // The stream format (core/runtime/stream_format.h) and the committed golden
-// stream that pins it: tests/golden/stream_v1.ks must keep opening and
-// decoding to the committed poses byte for byte, and packing the same fitted
-// input must keep producing it. A failure here means the format changed:
-// bump kStreamVersion and add a new golden file (tests/golden/README.md).
+// streams that pin it: tests/golden/stream_v3.ks (and its zstd twin) must
+// keep opening and decoding to the committed poses byte for byte, and
+// packing the same fitted input must keep producing them. A failure here
+// means the format changed: bump kStreamVersion and add new golden files
+// (tests/golden/README.md). Versions 1 and 2 are refused with a message to
+// recompress.
 
 #include "core/runtime/stream_format.h"
 
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "core/offline/file_io.h"
+#include "core/offline/key_cost.h"
 #include "core/offline/pack.h"
 #include "core/offline/quantize.h"
 #include "core/runtime/player.h"
@@ -31,25 +34,42 @@ std::vector<uint8_t> read_golden(const char* name) {
   return text.ok() ? std::vector<uint8_t>(text.value().begin(), text.value().end()) : std::vector<uint8_t>{};
 }
 
-TEST(StreamFormat, HeaderLayoutIsVersionTwo) {
-  EXPECT_EQ(kStreamVersion, 2u);
-  EXPECT_EQ(kOldestStreamVersion, 1u);
-  EXPECT_EQ(kHeaderSize, 80u);
-  EXPECT_EQ(header_offset::kChecksum + 4, header_offset::kMetadataOffset);
-  EXPECT_EQ(header_offset::kMetadataOffset + 4, kHeaderSize);
+TEST(StreamFormat, HeaderLayoutIsVersionThree) {
+  EXPECT_EQ(kStreamVersion, 3u);
+  EXPECT_EQ(kHeaderSize, 64u);
+  EXPECT_EQ(header_offset::kChecksum + 4, header_offset::kReserved);
+  EXPECT_EQ(header_offset::kReserved + 4, kHeaderSize);
   const char magic[4] = {'K', 'S', 'T', 'R'};
   EXPECT_EQ(std::memcmp(&kStreamMagic, magic, 4), 0);
+  // The widest absolute code holds every code a key may have.
+  EXPECT_EQ(kMaxAbsoluteCodeBits, bits_for(kMaxCodeMagnitude) + 1);
+  EXPECT_LE(kMaxAbsoluteCodeBits, (1u << kAbsoluteWidthBits) - 1);
+  EXPECT_LE(kMaxRiceParameter, (1u << kRiceParameterBits) - 1);
+  EXPECT_GE(uint64_t{1} << kKeyCountBits, 2 * uint64_t{65535} + 1);
 }
 
-// Every committed stream, with the poses file of its version.
+TEST(OldStreams, AreRefusedWithAMessageToRecompress) {
+  for (const char* name : {"stream_v1.ks", "stream_v2.ks", "stream_v2_zstd.ks"}) {
+    SCOPED_TRACE(name);
+    const std::vector<uint8_t> stream = read_golden(name);
+    ASSERT_GE(stream.size(), kHeaderSize);
+    const Result<StreamView> view = StreamView::open(stream, name);
+    ASSERT_FALSE(view.ok());
+    const std::string version = name[8] == '1' ? "1" : "2";
+    EXPECT_EQ(view.error().rfind(std::string(name) + ": ", 0), 0u) << view.error();
+    EXPECT_NE(view.error().find("format version " + version), std::string::npos) << view.error();
+    EXPECT_NE(view.error().find("recompress"), std::string::npos) << view.error();
+  }
+}
+
+// Every committed stream of the current version, with its poses file.
 struct GoldenFile {
   const char* stream;
   const char* poses;
 };
 constexpr GoldenFile kGoldenFiles[] = {
-    {"stream_v1.ks", "stream_v1_poses.bin"},
-    {"stream_v2.ks", "stream_v2_poses.bin"},
-    {"stream_v2_zstd.ks", "stream_v2_poses.bin"},
+    {"stream_v3.ks", "stream_v3_poses.bin"},
+    {"stream_v3_zstd.ks", "stream_v3_poses.bin"},
 };
 
 TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
@@ -59,6 +79,7 @@ TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
     const std::vector<uint8_t> poses = read_golden(file.poses);
     const Result<StreamView> view = StreamView::open(stream, file.stream);
     ASSERT_TRUE(view.ok()) << view.error();
+    EXPECT_EQ(view.value().version(), 3u);
     EXPECT_EQ(view.value().frame_count(), golden::kFrameCount);
     EXPECT_EQ(view.value().bone_count(), golden::kBoneCount);
     const std::vector<float> times = golden::frame_times();
@@ -80,32 +101,56 @@ TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
   }
 }
 
-TEST(GoldenStream, VersionOneHasNoMetadataAndVersionTwoHasIt) {
-  const Result<StreamView> v1 = StreamView::open(read_golden("stream_v1.ks"));
-  ASSERT_TRUE(v1.ok()) << v1.error();
-  EXPECT_EQ(v1.value().version(), 1u);
-  EXPECT_TRUE(v1.value().metadata().bone_names.empty());
-  EXPECT_EQ(v1.value().metadata().rotation_error_deg, 0.f);
-  for (const char* name : {"stream_v2.ks", "stream_v2_zstd.ks"}) {
+TEST(GoldenStream, DecodesToTheFittedCurves) {
+  // The committed poses are the fitted clip's curves, bit for bit.
+  const FittedClip clip = golden::make_clip();
+  const std::vector<uint8_t> poses = read_golden("stream_v3_poses.bin");
+  const std::vector<float> times = golden::frame_times();
+  ASSERT_EQ(poses.size(), times.size() * golden::kBoneCount * sizeof(Transform));
+  for (size_t i = 0; i < times.size(); ++i) {
+    for (size_t b = 0; b < golden::kBoneCount; ++b) {
+      float expected[3][4];
+      for (uint32_t kind = 0; kind < 3; ++kind) evaluate_fitted(clip.tracks[3 * b + kind], times[i], expected[kind]);
+      const Transform reference{{expected[0][0], expected[0][1], expected[0][2]},
+                                {expected[1][0], expected[1][1], expected[1][2], expected[1][3]},
+                                {expected[2][0], expected[2][1], expected[2][2]}};
+      EXPECT_EQ(std::memcmp(&reference, poses.data() + (i * golden::kBoneCount + b) * sizeof(Transform),
+                            sizeof(Transform)),
+                0)
+          << "frame time " << times[i] << " bone " << b;
+    }
+  }
+}
+
+TEST(GoldenStream, CarriesItsMetadata) {
+  const FittedClip clip = golden::make_clip();
+  for (const char* name : {"stream_v3.ks", "stream_v3_zstd.ks"}) {
     SCOPED_TRACE(name);
-    const Result<StreamView> v2 = StreamView::open(read_golden(name));
-    ASSERT_TRUE(v2.ok()) << v2.error();
-    EXPECT_EQ(v2.value().version(), 2u);
-    const StreamMetadata& meta = v2.value().metadata();
+    const std::vector<uint8_t> stream = read_golden(name);
+    const Result<StreamView> view = StreamView::open(stream);
+    ASSERT_TRUE(view.ok()) << view.error();
+    const StreamMetadata& meta = view.value().metadata();
     EXPECT_EQ(meta.clip_name, "golden");
     EXPECT_EQ(meta.source_name, "golden_clip.h");
-    EXPECT_EQ(meta.bone_names, golden::make_clip().bone_names);
-    EXPECT_EQ(meta.translation_error_m, golden::make_clip().settings.translation_error_m);
-    EXPECT_EQ(meta.rotation_error_deg, golden::make_clip().settings.rotation_error_deg);
-    EXPECT_EQ(v2.value().key_stream_compressed(), std::string(name).find("zstd") != std::string::npos);
-    EXPECT_EQ(v2.value().key_stream_blocks().size(), v2.value().jump_frames().size() + 1);
+    EXPECT_EQ(meta.bone_names, clip.bone_names);
+    EXPECT_FALSE(meta.local_mode);
+    EXPECT_EQ(meta.tolerance_m, clip.settings.tolerance_m);
+    EXPECT_EQ(meta.shell_distance_m, clip.settings.shell_distance_m);
+    EXPECT_EQ(meta.translation_error_m, clip.settings.translation_error_m);
+    EXPECT_EQ(meta.rotation_error_deg, clip.settings.rotation_error_deg);
+    EXPECT_EQ(meta.scale_error, clip.settings.scale_error);
+    ASSERT_EQ(meta.bone_tolerances.size(), 1u);
+    EXPECT_EQ(meta.bone_tolerances[0].bone, 2u);  // "right"
+    EXPECT_EQ(meta.bone_tolerances[0].tolerance_m, 0.0005f);
+    EXPECT_EQ(meta.bone_tolerances[0].shell_distance_m, 0.1f);
+    EXPECT_EQ(view.value().key_stream_compressed(), std::string(name).find("zstd") != std::string::npos);
+    EXPECT_EQ(view.value().key_stream_blocks().size(), view.value().jump_frames().size() + 1);
   }
 }
 
 TEST(GoldenStream, PackingTheGoldenClipReproducesTheCommittedBytes) {
-  // Only the current version: the packer writes no other.
   for (const bool zstd : {false, true}) {
-    const char* name = zstd ? "stream_v2_zstd.ks" : "stream_v2.ks";
+    const char* name = zstd ? "stream_v3_zstd.ks" : "stream_v3.ks";
     SCOPED_TRACE(name);
     const std::vector<uint8_t> committed = read_golden(name);
     const Result<std::vector<uint8_t>> packed = pack(golden::make_clip(), golden::pack_settings(zstd));
@@ -118,28 +163,48 @@ TEST(GoldenStream, PackingTheGoldenClipReproducesTheCommittedBytes) {
 }
 
 TEST(GoldenStream, CoversTheFormatsFeatures) {
-  const std::vector<uint8_t> stream = read_golden("stream_v1.ks");
+  const std::vector<uint8_t> stream = read_golden("stream_v3.ks");
   const Result<StreamView> opened = StreamView::open(stream);
   ASSERT_TRUE(opened.ok()) << opened.error();
   const StreamView& view = opened.value();
   EXPECT_EQ(view.jump_frames().size(), 3u);  // frames 8, 16, 24
   EXPECT_GT(view.stream_key_count(), 0u);
+  EXPECT_EQ(view.animated_track_count(), 7u);
   EXPECT_EQ(view.streamed_track_count(), 5u);
-  uint32_t widths = 0;
+  uint32_t codings[3] = {0, 0, 0};
+  uint32_t rotation_codings[2] = {0, 0};
+  bool partial_vec3 = false;
   for (const StreamTrack& track : view.tracks()) {
-    if (track.kind == TrackKind::kRotation) widths |= 1u << (track.quantization.rotation_bits - 10);
+    ++codings[static_cast<int>(track.coding)];
+    if (track.coding != TrackCoding::kAnimated) continue;
+    if (track.kind == TrackKind::kRotation) ++rotation_codings[static_cast<int>(track.quantization.rotation)];
+    if (track.kind != TrackKind::kRotation && track.quantization.coded_mask != 0b111) partial_vec3 = true;
   }
-  EXPECT_EQ(widths, (1u << 0) | (1u << 4) | (1u << 10));  // 10, 14 and 20 bits
-  // Some rotation keys cross hemispheres, so the player negates them.
-  int negated = 0;
+  EXPECT_EQ(codings[0], 2u);  // identity
+  EXPECT_EQ(codings[1], 3u);  // constant
+  EXPECT_EQ(codings[2], 7u);  // animated
+  EXPECT_EQ(rotation_codings[0], 2u);
+  EXPECT_EQ(rotation_codings[1], 1u);
+  EXPECT_TRUE(partial_vec3);
+  // Some rotation keys cross hemispheres, so the player negates them; some
+  // key differences are large enough for a Rice escape.
+  int negated = 0, escapes = 0;
   for (const FittedTrack& track : golden::make_clip().tracks) {
-    if (track.kind != TrackKind::kRotation) continue;
-    for (const FittedKey& key : track.keys) {
-      const CurveKey raw = decode_rotation(key.code, track.quantization.rotation_bits, key.frame);
+    if (track.coding != TrackCoding::kAnimated) continue;
+    const KeyCoding coding = choose_key_coding(track);
+    for (size_t k = 0; k < track.keys.size(); ++k) {
+      const FittedKey& key = track.keys[k];
+      const CurveKey raw = decode_key(track.kind, track.quantization, key.codes, key.frame);
       if (std::memcmp(raw.value, key.decoded.value, sizeof raw.value) != 0) ++negated;
+      for (int c = 0; c < 4 && k > 0; ++c) {
+        if (!track.quantization.coded(c)) continue;
+        const uint32_t v = zigzag(key.codes[c] - track.keys[k - 1].codes[c]);
+        if ((v >> coding.value_rice[c]) >= kRiceEscapeZeros) ++escapes;
+      }
     }
   }
   EXPECT_GT(negated, 0);
+  EXPECT_GT(escapes, 0);
 }
 
 }  // namespace

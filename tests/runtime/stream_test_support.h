@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include "core/offline/fit.h"
 #include "core/offline/pack.h"
 #include "core/offline/quantize.h"
+#include "core/offline/bit_writer.h"
 #include "core/runtime/bit_reader.h"
 #include "core/runtime/checksum.h"
 #include "core/runtime/stream_format.h"
@@ -88,9 +90,8 @@ inline std::vector<uint8_t> splice(const std::vector<uint8_t>& original, uint32_
   bytes.insert(bytes.begin() + at, insert.begin(), insert.end());
   const int64_t delta = static_cast<int64_t>(insert.size()) - static_cast<int64_t>(erase);
   namespace ho = header_offset;
-  for (const uint32_t field : {ho::kBoneTableOffset, ho::kTrackTableOffset, ho::kInitialKeysOffset,
-                               ho::kKeyStreamOffset, ho::kJumpIndexOffset, ho::kJumpStatesOffset,
-                               ho::kMetadataOffset}) {
+  for (const uint32_t field : {ho::kInitialKeysOffset, ho::kKeyStreamOffset, ho::kJumpIndexOffset,
+                               ho::kJumpStatesOffset, ho::kMetadataOffset}) {
     const uint32_t offset = get_u32(bytes, field);
     if (offset >= uint64_t{at} + erase) set_u32(bytes, field, static_cast<uint32_t>(offset + delta));
   }
@@ -111,27 +112,269 @@ inline void write_bits(std::vector<uint8_t>& bytes, uint64_t bit_offset, uint64_
   }
 }
 
-/// One entry of the key stream as it is stored.
-struct StreamEntry {
-  uint32_t track = 0;
-  uint32_t frame = 0;
-  uint64_t value = 0;       // the raw value bits
-  uint64_t bit_offset = 0;  // where the entry starts, bits from the key stream's start
+// --- an independent reading of the version 3 layout (stream_format.h) -------
+// Written from the format's description, not from StreamView, so the pack
+// tests check the bytes against the documentation and the stream view tests
+// can find (and change) any field.
+
+/// One track record of the tables: its values and the bit offset of each
+/// field from the start of the stream (0 when the track has no such field).
+struct TrackRecord {
+  TrackKind kind = TrackKind::kTranslation;
+  TrackCoding coding = TrackCoding::kIdentity;
+  uint32_t key_count = 0;
+  RotationCoding rotation = RotationCoding::kRelative;
+  uint8_t coded_mask = 0;
+  float step = 0.f;
+  KeyCoding key_coding;
+  uint64_t coding_bit = 0, key_count_bit = 0, rotation_bit = 0, reference_bit = 0, mask_bit = 0, step_bit = 0,
+           absolute_bits_bit = 0, value_rice_bit[4] = {0, 0, 0, 0}, frame_rice_bit = 0, frame_delta_min_bit = 0,
+           constant_bit[4] = {0, 0, 0, 0};
+  bool coded(int c) const { return ((coded_mask >> c) & 1u) != 0; }
 };
 
-/// Every entry of an opened stream's key stream, in stream order.
-inline std::vector<StreamEntry> decode_key_stream(const StreamView& view) {
-  std::vector<StreamEntry> entries;
-  BitReader reader(view.key_stream());
-  for (uint32_t i = 0; i < view.stream_key_count(); ++i) {
-    StreamEntry e;
-    e.bit_offset = reader.position();
-    e.track = reader.read(view.track_id_bits());
-    e.frame = reader.read(kFrameBits);
-    e.value = reader.read64(view.tracks()[e.track].value_bits);
-    entries.push_back(e);
+struct TableLayout {
+  uint32_t bone_count = 0;
+  uint32_t parent_bits = 0;
+  std::vector<TrackRecord> tracks;
+  uint64_t end_bit = 0;  // where the records end, bits from the start of the stream
+  uint64_t parent_bit(uint32_t bone) const { return uint64_t{kHeaderSize} * 8 + uint64_t{bone} * parent_bits; }
+};
+
+/// The tables of a well-formed version 3 stream.
+inline TableLayout table_layout(std::span<const uint8_t> bytes) {
+  TableLayout layout;
+  layout.bone_count = get_u32(bytes, header_offset::kBoneCount);
+  layout.parent_bits = bits_for(layout.bone_count);
+  BitReader reader(bytes, uint64_t{kHeaderSize} * 8 + uint64_t{layout.bone_count} * layout.parent_bits);
+  for (uint32_t t = 0; t < 3 * layout.bone_count; ++t) {
+    TrackRecord r;
+    r.kind = static_cast<TrackKind>(t % 3);
+    r.coding_bit = reader.position();
+    r.coding = static_cast<TrackCoding>(reader.read(2));
+    if (r.coding == TrackCoding::kConstant) {
+      for (int c = 0; c < component_count(r.kind); ++c) {
+        r.constant_bit[c] = reader.position();
+        reader.read(32);
+      }
+    } else if (r.coding == TrackCoding::kAnimated) {
+      r.key_count_bit = reader.position();
+      r.key_count = reader.read(kKeyCountBits);
+      if (r.kind == TrackKind::kRotation) {
+        r.rotation_bit = reader.position();
+        r.rotation = static_cast<RotationCoding>(reader.read(1));
+        r.coded_mask = r.rotation == RotationCoding::kFull ? 0b1111 : 0b0111;
+        if (r.rotation == RotationCoding::kRelative) {
+          r.reference_bit = reader.position();
+          reader.read(kReferenceCodeBits);
+        }
+      } else {
+        r.mask_bit = reader.position();
+        r.coded_mask = static_cast<uint8_t>(reader.read(3));
+        for (int c = 0; c < 3; ++c) {
+          if (r.coded(c)) continue;
+          r.constant_bit[c] = reader.position();
+          reader.read(32);
+        }
+      }
+      r.step_bit = reader.position();
+      r.step = std::bit_cast<float>(reader.read(32));
+      r.absolute_bits_bit = reader.position();
+      r.key_coding.absolute_bits = static_cast<uint8_t>(reader.read(kAbsoluteWidthBits));
+      for (int c = 0; c < 4; ++c) {
+        if (!r.coded(c)) continue;
+        r.value_rice_bit[c] = reader.position();
+        r.key_coding.value_rice[c] = static_cast<uint8_t>(reader.read(kRiceParameterBits));
+      }
+      r.frame_rice_bit = reader.position();
+      r.key_coding.frame_rice = static_cast<uint8_t>(reader.read(kRiceParameterBits));
+      r.frame_delta_min_bit = reader.position();
+      r.key_coding.frame_delta_min = static_cast<uint8_t>(reader.read(1));
+    }
+    layout.tracks.push_back(r);
   }
-  return entries;
+  layout.end_bit = reader.position();
+  return layout;
+}
+
+/// A Rice code read one bit at a time, as key_coding.h describes it.
+inline uint32_t read_rice_slowly(BitReader& reader, uint32_t k) {
+  uint32_t zeros = 0;
+  while (zeros < kRiceEscapeZeros && reader.read(1) == 0) ++zeros;
+  if (zeros == kRiceEscapeZeros) return reader.read(kRiceEscapeBits);
+  return (zeros << k) | reader.read(k);
+}
+
+/// One key as the stream stores it.
+struct StoredKey {
+  uint32_t track = 0;
+  uint32_t key = 0;  // index within its track
+  uint32_t frame = 0;
+  int32_t codes[4] = {0, 0, 0, 0};
+  uint64_t bit_offset = 0;  // from the start of its section (initial keys or key stream)
+  uint64_t bit_end = 0;
+};
+
+/// Every key of a plain (not zstd) stream: the initial keys per track and
+/// the key stream in stream order (which track comes next found from the
+/// keys' need frames, ties by track).
+struct StoredKeys {
+  std::vector<std::vector<StoredKey>> tracks;  // per track, every key in order
+  std::vector<StoredKey> stream;               // the key stream's keys in order
+  uint64_t initial_bits = 0, stream_bits = 0;  // where each section's keys end
+};
+
+inline void read_stored_key(BitReader& reader, const TrackRecord& r, const StoredKey* before, StoredKey& key) {
+  key.bit_offset = reader.position();
+  if (before == nullptr) {
+    for (int c = 0; c < 4; ++c) {
+      if (!r.coded(c)) continue;
+      const uint32_t bits = r.key_coding.absolute_bits;
+      const uint32_t field = reader.read(bits);
+      key.codes[c] = static_cast<int32_t>(field << (32 - bits)) >> (32 - bits);
+    }
+  } else {
+    key.frame = before->frame + read_rice_slowly(reader, r.key_coding.frame_rice) + r.key_coding.frame_delta_min;
+    for (int c = 0; c < 4; ++c) {
+      if (!r.coded(c)) continue;
+      const uint32_t u = read_rice_slowly(reader, r.key_coding.value_rice[c]);
+      const int32_t difference = static_cast<int32_t>(u >> 1) ^ -static_cast<int32_t>(u & 1u);
+      key.codes[c] = before->codes[c] + difference;
+    }
+  }
+  key.bit_end = reader.position();
+}
+
+inline StoredKeys stored_keys(std::span<const uint8_t> bytes, const TableLayout& layout) {
+  StoredKeys out;
+  out.tracks.resize(layout.tracks.size());
+  const uint32_t initial_at = get_u32(bytes, header_offset::kInitialKeysOffset);
+  const uint32_t stream_at = get_u32(bytes, header_offset::kKeyStreamOffset);
+  const uint32_t stream_end = get_u32(bytes, header_offset::kJumpIndexOffset);
+  BitReader initial(bytes.subspan(initial_at, stream_at - initial_at));
+  for (uint32_t t = 0; t < layout.tracks.size(); ++t) {
+    const TrackRecord& r = layout.tracks[t];
+    if (r.coding != TrackCoding::kAnimated) continue;
+    for (uint32_t k = 0; k < std::min(r.key_count, kInitialKeysPerTrack); ++k) {
+      StoredKey key;
+      key.track = t;
+      key.key = k;
+      read_stored_key(initial, r, k == 0 ? nullptr : &out.tracks[t].back(), key);
+      out.tracks[t].push_back(key);
+    }
+  }
+  out.initial_bits = initial.position();
+  BitReader stream(bytes.subspan(stream_at, stream_end - stream_at));
+  while (true) {
+    uint32_t next = ~0u, need = ~0u;
+    for (uint32_t t = 0; t < layout.tracks.size(); ++t) {
+      const std::vector<StoredKey>& keys = out.tracks[t];
+      if (layout.tracks[t].coding != TrackCoding::kAnimated || keys.size() >= layout.tracks[t].key_count) continue;
+      const uint32_t n = keys[keys.size() - 2].frame;
+      if (n < need) {
+        need = n;
+        next = t;
+      }
+    }
+    if (next == ~0u) break;
+    StoredKey key;
+    key.track = next;
+    key.key = static_cast<uint32_t>(out.tracks[next].size());
+    read_stored_key(stream, layout.tracks[next], &out.tracks[next].back(), key);
+    out.tracks[next].push_back(key);
+    out.stream.push_back(key);
+  }
+  out.stream_bits = stream.position();
+  return out;
+}
+
+/// Appends `key` (absolute when `before` is null) as the stream writes it.
+inline void write_stored_key(BitWriter& writer, const TrackRecord& r, const StoredKey* before, const StoredKey& key) {
+  if (before == nullptr) {
+    for (int c = 0; c < 4; ++c) {
+      if (r.coded(c)) writer.write_signed(key.codes[c], r.key_coding.absolute_bits);
+    }
+    return;
+  }
+  writer.write_rice(key.frame - before->frame - r.key_coding.frame_delta_min, r.key_coding.frame_rice);
+  for (int c = 0; c < 4; ++c) {
+    if (r.coded(c)) writer.write_rice(zigzag(key.codes[c] - before->codes[c]), r.key_coding.value_rice[c]);
+  }
+}
+
+/// `bytes` (a plain stream without jump frames) with its key sections
+/// rewritten from `keys`: every track's keys in `keys.tracks`, the key stream
+/// in the order of `keys.stream` (whose entries name the track and key).
+/// Header offsets, counts, size and checksum follow.
+inline std::vector<uint8_t> with_keys(const std::vector<uint8_t>& bytes, const TableLayout& layout,
+                                      const StoredKeys& keys) {
+  BitWriter initial, stream;
+  for (uint32_t t = 0; t < layout.tracks.size(); ++t) {
+    const std::vector<StoredKey>& track = keys.tracks[t];
+    for (size_t k = 0; k < track.size() && k < kInitialKeysPerTrack; ++k) {
+      write_stored_key(initial, layout.tracks[t], k == 0 ? nullptr : &track[k - 1], track[k]);
+    }
+  }
+  for (const StoredKey& entry : keys.stream) {
+    const std::vector<StoredKey>& track = keys.tracks[entry.track];
+    write_stored_key(stream, layout.tracks[entry.track], &track[entry.key - 1], track[entry.key]);
+  }
+  namespace ho = header_offset;
+  const uint32_t initial_at = get_u32(bytes, ho::kInitialKeysOffset);
+  const uint32_t jump_index_at = get_u32(bytes, ho::kJumpIndexOffset);
+  std::vector<uint8_t> sections = initial.bytes();
+  sections.insert(sections.end(), stream.bytes().begin(), stream.bytes().end());
+  std::vector<uint8_t> out = splice(bytes, initial_at, jump_index_at - initial_at, sections);
+  set_u32(out, ho::kKeyStreamOffset, initial_at + static_cast<uint32_t>(initial.bytes().size()));
+  set_u32(out, ho::kKeyStreamBits, static_cast<uint32_t>(stream.size_bits()));
+  set_u32(out, ho::kStreamKeyCount, static_cast<uint32_t>(keys.stream.size()));
+  fix_size_and_checksum(out);
+  return out;
+}
+
+/// Where jump frame j's saved window of streamed track t starts (its keys-read
+/// count), and the bit of each saved rotation key's "negated" flag; bits
+/// from the start of the stream.
+struct JumpStateLayout {
+  std::vector<std::vector<uint64_t>> count_bit;     // [jump][track], 0 for tracks not saved
+  std::vector<std::vector<uint64_t>> first_frame_bit;
+  std::vector<std::vector<std::vector<uint64_t>>> negated_bits;  // [jump][track][saved key]
+};
+
+inline JumpStateLayout jump_state_layout(std::span<const uint8_t> bytes, const TableLayout& layout,
+                                         uint32_t jump_frame_count, uint32_t key_index_bits) {
+  JumpStateLayout out;
+  const uint64_t base = uint64_t{get_u32(bytes, header_offset::kJumpStatesOffset)} * 8;
+  BitReader reader(bytes, base);
+  for (uint32_t j = 0; j < jump_frame_count; ++j) {
+    out.count_bit.emplace_back(layout.tracks.size(), 0);
+    out.first_frame_bit.emplace_back(layout.tracks.size(), 0);
+    out.negated_bits.emplace_back(layout.tracks.size());
+    for (uint32_t t = 0; t < layout.tracks.size(); ++t) {
+      const TrackRecord& r = layout.tracks[t];
+      if (r.coding != TrackCoding::kAnimated || r.key_count <= kInitialKeysPerTrack) continue;
+      out.count_bit[j][t] = reader.position();
+      const uint32_t read = reader.read(key_index_bits);
+      const uint32_t saved = std::min(read, kWindowSize);
+      StoredKey before;
+      for (uint32_t i = 0; i < saved; ++i) {
+        StoredKey key;
+        if (i == 0) {
+          out.first_frame_bit[j][t] = reader.position();
+          key.frame = reader.read(kFrameBits);
+          read_stored_key(reader, r, nullptr, key);
+        } else {
+          read_stored_key(reader, r, &before, key);
+        }
+        before = key;
+        if (r.kind == TrackKind::kRotation) {
+          out.negated_bits[j][t].push_back(reader.position());
+          reader.read(1);
+        }
+      }
+    }
+  }
+  return out;
 }
 
 /// Passes when `result` is a refusal whose message starts with "`name`: " and
@@ -237,10 +480,37 @@ inline std::vector<uint16_t> random_key_frames(TestRandom& rng, uint32_t n, uint
   return frames;
 }
 
-/// A fitted clip made directly (not by the fitter) with random keys, codes,
-/// bit widths and ranges: discontinuities anywhere (frame 0 and the last
-/// frame included), 1-, 2- and 3-key tracks, zero-extent components, random
-/// hemispheres. It passes pack's checks. `frame_count` 0 draws one in 2..max_frames.
+/// A unit quaternion drawn from `rng`.
+inline Quat random_unit_rotation(TestRandom& rng) {
+  while (true) {
+    const Quat q{rng.uniform(-1.f, 1.f), rng.uniform(-1.f, 1.f), rng.uniform(-1.f, 1.f), rng.uniform(-1.f, 1.f)};
+    const float n = length(q);
+    if (n > 0.1f && n <= 1.f) return normalize(q);
+  }
+}
+
+/// The next code of a random walk within +-limit: mostly small steps, now
+/// and then a jump (a Rice escape) or a code at the edge of the range.
+inline int32_t random_code_step(TestRandom& rng, int32_t code, int32_t limit) {
+  int64_t next = code;
+  const float draw = rng.unit();
+  if (draw < 0.05f) {
+    next = rng.chance(0.5f) ? limit : -limit;
+  } else if (draw < 0.15f) {
+    next = static_cast<int64_t>(rng.integer(0, 2 * static_cast<uint32_t>(limit))) - limit;
+  } else {
+    next += static_cast<int64_t>(rng.integer(0, 80)) - 40;
+  }
+  return static_cast<int32_t>(std::clamp<int64_t>(next, -limit, limit));
+}
+
+/// A fitted clip made directly (not by the fitter) with random codings,
+/// steps and codes: identity, constant and animated tracks, vec3 tracks
+/// coding any subset of their components, relative and full rotations whose
+/// keys cross hemispheres, codes at the edges of their range and jumps that
+/// need Rice escapes, discontinuities anywhere (frame 0 and the last frame
+/// included), 2- and 3-key tracks. It passes pack's checks. `frame_count` 0
+/// draws one in 2..max_frames.
 inline FittedClip make_random_fitted_clip(uint32_t seed, uint32_t max_bones = 4, uint32_t max_frames = 80,
                                           uint32_t frame_count = 0) {
   TestRandom rng(seed);
@@ -250,56 +520,79 @@ inline FittedClip make_random_fitted_clip(uint32_t seed, uint32_t max_bones = 4,
   clip.sample_rate_hz = kRates[rng.integer(0, 4)];
   clip.frame_count = rng.integer(2, max_frames);
   if (frame_count != 0) clip.frame_count = frame_count;
-  if (rng.chance(0.2f)) clip.settings.quantization.range_mode = RangeMode::kFixed;
   const uint32_t last = clip.frame_count - 1;
   const uint32_t bones = rng.integer(1, max_bones);
   for (uint32_t b = 0; b < bones; ++b) {
     clip.parents.push_back(b == 0 || rng.chance(0.2f) ? -1 : static_cast<int32_t>(rng.integer(0, b - 1)));
   }
+  if (rng.chance(0.5f)) {
+    for (uint32_t b = 0; b < bones; ++b) clip.bone_names.push_back("bone" + std::to_string(b));
+  }
   for (uint32_t t = 0; t < 3 * bones; ++t) {
     FittedTrack track;
     track.bone = t / 3;
     track.kind = static_cast<TrackKind>(t % 3);
-    const uint32_t max_keys = std::min<uint32_t>(2 * clip.frame_count, 40);
-    const uint32_t shape = rng.integer(0, 5);
-    uint32_t n = shape < 4 ? shape + 1 : rng.integer(1, max_keys);
-    if (n > 1 && clip.frame_count < 2) n = 1;
-    const std::vector<uint16_t> frames = random_key_frames(rng, std::min(n, max_keys), last);
-    if (track.kind == TrackKind::kRotation) {
-      track.quantization.rotation_bits =
-          rng.chance(0.5f) ? kMinRotationBits : rng.integer(kMinRotationBits, kMaxRotationBits);
-    } else {
-      for (int c = 0; c < 3; ++c) {
-        track.quantization.range_min[c] = rng.uniform(-2.f, 2.f);
-        track.quantization.range_extent[c] = rng.chance(0.3f) ? 0.f : rng.uniform(0.001f, 3.f);
+    const bool rotation = track.kind == TrackKind::kRotation;
+    const float coding_draw = rng.unit();
+    if (coding_draw < 0.3f) {
+      // Identity or constant: one key holding the exact value.
+      FittedKey key;
+      float value[4] = {0.f, 0.f, 0.f, 0.f};
+      if (coding_draw < 0.15f) {
+        track.coding = TrackCoding::kIdentity;
+        if (rotation) value[3] = 1.f;
+        if (track.kind == TrackKind::kScale) value[0] = value[1] = value[2] = 1.f;
+      } else {
+        track.coding = TrackCoding::kConstant;
+        if (rotation) {
+          const Quat q = random_unit_rotation(rng);
+          value[0] = q.x, value[1] = q.y, value[2] = q.z, value[3] = q.w;
+        } else {
+          for (int c = 0; c < 3; ++c) value[c] = rng.uniform(-3.f, 3.f);
+        }
       }
+      std::copy(value, value + 4, key.decoded.value);
+      std::copy(value, value + 4, key.ideal);
+      key.decoded.frame = 0.f;
+      track.keys.push_back(key);
+      clip.tracks.push_back(std::move(track));
+      continue;
     }
-    // Rotations: a random walk of codes in each component, with the largest
-    // component changing now and then, so hemispheres flip.
-    const uint32_t bits = track.quantization.rotation_bits;
-    const uint64_t mask = (uint64_t{1} << bits) - 1u;
-    uint64_t components[3] = {mask / 2, mask / 2, mask / 2};
-    uint32_t largest = rng.integer(0, 3);
-    for (uint16_t frame : frames) {
+    track.coding = TrackCoding::kAnimated;
+    TrackQuantization& q = track.quantization;
+    q.step = std::pow(10.f, rotation ? rng.uniform(-6.f, -1.f) : rng.uniform(-6.f, 0.f));
+    if (rotation) {
+      q.rotation = rng.chance(0.6f) ? RotationCoding::kRelative : RotationCoding::kFull;
+      q.coded_mask = q.rotation == RotationCoding::kRelative ? 0b0111 : 0b1111;
+      if (q.rotation == RotationCoding::kRelative) {
+        const Quat r = random_unit_rotation(rng);
+        const float reference[4] = {r.x, r.y, r.z, r.w};
+        q.reference_code = static_cast<uint32_t>(quantize_smallest_three(reference, kReferenceComponentBits));
+        dequantize_smallest_three(q.reference_code, kReferenceComponentBits, q.reference);
+      }
+    } else {
+      q.coded_mask = static_cast<uint8_t>(rng.integer(1, 7));
+      for (int c = 0; c < 3; ++c) q.constant[c] = q.coded(c) ? 0.f : rng.uniform(-2.f, 2.f);
+    }
+    // Rotation components stay within 1 (the stream refuses keys beyond 2).
+    const int32_t limit = rotation ? std::min<int32_t>(kMaxCodeMagnitude, static_cast<int32_t>(1.f / q.step))
+                                   : (rng.chance(0.8f) ? 5000 : kMaxCodeMagnitude);
+    const uint32_t max_keys = std::min<uint32_t>(2 * clip.frame_count, 40);
+    const uint32_t shape = rng.integer(0, 4);
+    const uint32_t n = shape < 2 ? shape + 2 : rng.integer(2, max_keys);
+    const std::vector<uint16_t> frames = random_key_frames(rng, std::min(n, max_keys), last);
+    int32_t codes[4];
+    for (int32_t& c : codes) c = static_cast<int32_t>(rng.integer(0, 2 * static_cast<uint32_t>(limit))) - limit;
+    for (const uint16_t frame : frames) {
       FittedKey key;
       key.frame = frame;
-      if (track.kind == TrackKind::kRotation) {
-        if (rng.chance(0.2f)) largest = rng.integer(0, 3);
-        for (uint64_t& c : components) {
-          const uint64_t step = mask / 8;
-          const uint64_t low = c > step ? c - step : 0;
-          const uint64_t high = std::min(mask, c + step);
-          c = low + rng.integer(0, static_cast<uint32_t>(high - low));
-        }
-        key.code = largest | components[0] << 2 | components[1] << (2 + bits) | components[2] << (2 + 2 * bits);
-        key.decoded = decode_rotation(key.code, bits, frame);
-        if (!track.keys.empty()) align_hemisphere(track.keys.back().decoded, key.decoded);
-      } else {
-        uint32_t codes[3];
-        for (int c = 0; c < 3; ++c) codes[c] = track.quantization.range_extent[c] > 0.f ? rng.integer(0, 65535) : 0;
-        key.code = uint64_t{codes[0]} | uint64_t{codes[1]} << 16 | uint64_t{codes[2]} << 32;
-        key.decoded = decode_vec3(track.quantization, codes, frame);
+      for (int c = 0; c < 4; ++c) {
+        codes[c] = random_code_step(rng, codes[c], limit);
+        key.codes[c] = q.coded(c) ? codes[c] : 0;
       }
+      key.decoded = decode_key(track.kind, q, key.codes, frame);
+      if (rotation && !track.keys.empty()) align_hemisphere(track.keys.back().decoded, key.decoded);
+      std::copy(key.decoded.value, key.decoded.value + 4, key.ideal);
       track.keys.push_back(key);
     }
     clip.tracks.push_back(std::move(track));
