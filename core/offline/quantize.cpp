@@ -160,6 +160,17 @@ void quantize_key(TrackKind kind, const TrackQuantization& q, const float* value
   }
 }
 
+Sample mean_rotation(std::span<const Sample> samples) {
+  double sum[4] = {0, 0, 0, 0};
+  for (const Sample& s : samples) {
+    for (int c = 0; c < 4; ++c) sum[c] += s[c];
+  }
+  float mean[4] = {static_cast<float>(sum[0]), static_cast<float>(sum[1]), static_cast<float>(sum[2]),
+                   static_cast<float>(sum[3])};
+  normalize_rotation(mean);
+  return {mean[0], mean[1], mean[2], mean[3]};
+}
+
 CurveKey decode_key(TrackKind kind, const TrackQuantization& q, const int32_t codes[4], uint16_t frame) {
   CurveKey key{};
   dequantize_key(kind, q, codes, key.value);
@@ -185,14 +196,8 @@ ChosenQuantization choose_quantization(TrackKind kind, std::span<const Sample> s
     const float spread = kind == TrackKind::kTranslation ? std::sqrt(static_cast<float>(q.coded_count())) : 1.f;
     first_step = 2.f * key_error / spread;
   } else {
-    double sum[4] = {0, 0, 0, 0};
-    for (const Sample& s : samples) {
-      for (int c = 0; c < 4; ++c) sum[c] += s[c];
-    }
-    float mean[4] = {static_cast<float>(sum[0]), static_cast<float>(sum[1]), static_cast<float>(sum[2]),
-                     static_cast<float>(sum[3])};
-    normalize_rotation(mean);
-    q.reference_code = static_cast<uint32_t>(quantize_smallest_three(mean, kReferenceComponentBits));
+    const Sample mean = mean_rotation(samples);
+    q.reference_code = static_cast<uint32_t>(quantize_smallest_three(mean.data(), kReferenceComponentBits));
     dequantize_smallest_three(q.reference_code, kReferenceComponentBits, q.reference);
     float min_w = 1.f;
     for (const Sample& s : samples) {

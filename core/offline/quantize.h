@@ -33,6 +33,10 @@ struct ChosenQuantization {
 };
 ChosenQuantization choose_quantization(TrackKind kind, std::span<const Sample> samples, float key_error);
 
+/// The normalised component-wise mean of a rotation track's samples (one
+/// hemisphere), its centre: a constant's candidate, a reference's choice.
+Sample mean_rotation(std::span<const Sample> samples);
+
 /// The codes of `value` (one per coded component, the rest 0), the nearest
 /// decoded value among the roundings of each component.
 void quantize_key(TrackKind kind, const TrackQuantization& q, const float* value, int32_t codes[4]);

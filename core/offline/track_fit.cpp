@@ -60,7 +60,6 @@ void TrackFitter::fit(float threshold) {
                             m_track.floor <= 0.9f * threshold;
   m_threshold = threshold;
   m_track.threshold = threshold;
-  m_from_start = !tighten_only;
   if (tighten_only) {
     refine();
     finish();
@@ -89,7 +88,6 @@ void TrackFitter::fit_from_start() {
   m_track.quantization = chosen.quantization;
   m_track.floor = chosen.floor;
   m_track.floor_is_limit = chosen.floor > m_options.key_error_share * m_threshold;
-  m_quantized_for = m_threshold;
   place_initial_keys();
   refine();
   finish();
@@ -124,14 +122,7 @@ bool TrackFitter::try_constant() {
   if (m_kind == TrackKind::kScale) identity = {1.f, 1.f, 1.f, 0.f};
   Sample centre{};
   if (m_kind == TrackKind::kRotation) {
-    double sum[4] = {0, 0, 0, 0};
-    for (const Sample& s : m_samples) {
-      for (int c = 0; c < 4; ++c) sum[c] += s[c];
-    }
-    float mean[4] = {static_cast<float>(sum[0]), static_cast<float>(sum[1]), static_cast<float>(sum[2]),
-                     static_cast<float>(sum[3])};
-    normalize_rotation(mean);
-    centre = {mean[0], mean[1], mean[2], mean[3]};
+    centre = mean_rotation(m_samples);
   } else {
     for (int c = 0; c < 3; ++c) {
       float lo = first[c], hi = first[c];

@@ -79,8 +79,6 @@ class TrackFitter {
 
   const FittedTrack& track() const { return m_track; }
   FittedTrack& track() { return m_track; }
-  /// Frames whose decoded value changed in the last fit() (all after a fit from the start).
-  bool refitted_from_start() const { return m_from_start; }
 
  private:
   void fit_from_start();
@@ -98,9 +96,7 @@ class TrackFitter {
   std::span<const Sample> m_samples;
   TrackFitOptions m_options;
   float m_threshold = 0.f;
-  float m_quantized_for = 0.f;  // the threshold the quantization was chosen for
   bool m_fitted = false;
-  bool m_from_start = true;
   FittedTrack m_track;
   std::vector<float> m_segment_error;     // per segment: largest error strictly inside it
   std::vector<uint32_t> m_segment_worst;  // per segment: the frame of that error
