@@ -23,6 +23,9 @@ constexpr uint32_t kMaxRounds = 24;
 // shared clips (issue 14 note): 4x gave the fewest bytes or within 2% of
 // them on every clip, 6x and 10x took more rounds for no gain.
 constexpr float kFirstRoundLoosening = 4.f;
+// A track whose error moves a bone's vertices less than this fraction of
+// what the largest on its chain does is left alone when that bone is over.
+constexpr float kNegligibleShare = 0.05f;
 
 // A track's source values as rows of four floats (vec3 tracks leave [3] at 0).
 std::vector<Sample> track_samples(const BoneTracks& bone, TrackKind kind) {
@@ -148,11 +151,21 @@ class ObjectSpaceFit {
     for (size_t b = 0; b < m_bones; ++b) {
       if (bones[b].met()) continue;
       const float f = std::clamp(0.9f * bones[b].tolerance_m / bones[b].max_error_m, 0.3f, 0.9f);
+      // Only the tracks that move b's vertices noticeably: a scale track off
+      // by float noise (1e-7) would otherwise be tightened into keys that
+      // buy nothing.
+      float largest = 0.f;
+      for (int32_t a = static_cast<int32_t>(b); a >= 0; a = m_skeleton.parents[static_cast<size_t>(a)]) {
+        for (size_t k = 0; k < 3; ++k) largest = std::max(largest, contribution_m(3 * static_cast<size_t>(a) + k));
+      }
       for (int32_t a = static_cast<int32_t>(b); a >= 0; a = m_skeleton.parents[static_cast<size_t>(a)]) {
         for (size_t k = 0; k < 3; ++k) {
           const size_t t = 3 * static_cast<size_t>(a) + k;
           // Only a track with an error can lower it.
-          if (animated[t] && m_fitters[t].track().max_error > 0.f) factor[t] = std::min(factor[t], f);
+          if (animated[t] && m_fitters[t].track().max_error > 0.f &&
+              contribution_m(t) >= kNegligibleShare * largest) {
+            factor[t] = std::min(factor[t], f);
+          }
         }
       }
     }
@@ -167,6 +180,21 @@ class ObjectSpaceFit {
       changed.push_back(t);
     }
     return changed;
+  }
+
+  // Metres track t's largest error can move its bone's vertices, at most.
+  float contribution_m(size_t t) const {
+    const BoneLever& lever = m_levers[t / 3];
+    const float error = m_fitters[t].track().max_error;
+    switch (static_cast<TrackKind>(t % 3)) {
+      case TrackKind::kTranslation:
+        return error * lever.translation;
+      case TrackKind::kRotation:
+        return error / kDegreesPerRadian * lever.rotation_m;
+      case TrackKind::kScale:
+        return error * lever.scale_m;
+    }
+    return 0.f;
   }
 
   // Metres the quantization floors of b's chain can leave at its vertices.

@@ -44,7 +44,7 @@ struct FitSettings {
 
   SplitRule split_rule = SplitRule::kLargestError;
   /// A step between two frames at least this many times larger than the steps
-  /// on either side of it (and than 20 thresholds) becomes a discontinuity:
+  /// on either side of it (and than 2 thresholds) becomes a discontinuity:
   /// two keys at one frame. 0 disables. Default 8.
   float discontinuity_ratio = 8.f;
 

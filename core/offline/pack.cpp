@@ -80,6 +80,13 @@ Status check_clip(const FittedClip& clip) {
       for (int c = 0; c < component_count(track.kind); ++c) {
         if (!std::isfinite(keys[0].decoded.value[c])) return Error{where + " has a constant that is not finite"};
       }
+      if (track.kind == TrackKind::kRotation) {
+        const float* v = keys[0].decoded.value;
+        const double length = std::sqrt(double{v[0]} * v[0] + double{v[1]} * v[1] + double{v[2]} * v[2] + double{v[3]} * v[3]);
+        if (!(std::fabs(length - 1.0) <= kUnitQuaternionTolerance)) {
+          return Error{where + " has a constant rotation that is not a unit quaternion"};
+        }
+      }
       if (track.coding == TrackCoding::kIdentity && !is_identity_value(track.kind, keys[0].decoded.value)) {
         return Error{where + " is marked identity but holds another value"};
       }
@@ -99,7 +106,8 @@ Status check_clip(const FittedClip& clip) {
     const TrackQuantization& q = track.quantization;
     const uint8_t expected_mask =
         track.kind == TrackKind::kRotation ? (q.rotation == RotationCoding::kFull ? 0b1111 : 0b0111) : q.coded_mask;
-    if (q.coded_mask != expected_mask || q.coded_mask == 0 || q.coded_mask > 0b1111) {
+    const uint8_t possible_mask = track.kind == TrackKind::kRotation ? 0b1111 : 0b0111;
+    if (q.coded_mask != expected_mask || q.coded_mask == 0 || (q.coded_mask & ~possible_mask) != 0) {
       return Error{where + " codes the wrong components"};
     }
     if (!std::isfinite(q.step) || !(q.step > 0.f)) return Error{where + " has an invalid step"};

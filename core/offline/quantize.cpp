@@ -20,21 +20,31 @@ int32_t clamp_code(double code) {
   return static_cast<int32_t>(std::clamp(code, -double{kMaxCodeMagnitude}, double{kMaxCodeMagnitude}));
 }
 
-float squared_length(const float* q) { return q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]; }
 
 // How close a decoded (not quite unit) quaternion is to the unit `target`:
-// cos^2 of half the angle between them; larger is nearer.
-float closeness(const float* decoded, const float* target) {
-  const float d = decoded[0] * target[0] + decoded[1] * target[1] + decoded[2] * target[2] + decoded[3] * target[3];
-  const float length_squared = squared_length(decoded);
-  return length_squared > 0.f ? d * d / length_squared : 0.f;
+// cos^2 of half the angle between them; larger is nearer. In double: at
+// fine steps the roundings differ by less than a float's epsilon.
+double closeness(const float* decoded, const float* target) {
+  double d = 0.0, length_squared = 0.0;
+  for (int c = 0; c < 4; ++c) {
+    d += double{decoded[c]} * double{target[c]};
+    length_squared += double{decoded[c]} * double{decoded[c]};
+  }
+  return length_squared > 0.0 ? d * d / length_squared : 0.0;
 }
 
-float max_abs_coded(std::span<const Sample> samples, const TrackQuantization& q) {
+// The largest magnitude a coded value takes over the samples: the sample's
+// components, or for relative rotations those of conj(R) * sample (which
+// reach past the sample's own when R is off the samples' centre).
+float max_abs_coded(TrackKind kind, std::span<const Sample> samples, const TrackQuantization& q) {
+  const bool relative = kind == TrackKind::kRotation && q.rotation == RotationCoding::kRelative;
+  const float inverse[4] = {-q.reference[0], -q.reference[1], -q.reference[2], q.reference[3]};
   float largest = 0.f;
   for (const Sample& s : samples) {
+    float coded[4] = {s[0], s[1], s[2], s[3]};
+    if (relative) multiply_quaternions(inverse, s.data(), coded);
     for (int c = 0; c < 4; ++c) {
-      if (q.coded(c)) largest = std::max(largest, std::fabs(s[c]));
+      if (q.coded(c)) largest = std::max(largest, std::fabs(coded[c]));
     }
   }
   return largest;
@@ -92,7 +102,7 @@ uint64_t quantize_smallest_three(const float* q, uint32_t bits) {
     low[other++] = std::min(static_cast<uint32_t>(std::floor(std::clamp(normalized, 0.0, 1.0) * mask)), mask);
   }
   uint64_t best_code = largest;
-  float best = -1.f;
+  double best = -1.0;
   for (uint32_t combo = 0; combo < 8; ++combo) {
     uint64_t code = largest;
     bool valid = true;
@@ -104,7 +114,7 @@ uint64_t quantize_smallest_three(const float* q, uint32_t bits) {
     if (!valid) continue;
     float decoded[4];
     dequantize_smallest_three(code, bits, decoded);
-    const float c = closeness(decoded, v);
+    const double c = closeness(decoded, v);
     if (c > best) {
       best = c;
       best_code = code;
@@ -146,13 +156,13 @@ void quantize_key(TrackKind kind, const TrackQuantization& q, const float* value
   }
   int32_t low[3];
   for (int c = 0; c < 3; ++c) low[c] = clamp_code(std::floor(double{relative[c]} / q.step));
-  float best = -1.f;
+  double best = -1.0;
   for (uint32_t combo = 0; combo < 8; ++combo) {
     int32_t candidate[4] = {0, 0, 0, 0};
     for (int c = 0; c < 3; ++c) candidate[c] = clamp_code(static_cast<double>(low[c]) + ((combo >> c) & 1u));
     float decoded[4];
     dequantize_key(kind, q, candidate, decoded);
-    const float c = closeness(decoded, value);
+    const double c = closeness(decoded, value);
     if (c > best) {
       best = c;
       std::copy(candidate, candidate + 4, codes);
@@ -221,7 +231,7 @@ ChosenQuantization choose_quantization(TrackKind kind, std::span<const Sample> s
     }
   }
   // The finest step whose codes of every sample stay within range.
-  const float min_step = std::max(max_abs_coded(samples, q) / static_cast<float>(kMaxCodeMagnitude) * 1.001f,
+  const float min_step = std::max(max_abs_coded(kind, samples, q) / static_cast<float>(kMaxCodeMagnitude) * 1.001f,
                                   std::numeric_limits<float>::min());
   q.step = std::max(first_step, min_step);
   chosen.floor = key_floor(kind, q, samples);

@@ -170,7 +170,10 @@ void TrackFitter::place_initial_keys() {
   for (size_t f = 1; ratio > 0.f && f <= last; ++f) {
     const float before = f >= 2 ? steps[f - 1] : 0.f;
     const float after = f < last ? steps[f + 1] : 0.f;
-    if (steps[f] <= 20.f * m_threshold || steps[f] <= ratio * std::max(before, after)) continue;
+    // A jump of up to two thresholds a curve through its middle absorbs;
+    // past that, two keys at its frame cost less than keys bending to it
+    // (at loose tolerances a 20-threshold floor left steps to the bending).
+    if (steps[f] <= 2.f * m_threshold || steps[f] <= ratio * std::max(before, after)) continue;
     // The left key continues the motion before the jump to the jump's
     // frame; no source frame reads it, so its value is free.
     Sample left = m_samples[f - 1];

@@ -76,6 +76,8 @@ inline constexpr uint32_t kRiceParameterBits = 5;
 inline constexpr uint32_t kAbsoluteWidthBits = 5;
 inline constexpr uint32_t kWindowSize = 4;   // keys per track in the active array
 inline constexpr uint32_t kInitialKeysPerTrack = 3;  // keys 0, 1 and 2 are needed at frame 0
+/// A stored constant rotation must be this close to unit length (the player returns it as stored).
+inline constexpr double kUnitQuaternionTolerance = 1e-3;
 
 /// Stream-wide flags.
 enum StreamFlags : uint16_t {

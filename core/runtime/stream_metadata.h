@@ -5,8 +5,11 @@
 // core/runtime/stream_format.h.
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
+
+#include "core/runtime/result.h"
 
 namespace ks {
 
@@ -31,5 +34,9 @@ struct StreamMetadata {
   float rotation_error_deg = 0.f;
   float scale_error = 0.f;
 };
+
+/// Reads and checks the metadata section of a stream of `bone_count` bones;
+/// the error names what is wrong (the caller adds the stream's name).
+Result<StreamMetadata> parse_stream_metadata(std::span<const uint8_t> section, uint32_t bone_count);
 
 }  // namespace ks

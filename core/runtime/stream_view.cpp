@@ -149,8 +149,10 @@ class StreamParser {
       StreamTrack& track = view.m_tracks[t];
       track.kind = static_cast<TrackKind>(t % 3);
       track.bone = t / 3;
-      if (Status s = parse_track(reader, view, t, track); !s) return s;
+      const Status parsed = parse_track(reader, view, t, track);
+      // A read past the end gives 0: report the truncation, not the value.
       if (reader.overrun()) return fail("tables are truncated at track " + std::to_string(t));
+      if (!parsed) return parsed;
       if (track.coding != TrackCoding::kAnimated) continue;
       ++view.m_animated_track_count;
       if (track.key_count > kInitialKeysPerTrack) {
@@ -200,6 +202,17 @@ class StreamParser {
       for (int c = 0; c < components; ++c) {
         track.constant[c] = read_f32();
         if (!std::isfinite(track.constant[c])) return fail(where + " has a constant value that is not a finite number");
+      }
+      // The player returns the constant as stored: it must be a usable rotation.
+      if (track.kind == TrackKind::kRotation) {
+        const double length = std::sqrt(double{track.constant[0]} * track.constant[0] +
+                                        double{track.constant[1]} * track.constant[1] +
+                                        double{track.constant[2]} * track.constant[2] +
+                                        double{track.constant[3]} * track.constant[3]);
+        if (!(std::fabs(length - 1.0) <= kUnitQuaternionTolerance)) {
+          return fail(where + " has a constant rotation of length " + std::to_string(length) +
+                      ", not a unit quaternion");
+        }
       }
       return {};
     }
@@ -309,11 +322,12 @@ class StreamParser {
       if (track.coding != TrackCoding::kAnimated) continue;
       const uint32_t count = std::min(track.key_count, kInitialKeysPerTrack);
       for (uint32_t k = 0; k < count; ++k) {
-        if (Status s = read_key(reader, view, t, k); !s) return s;
+        const Status read = read_key(reader, view, t, k);
         // A read past the end gives 0: report the truncation, not the value.
         if (reader.overrun()) {
           return fail("initial keys are truncated at track " + std::to_string(t) + " key " + std::to_string(k));
         }
+        if (!read) return read;
       }
       m_read[t] = count;
     }
@@ -340,13 +354,14 @@ class StreamParser {
         const uint32_t t = queue.top_slot();
         queue.pop();
         const uint32_t k = m_read[t]++;
-        if (Status s = read_key(reader, view, t, k); !s) return s;
+        const Status read = read_key(reader, view, t, k);
         if (truncated()) {
           return fail(b + 1 < view.m_blocks.size()
                           ? where + " runs past the start of jump frame " + std::to_string(b) + " (bit " +
                                 std::to_string(block.end_bit) + ")"
                           : "key stream is truncated at " + where);
         }
+        if (!read) return read;
         if (m_read[t] < view.m_tracks[t].key_count) queue.push(m_frames[3 * t + 1], t);
       }
       if (reader.position() != block.end_bit) {
@@ -413,65 +428,9 @@ class StreamParser {
   }
 
   Status parse_metadata(StreamView& view) {
-    const std::span<const uint8_t> m = m_metadata;
-    constexpr uint32_t kFixedBytes = 29;
-    if (m.size() < kFixedBytes) return fail("metadata is truncated (" + std::to_string(m.size()) + " bytes)");
-    uint32_t name_count;
-    std::memcpy(&name_count, m.data(), 4);
-    if (name_count != 0 && name_count != m_bone_count) {
-      return fail("metadata names " + std::to_string(name_count) + " bones, the stream has " + std::to_string(m_bone_count));
-    }
-    StreamMetadata& meta = view.m_metadata;
-    if (m[4] > 1) return fail("metadata holds the unknown error mode " + std::to_string(m[4]));
-    meta.local_mode = m[4] == 1;
-    float* values[] = {&meta.tolerance_m, &meta.shell_distance_m, &meta.translation_error_m, &meta.rotation_error_deg,
-                       &meta.scale_error};
-    for (int i = 0; i < 5; ++i) {
-      std::memcpy(values[i], m.data() + 5 + 4 * i, 4);
-      if (!std::isfinite(*values[i]) || *values[i] < 0.f) return fail("metadata holds a tolerance that is not a number >= 0");
-    }
-    uint32_t override_count;
-    std::memcpy(&override_count, m.data() + 25, 4);
-    if (override_count > m_bone_count) {
-      return fail("metadata holds " + std::to_string(override_count) + " bone tolerances for " +
-                  std::to_string(m_bone_count) + " bones");
-    }
-    uint64_t at = kFixedBytes;
-    auto read_string = [&](std::string& out, const std::string& what) -> Status {
-      if (m.size() - at < 2) return fail("metadata is truncated at the " + what);
-      uint16_t length;
-      std::memcpy(&length, m.data() + at, 2);
-      at += 2;
-      if (m.size() - at < length) return fail("metadata is truncated at the " + what);
-      out.assign(reinterpret_cast<const char*>(m.data() + at), length);
-      at += length;
-      if (out.find('\0') != std::string::npos) return fail("metadata: the " + what + " holds a NUL byte");
-      return {};
-    };
-    if (Status s = read_string(meta.clip_name, "clip name"); !s) return s;
-    if (Status s = read_string(meta.source_name, "source name"); !s) return s;
-    meta.bone_names.resize(name_count);
-    for (uint32_t b = 0; b < name_count; ++b) {
-      if (Status s = read_string(meta.bone_names[b], "name of bone " + std::to_string(b)); !s) return s;
-    }
-    constexpr uint32_t kOverrideBytes = 10;
-    if (m.size() - at != uint64_t{override_count} * kOverrideBytes) {
-      return fail("metadata has " + std::to_string(m.size() - at) + " bytes after the names, expected " +
-                  std::to_string(uint64_t{override_count} * kOverrideBytes) + " for its bone tolerances");
-    }
-    meta.bone_tolerances.resize(override_count);
-    for (StreamBoneTolerance& o : meta.bone_tolerances) {
-      uint16_t bone;
-      std::memcpy(&bone, m.data() + at, 2);
-      std::memcpy(&o.tolerance_m, m.data() + at + 2, 4);
-      std::memcpy(&o.shell_distance_m, m.data() + at + 6, 4);
-      at += kOverrideBytes;
-      o.bone = bone;
-      if (bone >= m_bone_count || !std::isfinite(o.tolerance_m) || !(o.tolerance_m > 0.f) ||
-          !std::isfinite(o.shell_distance_m) || o.shell_distance_m < 0.f) {
-        return fail("metadata holds an invalid tolerance for bone " + std::to_string(bone));
-      }
-    }
+    Result<StreamMetadata> metadata = parse_stream_metadata(m_metadata, m_bone_count);
+    if (!metadata.ok()) return fail(metadata.error());
+    view.m_metadata = std::move(metadata).value();
     return {};
   }
 

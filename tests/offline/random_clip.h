@@ -20,7 +20,15 @@
 namespace ks::test {
 
 /// What a random clip may contain.
+/// How the bones of a random skeleton hang together.
+enum class SkeletonShape : uint8_t {
+  kRandomTree,  // each bone under a random earlier bone (a few extra roots)
+  kChain,       // each bone under the one before: errors add up along one long chain
+  kFan,         // every bone under the first: many siblings share one parent's error
+};
+
 struct RandomClipOptions {
+  SkeletonShape shape = SkeletonShape::kRandomTree;
   uint32_t min_bones = 1;            // default 1
   uint32_t max_bones = 5;            // default 5
   uint32_t min_frames = 2;           // default 2
@@ -136,7 +144,21 @@ inline RandomClip make_random_clip(uint32_t seed, const RandomClipOptions& optio
   clip.frame_count = frames;
   for (uint32_t b = 0; b < bones; ++b) {
     skeleton.bone_names.push_back("bone" + std::to_string(b));
-    skeleton.parents.push_back(b == 0 || rng.chance(0.1f) ? -1 : static_cast<int32_t>(rng.integer(0, b - 1)));
+    int32_t parent = -1;
+    if (b > 0) {
+      switch (options.shape) {
+        case SkeletonShape::kRandomTree:
+          parent = rng.chance(0.1f) ? -1 : static_cast<int32_t>(rng.integer(0, b - 1));
+          break;
+        case SkeletonShape::kChain:
+          parent = static_cast<int32_t>(b - 1);
+          break;
+        case SkeletonShape::kFan:
+          parent = 0;
+          break;
+      }
+    }
+    skeleton.parents.push_back(parent);
     skeleton.rest_pose.push_back(Transform{{0.f, 0.2f, 0.f}, {}, {1.f, 1.f, 1.f}});
   }
   clip.bones.resize(bones);

@@ -220,8 +220,13 @@ TEST(KeyStreamBlocks, RefusesBadFrames) {
     frame.resize(ZSTD_compress(frame.data(), frame.size(), block2.data(), block2.size(), 3));
     frame[frame.size() / 2 + 3] ^= 0x5A;
     frame.back() ^= 0xFF;
-    // Either zstd notices, or the keys it decompresses to do not add up.
-    EXPECT_TRUE(refused_mentioning(with_frame(2, frame), {"key stream"}));
+    // Either zstd notices, or the keys it decompresses to do not add up, or
+    // they do but the jump frame after them holds another state.
+    const auto corrupt = with_frame(2, frame);
+    ASSERT_FALSE(corrupt.ok());
+    EXPECT_TRUE(corrupt.error().find("key stream") != std::string::npos ||
+                corrupt.error().find("jump frame 2") != std::string::npos)
+        << corrupt.error();
   }
 }
 
