@@ -26,6 +26,13 @@ constexpr float kFirstRoundLoosening = 4.f;
 // A track whose error moves a bone's vertices less than this fraction of
 // what the largest on its chain does is left alone when that bone is over.
 constexpr float kNegligibleShare = 0.05f;
+// Once every bone holds, the tracks whose subtrees are under kLoosenTarget
+// of their tolerance by kMinLoosening or more are refitted looser (at most
+// kMaxLoosening a pass, kLoosenRounds passes).
+constexpr uint32_t kLoosenRounds = 2;
+constexpr float kLoosenTarget = 0.9f;
+constexpr float kMinLoosening = 1.25f;
+constexpr float kMaxLoosening = 2.f;
 
 // A track's source values as rows of four floats (vec3 tracks leave [3] at 0).
 std::vector<Sample> track_samples(const BoneTracks& bone, TrackKind kind) {
@@ -87,6 +94,7 @@ class ObjectSpaceFit {
     }
     const std::vector<float> shares = track_shares(m_skeleton.parents, m_tolerances.tolerance_m, animated);
     m_thresholds.assign(track_count, 0.f);
+    m_frozen.assign(track_count, 0);
     std::vector<size_t> changed;
     for (size_t t = 0; t < track_count; ++t) {
       const TrackKind kind = static_cast<TrackKind>(t % 3);
@@ -109,6 +117,12 @@ class ObjectSpaceFit {
       if (rounds >= kMaxRounds) break;
       changed = tighten(bones, animated);
       if (changed.empty()) break;
+    }
+    if (std::all_of(bones.begin(), bones.end(), [](const BoneFit& b) { return b.met(); })) {
+      for (uint32_t pass = 0; pass < kLoosenRounds; ++pass) {
+        if (!loosen(bones, animated)) break;
+        ++rounds;
+      }
     }
     for (size_t b = 0; b < m_bones; ++b) {
       if (!bones[b].met()) bones[b].floor_m = chain_floor(b);
@@ -182,6 +196,73 @@ class ObjectSpaceFit {
     return changed;
   }
 
+  // Raises the thresholds of the tracks whose whole subtree is well under
+  // its tolerance, refits them from the start, and puts back the previous
+  // fit of every raised track on the chain of a bone that went over (a
+  // bone's error depends on its chain alone, so that restores it). Returns
+  // whether any track kept a looser fit.
+  bool loosen(std::vector<BoneFit>& bones, const std::vector<uint8_t>& animated) {
+    // How far each bone's tolerance allows its chain to loosen, then per
+    // bone the least of that over its subtree (children come after parents).
+    std::vector<float> allowed(m_bones);
+    for (size_t b = 0; b < m_bones; ++b) {
+      allowed[b] = bones[b].max_error_m > 0.f ? kLoosenTarget * bones[b].tolerance_m / bones[b].max_error_m
+                                              : kMaxLoosening;
+    }
+    for (size_t b = m_bones; b-- > 0;) {
+      if (m_skeleton.parents[b] >= 0) {
+        float& up = allowed[static_cast<size_t>(m_skeleton.parents[b])];
+        up = std::min(up, allowed[b]);
+      }
+    }
+    std::vector<size_t> raised;
+    std::vector<TrackFitter> saved_fitters;
+    std::vector<float> saved_thresholds;
+    for (size_t t = 0; t < 3 * m_bones; ++t) {
+      const float factor = std::min(allowed[t / 3], kMaxLoosening);
+      if (!animated[t] || m_frozen[t] || factor < kMinLoosening) continue;
+      // A track far under its threshold is held by its coding, not by it.
+      if (m_fitters[t].track().max_error < 0.5f * m_thresholds[t]) continue;
+      raised.push_back(t);
+      saved_fitters.push_back(m_fitters[t]);
+      saved_thresholds.push_back(m_thresholds[t]);
+      m_thresholds[t] *= factor;
+    }
+    if (raised.empty()) return false;
+    parallel_for(raised, m_threads, [&](size_t t) {
+      m_fitters[t].fit(m_thresholds[t]);
+      decode_track(m_fitters[t].track(), m_decoded[t]);
+    });
+    measure(bones);
+    std::vector<uint8_t> restored(raised.size(), 0);
+    for (bool over = true; over;) {
+      over = false;
+      for (size_t b = 0; b < m_bones; ++b) {
+        if (bones[b].met()) continue;
+        over = true;
+        for (size_t i = 0; i < raised.size(); ++i) {
+          if (restored[i] || !on_chain(raised[i] / 3, b)) continue;
+          const size_t t = raised[i];
+          m_fitters[t] = saved_fitters[i];
+          m_thresholds[t] = saved_thresholds[i];
+          decode_track(m_fitters[t].track(), m_decoded[t]);
+          m_frozen[t] = 1;
+          restored[i] = 1;
+        }
+      }
+      if (over) measure(bones);
+    }
+    return std::count(restored.begin(), restored.end(), uint8_t{0}) > 0;
+  }
+
+  // Whether bone a is b or above it.
+  bool on_chain(size_t a, size_t b) const {
+    for (int32_t c = static_cast<int32_t>(b); c >= 0; c = m_skeleton.parents[static_cast<size_t>(c)]) {
+      if (static_cast<size_t>(c) == a) return true;
+    }
+    return false;
+  }
+
   // Metres track t's largest error can move its bone's vertices, at most.
   float contribution_m(size_t t) const {
     const BoneLever& lever = m_levers[t / 3];
@@ -220,6 +301,7 @@ class ObjectSpaceFit {
   std::vector<Transform> m_model;              // source, [frame * bones + bone]
   std::vector<BoneLever> m_levers;
   std::vector<float> m_thresholds;             // per track, in its unit
+  std::vector<uint8_t> m_frozen;               // per track: a looser fit put a bone over
   std::vector<std::vector<Sample>> m_decoded;  // per track, per frame
 };
 

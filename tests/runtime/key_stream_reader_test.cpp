@@ -222,7 +222,7 @@ TEST(KeyStreamBlocks, RefusesBadFrames) {
     frame.back() ^= 0xFF;
     // Either zstd notices, or the keys it decompresses to do not add up, or
     // they do but the jump frame after them holds another state.
-    const auto corrupt = with_frame(2, frame);
+    const Result<StreamView> corrupt = StreamView::open(with_frame(2, frame), kName);
     ASSERT_FALSE(corrupt.ok());
     EXPECT_TRUE(corrupt.error().find("key stream") != std::string::npos ||
                 corrupt.error().find("jump frame 2") != std::string::npos)
