@@ -1,67 +1,141 @@
-// The Bones panel: the hierarchy as a tree, each bone with its largest
-// decoded error, coloured green (within half the threshold), yellow (within
-// it) or red (over it); clicking selects the bone for the curves.
+// The Bones panel: the hierarchy as a tree, each bone with its object-space
+// max over the clip against its tolerance ("0.08 / 0.10 mm", green when
+// within, red when over); clicking selects the bone for the curves and the
+// viewport. Under the tree, the selected bone's tolerance: an override of E
+// and d set there becomes a BoneTolerance in the fit settings (it and the
+// bones below it) and refits; it can be removed again.
 
 #include <imgui.h>
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
+#include "app/studio/bone_tolerance_edit.h"
 #include "app/studio/panels.h"
 
 namespace ks::studio {
 
 namespace {
 
-// The bone's worst track error as a fraction of its threshold (1 = at it).
-float error_fraction(const FitResult& r, size_t bone) {
-  float worst = 0.f;
-  for (size_t kind = 0; kind < 3; ++kind) {
-    const FittedTrack& t = r.fitted.tracks[3 * bone + kind];
-    const float error = r.measurement.tracks[3 * bone + kind].max;
-    if (t.threshold > 0.f) worst = std::max(worst, error / t.threshold);
-  }
-  return worst;
+const ImVec4 kMetColor(0.45f, 0.9f, 0.45f, 1.f);
+const ImVec4 kOverColor(1.f, 0.35f, 0.3f, 1.f);
+
+// A bone's measured max and tolerance, when the result has them.
+bool bone_error(const FitResult* r, size_t bone, float* error_m, float* tolerance_m) {
+  if (r == nullptr || bone >= r->measurement.bone_error_m.size() || bone >= r->bone_tolerance_m.size()) return false;
+  *error_m = r->measurement.bone_error_m[bone];
+  *tolerance_m = r->bone_tolerance_m[bone];
+  return true;
 }
 
-ImVec4 fraction_colour(float f) {
-  if (f > 1.f) return ImVec4(1.f, 0.35f, 0.3f, 1.f);
-  if (f > 0.5f) return ImVec4(1.f, 0.85f, 0.3f, 1.f);
-  return ImVec4(0.45f, 0.9f, 0.45f, 1.f);
+void bone_tooltip(const StudioState& state, const FitResult& r, size_t bone) {
+  const Skeleton& skeleton = state.clip->skeleton;
+  ImGui::BeginTooltip();
+  const float e = r.bone_tolerance_m[bone], d = r.bone_shell_distance_m[bone];
+  ImGui::Text("tolerance %.3g mm at %.3g cm", static_cast<double>(e) * 1000.0, static_cast<double>(d) * 100.0);
+  const int from = overriding_bone(skeleton, r.settings.fit, static_cast<int>(bone));
+  if (from < 0) {
+    ImGui::TextDisabled("the clip's tolerance");
+  } else {
+    ImGui::TextDisabled("override on %s", skeleton.bone_names[static_cast<size_t>(from)].c_str());
+  }
+  ImGui::Text("object-space max %.4f mm at frame %u", static_cast<double>(r.measurement.bone_error_m[bone]) * 1000.0,
+              r.measurement.bone_worst_frame[bone]);
+  if (bone < r.fitted.bones.size() && !r.fitted.bones[bone].met()) {
+    ImGui::TextColored(kOverColor, "over: the codings on its chain cannot go below %.4f mm",
+                       static_cast<double>(r.fitted.bones[bone].floor_m) * 1000.0);
+  }
+  static constexpr const char* kKinds[3] = {"translation", "rotation", "scale"};
+  static constexpr const char* kCodings[3] = {"identity", "constant", "animated"};
+  for (size_t k = 0; k < 3; ++k) {
+    const FittedTrack& t = r.fitted.tracks[3 * bone + k];
+    ImGui::Text("%-11s %-8s %zu keys", kKinds[k], kCodings[static_cast<size_t>(t.coding)],
+                t.coding == TrackCoding::kAnimated ? t.keys.size() : size_t{0});
+  }
+  ImGui::EndTooltip();
 }
 
 void draw_bone(StudioState& state, const std::vector<std::vector<int>>& children, int bone, const FitResult* r) {
   const Skeleton& skeleton = state.clip->skeleton;
-  const bool leaf = children[static_cast<size_t>(bone)].empty();
+  const size_t b = static_cast<size_t>(bone);
+  const bool leaf = children[b].empty();
   ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_OpenOnArrow | ImGuiTreeNodeFlags_DefaultOpen |
                              ImGuiTreeNodeFlags_SpanAvailWidth | (leaf ? ImGuiTreeNodeFlags_Leaf : 0);
   if (bone == state.selected_bone) flags |= ImGuiTreeNodeFlags_Selected;
-  const float fraction = r ? error_fraction(*r, static_cast<size_t>(bone)) : 0.f;
+  float error_m = 0.f, tolerance_m = 0.f;
+  const bool measured = bone_error(r, b, &error_m, &tolerance_m);
+  const bool over = measured && error_m > tolerance_m;
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
-  if (r) ImGui::PushStyleColor(ImGuiCol_Text, fraction_colour(fraction));
-  const bool open = ImGui::TreeNodeEx(reinterpret_cast<void*>(static_cast<intptr_t>(bone)), flags, "%s",
-                                      skeleton.bone_names[static_cast<size_t>(bone)].c_str());
-  if (r) ImGui::PopStyleColor();
+  if (over) ImGui::PushStyleColor(ImGuiCol_Text, kOverColor);
+  // A bone with an override of its own is marked with a star.
+  const bool has_override = find_bone_tolerance(state.settings.fit, skeleton.bone_names[b]) != nullptr;
+  const bool open = ImGui::TreeNodeEx(reinterpret_cast<void*>(static_cast<intptr_t>(bone)), flags, "%s%s",
+                                      skeleton.bone_names[b].c_str(), has_override ? " *" : "");
+  if (over) ImGui::PopStyleColor();
   if (ImGui::IsItemClicked() && !ImGui::IsItemToggledOpen()) state.selected_bone = bone;
-  if (r && ImGui::IsItemHovered()) {
-    ImGui::BeginTooltip();
-    static const char* kinds[3] = {"translation", "rotation", "scale"};
-    static const float scale[3] = {1000.f, 1.f, 1.f};
-    static const char* units[3] = {"mm", "deg", ""};
-    for (size_t k = 0; k < 3; ++k) {
-      const size_t t = 3 * static_cast<size_t>(bone) + k;
-      ImGui::Text("%-11s max %.4f %s / %.4f, %zu keys", kinds[k], r->measurement.tracks[t].max * scale[k], units[k],
-                  r->fitted.tracks[t].threshold * scale[k], r->fitted.tracks[t].keys.size());
-    }
-    ImGui::EndTooltip();
-  }
+  if (measured && ImGui::IsItemHovered()) bone_tooltip(state, *r, b);
   ImGui::TableNextColumn();
-  if (r) ImGui::TextColored(fraction_colour(fraction), "%3.0f%%", fraction * 100.f);
+  if (measured) {
+    ImGui::TextColored(over ? kOverColor : kMetColor, "%s", format_error_pair_mm(error_m, tolerance_m).c_str());
+  }
   if (open) {
-    for (const int child : children[static_cast<size_t>(bone)]) draw_bone(state, children, child, r);
+    for (const int child : children[b]) draw_bone(state, children, child, r);
     ImGui::TreePop();
   }
+}
+
+// The selected bone's tolerance, where it comes from, and the override editor.
+void draw_override_editor(StudioState& state) {
+  const Skeleton& skeleton = state.clip->skeleton;
+  const int bone = state.selected_bone;
+  if (bone < 0 || static_cast<size_t>(bone) >= skeleton.bone_count()) return;
+  const std::string& name = skeleton.bone_names[static_cast<size_t>(bone)];
+  FitSettings& fit = state.settings.fit;
+  StudioState::OverrideEdit& edit = state.override_edit;
+  const int from = overriding_bone(skeleton, fit, bone);
+  const BoneTolerance* applies =
+      from >= 0 ? find_bone_tolerance(fit, skeleton.bone_names[static_cast<size_t>(from)]) : nullptr;
+  if (edit.bone != bone) {
+    // Fill the fields with what the bone has now.
+    edit.bone = bone;
+    edit.tolerance_mm = (applies != nullptr ? applies->tolerance_m : fit.tolerance_m) * 1000.f;
+    const float d = applies != nullptr && applies->shell_distance_m > 0.f ? applies->shell_distance_m
+                                                                         : fit.shell_distance_m;
+    edit.shell_distance_cm = d * 100.f;
+  }
+  ImGui::Separator();
+  ImGui::Text("Tolerance of %s", name.c_str());
+  if (from < 0) {
+    ImGui::TextDisabled("the clip's: %.3g mm at %.3g cm", static_cast<double>(fit.tolerance_m) * 1000.0,
+                        static_cast<double>(fit.shell_distance_m) * 100.0);
+  } else if (from != bone) {
+    ImGui::TextDisabled("from the override on %s", skeleton.bone_names[static_cast<size_t>(from)].c_str());
+  } else {
+    ImGui::TextDisabled("its own override (also for the bones below it)");
+  }
+  const ImGuiSliderFlags flags = ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp;
+  ImGui::PushItemWidth(std::min(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("d (cm) ").x, 240.f));
+  ImGui::SliderFloat("E (mm)", &edit.tolerance_mm, 0.001f, 10.f, "%.3g mm", flags);
+  ImGui::SliderFloat("d (cm)", &edit.shell_distance_cm, 0.1f, 200.f, "%.3g cm", flags);
+  ImGui::PopItemWidth();
+  if (ImGui::Button(from == bone ? "Update override" : "Set override")) {
+    set_bone_tolerance(fit, BoneTolerance{name, edit.tolerance_mm / 1000.f, edit.shell_distance_cm / 100.f});
+    state.refit_requested = true;
+  }
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("Fit this bone and those below it (down to the next override) to E at d");
+  }
+  if (from == bone) {
+    ImGui::SameLine();
+    if (ImGui::Button("Remove override")) {
+      remove_bone_tolerance(fit, name);
+      edit.bone = -1;  // refill from what applies now
+      state.refit_requested = true;
+    }
+  }
+  if (fit.error_mode == ErrorMode::kLocal) ImGui::TextDisabled("(local mode fits per-kind thresholds instead)");
 }
 
 }  // namespace
@@ -83,15 +157,19 @@ void draw_bone_tree_panel(StudioState& state) {
     const int parent = skeleton.parents[b];
     (parent < 0 ? roots : children[static_cast<size_t>(parent)]).push_back(static_cast<int>(b));
   }
-  ImGui::TextDisabled("largest error / threshold; click to select");
+  ImGui::TextDisabled("object-space max / tolerance; * has an override; click to select");
   const FitResult* r = state.current_result();
+  // The editor keeps its height at the bottom; the tree scrolls above it.
+  const float editor_height = 6.f * ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
+  const float tree_height = std::max(ImGui::GetContentRegionAvail().y - editor_height, 4.f * ImGui::GetFrameHeight());
   // A table keeps the error column aligned however deep the tree indents.
-  if (ImGui::BeginTable("bones", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY)) {
+  if (ImGui::BeginTable("bones", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY, ImVec2(0.f, tree_height))) {
     ImGui::TableSetupColumn("bone", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("error", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("1000%").x);
+    ImGui::TableSetupColumn("max / E", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("0.000 / 0.00 mm").x);
     for (const int root : roots) draw_bone(state, children, root, r);
     ImGui::EndTable();
   }
+  draw_override_editor(state);
   ImGui::End();
 }
 

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/offline/fit.h"
+#include "core/offline/key_cost.h"
 
 namespace ks::studio {
 
@@ -110,7 +111,7 @@ void CurvePanel::draw(StudioState& state) {
   const FittedTrack& track =
       result->fitted.tracks[3 * static_cast<size_t>(bone) + static_cast<size_t>(state.selected_kind)];
   if (track.keys.empty() || state.clip->clip.frame_count == 0) {
-    ImGui::TextDisabled("This track has no keys.");
+    ImGui::TextDisabled("This track has no keys: it is the identity at every frame.");
     ImGui::End();
     return;
   }
@@ -220,20 +221,22 @@ void CurvePanel::draw_header(StudioState& state, const FitResult& result, const 
   ImGui::SameLine();
   if (ImGui::SmallButton("Frame keys (F)")) frame_selection(track, state.frame_time);
 
-  uint32_t key_bits = 0;
-  if (track.kind == TrackKind::kRotation) {
-    key_bits = rotation_code_bits(track.quantization.rotation_bits);
-  } else {
-    for (int c = 0; c < 3; ++c) key_bits += vec3_component_bits(track.quantization, c);
-  }
   const float scale = display_scale(track.kind);
   const char* unit = error_unit(track.kind);
   ImGui::Text("%zu %s", track.keys.size(), track.keys.size() == 1 ? "key" : "keys");
   ImGui::SameLine();
-  if (track.kind == TrackKind::kRotation) {
-    ImGui::Text("| %u bits a key (3 x %u + 2)", key_bits, track.quantization.rotation_bits);
+  if (track.coding == TrackCoding::kAnimated) {
+    const uint64_t bits = key_bits(track, choose_key_coding(track));
+    ImGui::Text("| %.1f bits a key, step %.3g%s", static_cast<double>(bits) / static_cast<double>(track.keys.size()),
+                static_cast<double>(track.quantization.step * (track.kind == TrackKind::kRotation ? 1.f : scale)),
+                track.kind == TrackKind::kTranslation ? " mm" : "");
+    if (track.kind == TrackKind::kRotation) {
+      ImGui::SameLine();
+      ImGui::Text("| %s", track.quantization.rotation == RotationCoding::kRelative ? "relative to a reference"
+                                                                                   : "full quaternion");
+    }
   } else {
-    ImGui::Text("| %u bits a key", key_bits);
+    ImGui::Text("| %s: exact, no key bits", track.coding == TrackCoding::kIdentity ? "identity" : "constant");
   }
   if (track.discontinuities > 0) {
     ImGui::SameLine();
@@ -250,7 +253,7 @@ void CurvePanel::draw_header(StudioState& state, const FitResult& result, const 
   ImGui::Text("| floor %.3g%s", static_cast<double>(track.floor * scale), unit);
   if (!track.threshold_met) {
     ImGui::SameLine();
-    ImGui::TextColored(kWarningColor, "threshold missed: below this bit width's floor");
+    ImGui::TextColored(kWarningColor, "threshold missed: below this coding's floor");
   }
 }
 

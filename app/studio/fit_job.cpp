@@ -3,12 +3,38 @@
 #include <chrono>
 #include <cstring>
 
+#include "core/offline/error_budget.h"
+
 namespace ks::studio {
 
 namespace {
 double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
+// Each bone's E and d: the fit's own, or (local mode) the settings'. An
+// override naming no bone (local mode does not check them) leaves the
+// clip-wide values.
+void bone_tolerances_of(const ImportedClip& clip, const FitSettings& settings, const FittedClip& fitted,
+                        FitResult& result) {
+  const size_t bone_count = clip.skeleton.bone_count();
+  if (fitted.bones.size() == bone_count) {
+    for (const BoneFit& bone : fitted.bones) {
+      result.bone_tolerance_m.push_back(bone.tolerance_m);
+      result.bone_shell_distance_m.push_back(bone.shell_distance_m);
+    }
+    return;
+  }
+  Result<BoneTolerances> resolved =
+      resolve_bone_tolerances(clip.skeleton, settings.tolerance_m, settings.shell_distance_m, settings.bone_tolerances);
+  if (resolved) {
+    result.bone_tolerance_m = std::move(resolved.value().tolerance_m);
+    result.bone_shell_distance_m = std::move(resolved.value().shell_distance_m);
+  } else {
+    result.bone_tolerance_m.assign(bone_count, settings.tolerance_m);
+    result.bone_shell_distance_m.assign(bone_count, settings.shell_distance_m);
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<const FitResult> run_fit(std::shared_ptr<const ImportedClip> source, const CodecSettings& settings,
@@ -26,6 +52,7 @@ std::shared_ptr<const FitResult> run_fit(std::shared_ptr<const ImportedClip> sou
     return result;
   }
   result->fitted = std::move(fitted.value());
+  bone_tolerances_of(clip, settings.fit, result->fitted, *result);
   start = std::chrono::steady_clock::now();
   PackSettings pack_settings = settings.pack;
   pack_settings.source_name = clip.source.filename().string();
@@ -43,7 +70,9 @@ std::shared_ptr<const FitResult> run_fit(std::shared_ptr<const ImportedClip> sou
   }
   result->view = std::move(view.value());
   start = std::chrono::steady_clock::now();
-  Result<ClipMeasurement> measured = measure(clip.skeleton, clip.clip, result->view);
+  MeasureSettings measure_settings;
+  measure_settings.bone_shell_distance_m = result->bone_shell_distance_m;
+  Result<ClipMeasurement> measured = measure(clip.skeleton, clip.clip, result->view, measure_settings);
   result->measure_ms = ms_since(start);
   if (!measured) {
     result->error = measured.error();

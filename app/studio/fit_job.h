@@ -33,13 +33,22 @@ struct FitResult {
   FittedClip fitted;
   std::vector<uint8_t> stream;
   StreamView view;
+  /// Per bone, the object-space tolerance E (metres) and shell distance d
+  /// (metres) it was fitted to: the fit's own (FittedClip::bones) in
+  /// object-space mode; in local mode, which promises no tolerance, the
+  /// settings' E and d with their overrides, for reference.
+  std::vector<float> bone_tolerance_m;
+  std::vector<float> bone_shell_distance_m;
+  /// Measured on the decoded stream; bone_error_m and bone_worst_frame are
+  /// each bone's object-space error at its own shell distance.
   ClipMeasurement measurement;
   double fit_ms = 0.0;       // fitting
   double pack_ms = 0.0;      // packing and opening the stream
   double measure_ms = 0.0;   // decoding every frame and measuring
 };
 
-/// Fits, packs, opens and measures `clip` with `settings`.
+/// Fits, packs, opens and measures `clip` with `settings` (each bone's
+/// object-space error at its own shell distance besides the usual ones).
 std::shared_ptr<const FitResult> run_fit(std::shared_ptr<const ImportedClip> clip, const CodecSettings& settings,
                                          uint64_t generation, unsigned threads);
 

@@ -1,8 +1,10 @@
 // keystream-studio: tune the codec on a clip and see what it does.
 //   keystream-studio [FILE] [--animation NAME|INDEX] [--screenshot OUT.png]
 //                    [--frame N] [--select BONE] [--size WxH] [--view MODE]
-//                    [--color MODE] [--translation-error MM] [--rotation-error DEG]
-//                    [--scale-error X] [--shaders DIR]
+//                    [--color MODE] [--colors-against MM[@CM]] [--tolerance MM]
+//                    [--shell-distance CM] [--bone-tolerance NAME=MM[@CM]]...
+//                    [--local [--translation-error MM] [--rotation-error DEG]
+//                    [--scale-error X]] [--shaders DIR]
 
 #include <cmath>
 #include <cstdio>
@@ -35,14 +37,25 @@ constexpr const char* kUsage =
     "                           compressed\n"
     "  --color error|material   colour the compressed character by its\n"
     "                           object-space error (default) or by its material\n"
-    "  --translation-error MM   fit threshold, millimetres (default 0.5)\n"
-    "  --rotation-error DEG     fit threshold, degrees (default 0.1)\n"
-    "  --scale-error X          fit threshold, scale units (default 0.001)\n"
+    "  --colors-against MM[@CM] read the error colours against MM millimetres at\n"
+    "                           CM centimetres (default 3) from every bone instead\n"
+    "                           of each bone's own tolerance from the fit\n"
+    "  --tolerance MM           object-space tolerance E: every virtual vertex of\n"
+    "                           every bone within MM of the source (default 0.1)\n"
+    "  --shell-distance CM      distance d of the virtual vertices from each bone\n"
+    "                           (default 3)\n"
+    "  --bone-tolerance NAME=MM[@CM]\n"
+    "                           another E (and d) for bone NAME and the bones\n"
+    "                           below it; repeatable\n"
+    "  --local                  fit per-kind local thresholds instead (version 1):\n"
+    "  --translation-error MM     translation threshold, mm (default 0.5)\n"
+    "  --rotation-error DEG       rotation threshold, degrees (default 0.1)\n"
+    "  --scale-error X            scale threshold (default 0.001)\n"
     "  --shaders DIR            the viewport's GLSL files (default: the\n"
     "                           repository's shaders/)\n"
     "  --simulate-play S        play the clip for S seconds, then print frame\n"
     "                           times and the viewport's share of them\n"
-    "  --simulate-drag S        move the rotation threshold every frame for S\n"
+    "  --simulate-drag S        move the tolerance every frame for S\n"
     "                           seconds, as a slider drag would, then print frame\n"
     "                           times and exit (responsiveness check)\n"
     "  -h, --help               show this help\n";
@@ -61,6 +74,18 @@ bool parse_threshold(const std::string& text, float* value) {
   return true;
 }
 
+// "MM" or "MM@CM": a tolerance in millimetres and, optionally, a distance in
+// centimetres (left as it is when not given), both above zero.
+bool parse_tolerance_at(const std::string& text, float* tolerance_m, float* distance_m) {
+  const size_t at = text.find('@');
+  float mm = 0.f, cm = 0.f;
+  if (!parse_threshold(text.substr(0, at), &mm)) return false;
+  if (at != std::string::npos && !parse_threshold(text.substr(at + 1), &cm)) return false;
+  *tolerance_m = mm / 1000.f;
+  if (at != std::string::npos) *distance_m = cm / 100.f;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -68,6 +93,8 @@ int main(int argc, char** argv) {
   options.clip = KS_DEMO_CLIP;
   options.shader_dir = KS_SHADER_DIR;
   bool have_clip = false;
+  // The last option of each mode given, so that mixing them is refused by name (as keystream does).
+  std::string tolerance_option, per_kind_option;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     auto value = [&](std::string& out) {
@@ -123,6 +150,38 @@ int main(int argc, char** argv) {
       } else {
         return usage_error("--color: '" + text + "' is not error or material");
       }
+    } else if (arg == "--colors-against") {
+      if (!value(text) || !parse_tolerance_at(text, &options.viewport.fixed_tolerance_m,
+                                              &options.viewport.fixed_distance_m)) {
+        return usage_error("--colors-against: '" + text + "' is not MM or MM@CM with numbers above 0");
+      }
+      options.viewport.reference = ks::studio::ErrorReference::kFixed;
+    } else if (arg == "--tolerance" || arg == "--shell-distance") {
+      float number = 0.f;
+      if (!value(text) || !parse_threshold(text, &number)) {
+        return usage_error(std::string(arg) + ": '" + text + "' is not a number above 0");
+      }
+      if (!options.fit) options.fit = ks::FitSettings{};
+      if (arg == "--tolerance") options.fit->tolerance_m = number / 1000.f;
+      if (arg == "--shell-distance") options.fit->shell_distance_m = number / 100.f;
+      tolerance_option = arg;
+    } else if (arg == "--bone-tolerance") {
+      ks::BoneTolerance bone;
+      const size_t equals = value(text) ? text.find('=') : std::string::npos;
+      if (equals == std::string::npos || equals == 0 ||
+          !parse_tolerance_at(text.substr(equals + 1), &bone.tolerance_m, &bone.shell_distance_m)) {
+        return usage_error("--bone-tolerance: '" + text + "' is not NAME=MM or NAME=MM@CM with numbers above 0");
+      }
+      bone.bone = text.substr(0, equals);
+      if (!options.fit) options.fit = ks::FitSettings{};
+      for (const ks::BoneTolerance& o : options.fit->bone_tolerances) {
+        if (o.bone == bone.bone) return usage_error("--bone-tolerance: bone '" + bone.bone + "' is given twice");
+      }
+      options.fit->bone_tolerances.push_back(bone);
+      tolerance_option = arg;
+    } else if (arg == "--local") {
+      if (!options.fit) options.fit = ks::FitSettings{};
+      options.fit->error_mode = ks::ErrorMode::kLocal;
     } else if (arg == "--translation-error" || arg == "--rotation-error" || arg == "--scale-error") {
       float threshold = 0.f;
       if (!value(text) || !parse_threshold(text, &threshold)) {
@@ -132,6 +191,7 @@ int main(int argc, char** argv) {
       if (arg == "--translation-error") options.fit->translation_error_m = threshold / 1000.f;
       if (arg == "--rotation-error") options.fit->rotation_error_deg = threshold;
       if (arg == "--scale-error") options.fit->scale_error = threshold;
+      per_kind_option = arg;
     } else if (arg == "--shaders") {
       if (!value(text)) return usage_error("--shaders needs a folder");
       options.shader_dir = text;
@@ -157,6 +217,14 @@ int main(int argc, char** argv) {
   }
   if (ks::Status s = options.import.validate(); !s) return usage_error(s.error());
   if (options.fit) {
+    const bool local = options.fit->error_mode == ks::ErrorMode::kLocal;
+    if (!local && !per_kind_option.empty()) {
+      return usage_error(per_kind_option + " sets a per-kind threshold of --local mode; the default object-space "
+                         "mode takes --tolerance MM (add --local to fit per-kind thresholds)");
+    }
+    if (local && !tolerance_option.empty()) {
+      return usage_error(tolerance_option + " sets the object-space tolerance, which --local mode does not use");
+    }
     if (ks::Status s = options.fit->validate(); !s) return usage_error(s.error());
   }
   ks::studio::StudioApp app(options);

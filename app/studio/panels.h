@@ -7,13 +7,16 @@
 
 namespace ks::studio {
 
-/// "Settings": thresholds, bit width, range, split rule, jump interval,
-/// zstd, reset; the fit's progress and time.
+/// "Settings": the tolerance and shell distance and the per-bone overrides;
+/// under "Advanced", local mode and its thresholds, split rule,
+/// discontinuity ratio, jump interval, zstd; reset; the fit's progress and time.
 void draw_settings_panel(StudioState& state);
-/// "Stats": sizes, ratio, keys, bits per key, errors, object-space error,
-/// jump frames, what the player read.
+/// "Stats": object-space max against the tolerance, bones over, floors;
+/// bytes with and without metadata, bits per key, tracks by coding, keys,
+/// errors, what the player read.
 void draw_stats_panel(StudioState& state);
-/// "Bones": the hierarchy, each bone's largest error against the thresholds.
+/// "Bones": the hierarchy, each bone's object-space max against its
+/// tolerance, and the selected bone's tolerance override (set, remove).
 void draw_bone_tree_panel(StudioState& state);
 /// "Open": path field, folder listing of clips and recent files.
 void draw_open_panel(StudioState& state, bool* open);

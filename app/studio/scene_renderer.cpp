@@ -81,34 +81,42 @@ SceneRenderer::SceneRenderer(const std::filesystem::path& shader_dir)
       m_grid_program(shader_dir / "grid.vert", shader_dir / "grid.frag") {
   reload_shaders();
 
-  // Mesh: attributes as skinned.vert declares them.
+  // Mesh: attributes as skinned.vert declares them, twice: colours from the
+  // vertices (material) or from their own buffer (per-vertex colours).
   glGenVertexArrays(1, &m_mesh_vao);
+  glGenVertexArrays(1, &m_mesh_colored_vao);
   glGenBuffers(1, &m_mesh_vertices);
+  glGenBuffers(1, &m_mesh_colors);
   glGenBuffers(1, &m_mesh_indices);
-  glBindVertexArray(m_mesh_vao);
-  glBindBuffer(GL_ARRAY_BUFFER, m_mesh_vertices);
-  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, m_mesh_indices);
   const GLsizei stride = sizeof(MeshVertex);
-  glEnableVertexAttribArray(0);
-  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<void*>(offsetof(MeshVertex, position)));
-  glEnableVertexAttribArray(1);
-  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<void*>(offsetof(MeshVertex, normal)));
-  glEnableVertexAttribArray(2);
-  glVertexAttribPointer(2, 3, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<void*>(offsetof(MeshVertex, color)));
-  glEnableVertexAttribArray(3);
-  glVertexAttribIPointer(3, 4, GL_UNSIGNED_SHORT, stride, reinterpret_cast<void*>(offsetof(MeshVertex, joints)));
-  glEnableVertexAttribArray(4);
-  glVertexAttribPointer(4, 4, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<void*>(offsetof(MeshVertex, weights)));
-
-  // Palettes: buffer textures of RGBA32F texels, four per matrix.
-  glGenBuffers(2, m_palette_buffers);
-  glGenTextures(2, m_palette_textures);
-  for (int i = 0; i < 2; ++i) {
-    glBindBuffer(GL_TEXTURE_BUFFER, m_palette_buffers[i]);
-    glBufferData(GL_TEXTURE_BUFFER, sizeof(Mat4), nullptr, GL_STREAM_DRAW);
-    glBindTexture(GL_TEXTURE_BUFFER, m_palette_textures[i]);
-    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, m_palette_buffers[i]);
+  for (const unsigned vao : {m_mesh_vao, m_mesh_colored_vao}) {
+    glBindVertexArray(vao);
+    glBindBuffer(GL_ARRAY_BUFFER, m_mesh_vertices);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, m_mesh_indices);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<void*>(offsetof(MeshVertex, position)));
+    glEnableVertexAttribArray(1);
+    glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<void*>(offsetof(MeshVertex, normal)));
+    glEnableVertexAttribArray(3);
+    glVertexAttribIPointer(3, 4, GL_UNSIGNED_SHORT, stride, reinterpret_cast<void*>(offsetof(MeshVertex, joints)));
+    glEnableVertexAttribArray(4);
+    glVertexAttribPointer(4, 4, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<void*>(offsetof(MeshVertex, weights)));
+    glEnableVertexAttribArray(2);
+    if (vao == m_mesh_vao) {
+      glVertexAttribPointer(2, 3, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<void*>(offsetof(MeshVertex, color)));
+    } else {
+      glBindBuffer(GL_ARRAY_BUFFER, m_mesh_colors);
+      glVertexAttribPointer(2, 3, GL_FLOAT, GL_FALSE, sizeof(glm::vec3), nullptr);
+    }
   }
+
+  // Palette: a buffer texture of RGBA32F texels, four per matrix.
+  glGenBuffers(1, &m_palette_buffer);
+  glGenTextures(1, &m_palette_texture);
+  glBindBuffer(GL_TEXTURE_BUFFER, m_palette_buffer);
+  glBufferData(GL_TEXTURE_BUFFER, sizeof(Mat4), nullptr, GL_STREAM_DRAW);
+  glBindTexture(GL_TEXTURE_BUFFER, m_palette_texture);
+  glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, m_palette_buffer);
   glBindTexture(GL_TEXTURE_BUFFER, 0);
   glBindBuffer(GL_TEXTURE_BUFFER, 0);
 
@@ -150,12 +158,13 @@ SceneRenderer::SceneRenderer(const std::filesystem::path& shader_dir)
 SceneRenderer::~SceneRenderer() {
   destroy_target();
   glDeleteVertexArrays(1, &m_mesh_vao);
+  glDeleteVertexArrays(1, &m_mesh_colored_vao);
   glDeleteVertexArrays(1, &m_bone_vao);
   glDeleteVertexArrays(1, &m_grid_vao);
-  const GLuint buffers[] = {m_mesh_vertices, m_mesh_indices, m_bone_vertices, m_bone_instances, m_grid_vertices,
-                            m_palette_buffers[0], m_palette_buffers[1]};
+  const GLuint buffers[] = {m_mesh_vertices, m_mesh_colors, m_mesh_indices, m_bone_vertices, m_bone_instances, m_grid_vertices,
+                            m_palette_buffer};
   glDeleteBuffers(static_cast<GLsizei>(std::size(buffers)), buffers);
-  glDeleteTextures(2, m_palette_textures);
+  glDeleteTextures(1, &m_palette_texture);
 }
 
 void SceneRenderer::reload_shaders_if_changed() {
@@ -182,6 +191,7 @@ std::string SceneRenderer::shader_errors() const {
 
 void SceneRenderer::set_mesh(const SkinnedMesh* mesh) {
   m_index_count = 0;
+  m_vertex_count = 0;
   if (mesh == nullptr || mesh->indices.empty()) return;
   std::vector<MeshVertex> vertices(mesh->vertex_count());
   for (size_t i = 0; i < vertices.size(); ++i) {
@@ -202,6 +212,7 @@ void SceneRenderer::set_mesh(const SkinnedMesh* mesh) {
   glBindVertexArray(0);
   glBindBuffer(GL_ARRAY_BUFFER, 0);
   m_index_count = static_cast<int>(mesh->indices.size());
+  m_vertex_count = vertices.size();
 }
 
 void SceneRenderer::create_target(int width, int height) {
@@ -288,8 +299,8 @@ void SceneRenderer::draw_grid(glm::vec3 centre, float spacing_m, int half_lines,
   glBindVertexArray(0);
 }
 
-void SceneRenderer::upload_palette(unsigned buffer, std::span<const Mat4> palette) {
-  glBindBuffer(GL_TEXTURE_BUFFER, buffer);
+void SceneRenderer::upload_palette(std::span<const Mat4> palette) {
+  glBindBuffer(GL_TEXTURE_BUFFER, m_palette_buffer);
   glBufferData(GL_TEXTURE_BUFFER, static_cast<GLsizeiptr>(std::max<size_t>(palette.size(), 1) * sizeof(Mat4)),
                palette.empty() ? nullptr : palette.data(), GL_STREAM_DRAW);
   glBindBuffer(GL_TEXTURE_BUFFER, 0);
@@ -297,39 +308,43 @@ void SceneRenderer::upload_palette(unsigned buffer, std::span<const Mat4> palett
 
 void SceneRenderer::draw_mesh(const MeshDraw& draw) {
   if (m_mesh_program.id() == 0 || m_index_count == 0 || draw.palette.empty()) return;
-  const bool by_error = draw.color_by_error && draw.other_palette.size() == draw.palette.size();
-  upload_palette(m_palette_buffers[0], draw.palette);
-  if (by_error) upload_palette(m_palette_buffers[1], draw.other_palette);
+  const bool colored = !draw.vertex_colors.empty() && draw.vertex_colors.size() == m_vertex_count;
+  upload_palette(draw.palette);
+  if (colored) {
+    glBindBuffer(GL_ARRAY_BUFFER, m_mesh_colors);
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(draw.vertex_colors.size_bytes()), draw.vertex_colors.data(),
+                 GL_STREAM_DRAW);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+  }
   const GlProgram& p = m_mesh_program;
   glUseProgram(p.id());
   set_matrix(p.uniform("u_view"), m_view);
   set_matrix(p.uniform("u_projection"), m_projection);
-  glUniform1i(p.uniform("u_color_by_error"), by_error ? 1 : 0);
-  glUniform1f(p.uniform("u_error_budget_m"), draw.error_budget_m);
+  // The shader's own error colouring (each vertex's distance to another
+  // pose) is not used: the panel's colours are each bone's error against
+  // its tolerance, which mesh vertices at other distances would misstate.
+  glUniform1i(p.uniform("u_color_by_error"), 0);
+  glUniform1f(p.uniform("u_error_budget_m"), 1.f);
   glUniform1fv(p.uniform("u_ramp_at"), 4, kErrorRampAt);
   glUniform3fv(p.uniform("u_ramp_color"), 4, &kErrorRampStops[0][0]);
   glUniform4fv(p.uniform("u_tint"), 1, glm::value_ptr(draw.tint));
   glActiveTexture(GL_TEXTURE0);
-  glBindTexture(GL_TEXTURE_BUFFER, m_palette_textures[0]);
+  glBindTexture(GL_TEXTURE_BUFFER, m_palette_texture);
   glUniform1i(p.uniform("u_palette"), 0);
-  glActiveTexture(GL_TEXTURE1);
-  glBindTexture(GL_TEXTURE_BUFFER, m_palette_textures[by_error ? 1 : 0]);
-  glUniform1i(p.uniform("u_other_palette"), 1);
+  glUniform1i(p.uniform("u_other_palette"), 0);
   const bool translucent = draw.tint.a < 1.f;
   if (translucent) {
     glEnable(GL_BLEND);
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     glDepthMask(GL_FALSE);
   }
-  glBindVertexArray(m_mesh_vao);
+  glBindVertexArray(colored ? m_mesh_colored_vao : m_mesh_vao);
   glDrawElements(GL_TRIANGLES, m_index_count, GL_UNSIGNED_INT, nullptr);
   glBindVertexArray(0);
   if (translucent) {
     glDisable(GL_BLEND);
     glDepthMask(GL_TRUE);
   }
-  glBindTexture(GL_TEXTURE_BUFFER, 0);
-  glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_BUFFER, 0);
 }
 

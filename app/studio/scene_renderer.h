@@ -1,8 +1,8 @@
 #pragma once
 // SceneRenderer: draws the viewport's 3D scene with OpenGL 3.3 into an
 // offscreen texture that the Viewport panel shows as an image: the ground
-// grid, the skinned mesh (skinned on the GPU from a joint palette) and the
-// bone shapes. It owns every GL object of the viewport and the shader
+// grid, the skinned mesh (skinned on the GPU from a joint palette, in its
+// material or in per-vertex colours the panel computes) and the bone shapes. It owns every GL object of the viewport and the shader
 // programs from shaders/; the panel decides what is drawn where. Needs the
 // window's GL context current for its whole life.
 
@@ -21,11 +21,11 @@ namespace ks::studio {
 
 /// One draw of the skinned mesh.
 struct MeshDraw {
-  std::span<const Mat4> palette;        // the pose drawn: model * inverse bind per bone
-  std::span<const Mat4> other_palette;  // the pose compared with, for error colouring (else empty)
-  bool color_by_error = false;          // ramp colour of each vertex's distance to the other pose
-  float error_budget_m = 0.001f;        // distance drawn red, metres
-  glm::vec4 tint{1.f};                  // multiplies the colour; alpha < 1 draws translucent, depth unwritten
+  std::span<const Mat4> palette;            // the pose drawn: model * inverse bind per bone
+  /// Linear colours, one per vertex, in place of the material's (the error
+  /// colours); empty draws the material.
+  std::span<const glm::vec3> vertex_colors;
+  glm::vec4 tint{1.f};                      // multiplies the colour; alpha < 1 draws translucent, depth unwritten
 };
 
 /// One bone shape to draw: the unit octahedron (head at the origin, tail at
@@ -77,7 +77,7 @@ class SceneRenderer {
  private:
   void create_target(int width, int height);
   void destroy_target();
-  void upload_palette(unsigned buffer, std::span<const Mat4> palette);
+  void upload_palette(std::span<const Mat4> palette);
 
   GlProgram m_mesh_program;
   GlProgram m_bone_program;
@@ -90,13 +90,17 @@ class SceneRenderer {
   unsigned m_framebuffer = 0;
   unsigned m_color_texture = 0;
   unsigned m_depth_buffer = 0;
-  // Mesh: vertices, indices, and the two palettes as buffer textures.
+  // Mesh: vertices, indices, and the palette as a buffer texture. The
+  // second vertex array reads the colour from m_mesh_colors instead.
   unsigned m_mesh_vao = 0;
+  unsigned m_mesh_colored_vao = 0;
   unsigned m_mesh_vertices = 0;
+  unsigned m_mesh_colors = 0;
   unsigned m_mesh_indices = 0;
   int m_index_count = 0;
-  unsigned m_palette_buffers[2] = {0, 0};
-  unsigned m_palette_textures[2] = {0, 0};
+  size_t m_vertex_count = 0;
+  unsigned m_palette_buffer = 0;
+  unsigned m_palette_texture = 0;
   // Bones: the unit octahedron and a per-instance buffer.
   unsigned m_bone_vao = 0;
   unsigned m_bone_vertices = 0;

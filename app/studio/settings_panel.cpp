@@ -1,8 +1,14 @@
-// The Settings panel: every codec setting the fit takes, with units. Any
-// change asks the app for a re-fit (the worker drops stale requests).
+// The Settings panel: what the fit promises first (the object-space
+// tolerance E at the shell distance d, and the per-bone overrides the Bones
+// panel sets), then, under a collapsed "Advanced" header, the local mode's
+// per-kind thresholds, the fitter's and the stream's details. Any change
+// asks the app for a re-fit (the worker drops stale requests).
 
 #include <imgui.h>
 
+#include <string>
+
+#include "app/studio/bone_tolerance_edit.h"
 #include "app/studio/panels.h"
 
 namespace ks::studio {
@@ -15,42 +21,80 @@ bool slider(const char* label, float* value, float lo, float hi, const char* for
   return ImGui::SliderFloat(label, value, lo, hi, format, flags);
 }
 
-}  // namespace
+// A setting in metres shown in `unit_scale` units (1000: mm, 100: cm).
+bool scaled_slider(const char* label, float* value_m, float unit_scale, float lo, float hi, const char* format) {
+  float shown = *value_m * unit_scale;
+  if (!slider(label, &shown, lo, hi, format, true)) return false;
+  *value_m = shown / unit_scale;
+  return true;
+}
 
-void draw_settings_panel(StudioState& state) {
-  if (!ImGui::Begin("Settings")) {
-    ImGui::End();
-    return;
+// E and d, and the list of per-bone overrides with a button to remove each.
+bool draw_tolerance(FitSettings& fit) {
+  bool changed = false;
+  const bool local = fit.error_mode == ErrorMode::kLocal;
+  if (local) {
+    ImGui::TextColored(ImVec4(1.f, 0.8f, 0.3f, 1.f), "Local mode (Advanced): the tolerance is not used");
   }
-  CodecSettings& s = state.settings;
+  ImGui::BeginDisabled(local);
+  changed |= scaled_slider("tolerance (mm)", &fit.tolerance_m, 1000.f, 0.001f, 10.f, "%.3g mm");
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("E: at every source frame, every virtual vertex of every bone of the decoded\n"
+                      "pose lies within E of the source's. Ctrl+click to type.");
+  }
+  changed |= scaled_slider("shell distance (cm)", &fit.shell_distance_m, 100.f, 0.1f, 200.f, "%.3g cm");
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("d: how far from each bone its virtual vertices are (about the reach of the\n"
+                      "skin around it). Default 3 cm, as ACL's.");
+  }
+  if (fit.bone_tolerances.empty()) {
+    ImGui::TextDisabled("no per-bone overrides (set one in Bones)");
+  } else {
+    ImGui::TextDisabled("per-bone overrides (the bone and those below it):");
+    for (size_t i = 0; i < fit.bone_tolerances.size(); ++i) {
+      const BoneTolerance& o = fit.bone_tolerances[i];
+      ImGui::PushID(static_cast<int>(i));
+      if (ImGui::SmallButton("x")) {
+        remove_bone_tolerance(fit, std::string(o.bone));  // a copy: the call erases o
+        changed = true;
+        ImGui::PopID();
+        break;
+      }
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("Remove this override");
+      ImGui::SameLine();
+      if (o.shell_distance_m > 0.f) {
+        ImGui::Text("%s: %.3g mm at %.3g cm", o.bone.c_str(), static_cast<double>(o.tolerance_m) * 1000.0,
+                    static_cast<double>(o.shell_distance_m) * 100.0);
+      } else {
+        ImGui::Text("%s: %.3g mm (d inherited)", o.bone.c_str(), static_cast<double>(o.tolerance_m) * 1000.0);
+      }
+      ImGui::PopID();
+    }
+  }
+  ImGui::EndDisabled();
+  return changed;
+}
+
+// Local mode and its thresholds, the fitter's choices, the stream's layout.
+bool draw_advanced(CodecSettings& s) {
   FitSettings& fit = s.fit;
   bool changed = false;
-  ImGui::TextDisabled("Thresholds (Ctrl+click a slider to type)");
-  float translation_mm = fit.translation_error_m * 1000.f;
-  if (slider("translation (mm)", &translation_mm, 0.01f, 50.f, "%.3f mm", true)) {
-    fit.translation_error_m = translation_mm / 1000.f;
+  bool local = fit.error_mode == ErrorMode::kLocal;
+  if (ImGui::Checkbox("local mode: per-kind thresholds", &local)) {
+    fit.error_mode = local ? ErrorMode::kLocal : ErrorMode::kObjectSpace;
     changed = true;
   }
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("Version 1's bound: every track within a threshold of its kind in its own\n"
+                      "space, whatever its bone's lever. No object-space promise.");
+  }
+  ImGui::BeginDisabled(!local);
+  changed |= scaled_slider("translation (mm)", &fit.translation_error_m, 1000.f, 0.01f, 50.f, "%.3f mm");
   changed |= slider("rotation (deg)", &fit.rotation_error_deg, 0.001f, 10.f, "%.3f deg", true);
   changed |= slider("scale", &fit.scale_error, 0.00001f, 0.1f, "%.5f", true);
+  ImGui::EndDisabled();
 
   ImGui::Separator();
-  ImGui::TextDisabled("Quantization");
-  int bits = static_cast<int>(fit.quantization.rotation_bits);
-  if (ImGui::SliderInt("rotation bits", &bits, static_cast<int>(kMinRotationBits), static_cast<int>(kMaxRotationBits),
-                       "%d bits per component", ImGuiSliderFlags_AlwaysClamp)) {
-    fit.quantization.rotation_bits = static_cast<uint32_t>(bits);
-    changed = true;
-  }
-  changed |= ImGui::Checkbox("widen where the threshold needs it", &fit.quantization.widen_rotation_bits);
-  int range = fit.quantization.range_mode == RangeMode::kFixed ? 1 : 0;
-  if (ImGui::Combo("vec3 range", &range, "per track\0fixed -10..10 m\0")) {
-    fit.quantization.range_mode = range == 1 ? RangeMode::kFixed : RangeMode::kPerTrack;
-    changed = true;
-  }
-
-  ImGui::Separator();
-  ImGui::TextDisabled("Fitting and stream");
   int split = fit.split_rule == SplitRule::kMidpoint ? 1 : 0;
   if (ImGui::Combo("split rule", &split, "largest error\0midpoint\0")) {
     fit.split_rule = split == 1 ? SplitRule::kMidpoint : SplitRule::kLargestError;
@@ -64,23 +108,47 @@ void draw_settings_panel(StudioState& state) {
     ImGui::SetNextItemWidth(120.f);
     changed |= ImGui::SliderInt("level", &s.pack.zstd_level, 1, 19, "%d", ImGuiSliderFlags_AlwaysClamp);
   }
-  if (ImGui::Button("Reset to defaults")) {
-    s = CodecSettings{};
-    changed = true;
-  }
-  if (changed) state.refit_requested = true;
+  return changed;
+}
 
-  ImGui::Separator();
+void draw_fit_status(const StudioState& state) {
   if (state.fitting) {
     ImGui::TextColored(ImVec4(1.f, 0.8f, 0.3f, 1.f), "fitting...");
   } else if (state.result && !state.result->error.empty()) {
     ImGui::TextColored(ImVec4(1.f, 0.4f, 0.4f, 1.f), "fit failed:");
     ImGui::TextWrapped("%s", state.result->error.c_str());
   } else if (const FitResult* r = state.current_result()) {
-    ImGui::Text("fit %.1f ms, pack %.1f ms, measure %.1f ms", r->fit_ms, r->pack_ms, r->measure_ms);
+    ImGui::Text("fit %.1f ms (%u rounds), pack %.1f ms, measure %.1f ms", r->fit_ms, r->fitted.rounds, r->pack_ms,
+                r->measure_ms);
   } else {
     ImGui::TextDisabled("no clip open");
   }
+}
+
+}  // namespace
+
+void draw_settings_panel(StudioState& state) {
+  if (!ImGui::Begin("Settings")) {
+    ImGui::End();
+    return;
+  }
+  // Room for the longest label; the sliders take the rest.
+  ImGui::PushItemWidth(-ImGui::CalcTextSize("discontinuity ratio ").x);
+  CodecSettings& s = state.settings;
+  bool changed = draw_tolerance(s.fit);
+  if (ImGui::CollapsingHeader("Advanced")) changed |= draw_advanced(s);
+  if (ImGui::Button("Reset to defaults")) {
+    s = CodecSettings{};
+    changed = true;
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Every setting, the per-bone overrides included");
+  ImGui::PopItemWidth();
+  if (changed) {
+    state.refit_requested = true;
+    state.override_edit.bone = -1;  // the Bones panel's editor refills from the new settings
+  }
+  ImGui::Separator();
+  draw_fit_status(state);
   ImGui::End();
 }
 

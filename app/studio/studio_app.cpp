@@ -120,6 +120,13 @@ Status StudioApp::open_clip(const std::filesystem::path& path) {
   m_state.load_error.clear();
   m_state.clip = std::make_shared<const ImportedClip>(std::move(loaded.value()));
   m_state.clip_path = path;
+  // Overrides name bones: those of another skeleton would fail the fit.
+  std::vector<BoneTolerance>& overrides = m_state.settings.fit.bone_tolerances;
+  const Skeleton& skeleton = m_state.clip->skeleton;
+  overrides.erase(std::remove_if(overrides.begin(), overrides.end(),
+                                 [&](const BoneTolerance& o) { return skeleton.find_bone(o.bone) < 0; }),
+                  overrides.end());
+  m_state.override_edit.bone = -1;
   m_state.selected_bone = std::min<int>(m_state.selected_bone, static_cast<int>(m_state.clip->skeleton.bone_count()) - 1);
   m_state.frame_time = std::min(m_state.frame_time, static_cast<float>(m_state.clip->clip.frame_count - 1));
   m_state.refit_requested = true;
@@ -296,8 +303,8 @@ bool StudioApp::simulate_play(double now, double frame_ms, double viewport_ms) {
   return true;
 }
 
-// Moves the rotation threshold as a slider drag would, once a frame, and
-// records frame times while fits run behind. True when the time is up.
+// Moves the tolerance as a slider drag would, once a frame, and records
+// frame times while fits run behind. True when the time is up.
 bool StudioApp::simulate_drag(double now, double frame_ms) {
   if (m_drag_start < 0.0) {
     if (m_state.fitting || m_state.current_result() == nullptr) return false;  // start after the first fit
@@ -306,7 +313,7 @@ bool StudioApp::simulate_drag(double now, double frame_ms) {
     m_frame_ms.push_back(frame_ms);
   }
   const double t = now - m_drag_start;
-  m_state.settings.fit.rotation_error_deg = static_cast<float>(0.1 + 0.08 * std::sin(3.0 * t));
+  m_state.settings.fit.tolerance_m = static_cast<float>(0.0001 * (1.0 + 0.8 * std::sin(3.0 * t)));
   m_state.refit_requested = true;
   if (m_state.result && (m_generations_seen.empty() || m_generations_seen.back() != m_state.result->generation)) {
     m_generations_seen.push_back(m_state.result->generation);
@@ -330,6 +337,15 @@ int StudioApp::run() {
   }
   if (m_state.clip) {
     const Skeleton& skeleton = m_state.clip->skeleton;
+    if (m_options.fit) {
+      // open_clip dropped overrides naming no bone of the clip; the command line must not lose them silently.
+      for (const BoneTolerance& o : m_options.fit->bone_tolerances) {
+        if (skeleton.find_bone(o.bone) >= 0) continue;
+        std::fprintf(stderr, "keystream-studio: --bone-tolerance: %s has no bone '%s'\n",
+                     m_options.clip.string().c_str(), o.bone.c_str());
+        return 2;
+      }
+    }
     if (!m_options.select.empty()) {
       const int by_name = skeleton.find_bone(m_options.select);
       char* end = nullptr;

@@ -31,6 +31,14 @@ struct StudioState {
   int selected_bone = 0;
   TrackKind selected_kind = TrackKind::kRotation;
 
+  // The Bones panel's override editor: the values typed for the selected
+  // bone, filled from its tolerance whenever the selection moves to another.
+  struct OverrideEdit {
+    int bone = -1;  // the bone the values were filled for
+    float tolerance_mm = 0.1f;
+    float shell_distance_cm = 3.f;
+  } override_edit;
+
   // Time, in frames (fractional), and playback.
   float frame_time = 0.f;
   bool playing = false;

@@ -19,14 +19,8 @@ constexpr glm::vec3 kClearColor{0.16f, 0.17f, 0.19f};   // the viewport backgrou
 constexpr glm::vec3 kGridColor{0.27f, 0.28f, 0.31f};    // solid grid lines, one colour
 constexpr glm::vec4 kNeutralBone{0.78f, 0.78f, 0.82f, 1.f};
 constexpr glm::vec4 kOverlayOriginal{0.55f, 0.75f, 1.f, 0.35f};  // the translucent original over the compressed
-constexpr float kLegendHeight = 58.f;
+constexpr float kLegendHeight = 58.f;  // viewport_legend.cpp draws this much below the views
 constexpr float kClickSlop = 3.f;  // pixels a press may move and still be a click
-
-ImU32 to_imgui(glm::vec3 c, float alpha = 1.f) {
-  // The ramp is linear; ImGui draws display colours.
-  auto display = [](float v) { return std::pow(std::clamp(v, 0.f, 1.f), 1.f / 2.2f); };
-  return ImGui::ColorConvertFloat4ToU32(ImVec4(display(c.r), display(c.g), display(c.b), alpha));
-}
 
 // What the character covers in a pose: its joints and, when it has a mesh,
 // the skinned vertices (a robot's head or a fox's tail reaches far past
@@ -68,6 +62,9 @@ void ViewportPanel::open_clip(const ImportedClip& clip) {
   m_source_palette.assign(bones, Mat4{});
   m_decoded_palette.assign(bones, Mat4{});
   m_errors_m.assign(bones, 0.f);
+  m_fractions.assign(bones, 0.f);
+  m_vertex_fractions.assign(clip.mesh ? clip.mesh->vertex_count() : 0, 0.f);
+  m_vertex_colors.assign(m_vertex_fractions.size(), glm::vec3(0.f));
   m_renderer.set_mesh(clip.mesh ? &*clip.mesh : nullptr);
   // Frame the first pose; the size sets the grid spacing and the bone widths.
   source_pose_at(clip.clip, 0.f, m_source_local);
@@ -85,12 +82,8 @@ void ViewportPanel::update_poses(const StudioState& state, std::span<const Trans
   source_pose_at(clip.clip, state.frame_time, m_source_local);
   local_to_model(parents, m_source_local, m_source_model);
   m_has_decoded = decoded_local.size() == m_source_local.size();
-  if (m_has_decoded) {
-    local_to_model(parents, decoded_local, m_decoded_model);
-    object_space_errors(m_source_model, m_decoded_model, m_settings.vertex_distance_m, m_errors_m);
-  } else {
-    std::fill(m_errors_m.begin(), m_errors_m.end(), 0.f);
-  }
+  if (m_has_decoded) local_to_model(parents, decoded_local, m_decoded_model);
+  update_errors(state);
   if (m_renderer.has_mesh()) {
     skinning_palette(clip.skeleton, m_source_model, m_source_palette);
     if (m_has_decoded) skinning_palette(clip.skeleton, m_decoded_model, m_decoded_palette);
@@ -105,13 +98,37 @@ void ViewportPanel::update_poses(const StudioState& state, std::span<const Trans
   }
 }
 
+void ViewportPanel::update_errors(const StudioState& state) {
+  const size_t bones = m_source_model.size();
+  const FitResult* result = state.current_result();
+  m_reference_is_fit = m_settings.reference == ErrorReference::kFit && result != nullptr &&
+                       result->bone_tolerance_m.size() == bones && result->bone_shell_distance_m.size() == bones;
+  if (m_reference_is_fit) {
+    m_reference_tolerance_m = result->bone_tolerance_m;
+    m_reference_distance_m = result->bone_shell_distance_m;
+  } else {
+    m_reference_tolerance_m.assign(bones, m_settings.fixed_tolerance_m);
+    m_reference_distance_m.assign(bones, m_settings.fixed_distance_m);
+  }
+  if (!m_has_decoded) {
+    std::fill(m_errors_m.begin(), m_errors_m.end(), 0.f);
+    std::fill(m_fractions.begin(), m_fractions.end(), 0.f);
+    return;
+  }
+  bone_error_fractions(m_source_model, m_decoded_model, m_reference_distance_m, m_reference_tolerance_m, m_errors_m,
+                       m_fractions);
+  if (m_clip->mesh && m_settings.show_mesh && m_settings.coloring == ErrorColoring::kError) {
+    vertex_error_fractions(*m_clip->mesh, m_fractions, m_vertex_fractions);
+    for (size_t v = 0; v < m_vertex_fractions.size(); ++v) m_vertex_colors[v] = error_color(m_vertex_fractions[v]);
+  }
+}
+
 void ViewportPanel::bone_instances(std::span<const BoneShape> shapes, bool colored, int selected,
                                    bool only_selected, std::vector<BoneInstance>& out) const {
   out.clear();
   // Thin inside a mesh, sturdier for a bare skeleton; never invisible.
   const float ratio = m_renderer.has_mesh() && m_settings.show_mesh ? 0.12f : 0.16f;
   const float min_width = 0.01f * m_character_size_m;
-  const float tolerance = std::max(m_settings.tolerance_m, 1e-9f);
   for (const BoneShape& shape : shapes) {
     const float length = ks::length(shape.tail - shape.head);
     const bool is_selected = shape.bone == selected;
@@ -119,7 +136,7 @@ void ViewportPanel::bone_instances(std::span<const BoneShape> shapes, bool color
     float width = length > 0.f ? std::max(ratio * length, min_width) : 3.f * min_width;
     if (is_selected) width *= 1.6f;
     glm::vec4 color = kNeutralBone;
-    if (colored) color = glm::vec4(error_color(m_errors_m[static_cast<size_t>(shape.bone)] / tolerance), 1.f);
+    if (colored) color = glm::vec4(error_color(m_fractions[static_cast<size_t>(shape.bone)]), 1.f);
     if (is_selected) color = glm::vec4(glm::mix(glm::vec3(color), glm::vec3(0.4f, 0.8f, 1.f), 0.6f), 1.f);
     out.push_back({bone_shape_matrix(shape.head, shape.tail, width), color});
   }
@@ -144,11 +161,13 @@ void ViewportPanel::render(const StudioState& state, int width, int height) {
     m_renderer.set_view(x, 0, view_width, height, view, projection);
     if (m_settings.show_grid) m_renderer.draw_grid(m_camera.target, spacing, 40, kGridColor);
     if (compressed && mesh) {
-      m_renderer.draw_mesh({m_decoded_palette, m_source_palette, by_error, m_settings.tolerance_m, glm::vec4(1.f)});
+      m_renderer.draw_mesh({m_decoded_palette, by_error ? std::span<const glm::vec3>(m_vertex_colors)
+                                                        : std::span<const glm::vec3>(),
+                            glm::vec4(1.f)});
     }
     if (original && mesh) {
       const glm::vec4 tint = compressed ? kOverlayOriginal : glm::vec4(1.f);
-      m_renderer.draw_mesh({m_source_palette, {}, false, m_settings.tolerance_m, tint});
+      m_renderer.draw_mesh({m_source_palette, {}, tint});
     }
     // Over a mesh, the skeleton is optional; the selected bone always shows.
     const bool only_selected = mesh && !m_settings.skeleton_over_mesh;
@@ -210,31 +229,6 @@ void ViewportPanel::draw_controls(const StudioState& state) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("shaders/ is also re-read whenever a file there changes");
 }
 
-void ViewportPanel::draw_tolerance_controls(const StudioState& state) {
-  float tolerance_mm = m_settings.tolerance_m * 1000.f;
-  ImGui::SetNextItemWidth(180.f);
-  if (ImGui::SliderFloat("tolerance", &tolerance_mm, 0.01f, 100.f, "%.3g mm", ImGuiSliderFlags_Logarithmic)) {
-    m_settings.tolerance_m = std::clamp(tolerance_mm, 0.001f, 10000.f) / 1000.f;
-  }
-  if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("Object-space error drawn red. It stays put when the thresholds move,\n"
-                      "so the colours show what a threshold change did. Ctrl+click to type.");
-  }
-  ImGui::SameLine();
-  int distance = m_settings.vertex_distance_m < 0.5f ? 0 : 1;
-  ImGui::SetNextItemWidth(110.f);
-  if (ImGui::Combo("points at", &distance, "3 cm\0" "1 m\0")) m_settings.vertex_distance_m = distance == 0 ? 0.03f : 1.f;
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("How far from each bone the virtual vertices are (as in Stats)");
-  ImGui::SameLine();
-  if (ImGui::Button("from thresholds")) {
-    m_settings.tolerance_m = object_error_budget_m(state.settings.fit, m_settings.vertex_distance_m);
-  }
-  if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("The error one bone makes at that distance with its own tracks at their\n"
-                      "thresholds and no error above it: translation + rotation chord + scale.");
-  }
-}
-
 void ViewportPanel::handle_mouse(StudioState& state, glm::vec2 image_min, glm::vec2 image_size) {
   const ImGuiIO& io = ImGui::GetIO();
   const bool hovered = ImGui::IsItemHovered();
@@ -275,79 +269,6 @@ void ViewportPanel::handle_mouse(StudioState& state, glm::vec2 image_min, glm::v
   const glm::mat4 view_projection = m_camera.projection(view_width / image_size.y) * m_camera.view();
   const int32_t bone = pick_bone(shapes, view_projection, {view_width, image_size.y}, local, 8.f);
   if (bone >= 0) state.selected_bone = bone;
-}
-
-void ViewportPanel::draw_labels(const StudioState& state, glm::vec2 image_min) const {
-  ImDrawList* draw_list = ImGui::GetWindowDrawList();
-  const ImU32 text = IM_COL32(230, 230, 235, 255);
-  for (const ViewRect& rect : m_view_rects) {
-    const ImVec2 corner(static_cast<float>(rect.x) + 8.f, static_cast<float>(rect.y) + 6.f);
-    const char* label = rect.name == "original"     ? "original (source samples)"
-                        : rect.name == "compressed" ? "compressed (decoded by the player)"
-                                                    : "compressed, original translucent";
-    draw_list->AddText(corner, text, label);
-  }
-  if (!m_has_decoded) {
-    const ViewRect& last = m_view_rects.back();
-    draw_list->AddText(ImVec2(static_cast<float>(last.x) + 8.f, static_cast<float>(last.y) + 24.f),
-                       IM_COL32(255, 204, 77, 255), state.fitting ? "fitting..." : "no fit");
-  }
-  const size_t bone = static_cast<size_t>(state.selected_bone);
-  if (bone < m_errors_m.size() && m_has_decoded) {
-    char line[256];
-    std::snprintf(line, sizeof(line), "%s: %.3f mm now", state.clip->skeleton.bone_names[bone].c_str(),
-                  static_cast<double>(m_errors_m[bone] * 1000.f));
-    const ViewRect& last = m_view_rects.back();
-    draw_list->AddText(ImVec2(static_cast<float>(last.x) + 8.f, static_cast<float>(last.y + last.height) - 22.f),
-                       text, line);
-  }
-  const std::string errors = m_renderer.shader_errors();
-  if (!errors.empty()) {
-    draw_list->AddText(ImVec2(image_min.x + 8.f, image_min.y + 44.f), IM_COL32(255, 90, 80, 255), errors.c_str());
-  }
-}
-
-void ViewportPanel::draw_legend(const StudioState& state) const {
-  // The ramp, 0 to 2x the tolerance, with its stops labelled.
-  const float width = std::min(ImGui::GetContentRegionAvail().x, 420.f);
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const float bar_height = 12.f;
-  ImDrawList* draw_list = ImGui::GetWindowDrawList();
-  const float top = kErrorRampAt[3];
-  for (int i = 0; i < 3; ++i) {
-    const float x0 = origin.x + width * kErrorRampAt[i] / top, x1 = origin.x + width * kErrorRampAt[i + 1] / top;
-    const glm::vec3 a(kErrorRampStops[i][0], kErrorRampStops[i][1], kErrorRampStops[i][2]);
-    const glm::vec3 b(kErrorRampStops[i + 1][0], kErrorRampStops[i + 1][1], kErrorRampStops[i + 1][2]);
-    draw_list->AddRectFilledMultiColor(ImVec2(x0, origin.y), ImVec2(x1, origin.y + bar_height), to_imgui(a),
-                                       to_imgui(b), to_imgui(b), to_imgui(a));
-  }
-  const double tolerance_mm = m_settings.tolerance_m * 1000.0;
-  for (int i = 0; i < 4; ++i) {
-    const float x = origin.x + width * kErrorRampAt[i] / top;
-    char label[32];
-    std::snprintf(label, sizeof(label), "%.3g mm", tolerance_mm * kErrorRampAt[i]);
-    const float text_width = ImGui::CalcTextSize(label).x;
-    const float text_x = std::clamp(x - 0.5f * text_width, origin.x, origin.x + width - text_width);
-    draw_list->AddLine(ImVec2(x, origin.y), ImVec2(x, origin.y + bar_height + 3.f), IM_COL32(230, 230, 235, 255));
-    draw_list->AddText(ImVec2(text_x, origin.y + bar_height + 3.f), IM_COL32(230, 230, 235, 255), label);
-  }
-  ImGui::Dummy(ImVec2(width, bar_height + 20.f));
-  ImGui::SameLine(0.f, 16.f);
-  ImGui::BeginGroup();
-  size_t worst = 0;
-  for (size_t b = 1; b < m_errors_m.size(); ++b) {
-    if (m_errors_m[b] > m_errors_m[worst]) worst = b;
-  }
-  if (m_has_decoded && !m_errors_m.empty()) {
-    ImGui::Text("worst now: %s, %.3f mm (%.0f%% of tolerance)", state.clip->skeleton.bone_names[worst].c_str(),
-                static_cast<double>(m_errors_m[worst]) * 1000.0,
-                100.0 * static_cast<double>(m_errors_m[worst]) / std::max(m_settings.tolerance_m, 1e-9f));
-  } else {
-    ImGui::TextDisabled("no compressed pose yet");
-  }
-  ImGui::TextDisabled("object-space error, points %.0f cm from each bone",
-                      static_cast<double>(m_settings.vertex_distance_m) * 100.0);
-  ImGui::EndGroup();
 }
 
 void ViewportPanel::draw(StudioState& state, std::span<const Transform> decoded_local) {

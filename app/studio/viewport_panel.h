@@ -3,9 +3,12 @@
 // comes from the source samples, the compressed one from the Player
 // decoding the fitted stream at the same time; side by side they share one
 // camera, overlaid the original is drawn translucent over the compressed.
-// Bones and mesh vertices are coloured by their object-space error now
-// against a tolerance shown in a legend. Clicking a bone selects it for the
-// bone tree and the curves.
+// Bones and mesh vertices are coloured by their object-space error now as a
+// fraction of a tolerance shown in a legend: by default each bone's own E
+// at its own shell distance d from the fit, so a fit that keeps its promise
+// is green; a control views against one fixed E at d instead. Clicking a
+// bone selects it for the bone tree and the curves. (The reference
+// controls, labels and legend are in viewport_legend.cpp.)
 
 #include <filesystem>
 #include <memory>
@@ -22,6 +25,11 @@ namespace ks::studio {
 
 enum class ViewMode { kSideBySide, kOverlay };
 enum class ErrorColoring { kError, kMaterial };
+/// What the error colours are read against.
+enum class ErrorReference {
+  kFit,    // each bone's tolerance E and shell distance d, as the fit had them
+  kFixed,  // one E at one d for every bone (ViewportSettings::fixed_*)
+};
 
 /// How the viewport starts (the UI changes it).
 struct ViewportSettings {
@@ -31,8 +39,9 @@ struct ViewportSettings {
   bool skeleton_over_mesh = false;  // all bones drawn through the mesh (without a mesh they always are)
   bool show_grid = true;
   bool follow_root = true;          // the camera moves with the root bone
-  float tolerance_m = 0.001f;       // object-space error drawn red, metres; default 1 mm
-  float vertex_distance_m = 0.03f;  // virtual vertices this far from each bone, metres; default 3 cm
+  ErrorReference reference = ErrorReference::kFit;
+  float fixed_tolerance_m = 0.001f;  // kFixed: E, metres (the end of the green); default 1 mm
+  float fixed_distance_m = 0.03f;    // kFixed: d, metres from each bone; default 3 cm
 };
 
 /// A view's place in the window, in framebuffer pixels from the top-left
@@ -59,6 +68,7 @@ class ViewportPanel {
  private:
   void open_clip(const ImportedClip& clip);
   void update_poses(const StudioState& state, std::span<const Transform> decoded_local);
+  void update_errors(const StudioState& state);
   void draw_controls(const StudioState& state);
   void draw_tolerance_controls(const StudioState& state);
   void frame_box(const Box& box);
@@ -80,7 +90,12 @@ class ViewportPanel {
   bool m_has_decoded = false;           // the decoded pose is there (a fit of this clip exists)
   std::vector<Transform> m_source_local, m_source_model, m_decoded_model;
   std::vector<Mat4> m_source_palette, m_decoded_palette;
-  std::vector<float> m_errors_m;  // per bone, object-space error now
+  // Per bone: the tolerance and distance the colours are read against, the
+  // object-space error now at that distance, and it as a fraction of the tolerance.
+  std::vector<float> m_reference_tolerance_m, m_reference_distance_m, m_errors_m, m_fractions;
+  bool m_reference_is_fit = false;  // the reference is the current fit's own tolerances
+  std::vector<float> m_vertex_fractions;  // per mesh vertex, its bones' fractions blended
+  std::vector<glm::vec3> m_vertex_colors;
   std::vector<BoneShape> m_source_shapes, m_decoded_shapes;
   std::vector<BoneInstance> m_instances;
   std::vector<ViewRect> m_view_rects;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "app/studio/orbit_camera.h"
+#include "core/offline/object_space_error.h"
 #include "core/runtime/player.h"
 
 namespace ks::studio {
@@ -126,10 +127,29 @@ void bone_shapes(const Skeleton& skeleton, std::span<const Transform> model, std
   }
 }
 
-float object_error_budget_m(const FitSettings& fit, float distance_m) {
-  const float half_angle_rad = 0.5f * fit.rotation_error_deg * 0.017453292519943295f;
-  const float rotation_chord_m = 2.f * distance_m * std::sin(half_angle_rad);
-  return fit.translation_error_m + rotation_chord_m + fit.scale_error * distance_m;
+void bone_error_fractions(std::span<const Transform> source_model, std::span<const Transform> decoded_model,
+                          std::span<const float> distance_m, std::span<const float> tolerance_m,
+                          std::span<float> errors_m, std::span<float> fractions) {
+  assert(distance_m.size() == errors_m.size() && tolerance_m.size() == errors_m.size());
+  assert(fractions.size() == errors_m.size());
+  object_space_errors(source_model, decoded_model, distance_m, errors_m);
+  for (size_t b = 0; b < errors_m.size(); ++b) {
+    // A tolerance that is not positive cannot be met: any error is over it.
+    fractions[b] = tolerance_m[b] > 0.f ? errors_m[b] / tolerance_m[b] : (errors_m[b] > 0.f ? 1e9f : 0.f);
+  }
+}
+
+void vertex_error_fractions(const SkinnedMesh& mesh, std::span<const float> bone_fractions,
+                            std::span<float> fractions) {
+  assert(fractions.size() == mesh.vertex_count());
+  for (size_t v = 0; v < mesh.vertex_count(); ++v) {
+    float sum = 0.f;
+    for (size_t i = 0; i < 4; ++i) {
+      const size_t joint = mesh.joints[v][i];
+      if (joint < bone_fractions.size()) sum += mesh.weights[v][i] * bone_fractions[joint];
+    }
+    fractions[v] = sum;
+  }
 }
 
 void skinning_palette(const Skeleton& skeleton, std::span<const Transform> model, std::span<Mat4> palette) {

@@ -1,9 +1,10 @@
 #pragma once
 // ViewportScene: the CPU side of the viewport, with no GL. It turns the
 // source and decoded poses into what is drawn: model-space bones, the shapes
-// that stand for them, the budget its error colours are read against, the
+// that stand for them, their errors as fractions of their tolerances, the
 // skinning palette, the box the clip moves in, and picking a bone under the
-// mouse. (Each bone's error right now is measure.h's object_space_errors.)
+// mouse. (Each bone's error right now is measure.h's object_space_errors,
+// read against the bone's tolerance.)
 // The renderer and the tests both use it.
 
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "core/offline/measure.h"
 #include "core/offline/raw_clip.h"
 #include "core/offline/skeleton.h"
+#include "core/offline/skinned_mesh.h"
 #include "core/runtime/transform.h"
 
 namespace ks::studio {
@@ -41,12 +43,21 @@ struct BoneShape {
 /// direction for half the parent's length; a lone root gets head == tail.
 void bone_shapes(const Skeleton& skeleton, std::span<const Transform> model, std::vector<BoneShape>& shapes);
 
-/// The object-space error one bone would show with its own tracks exactly
-/// at the fit's thresholds and nothing above it in error: the translation
-/// threshold, plus the chord the rotation threshold sweeps at `distance_m`,
-/// plus the scale threshold times `distance_m`. The viewport colours
-/// errors against it (full red at 1).
-float object_error_budget_m(const FitSettings& fit, float distance_m);
+/// Per bone, the object-space error now (source and decoded model-space
+/// poses, virtual vertices at `distance_m[b]` from bone b, as
+/// object_space_errors defines it) and that error as a fraction of the
+/// bone's tolerance `tolerance_m[b]` (1 = at it). The viewport colours by
+/// the fractions: against the fit's own E and d of each bone by default.
+void bone_error_fractions(std::span<const Transform> source_model, std::span<const Transform> decoded_model,
+                          std::span<const float> distance_m, std::span<const float> tolerance_m,
+                          std::span<float> errors_m, std::span<float> fractions);
+
+/// Per mesh vertex, the fractions of the bones that move it, blended by its
+/// skin weights: the mesh shows the error of its bones against their
+/// tolerances (the promise is about the bones' virtual vertices, not about
+/// mesh vertices at other distances).
+void vertex_error_fractions(const SkinnedMesh& mesh, std::span<const float> bone_fractions,
+                            std::span<float> fractions);
 
 /// The skinning matrix of every bone for a model-space pose: model times
 /// inverse bind (identity when the skeleton has no inverse bind matrices).
@@ -70,12 +81,14 @@ Box clip_bounds(const Skeleton& skeleton, const RawClip& clip);
 int32_t pick_bone(std::span<const BoneShape> shapes, const glm::mat4& view_projection, glm::vec2 size,
                   glm::vec2 cursor, float max_px);
 
-/// The colour ramp for an error as a fraction of its budget: green at 0,
-/// yellow at 0.5, red at 1, magenta from 2 up; linear RGB in 0..1. The
-/// shaders get the same stops (kErrorRampStops) as uniforms.
+/// The colour ramp for an error as a fraction of its tolerance: green at 0,
+/// a yellower green up to 1 (within the tolerance: what the fit promises),
+/// red just past 1, magenta from 2 up; linear RGB in 0..1. The step at 1
+/// makes a bone over its tolerance stand out however little it is over.
+/// The shaders get the same stops (kErrorRampStops) as uniforms.
 glm::vec3 error_color(float fraction);
-inline constexpr float kErrorRampAt[4] = {0.f, 0.5f, 1.f, 2.f};
+inline constexpr float kErrorRampAt[4] = {0.f, 1.f, 1.f, 2.f};
 inline constexpr float kErrorRampStops[4][3] = {
-    {0.20f, 0.75f, 0.30f}, {0.95f, 0.85f, 0.20f}, {0.90f, 0.15f, 0.10f}, {0.85f, 0.20f, 0.90f}};
+    {0.20f, 0.75f, 0.30f}, {0.62f, 0.85f, 0.22f}, {0.90f, 0.15f, 0.10f}, {0.85f, 0.20f, 0.90f}};
 
 }  // namespace ks::studio

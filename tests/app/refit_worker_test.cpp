@@ -1,12 +1,15 @@
 // The studio's refit worker (app/studio/refit_worker.h): the newest settings
 // win, stale requests are dropped, results belong to the clip they fitted,
-// and failures come back as results with an error.
+// and failures come back as results with an error; run_fit gives every bone
+// its tolerance and its error at its own shell distance.
 
 #include "app/studio/refit_worker.h"
 
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "core/offline/import.h"
 #include "tests/app/demo_clip.h"
@@ -20,7 +23,7 @@ TEST(RefitWorker, TheNewestRequestWinsAndStaleOnesAreDropped) {
   uint64_t newest = 0;
   CodecSettings settings;
   for (int i = 0; i < 20; ++i) {
-    settings.fit.rotation_error_deg = 0.05f + 0.01f * static_cast<float>(i);
+    settings.fit.tolerance_m = 0.0001f + 0.00002f * static_cast<float>(i);
     newest = worker.request(demo_clip(), settings);
   }
   worker.wait_idle();
@@ -31,7 +34,7 @@ TEST(RefitWorker, TheNewestRequestWinsAndStaleOnesAreDropped) {
   EXPECT_TRUE(worker.latest()->settings == settings);
   EXPECT_EQ(worker.latest()->clip, demo_clip());
   EXPECT_TRUE(worker.latest()->error.empty()) << worker.latest()->error;
-  EXPECT_EQ(worker.latest()->fitted.settings.rotation_error_deg, settings.fit.rotation_error_deg);
+  EXPECT_EQ(worker.latest()->fitted.settings.tolerance_m, settings.fit.tolerance_m);
   EXPECT_EQ(worker.latest()->view.bone_count(), demo_clip()->skeleton.bone_count());
   EXPECT_EQ(worker.latest()->measurement.tracks.size(), 3 * demo_clip()->skeleton.bone_count());
 }
@@ -51,6 +54,42 @@ TEST(RefitWorker, AFailedFitIsAResultWithItsError) {
   EXPECT_NE(worker.latest()->error.find("pack settings"), std::string::npos) << worker.latest()->error;
 }
 
+TEST(RunFit, EveryBoneHasTheFitsToleranceAndItsErrorAtItsOwnShellDistance) {
+  CodecSettings settings;
+  const Skeleton& skeleton = demo_clip()->skeleton;
+  const std::string hand = skeleton.bone_names[skeleton.bone_count() - 1];
+  settings.fit.bone_tolerances.push_back({hand, 0.00005f, 0.1f});
+  const std::shared_ptr<const FitResult> result = run_fit(demo_clip(), settings, 1, 1);
+  ASSERT_TRUE(result->error.empty()) << result->error;
+  const size_t bones = skeleton.bone_count();
+  ASSERT_EQ(result->bone_tolerance_m.size(), bones);
+  ASSERT_EQ(result->bone_shell_distance_m.size(), bones);
+  ASSERT_EQ(result->measurement.bone_error_m.size(), bones);
+  ASSERT_EQ(result->fitted.bones.size(), bones);
+  EXPECT_TRUE(result->fitted.bound_met());
+  for (size_t b = 0; b < bones; ++b) {
+    const bool overridden = b == bones - 1;
+    EXPECT_EQ(result->bone_tolerance_m[b], overridden ? 0.00005f : settings.fit.tolerance_m) << b;
+    EXPECT_EQ(result->bone_shell_distance_m[b], overridden ? 0.1f : settings.fit.shell_distance_m) << b;
+    // The stream the player decodes holds what the fit measured.
+    EXPECT_LE(result->measurement.bone_error_m[b], result->bone_tolerance_m[b]) << b;
+    EXPECT_FLOAT_EQ(result->measurement.bone_error_m[b], result->fitted.bones[b].max_error_m) << b;
+  }
+}
+
+TEST(RunFit, LocalModeStillGivesEveryBoneTheSettingsTolerance) {
+  CodecSettings settings;
+  settings.fit.error_mode = ErrorMode::kLocal;
+  settings.fit.tolerance_m = 0.002f;
+  const std::shared_ptr<const FitResult> result = run_fit(demo_clip(), settings, 1, 1);
+  ASSERT_TRUE(result->error.empty()) << result->error;
+  EXPECT_TRUE(result->fitted.bones.empty());
+  const size_t bones = demo_clip()->skeleton.bone_count();
+  EXPECT_EQ(result->bone_tolerance_m, std::vector<float>(bones, 0.002f));
+  EXPECT_EQ(result->bone_shell_distance_m, std::vector<float>(bones, settings.fit.shell_distance_m));
+  EXPECT_EQ(result->measurement.bone_error_m.size(), bones);
+}
+
 TEST(RefitWorker, StopsCleanlyWithWorkPending) {
   auto worker = std::make_unique<RefitWorker>();
   for (int i = 0; i < 3; ++i) worker->request(demo_clip(), CodecSettings{});
@@ -68,6 +107,12 @@ TEST(CodecSettings, CompareEveryField) {
   EXPECT_FALSE(a == b);
   b = a;
   b.fit.split_rule = SplitRule::kMidpoint;
+  EXPECT_FALSE(a == b);
+  b = a;
+  b.fit.bone_tolerances.push_back({"hips", 0.0002f, 0.f});
+  EXPECT_FALSE(a == b);
+  b = a;
+  b.fit.error_mode = ErrorMode::kLocal;
   EXPECT_FALSE(a == b);
 }
 

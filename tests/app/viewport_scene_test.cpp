@@ -1,11 +1,13 @@
 // The viewport's CPU side (app/studio/viewport_scene.h): source poses between
-// frames, bone shapes, object-space errors, the skinning palette, clip
-// bounds, picking and the error colours.
+// frames, bone shapes, object-space errors and their fractions of each
+// bone's tolerance (the default fit of the demo clip is green), the skinning
+// palette, clip bounds, picking and the error colours.
 
 #include "app/studio/viewport_scene.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "app/studio/fit_job.h"
 #include "app/studio/orbit_camera.h"
 #include "core/offline/import.h"
+#include "core/offline/object_space_error.h"
 #include "tests/app/demo_clip.h"
 #include "core/runtime/player.h"
 
@@ -145,7 +148,7 @@ TEST(ViewportScene, BoneShapesCoverChildrenEndSitesLeavesAndLoneRoots) {
 
 TEST(ViewportScene, ObjectSpaceErrorsOverTheClipAreWhatMeasureReports) {
   CodecSettings settings;
-  settings.fit.rotation_error_deg = 1.f;  // coarse, so that the errors are not all tiny
+  settings.fit.tolerance_m = 0.002f;  // coarse, so that the errors are not all tiny
   const std::shared_ptr<const FitResult> result = run_fit(demo_clip(), settings, 1, 1);
   ASSERT_TRUE(result->error.empty()) << result->error;
   const Skeleton& skeleton = demo_clip()->skeleton;
@@ -170,18 +173,75 @@ TEST(ViewportScene, ObjectSpaceErrorsOverTheClipAreWhatMeasureReports) {
   }
 }
 
-TEST(ViewportScene, ObjectErrorBudgetAddsTheThreeThresholds) {
-  FitSettings fit;
-  fit.translation_error_m = 0.f;
-  fit.rotation_error_deg = 60.f;
-  fit.scale_error = 0.f;
-  // 60 degrees sweeps a chord as long as the radius.
-  EXPECT_NEAR(object_error_budget_m(fit, 2.f), 2.f, 1e-6f);
-  fit.translation_error_m = 0.001f;
-  fit.rotation_error_deg = 1.f;
-  fit.scale_error = 0.01f;
-  EXPECT_NEAR(object_error_budget_m(fit, 2.f), 0.001f + 4.f * std::sin(0.5f * kDegToRad) + 0.02f, 1e-7f);
-  EXPECT_NEAR(object_error_budget_m(fit, 0.f), 0.001f, 1e-9f);
+TEST(ViewportScene, BoneErrorFractionsReadEachBoneAgainstItsOwnToleranceAndDistance) {
+  // Two bones in a chain; the decoded root is turned 0.01 rad about z, so
+  // every vertex d from a bone moves by a chord proportional to d (and the
+  // child, 1 m out along x, is carried along besides).
+  const std::vector<int32_t> parents{-1, 0};
+  std::vector<Transform> local(2), decoded_local(2);
+  local[1].translation = {1.f, 0.f, 0.f};
+  decoded_local[1] = local[1];
+  decoded_local[0].rotation = quat_from_axis_angle({0.f, 0.f, 1.f}, 0.01f);
+  std::vector<Transform> source(2), decoded(2);
+  local_to_model(parents, local, source);
+  local_to_model(parents, decoded_local, decoded);
+  const std::vector<float> distance{0.03f, 0.1f}, tolerance{0.001f, 0.05f};
+  std::vector<float> errors(2), fractions(2), expected(2);
+  bone_error_fractions(source, decoded, distance, tolerance, errors, fractions);
+  object_space_errors(source, decoded, std::span<const float>(distance), expected);
+  for (size_t b = 0; b < 2; ++b) {
+    EXPECT_EQ(errors[b], expected[b]) << b;
+    EXPECT_FLOAT_EQ(fractions[b], errors[b] / tolerance[b]) << b;
+  }
+  EXPECT_GT(fractions[0], 0.f);
+  EXPECT_LT(fractions[0], 1.f);  // 2 * 0.03 * sin(0.005) = 0.3 mm of 1 mm
+  EXPECT_GT(fractions[1], 0.1f);  // the child moved about 1 cm of its 5 cm
+  // A pose equal to the source is 0 against any tolerance.
+  bone_error_fractions(source, source, distance, tolerance, errors, fractions);
+  EXPECT_EQ(fractions, (std::vector<float>{0.f, 0.f}));
+}
+
+TEST(ViewportScene, VertexErrorFractionsBlendTheirBonesBySkinWeight) {
+  SkinnedMesh mesh;
+  mesh.positions = {{0.f, 0.f, 0.f}, {1.f, 0.f, 0.f}, {2.f, 0.f, 0.f}};
+  mesh.joints = {{0, 0, 0, 0}, {0, 1, 0, 0}, {1, 2, 0, 0}};
+  mesh.weights = {{1.f, 0.f, 0.f, 0.f}, {0.25f, 0.75f, 0.f, 0.f}, {0.5f, 0.5f, 0.f, 0.f}};
+  const std::vector<float> bones{0.2f, 1.f, 3.f};
+  std::vector<float> vertices(3);
+  vertex_error_fractions(mesh, bones, vertices);
+  EXPECT_FLOAT_EQ(vertices[0], 0.2f);
+  EXPECT_FLOAT_EQ(vertices[1], 0.25f * 0.2f + 0.75f * 1.f);
+  EXPECT_FLOAT_EQ(vertices[2], 0.5f * 1.f + 0.5f * 3.f);
+}
+
+// The promise, as the viewport shows it: at the default settings, every
+// bone of the demo clip decoded at every source frame is within its own
+// tolerance, so the compressed character (bones and mesh) is green.
+TEST(ViewportScene, TheDefaultFitOfTheDemoClipIsGreenAtEveryFrame) {
+  const std::shared_ptr<const FitResult> result = run_fit(demo_clip(), CodecSettings{}, 1, 1);
+  ASSERT_TRUE(result->error.empty()) << result->error;
+  ASSERT_TRUE(result->fitted.bound_met());
+  const ImportedClip& clip = *demo_clip();
+  ASSERT_TRUE(clip.mesh.has_value());
+  const size_t bone_count = clip.skeleton.bone_count();
+  Player player(result->view);
+  std::vector<Transform> source(bone_count), decoded(bone_count), source_model(bone_count), decoded_model(bone_count);
+  std::vector<float> errors(bone_count), fractions(bone_count), vertex_fractions(clip.mesh->vertex_count());
+  const auto is_green = [](glm::vec3 c) { return c.g > c.r + 0.2f && c.g > c.b + 0.2f; };
+  for (uint32_t f = 0; f < clip.clip.frame_count; ++f) {
+    source_pose_at(clip.clip, static_cast<float>(f), source);
+    player.sample_frame(static_cast<float>(f), decoded);
+    local_to_model(clip.skeleton.parents, source, source_model);
+    local_to_model(clip.skeleton.parents, decoded, decoded_model);
+    bone_error_fractions(source_model, decoded_model, result->bone_shell_distance_m, result->bone_tolerance_m, errors,
+                         fractions);
+    for (size_t b = 0; b < bone_count; ++b) {
+      EXPECT_LE(fractions[b], 1.f) << "bone " << clip.skeleton.bone_names[b] << " frame " << f;
+      EXPECT_TRUE(is_green(error_color(fractions[b]))) << "bone " << b << " frame " << f;
+    }
+    vertex_error_fractions(*clip.mesh, fractions, vertex_fractions);
+    EXPECT_LE(*std::max_element(vertex_fractions.begin(), vertex_fractions.end()), 1.f + 1e-5f) << "frame " << f;
+  }
 }
 
 /// The small skeleton with scale in its rest pose and inverse bind
@@ -358,23 +418,29 @@ TEST(ViewportScene, PickBoneIgnoresWhatIsBehindTheEye) {
   EXPECT_EQ(pick_bone(through, v.view_projection, v.size, {400.f, 300.f}, 2.f), 4);
 }
 
-TEST(ViewportScene, ErrorColorHitsTheStopsAndClamps) {
-  for (int i = 0; i < 4; ++i) {
-    const glm::vec3 stop{kErrorRampStops[i][0], kErrorRampStops[i][1], kErrorRampStops[i][2]};
-    EXPECT_EQ(error_color(kErrorRampAt[i]), stop) << i;
-  }
-  const glm::vec3 green{kErrorRampStops[0][0], kErrorRampStops[0][1], kErrorRampStops[0][2]};
-  const glm::vec3 yellow{kErrorRampStops[1][0], kErrorRampStops[1][1], kErrorRampStops[1][2]};
-  const glm::vec3 red{kErrorRampStops[2][0], kErrorRampStops[2][1], kErrorRampStops[2][2]};
-  const glm::vec3 magenta{kErrorRampStops[3][0], kErrorRampStops[3][1], kErrorRampStops[3][2]};
+TEST(ViewportScene, ErrorColorIsGreenWithinTheToleranceAndRedPastIt) {
+  const auto stop = [](int i) { return glm::vec3{kErrorRampStops[i][0], kErrorRampStops[i][1], kErrorRampStops[i][2]}; };
+  const glm::vec3 green = stop(0), near_tolerance = stop(1), red = stop(2), magenta = stop(3);
+  EXPECT_EQ(error_color(0.f), green);
+  EXPECT_EQ(error_color(1.f), near_tolerance);  // at the tolerance is within it
+  EXPECT_EQ(error_color(2.f), magenta);
   EXPECT_EQ(error_color(-3.f), green);
   EXPECT_EQ(error_color(2.5f), magenta);
   EXPECT_EQ(error_color(1e9f), magenta);
   EXPECT_EQ(error_color(INFINITY), magenta);
-  const glm::vec3 quarter = error_color(0.25f);
+  EXPECT_EQ(error_color(std::nanf("")), magenta);
+  // Every colour up to the tolerance reads green; just past it, red.
+  for (float f = 0.f; f <= 1.f; f += 1.f / 64.f) {
+    const glm::vec3 c = error_color(f);
+    EXPECT_GT(c.g, c.r + 0.2f) << f;
+    EXPECT_GT(c.g, c.b + 0.2f) << f;
+  }
+  const glm::vec3 past = error_color(std::nextafter(1.f, 2.f));
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR(past[c], red[c], 1e-5f);
+  const glm::vec3 half = error_color(0.5f);
   const glm::vec3 one_and_half = error_color(1.5f);
   for (int c = 0; c < 3; ++c) {
-    EXPECT_NEAR(quarter[c], 0.5f * (green[c] + yellow[c]), 1e-6f);
+    EXPECT_NEAR(half[c], 0.5f * (green[c] + near_tolerance[c]), 1e-6f);
     EXPECT_NEAR(one_and_half[c], 0.5f * (red[c] + magenta[c]), 1e-6f);
   }
 }

@@ -5,16 +5,19 @@
 # blank, the six panels' title bars visible); bad files fail with exit 1, a
 # message naming the file and no PNG; bad options fail with exit 2.
 # The 3D viewport, from the view rectangles the studio prints:
-#   a) side by side, --color material, default thresholds: a character in
+#   a) side by side, --color material, a tight tolerance: a character in
 #      both views, and the two views nearly the same picture;
-#   b) loose thresholds (--rotation-error 20 --translation-error 100): the
-#      two views differ;
-#   c) --color error: red in the compressed view at loose thresholds, not in
-#      the original; green and little red at the default thresholds; --color
-#      changes the compressed view only;
+#   b) a loose tolerance (--tolerance 100): the two views differ;
+#   c) --color error, against the fit's own tolerance (the default): green
+#      and little red in the compressed view at the default settings, and
+#      at the loose tolerance too (the fit keeps what it promises); the loose
+#      fit read against 0.1 mm (--colors-against): no green; --color changes
+#      the compressed view only;
 #   d) --view overlay: one view, wider than a side-by-side one, a character;
-#   e) the shared BVH clip: a skeleton in both views;
-#   f) bad --view, --color and threshold values exit 2 naming the option.
+#   e) the shared BVH clip: a skeleton in both views, green in the
+#      compressed one at the default settings;
+#   f) bad --view, --color, --colors-against, tolerance and threshold values,
+#      an unknown bone and mixed modes exit 2 naming the option.
 #   screenshot_test.sh STUDIO PNG_CHECK ASSETS_DIR CLIPS_DIR WORK_DIR
 # Needs xvfb-run (Debian package xvfb) and python3. WORK_DIR keeps every
 # screenshot and the studio's output of each run (NAME.png, NAME.out,
@@ -46,23 +49,26 @@ COLOR_TOLERANCE=8            # per channel, 0..255: how near BG or GRID a pixel 
 CHARACTER_MIN=0.02           # a view shows a character: at least this much is neither BG nor GRID ...
 CHARACTER_MAX=0.6            # ... and at most this much (more: BG or GRID is wrong, or the camera is inside)
 SKELETON_MIN=0.005           # the same for the BVH clip's skeleton, thin lines
-TIGHT="--rotation-error 0.01 --translation-error 0.05"   # thresholds of a near-lossless fit
-LOOSE="--rotation-error 20 --translation-error 100"      # thresholds of a visibly wrong one
+TIGHT="--tolerance 0.01"     # the tolerance of a near-lossless fit
+LOOSE="--tolerance 100"      # the tolerance of a visibly wrong one
 LABEL_ROWS=26                # rows at the top and bottom of a view that hold its labels
-SAME_POSE_MAX_MEAN=0.5       # a) original and compressed views at tight thresholds
-DIFFERENT_POSE_MIN_MEAN=1.5  # b) the same at loose thresholds
+SAME_POSE_MAX_MEAN=0.5       # a) original and compressed views at the tight tolerance
+DIFFERENT_POSE_MIN_MEAN=1.5  # b) the same at the loose tolerance
 SAME_VIEW_MAX_MEAN=0.5       # c) the original view with --color error and with --color material
 RECOLORED_MIN_MEAN=1.0       # c) the compressed view with --color error and with --color material
-# Red means "at the tolerance" (kErrorRampStops in app/studio/viewport_scene.h),
-# but the demo character's skin is reddish too. Fully lit, skin (0.80,0.52,
+# Green means "within the tolerance", red "past it" (kErrorRampStops in
+# app/studio/viewport_scene.h), but the demo character's skin is reddish
+# too. Fully lit, skin (0.80,0.52,
 # 0.38 linear) has red above green and blue by 40 (sRGB output) to 71 levels
 # (linear output), the ramp's red (0.90,0.15,0.10) by 135 to 192, and still
 # by about 100 at half the light; the red margin sits between them.
 RED_MARGIN=90                # --count-dominant red --margin, levels 0..255
 GREEN_MARGIN=40              # --count-dominant green --margin; no material is green
-LOOSE_GREEN_MAX=0.002        # c) loose thresholds: green in the compressed view, at most
-TIGHT_GREEN_MIN=0.01         # c) tight thresholds: green in the compressed view, at least
-TIGHT_RED_MAX=0.002          # c) red in the compressed view, at most
+LOOSE_GREEN_MAX=0.002        # c) loose fit against 0.1 mm: green in the compressed view, at most
+GREEN_MIN=0.01               # c) within its tolerance: green in the compressed view, at least
+RED_MAX=0.002                # c) red in the compressed view, at most
+SKELETON_GREEN_MIN=0.003     # e) the BVH clip's green skeleton in the compressed view, at least
+SKELETON_RED_MAX=0.0005      # e) red in it, at most
 # ---------------------------------------------------------------------------
 
 set -euo pipefail
@@ -238,7 +244,7 @@ else
 fi
 
 # --- The viewport. ---
-# a) Material colours at tight thresholds (0.05 mm, 0.01 degrees): the
+# a) Material colours at a tight tolerance (0.01 mm at 3 cm): the
 # compressed pose is within a fraction of a pixel of the original, so the
 # views nearly match.
 shot tight_material "$assets/demo_walk.glb" --frame $FRAME --color material $TIGHT
@@ -246,37 +252,52 @@ png="$work/tight_material.png"
 side_by_side tight_material 1600 1000
 character "a) character in the original view" "$png" "${view[original]}" $CHARACTER_MIN
 character "a) character in the compressed view" "$png" "${view[compressed]}" $CHARACTER_MIN
-check_that "a) views nearly match at tight thresholds" "$png" --region "$(body original)" \
+check_that "a) views nearly match at a tight tolerance" "$png" --region "$(body original)" \
   --diff "$png" --other-region "$(body compressed)" --max-mean $SAME_POSE_MAX_MEAN
 tight_original=${view[original]} tight_compressed=${view[compressed]} tight_width=${view_w[original]}
 
-# b) Loose thresholds: a visibly different compressed pose, still drawn.
+# b) A loose tolerance: a visibly different compressed pose, still drawn.
 shot loose_material "$assets/demo_walk.glb" --frame $FRAME --color material --view side-by-side $LOOSE
 png="$work/loose_material.png"
 side_by_side loose_material 1600 1000
-character "b) character in the compressed view at loose thresholds" "$png" "${view[compressed]}" $CHARACTER_MIN
-check_that "b) views differ at loose thresholds" "$png" --region "$(body original)" \
+character "b) character in the compressed view at a loose tolerance" "$png" "${view[compressed]}" $CHARACTER_MIN
+check_that "b) views differ at a loose tolerance" "$png" --region "$(body original)" \
   --diff "$png" --other-region "$(body compressed)" --min-mean $DIFFERENT_POSE_MIN_MEAN
 
-# c) Error colours: at loose thresholds the errors pass the tolerance
-# (red, then magenta at twice it) and nothing of the compressed character is
-# green; at tight ones (the default --color is error) the errors stay far
-# under the 1 mm tolerance: green, with little red.
+# c) Error colours (the default --color), against each bone's own tolerance
+# from the fit (the default): at the default settings the fit holds 0.1 mm at
+# 3 cm, so the compressed character is green with little red.
+shot default_error "$assets/demo_walk.glb" --frame $FRAME
+png="$work/default_error.png"
+side_by_side default_error 1600 1000
+check_that "c) green in the compressed view at the default settings" "$png" \
+  --region "${view[compressed]}" --count-dominant green --margin $GREEN_MARGIN --min-fraction $GREEN_MIN
+check_that "c) little red in the compressed view at the default settings" "$png" \
+  --region "${view[compressed]}" --count-dominant red --margin $RED_MARGIN --max-fraction $RED_MAX
+
+# The loose fit keeps its own (loose) promise: green too.
 shot loose_error "$assets/demo_walk.glb" --frame $FRAME --color error $LOOSE
 png="$work/loose_error.png"
 side_by_side loose_error 1600 1000
 character "c) character in the compressed view, error colours" "$png" "${view[compressed]}" $CHARACTER_MIN
-check_that "c) no green (small error) in the compressed view at loose thresholds" "$png" \
+check_that "c) green in the compressed view of a loose fit against its own tolerance" "$png" \
+  --region "${view[compressed]}" --count-dominant green --margin $GREEN_MARGIN --min-fraction $GREEN_MIN
+check_that "c) little red in the compressed view of a loose fit against its own tolerance" "$png" \
+  --region "${view[compressed]}" --count-dominant red --margin $RED_MARGIN --max-fraction $RED_MAX
+
+# Read against 0.1 mm at 3 cm instead, the loose fit's errors are far past it
+# (red, then magenta at twice it): nothing of the compressed character is green.
+shot loose_against "$assets/demo_walk.glb" --frame $FRAME $LOOSE --colors-against 0.1@3
+png="$work/loose_against.png"
+side_by_side loose_against 1600 1000
+character "c) character in the compressed view against 0.1 mm" "$png" "${view[compressed]}" $CHARACTER_MIN
+check_that "c) no green in the compressed view of a loose fit against 0.1 mm" "$png" \
   --region "${view[compressed]}" --count-dominant green --margin $GREEN_MARGIN --max-fraction $LOOSE_GREEN_MAX
 
+# --color recolours the compressed view and leaves the original alone.
 shot tight_error "$assets/demo_walk.glb" --frame $FRAME $TIGHT
 png="$work/tight_error.png"
 side_by_side tight_error 1600 1000
-check_that "c) green (small errors) in the compressed view at tight thresholds" "$png" \
-  --region "${view[compressed]}" --count-dominant green --margin $GREEN_MARGIN --min-fraction $TIGHT_GREEN_MIN
-check_that "c) little red in the compressed view at tight thresholds" "$png" \
-  --region "${view[compressed]}" --count-dominant red --margin $RED_MARGIN --max-fraction $TIGHT_RED_MAX
-# --color recolours the compressed view and leaves the original alone.
 check_that "c) --color leaves the original view alone" "$png" --region "${view[original]}" \
   --diff "$work/tight_material.png" --other-region "$tight_original" --max-mean $SAME_VIEW_MAX_MEAN
 check_that "c) --color material and error colour the compressed view differently" "$png" \
@@ -297,6 +318,10 @@ if [ -f "$work/cgspeed.png" ]; then
   side_by_side cgspeed 1600 1000
   character "e) skeleton in the original view of the BVH clip" "$work/cgspeed.png" "${view[original]}" $SKELETON_MIN
   character "e) skeleton in the compressed view of the BVH clip" "$work/cgspeed.png" "${view[compressed]}" $SKELETON_MIN
+  check_that "e) the BVH clip's compressed skeleton is green at the default settings" "$work/cgspeed.png" \
+    --region "${view[compressed]}" --count-dominant green --margin $GREEN_MARGIN --min-fraction $SKELETON_GREEN_MIN
+  check_that "e) little red in the BVH clip's compressed skeleton" "$work/cgspeed.png" \
+    --region "${view[compressed]}" --count-dominant red --margin $RED_MARGIN --max-fraction $SKELETON_RED_MAX
 fi
 
 # g) A shader that does not compile: the studio still runs and renders,
@@ -330,8 +355,25 @@ bad_usage play_not_seconds "--simulate-play" "$assets/demo_walk.glb" --simulate-
 # f) The viewport's options.
 bad_usage view_sideways "--view" "$assets/demo_walk.glb" --view sideways
 bad_usage color_pink "--color" "$assets/demo_walk.glb" --color pink
-bad_usage rotation_negative "--rotation-error" "$assets/demo_walk.glb" --rotation-error -1
-bad_usage translation_nan "--translation-error" "$assets/demo_walk.glb" --translation-error nan
-bad_usage scale_negative "--scale-error" "$assets/demo_walk.glb" --scale-error -1
+bad_usage colors_against_zero "--colors-against" "$assets/demo_walk.glb" --colors-against 0
+bad_usage colors_against_pink "--colors-against" "$assets/demo_walk.glb" --colors-against 1@pink
+# The fit's options: the tolerance, per-bone overrides, local mode's thresholds.
+bad_usage tolerance_negative "--tolerance" "$assets/demo_walk.glb" --tolerance -1
+bad_usage shell_nan "--shell-distance" "$assets/demo_walk.glb" --shell-distance nan
+bad_usage bone_tolerance_garbage "--bone-tolerance" "$assets/demo_walk.glb" --bone-tolerance hips
+bad_usage bone_tolerance_zero "--bone-tolerance" "$assets/demo_walk.glb" --bone-tolerance hips=0
+bad_usage bone_tolerance_twice "--bone-tolerance" "$assets/demo_walk.glb" --bone-tolerance hips=1 --bone-tolerance hips=2
+bad_usage bone_tolerance_unknown "no_such_bone" "$assets/demo_walk.glb" --bone-tolerance no_such_bone=0.1
+bad_usage per_kind_without_local "--rotation-error" "$assets/demo_walk.glb" --rotation-error 0.5
+bad_usage tolerance_with_local "--tolerance" "$assets/demo_walk.glb" --local --tolerance 0.5
+bad_usage rotation_negative "--rotation-error" "$assets/demo_walk.glb" --local --rotation-error -1
+bad_usage translation_nan "--translation-error" "$assets/demo_walk.glb" --local --translation-error nan
+bad_usage scale_negative "--scale-error" "$assets/demo_walk.glb" --local --scale-error -1
+
+# A per-bone override and local mode both fit and render.
+shot bone_override "$assets/demo_walk.glb" --bone-tolerance left_forearm=0.05@2 --select left_forearm
+check "$work/bone_override.png" --size 1600x1000 --not-blank --has-panels $PANELS
+shot local_mode "$assets/demo_walk.glb" --local --rotation-error 0.2
+check "$work/local_mode.png" --size 1600x1000 --not-blank --has-panels $PANELS
 
 echo "all studio screenshot checks passed"
