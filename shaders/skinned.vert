@@ -1,8 +1,8 @@
 #version 330 core
 // Linear blend skinning from a joint palette held in a buffer texture: four
-// RGBA32F texels per bone, the columns of model * inverse bind. The
-// compressed character also skins every vertex with the original pose's
-// palette, so the fragment shader can colour it by how far it moved.
+// RGBA32F texels per bone, the columns of model * inverse bind. Error
+// colours come in as vertex colours: each bone's object-space error over
+// its tolerance, blended by skin weight on the CPU (viewport_scene.h).
 
 layout(location = 0) in vec3 in_position;  // bind pose, model space, metres
 layout(location = 1) in vec3 in_normal;
@@ -10,16 +10,13 @@ layout(location = 2) in vec3 in_color;     // linear base colour
 layout(location = 3) in uvec4 in_joints;   // bone indices
 layout(location = 4) in vec4 in_weights;   // sum to 1
 
-uniform samplerBuffer u_palette;        // the pose drawn
-uniform samplerBuffer u_other_palette;  // the pose it is compared with (error colouring)
+uniform samplerBuffer u_palette;  // the pose drawn
 uniform mat4 u_view;
 uniform mat4 u_projection;
-uniform bool u_color_by_error;
 
 out vec3 v_view_position;
 out vec3 v_view_normal;
 out vec3 v_color;
-out float v_error_m;  // distance to the same vertex skinned with the other pose, metres
 
 mat4 bone_matrix(samplerBuffer palette, uint bone) {
   int base = int(bone) * 4;
@@ -35,11 +32,6 @@ mat4 skin_matrix(samplerBuffer palette) {
 void main() {
   mat4 skin = skin_matrix(u_palette);
   vec4 world = skin * vec4(in_position, 1.0);
-  v_error_m = 0.0;
-  if (u_color_by_error) {
-    vec4 other = skin_matrix(u_other_palette) * vec4(in_position, 1.0);
-    v_error_m = distance(world.xyz, other.xyz);
-  }
   vec4 view_position = u_view * world;
   v_view_position = view_position.xyz;
   // The skin matrix may scale; the normal only needs its direction.

@@ -320,18 +320,10 @@ void SceneRenderer::draw_mesh(const MeshDraw& draw) {
   glUseProgram(p.id());
   set_matrix(p.uniform("u_view"), m_view);
   set_matrix(p.uniform("u_projection"), m_projection);
-  // The shader's own error colouring (each vertex's distance to another
-  // pose) is not used: the panel's colours are each bone's error against
-  // its tolerance, which mesh vertices at other distances would misstate.
-  glUniform1i(p.uniform("u_color_by_error"), 0);
-  glUniform1f(p.uniform("u_error_budget_m"), 1.f);
-  glUniform1fv(p.uniform("u_ramp_at"), 4, kErrorRampAt);
-  glUniform3fv(p.uniform("u_ramp_color"), 4, &kErrorRampStops[0][0]);
   glUniform4fv(p.uniform("u_tint"), 1, glm::value_ptr(draw.tint));
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_BUFFER, m_palette_texture);
   glUniform1i(p.uniform("u_palette"), 0);
-  glUniform1i(p.uniform("u_other_palette"), 0);
   const bool translucent = draw.tint.a < 1.f;
   if (translucent) {
     glEnable(GL_BLEND);

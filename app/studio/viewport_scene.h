@@ -85,7 +85,7 @@ int32_t pick_bone(std::span<const BoneShape> shapes, const glm::mat4& view_proje
 /// a yellower green up to 1 (within the tolerance: what the fit promises),
 /// red just past 1, magenta from 2 up; linear RGB in 0..1. The step at 1
 /// makes a bone over its tolerance stand out however little it is over.
-/// The shaders get the same stops (kErrorRampStops) as uniforms.
+/// The legend draws the same stops; meshes get these colours per vertex.
 glm::vec3 error_color(float fraction);
 inline constexpr float kErrorRampAt[4] = {0.f, 1.f, 1.f, 2.f};
 inline constexpr float kErrorRampStops[4][3] = {

@@ -48,10 +48,18 @@ inline void evaluate_segment(const CurveKey& prev, const CurveKey& p, const Curv
   const float h10 = u3 - 2.f * u2 + u;
   const float h01 = -2.f * u3 + 3.f * u2;
   const float h11 = u3 - u2;
+  // h00 p + h01 q with h00 + h01 = 1, written as the nearer end key plus a
+  // difference: a component equal on all four keys (a vec3 component the
+  // track does not code, a held value) comes out as that value bit for bit,
+  // and u = 0 and u = 1 give p and q exactly.
+  const bool from_p = u < 0.5f;
+  const CurveKey& base = from_p ? p : q;
+  const CurveKey& other = from_p ? q : p;
+  const float h_other = from_p ? h01 : h00;
   for (int c = 0; c < components; ++c) {
     const float tangent_p = (q.value[c] - before.value[c]) * scale_p;
     const float tangent_q = (after.value[c] - p.value[c]) * scale_q;
-    out[c] = h00 * p.value[c] + h10 * tangent_p + h01 * q.value[c] + h11 * tangent_q;
+    out[c] = base.value[c] + (h_other * (other.value[c] - base.value[c]) + h10 * tangent_p + h11 * tangent_q);
   }
 }
 

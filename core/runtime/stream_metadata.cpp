@@ -53,6 +53,7 @@ Result<StreamMetadata> parse_stream_metadata(std::span<const uint8_t> m, uint32_
                  std::to_string(uint64_t{override_count} * kOverrideBytes) + " for its bone tolerances"};
   }
   meta.bone_tolerances.resize(override_count);
+  std::vector<bool> overridden(bone_count, false);  // override_count <= bone_count: bounded
   for (StreamBoneTolerance& o : meta.bone_tolerances) {
     uint16_t bone;
     std::memcpy(&bone, m.data() + at, 2);
@@ -64,6 +65,8 @@ Result<StreamMetadata> parse_stream_metadata(std::span<const uint8_t> m, uint32_
         !std::isfinite(o.shell_distance_m) || o.shell_distance_m < 0.f) {
       return Error{"metadata holds an invalid tolerance for bone " + std::to_string(bone)};
     }
+    if (overridden[bone]) return Error{"metadata holds two tolerances for bone " + std::to_string(bone)};
+    overridden[bone] = true;
   }
   return meta;
 }

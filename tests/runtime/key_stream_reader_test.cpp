@@ -357,6 +357,19 @@ TEST(StreamMetadata, RefusesAnInvalidBoneTolerance) {
                                        {"invalid tolerance for bone 1"}));
 }
 
+TEST(StreamMetadata, RefusesTwoTolerancesForOneBone) {
+  FittedClip clip = wave();
+  clip.settings.bone_tolerances = {BoneTolerance{clip.bone_names[1], 0.002f, 0.1f},
+                                   BoneTolerance{clip.bone_names[2], 0.003f, 0.f}};
+  Bytes bytes = test::pack_or_fail(clip, 0.5f);
+  ASSERT_TRUE(StreamView::open(bytes, kName).ok());
+  // The last override names the bone of the one before it.
+  const uint32_t last = static_cast<uint32_t>(bytes.size()) - 10, before = last - 10;
+  test::set_u16(bytes, last, static_cast<uint16_t>(bytes[before] | (bytes[before + 1] << 8)));
+  test::fix_checksum(bytes);
+  EXPECT_TRUE(test::refused_mentioning(StreamView::open(bytes, kName), kName, {"metadata holds two tolerances for bone"}));
+}
+
 TEST(StreamMetadata, NamesAreOptional) {
   FittedClip clip = wave();
   clip.bone_names.clear();
