@@ -15,22 +15,27 @@ const char* const kImportOptionsHelp =
     "  --bvh-unit-scale M       metres per BVH file unit (default: guessed from\n"
     "                           the skeleton's height; 0.01 for centimetres)\n";
 
-const char* const kCodecOptionsHelp =
-    "  --tolerance MM           object-space tolerance E: every virtual vertex\n"
-    "                           of every bone stays within MM millimetres of the\n"
-    "                           source at every frame (default 0.1)\n"
+const char* const kToleranceOptionsHelp =
+    "  --tolerance MM           object-space tolerance E: at every frame, every\n"
+    "                           virtual vertex at the shell distance from a bone\n"
+    "                           stays within MM millimetres of the source's\n"
+    "                           (default 0.1)\n"
     "  --shell-distance CM      distance of the virtual vertices from each bone,\n"
     "                           centimetres (default 3)\n"
     "  --bone-tolerance NAME=MM[@CM]\n"
     "                           another tolerance (and shell distance) for bone\n"
-    "                           NAME and the bones below it; repeatable\n"
-    "  --bone-tolerances FILE   many of them: one NAME=MM[@CM] per line, # comments\n"
+    "                           NAME and the bones below it, down to the next\n"
+    "                           override; repeatable\n"
+    "  --bone-tolerances FILE   many of them: one NAME=MM[@CM] per line; blank\n"
+    "                           lines and # comments are skipped\n"
     "  --local                  version 1's local mode instead: every track within\n"
     "                           a per-kind threshold in its own space:\n"
-    "  --translation-error MM     translation threshold, millimetres (default 0.5)\n"
-    "  --rotation-error DEG       rotation threshold, degrees (default 0.1)\n"
-    "  --scale-error X            scale threshold, largest component difference\n"
-    "                             (default 0.001)\n"
+    "    --translation-error MM   translation threshold, millimetres (default 0.5)\n"
+    "    --rotation-error DEG     rotation threshold, degrees (default 0.1)\n"
+    "    --scale-error X          scale threshold, largest component difference\n"
+    "                             (default 0.001)\n";
+
+const char* const kCodecOptionsHelp =
     "  --split largest-error|midpoint\n"
     "                           where a new key splits a segment (default\n"
     "                           largest-error)\n"
@@ -112,41 +117,68 @@ bool parse_import_option(Arguments& args, std::string_view arg, ImportSettings& 
 
 namespace {
 
-// Per-kind thresholds given, so finish_codec_options can ask for --local.
-// One command line is parsed per process.
-std::string g_per_kind_option;
-std::string g_tolerance_option;
-
-bool positive_number(Arguments& args, std::string_view option, float& out) {
-  if (!args.number(option, out)) return false;
-  if (!(out > 0.f)) return args.fail(std::string(option) + ": must be a positive number");
+// The value of `option` as a finite number > 0 in `unit` (named in the
+// message), times `scale`: metres from millimetres or centimetres. Refuses a
+// value so small that it is 0 once scaled.
+bool positive_number(Arguments& args, std::string_view option, const char* unit, float scale, float& out) {
+  std::string_view text;
+  if (!args.value(option, text)) return false;
+  const std::string s(text);
+  char* end = nullptr;
+  const float value = std::strtof(s.c_str(), &end);
+  out = value * scale;
+  if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(value) || !(value > 0.f) || !(out > 0.f)) {
+    return args.fail(std::string(option) + ": '" + s + "' is not a positive number of " + unit);
+  }
   return true;
 }
 
-bool add_bone_tolerance(Arguments& args, std::string_view option, std::string_view text, FitSettings& fit) {
+std::string_view trimmed(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
+}
+
+// Adds one override, `where` naming its origin in messages.
+bool add_bone_tolerance(Arguments& args, const std::string& where, std::string_view text, CodecOptions& codec) {
   Result<BoneTolerance> parsed = parse_bone_tolerance(text);
-  if (!parsed) return args.fail(std::string(option) + ": " + parsed.error());
-  for (const BoneTolerance& o : fit.bone_tolerances) {
-    if (o.bone == parsed.value().bone) {
-      return args.fail(std::string(option) + ": bone \"" + o.bone + "\" is given two tolerances");
+  if (!parsed) return args.fail(where + ": " + parsed.error());
+  for (size_t i = 0; i < codec.fit.bone_tolerances.size(); ++i) {
+    if (codec.fit.bone_tolerances[i].bone == parsed.value().bone) {
+      return args.fail(where + ": bone \"" + parsed.value().bone + "\" already has a tolerance (from " +
+                       codec.bone_tolerance_origins[i] + ")");
     }
   }
-  fit.bone_tolerances.push_back(parsed.value());
+  codec.fit.bone_tolerances.push_back(parsed.value());
+  codec.bone_tolerance_origins.push_back(where);
   return true;
 }
 
-bool read_bone_tolerances(Arguments& args, std::string_view option, const std::string& path, FitSettings& fit) {
+// The overrides in `path`: one NAME=MM[@CM] per line; blank lines and
+// comments (from a '#' at the start of a line or after a blank) are skipped.
+bool read_bone_tolerances(Arguments& args, std::string_view option, const std::string& path, CodecOptions& codec) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return args.fail(std::string(option) + ": '" + path +
+                     "': " + (std::filesystem::exists(path, ec) ? "not a file" : "no such file"));
+  }
   std::ifstream in(path);
-  if (!in) return args.fail(std::string(option) + ": cannot read '" + path + "'");
+  if (!in) return args.fail(std::string(option) + ": '" + path + "': cannot be read");
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
-    if (const size_t hash = line.find('#'); hash != std::string::npos) line.erase(hash);
-    const size_t first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos) continue;
-    line = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
-    const std::string where = std::string(option) + " " + path + ":" + std::to_string(number);
-    if (!add_bone_tolerance(args, where, line, fit)) return false;
+    for (size_t hash = line.find('#'); hash != std::string::npos; hash = line.find('#', hash + 1)) {
+      if (hash == 0 || line[hash - 1] == ' ' || line[hash - 1] == '\t') {
+        line.erase(hash);
+        break;
+      }
+    }
+    const std::string_view entry = trimmed(line);
+    if (entry.empty()) continue;
+    if (!add_bone_tolerance(args, std::string(option) + " " + path + ":" + std::to_string(number), entry, codec)) {
+      return false;
+    }
   }
+  if (in.bad()) return args.fail(std::string(option) + ": '" + path + "': read error");
   return true;
 }
 
@@ -154,102 +186,121 @@ bool read_bone_tolerances(Arguments& args, std::string_view option, const std::s
 
 Result<BoneTolerance> parse_bone_tolerance(std::string_view text) {
   const size_t equals = text.rfind('=');
-  if (equals == std::string_view::npos || equals == 0) {
-    return Error{"'" + std::string(text) + "' is not NAME=MM or NAME=MM@CM"};
+  if (equals == std::string_view::npos) {
+    return Error{"'" + std::string(text) + "' is not NAME=MM or NAME=MM@CM (no '=')"};
   }
   BoneTolerance o;
-  o.bone = std::string(text.substr(0, equals));
-  const std::string value(text.substr(equals + 1));
+  o.bone = std::string(trimmed(text.substr(0, equals)));
+  if (o.bone.empty()) return Error{"'" + std::string(text) + "' names no bone before the '='"};
+  const std::string_view value = text.substr(equals + 1);
   const size_t at = value.find('@');
-  auto number = [](const std::string& s, float& out) {
+  auto number = [](std::string_view digits, float& out) {
+    const std::string s(trimmed(digits));
     char* end = nullptr;
     out = std::strtof(s.c_str(), &end);
     return !s.empty() && end == s.c_str() + s.size() && std::isfinite(out) && out > 0.f;
   };
   float mm = 0.f, cm = 0.f;
-  if (!number(value.substr(0, at), mm)) {
-    return Error{"the tolerance of \"" + o.bone + "\" ('" + value.substr(0, at) + "') is not a positive number of millimetres"};
+  const std::string_view mm_text = value.substr(0, at);
+  if (!number(mm_text, mm) || !(mm / 1000.f > 0.f)) {
+    return Error{"the tolerance of \"" + o.bone + "\" ('" + std::string(mm_text) +
+                 "') is not a positive number of millimetres"};
   }
-  if (at != std::string::npos && !number(value.substr(at + 1), cm)) {
-    return Error{"the shell distance of \"" + o.bone + "\" ('" + value.substr(at + 1) +
-                 "') is not a positive number of centimetres"};
+  if (at != std::string_view::npos) {
+    const std::string_view cm_text = value.substr(at + 1);
+    if (!number(cm_text, cm) || !(cm / 100.f > 0.f)) {
+      return Error{"the shell distance of \"" + o.bone + "\" ('" + std::string(cm_text) +
+                   "') is not a positive number of centimetres"};
+    }
   }
   o.tolerance_m = mm / 1000.f;
-  o.shell_distance_m = cm / 100.f;
+  o.shell_distance_m = cm / 100.f;  // 0 without "@CM": inherited
   return o;
 }
 
-bool parse_codec_option(Arguments& args, std::string_view arg, FitSettings& fit, PackSettings& pack, bool& ok) {
+bool parse_tolerance_option(Arguments& args, std::string_view arg, CodecOptions& codec, bool& ok) {
   ok = true;
+  FitSettings& fit = codec.fit;
   if (arg == "--tolerance") {
-    float mm = 0.f;
-    ok = positive_number(args, arg, mm);
-    fit.tolerance_m = mm / 1000.f;
-    g_tolerance_option = arg;
+    ok = positive_number(args, arg, "millimetres", 1e-3f, fit.tolerance_m);
+    codec.tolerance_option = arg;
   } else if (arg == "--shell-distance") {
-    float cm = 0.f;
-    ok = positive_number(args, arg, cm);
-    fit.shell_distance_m = cm / 100.f;
-    g_tolerance_option = arg;
+    ok = positive_number(args, arg, "centimetres", 1e-2f, fit.shell_distance_m);
+    codec.tolerance_option = arg;
   } else if (arg == "--bone-tolerance") {
     std::string_view v;
-    ok = args.value(arg, v) && add_bone_tolerance(args, arg, v, fit);
-    g_tolerance_option = arg;
+    ok = args.value(arg, v) && add_bone_tolerance(args, std::string(arg), v, codec);
+    codec.tolerance_option = arg;
   } else if (arg == "--bone-tolerances") {
     std::string_view v;
-    ok = args.value(arg, v) && read_bone_tolerances(args, arg, std::string(v), fit);
-    g_tolerance_option = arg;
+    ok = args.value(arg, v) && read_bone_tolerances(args, arg, std::string(v), codec);
+    codec.tolerance_option = arg;
   } else if (arg == "--local") {
     fit.error_mode = ErrorMode::kLocal;
   } else if (arg == "--translation-error") {
-    float mm = 0.f;
-    ok = positive_number(args, arg, mm);
-    fit.translation_error_m = mm / 1000.f;
-    g_per_kind_option = arg;
+    ok = positive_number(args, arg, "millimetres", 1e-3f, fit.translation_error_m);
+    codec.per_kind_option = arg;
   } else if (arg == "--rotation-error") {
-    ok = positive_number(args, arg, fit.rotation_error_deg);
+    ok = positive_number(args, arg, "degrees", 1.f, fit.rotation_error_deg);
     if (ok && fit.rotation_error_deg >= 180.f) ok = args.fail("--rotation-error: must be below 180 degrees");
-    g_per_kind_option = arg;
+    codec.per_kind_option = arg;
   } else if (arg == "--scale-error") {
-    ok = positive_number(args, arg, fit.scale_error);
-    g_per_kind_option = arg;
-  } else if (arg == "--split") {
-    std::string_view v;
-    ok = args.value(arg, v);
-    if (ok && v == "largest-error") {
-      fit.split_rule = SplitRule::kLargestError;
-    } else if (ok && v == "midpoint") {
-      fit.split_rule = SplitRule::kMidpoint;
-    } else if (ok) {
-      ok = args.fail("--split: '" + std::string(v) + "' is neither 'largest-error' nor 'midpoint'");
-    }
-  } else if (arg == "--discontinuity-ratio") {
-    ok = args.number(arg, fit.discontinuity_ratio);
-  } else if (arg == "--jump-interval") {
-    ok = args.number(arg, pack.jump_interval_s);
+    ok = positive_number(args, arg, "scale units", 1.f, fit.scale_error);
+    codec.per_kind_option = arg;
   } else {
     return false;
   }
   return true;
 }
 
-bool finish_codec_options(Arguments& args, const FitSettings& fit) {
-  if (fit.error_mode != ErrorMode::kLocal && !g_per_kind_option.empty()) {
-    return args.fail(g_per_kind_option + " sets a per-kind threshold of --local mode; the default object-space mode "
-                     "takes --tolerance MM (add --local to fit per-kind thresholds)");
-  }
-  if (fit.error_mode == ErrorMode::kLocal && !g_tolerance_option.empty()) {
-    return args.fail(g_tolerance_option + " sets the object-space tolerance, which --local mode does not use");
+bool parse_codec_option(Arguments& args, std::string_view arg, CodecOptions& codec, bool& ok) {
+  if (parse_tolerance_option(args, arg, codec, ok)) return true;
+  ok = true;
+  if (arg == "--split") {
+    std::string_view v;
+    ok = args.value(arg, v);
+    if (ok && v == "largest-error") {
+      codec.fit.split_rule = SplitRule::kLargestError;
+    } else if (ok && v == "midpoint") {
+      codec.fit.split_rule = SplitRule::kMidpoint;
+    } else if (ok) {
+      ok = args.fail("--split: '" + std::string(v) + "' is neither 'largest-error' nor 'midpoint'");
+    }
+  } else if (arg == "--discontinuity-ratio") {
+    ok = args.number(arg, codec.fit.discontinuity_ratio);
+    if (ok && codec.fit.discontinuity_ratio < 0.f) {
+      ok = args.fail("--discontinuity-ratio: must be 0 (off) or a positive number");
+    }
+  } else if (arg == "--jump-interval") {
+    ok = args.number(arg, codec.pack.jump_interval_s);
+    if (ok && codec.pack.jump_interval_s < 0.f) {
+      ok = args.fail("--jump-interval: must be 0 (none) or a positive number of seconds");
+    }
+  } else {
+    return false;
   }
   return true;
 }
 
-bool check_bone_tolerances(Arguments& args, const FitSettings& fit, const Skeleton& skeleton,
+bool finish_codec_options(Arguments& args, const CodecOptions& codec) {
+  if (codec.fit.error_mode != ErrorMode::kLocal && !codec.per_kind_option.empty()) {
+    return args.fail(codec.per_kind_option +
+                     " sets a per-kind threshold of --local mode; the default object-space mode "
+                     "takes --tolerance MM (add --local for per-kind thresholds)");
+  }
+  if (codec.fit.error_mode == ErrorMode::kLocal && !codec.tolerance_option.empty()) {
+    return args.fail(codec.tolerance_option + " sets the object-space tolerance, which --local mode does not use");
+  }
+  return true;
+}
+
+bool check_bone_tolerances(Arguments& args, const CodecOptions& codec, const Skeleton& skeleton,
                            const std::string& source) {
-  if (fit.error_mode == ErrorMode::kLocal) return true;
-  for (const BoneTolerance& o : fit.bone_tolerances) {
+  if (codec.fit.error_mode == ErrorMode::kLocal) return true;
+  for (size_t i = 0; i < codec.fit.bone_tolerances.size(); ++i) {
+    const BoneTolerance& o = codec.fit.bone_tolerances[i];
     if (skeleton.find_bone(o.bone) < 0) {
-      return args.fail("--bone-tolerance: " + source + " has no bone named \"" + o.bone + "\"");
+      return args.fail(codec.bone_tolerance_origins[i] + ": " + source + " has no bone named \"" + o.bone + "\"");
     }
   }
   return true;

@@ -47,21 +47,36 @@ class Arguments {
 /// true when `arg` was one of them (and consumed its value).
 bool parse_import_option(Arguments& args, std::string_view arg, ImportSettings& settings, bool& ok);
 
-/// Codec options: --tolerance MM, --shell-distance CM, --bone-tolerance
+/// What the codec options of one command line set, and which option set
+/// each, so that the checks after parsing can name the option at fault.
+struct CodecOptions {
+  FitSettings fit;
+  PackSettings pack;
+  std::string per_kind_option;   // the last local-mode threshold option given; empty when none
+  std::string tolerance_option;  // the last object-space option given; empty when none
+  /// One per fit.bone_tolerances entry: the option (and for a file, the file
+  /// and line) it came from, e.g. "--bone-tolerances hands.txt:3".
+  std::vector<std::string> bone_tolerance_origins;
+};
+
+/// Error-bound options: --tolerance MM, --shell-distance CM, --bone-tolerance
 /// NAME=MM[@CM] (repeatable), --bone-tolerances FILE, --local with
-/// --translation-error MM, --rotation-error DEG, --scale-error X, --split
-/// largest-error|midpoint, --discontinuity-ratio R, --jump-interval S.
-/// Returns true when `arg` was one of them; `ok` is false (with a message
-/// naming the option) for a bad value.
-bool parse_codec_option(Arguments& args, std::string_view arg, FitSettings& fit, PackSettings& pack, bool& ok);
+/// --translation-error MM, --rotation-error DEG, --scale-error X. Returns
+/// true when `arg` was one of them; `ok` is false (with a message naming the
+/// option) for a bad value.
+bool parse_tolerance_option(Arguments& args, std::string_view arg, CodecOptions& codec, bool& ok);
+
+/// The error-bound options above and --split largest-error|midpoint,
+/// --discontinuity-ratio R, --jump-interval S.
+bool parse_codec_option(Arguments& args, std::string_view arg, CodecOptions& codec, bool& ok);
 
 /// After the last option: refuses per-kind thresholds without --local and
 /// tolerances with it (false, with a message naming the option).
-bool finish_codec_options(Arguments& args, const FitSettings& fit);
+bool finish_codec_options(Arguments& args, const CodecOptions& codec);
 
-/// Refuses (false, with a message naming --bone-tolerance) an override
-/// naming a bone `skeleton` does not have.
-bool check_bone_tolerances(Arguments& args, const FitSettings& fit, const Skeleton& skeleton,
+/// Refuses (false, with a message naming the option it came from and the
+/// bone) an override naming a bone `skeleton` (of `source`) does not have.
+bool check_bone_tolerances(Arguments& args, const CodecOptions& codec, const Skeleton& skeleton,
                            const std::string& source);
 
 /// One override "NAME=MM[@CM]" (tolerance in millimetres, shell distance in
@@ -75,8 +90,10 @@ Result<BoneTolerance> parse_bone_tolerance(std::string_view text);
 bool collect_sources(Arguments& args, const std::vector<std::filesystem::path>& inputs,
                      std::vector<std::filesystem::path>& sources, bool& any_folder);
 
-/// Help text for the two option groups above.
+/// Help text for the option groups above: import, error bound (tolerance
+/// and local mode), and the rest of the codec's options.
 extern const char* const kImportOptionsHelp;
+extern const char* const kToleranceOptionsHelp;
 extern const char* const kCodecOptionsHelp;
 
 }  // namespace ks::cli

@@ -1,6 +1,8 @@
 #include "app/cli/clip_report.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 namespace ks::cli {
@@ -13,9 +15,87 @@ std::string format(const char* pattern, double a) {
   return buffer;
 }
 
-double ratio(size_t raw, size_t bytes) { return bytes ? static_cast<double>(raw) / static_cast<double>(bytes) : 0.0; }
+double ratio(size_t raw, size_t bytes) {
+  return bytes ? static_cast<double>(raw) / static_cast<double>(bytes) : 0.0;
+}
+
+// "73.5%" of the tolerance, or "8.8e+05x" it when far over.
+std::string ratio_text(float ratio) {
+  return ratio < 10.f ? format("%.1f%%", 100.0 * ratio) : format("%.3gx", ratio);
+}
 
 }  // namespace
+
+double shortest(float value) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof(text) - 1, value).ptr;
+  *end = '\0';
+  return std::strtod(text, nullptr);
+}
+
+// Seven significant digits, a float's precision: 0.0001f m (which is
+// 0.09999999747 mm) is written as 0.1.
+double json_mm(float metres) {
+  return std::strtod(format("%.7g", double{metres} * 1e3).c_str(), nullptr);
+}
+double json_cm(float metres) {
+  return std::strtod(format("%.7g", double{metres} * 1e2).c_str(), nullptr);
+}
+
+std::vector<BoneError> bone_errors(const ClipMeasurement& m, const BoneTolerances& tolerances,
+                                   const std::vector<std::string>& bone_names, const FittedClip* fitted) {
+  std::vector<BoneError> bones;
+  const size_t count = std::min(m.bone_error_m.size(), tolerances.tolerance_m.size());
+  for (size_t b = 0; b < count; ++b) {
+    BoneError e;
+    e.name = b < bone_names.size() ? bone_names[b] : "bone " + std::to_string(b);
+    e.tolerance_m = tolerances.tolerance_m[b];
+    e.shell_distance_m = tolerances.shell_distance_m[b];
+    e.max_error_m = m.bone_error_m[b];
+    e.worst_frame = m.bone_worst_frame[b];
+    if (fitted != nullptr && b < fitted->bones.size()) e.floor_m = fitted->bones[b].floor_m;
+    bones.push_back(std::move(e));
+  }
+  return bones;
+}
+
+std::vector<size_t> worst_first(const std::vector<BoneError>& bones) {
+  std::vector<size_t> order(bones.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bones[a].ratio() > bones[b].ratio(); });
+  return order;
+}
+
+std::string describe(const BoneError& bone) {
+  std::string text = bone.name + " " + format("%.4g", bone.max_error_m * 1e3) + " mm " + (bone.over() ? ">" : "<=") +
+                     " " + format("%.4g", bone.tolerance_m * 1e3) + " mm at " +
+                     format("%.4g", bone.shell_distance_m * 1e2) + " cm (" + ratio_text(bone.ratio()) + "), frame " +
+                     std::to_string(bone.worst_frame);
+  if (bone.over() && bone.floor_m > 0.f) text += "; floor of its chain " + format("%.4g", bone.floor_m * 1e3) + " mm";
+  return text;
+}
+
+nlohmann::json to_json(const BoneError& bone) {
+  nlohmann::json j = {{"bone", bone.name},
+                      {"max_mm", json_mm(bone.max_error_m)},
+                      {"tolerance_mm", json_mm(bone.tolerance_m)},
+                      {"shell_distance_cm", json_cm(bone.shell_distance_m)},
+                      {"worst_frame", bone.worst_frame},
+                      {"ratio", shortest(bone.ratio())},
+                      {"over", bone.over()}};
+  if (bone.floor_m > 0.f) j["floor_mm"] = json_mm(bone.floor_m);
+  return j;
+}
+
+std::string describe(const TrackMiss& miss) {
+  static const char* const kNames[3] = {"translation", "rotation", "scale"};
+  static const char* const kUnits[3] = {" mm", " deg", ""};
+  static const double kScale[3] = {1e3, 1.0, 1.0};
+  const int k = static_cast<int>(miss.kind);
+  return miss.bone + " " + kNames[k] + " " + format("%.4g", miss.max_error * kScale[k]) + kUnits[k] + " > " +
+         format("%.4g", miss.threshold * kScale[k]) + kUnits[k] + " at frame " + std::to_string(miss.worst_frame) +
+         "; floor " + format("%.4g", miss.floor * kScale[k]) + kUnits[k];
+}
 
 ClipReport start_report(const ImportedClip& imported) {
   ClipReport report;
@@ -33,9 +113,9 @@ ClipReport failed(ClipReport report, const std::string& error) {
   return report;
 }
 
-void add_measurement(ClipReport& report, const StreamView& stream, const ClipMeasurement& m,
-                     const FitSettings& settings, const std::vector<std::string>& bone_names,
+void add_measurement(ClipReport& report, const ClipMeasurement& m, const FittedClip& fitted,
                      const BoneTolerances& tolerances) {
+  const FitSettings& settings = fitted.settings;
   report.local_mode = settings.error_mode == ErrorMode::kLocal;
   report.metadata_bytes = m.sizes.metadata_bytes;
   report.written_bytes = m.sizes.compressed_bytes;
@@ -48,25 +128,22 @@ void add_measurement(ClipReport& report, const StreamView& stream, const ClipMea
   report.distances_m = m.distances_m;
   report.max_object_error_m = m.max_object_error;
   report.p99_object_error_m = m.p99_object_error;
-  report.missed_tracks = 0;
-  report.bones_over = 0;
+  report.missed_tracks.clear();
   report.bone_errors.clear();
+  report.bones_over = 0;
   if (report.local_mode) {
-    for (size_t t = 0; t < m.tracks.size(); ++t) {
-      if (m.tracks[t].max > report.thresholds[static_cast<size_t>(stream.tracks()[t].kind)]) ++report.missed_tracks;
+    // Measured on the decoded stream, as verify will; the fit's floor says why.
+    for (size_t t = 0; t < m.tracks.size() && t < fitted.tracks.size(); ++t) {
+      const FittedTrack& track = fitted.tracks[t];
+      const float threshold = report.thresholds[static_cast<size_t>(track.kind)];
+      if (m.tracks[t].max <= threshold) continue;
+      report.missed_tracks.push_back({track.bone < fitted.bone_names.size() ? fitted.bone_names[track.bone] : "?",
+                                      track.kind, m.tracks[t].max, threshold, m.tracks[t].worst_frame, track.floor});
     }
     return;
   }
-  for (size_t b = 0; b < m.bone_error_m.size() && b < tolerances.tolerance_m.size(); ++b) {
-    ClipReport::BoneError e;
-    e.name = b < bone_names.size() ? bone_names[b] : "bone " + std::to_string(b);
-    e.tolerance_m = tolerances.tolerance_m[b];
-    e.shell_distance_m = tolerances.shell_distance_m[b];
-    e.max_error_m = m.bone_error_m[b];
-    e.worst_frame = m.bone_worst_frame[b];
-    if (e.max_error_m > e.tolerance_m) ++report.bones_over;
-    report.bone_errors.push_back(std::move(e));
-  }
+  report.bone_errors = bone_errors(m, tolerances, fitted.bone_names, &fitted);
+  for (const BoneError& e : report.bone_errors) report.bones_over += e.over() ? 1 : 0;
 }
 
 std::string one_line(const ClipReport& r) {
@@ -75,15 +152,15 @@ std::string one_line(const ClipReport& r) {
   if (!r.error.empty()) return line + ": FAILED: " + r.error;
   line += ": " + std::to_string(r.written_bytes) + " bytes, " + format("%.2f", ratio(r.raw_bytes, r.written_bytes)) +
           ":1, max " + format("%.3g", r.max_error[0] * 1000.0) + " mm / " + format("%.3g", r.max_error[1]) + " deg";
-  if (r.missed_tracks > 0) line += ", " + std::to_string(r.missed_tracks) + " tracks MISS their threshold";
+  if (!r.missed_tracks.empty()) {
+    line += ", " + std::to_string(r.missed_tracks.size()) + " tracks MISS their threshold";
+  }
   if (r.bones_over > 0) {
     // Name the worst bone: where the tolerance was missed, and by how much.
-    const auto worst = std::max_element(r.bone_errors.begin(), r.bone_errors.end(), [](const auto& a, const auto& b) {
-      return a.max_error_m / a.tolerance_m < b.max_error_m / b.tolerance_m;
-    });
-    line += ", " + std::to_string(r.bones_over) + " bones MISS their tolerance (worst " + worst->name + " " +
-            format("%.4g", worst->max_error_m * 1000.0) + " mm > " + format("%.4g", worst->tolerance_m * 1000.0) +
-            " mm at frame " + std::to_string(worst->worst_frame) + ")";
+    const BoneError& worst = r.bone_errors[worst_first(r.bone_errors).front()];
+    line += ", " + std::to_string(r.bones_over) + " bones MISS their tolerance (worst " + worst.name + " " +
+            format("%.4g", worst.max_error_m * 1e3) + " mm > " + format("%.4g", worst.tolerance_m * 1e3) +
+            " mm at frame " + std::to_string(worst.worst_frame) + ")";
   }
   line += r.written ? " -> " + r.output.string() : " (not written)";
   return line;
@@ -110,12 +187,13 @@ void print_summary_table(const std::vector<ClipReport>& reports, bool zstd_writt
     auto object = [&](size_t d) { return d < r.max_object_error_m.size() ? r.max_object_error_m[d] * 1000.0 : 0.0; };
     const bool ok = r.ok();
     failures += ok ? 0 : 1;
-    std::fprintf(out, "| %s | %zu | %u | %zu | %zu | %zu | %.1f%% | %.2f | %.3f | %.3f | %.2f | %.2f | %.0f | %s |\n",
-                 name.c_str(), r.bones, r.frames, r.raw_bytes, r.plain_bytes, r.zstd_bytes,
-                 100.0 * (1.0 - static_cast<double>(r.zstd_bytes) / static_cast<double>(std::max<size_t>(r.plain_bytes, 1))),
-                 ratio(r.raw_bytes, zstd_written ? r.zstd_bytes : r.plain_bytes), r.max_error[0] * 1000.0,
-                 static_cast<double>(r.max_error[1]), object(0), object(1), r.fit_ms,
-                 ok ? "ok" : (r.missed_tracks || r.bones_over ? "MISSED" : "not written"));
+    std::fprintf(
+        out, "| %s | %zu | %u | %zu | %zu | %zu | %.1f%% | %.2f | %.3f | %.3f | %.2f | %.2f | %.0f | %s |\n",
+        name.c_str(), r.bones, r.frames, r.raw_bytes, r.plain_bytes, r.zstd_bytes,
+        100.0 * (1.0 - static_cast<double>(r.zstd_bytes) / static_cast<double>(std::max<size_t>(r.plain_bytes, 1))),
+        ratio(r.raw_bytes, zstd_written ? r.zstd_bytes : r.plain_bytes), r.max_error[0] * 1000.0,
+        static_cast<double>(r.max_error[1]), object(0), object(1), r.fit_ms,
+        ok ? "ok" : (!r.missed_tracks.empty() || r.bones_over ? "MISSED" : "not written"));
   }
   std::fprintf(out, "| **total** (%zu clips) | | | %zu | %zu | %zu | %.1f%% | %.2f | | | | | | %zu failed |\n",
                reports.size(), raw, plain, zstd,
@@ -123,15 +201,48 @@ void print_summary_table(const std::vector<ClipReport>& reports, bool zstd_writt
                ratio(raw, zstd_written ? zstd : plain), failures);
 }
 
+void print_misses(const std::vector<ClipReport>& reports, size_t limit, std::FILE* out) {
+  for (const ClipReport& r : reports) {
+    if (!r.error.empty() || (r.bones_over == 0 && r.missed_tracks.empty())) continue;
+    std::string name = r.source.filename().string();
+    if (!r.animation.empty()) name += " [" + r.animation + "]";
+    if (r.bones_over > 0) {
+      std::fprintf(out, "%s: %zu of %zu bones over their tolerance%s:\n", name.c_str(), r.bones_over,
+                   r.bone_errors.size(), r.written ? " (the stream is written, for inspection)" : "");
+      size_t shown = 0;
+      for (const size_t b : worst_first(r.bone_errors)) {
+        if (!r.bone_errors[b].over() || shown == limit) break;
+        std::fprintf(out, "  OVER %s\n", describe(r.bone_errors[b]).c_str());
+        ++shown;
+      }
+      if (shown < r.bones_over)
+        std::fprintf(out, "  ... and %zu more (--json lists every bone)\n", r.bones_over - shown);
+    }
+    if (!r.missed_tracks.empty()) {
+      std::fprintf(out, "%s: %zu tracks over their threshold:\n", name.c_str(), r.missed_tracks.size());
+      for (size_t i = 0; i < r.missed_tracks.size() && i < limit; ++i) {
+        std::fprintf(out, "  OVER %s\n", describe(r.missed_tracks[i]).c_str());
+      }
+      if (r.missed_tracks.size() > limit) std::fprintf(out, "  ... and %zu more\n", r.missed_tracks.size() - limit);
+    }
+  }
+}
+
 std::string reports_json(const std::vector<ClipReport>& reports, const FitSettings& fit, const PackSettings& pack) {
   nlohmann::json doc;
   nlohmann::json overrides = nlohmann::json::array();
   for (const BoneTolerance& o : fit.bone_tolerances) {
-    overrides.push_back({{"bone", o.bone}, {"tolerance_m", o.tolerance_m}, {"shell_distance_m", o.shell_distance_m}});
+    // A shell distance of 0 is inherited from the bone's parent (null here).
+    overrides.push_back({{"bone", o.bone},
+                         {"tolerance_mm", json_mm(o.tolerance_m)},
+                         {"shell_distance_cm", o.shell_distance_m > 0.f ? nlohmann::json(json_cm(o.shell_distance_m))
+                                                                        : nlohmann::json(nullptr)}});
   }
   doc["settings"] = {{"error_mode", to_string(fit.error_mode)},
                      {"tolerance_m", fit.tolerance_m},
                      {"shell_distance_m", fit.shell_distance_m},
+                     {"tolerance_mm", json_mm(fit.tolerance_m)},
+                     {"shell_distance_cm", json_cm(fit.shell_distance_m)},
                      {"bone_tolerances", overrides},
                      {"translation_error_m", fit.translation_error_m},
                      {"rotation_error_deg", fit.rotation_error_deg},
@@ -142,8 +253,9 @@ std::string reports_json(const std::vector<ClipReport>& reports, const FitSettin
                      {"zstd_level", pack.zstd_level}};
   nlohmann::json clips = nlohmann::json::array();
   for (const ClipReport& r : reports) {
-    nlohmann::json c = {{"source", r.source.string()}, {"output", r.output.string()}, {"animation", r.animation},
-                        {"ok", r.ok()},                {"written", r.written},          {"error", r.error}};
+    nlohmann::json c = {{"source", r.source.string()}, {"output", r.output.string()},
+                        {"animation", r.animation},    {"ok", r.ok()},
+                        {"written", r.written},        {"error", r.error}};
     if (r.error.empty()) {
       c["bones"] = r.bones;
       c["frames"] = r.frames;
@@ -157,24 +269,29 @@ std::string reports_json(const std::vector<ClipReport>& reports, const FitSettin
       c["max_translation_error_m"] = r.max_error[0];
       c["max_rotation_error_deg"] = r.max_error[1];
       c["max_scale_error"] = r.max_error[2];
-      c["missed_tracks"] = r.missed_tracks;
+      c["missed_tracks"] = r.missed_tracks.size();
       c["bones_over"] = r.bones_over;
       c["metadata_bytes"] = r.metadata_bytes;
+      // Object space: every bone's largest error at its own shell distance.
       nlohmann::json bones = nlohmann::json::array();
-      for (const ClipReport::BoneError& e : r.bone_errors) {
-        bones.push_back({{"bone", e.name},
-                         {"tolerance_m", e.tolerance_m},
-                         {"shell_distance_m", e.shell_distance_m},
-                         {"max_error_m", e.max_error_m},
-                         {"worst_frame", e.worst_frame}});
+      for (const BoneError& e : r.bone_errors) bones.push_back(to_json(e));
+      c["bone_errors"] = bones;
+      nlohmann::json tracks = nlohmann::json::array();
+      for (const TrackMiss& miss : r.missed_tracks) {
+        static const char* const kNames[3] = {"translation", "rotation", "scale"};
+        tracks.push_back({{"bone", miss.bone},
+                          {"kind", kNames[static_cast<int>(miss.kind)]},
+                          {"max", miss.max_error},
+                          {"threshold", miss.threshold},
+                          {"worst_frame", miss.worst_frame},
+                          {"floor", miss.floor}});
       }
-      c["bones"] = bones;
+      c["tracks_over"] = tracks;
       c["fit_ms"] = r.fit_ms;
       nlohmann::json object = nlohmann::json::array();
       for (size_t d = 0; d < r.distances_m.size(); ++d) {
-        object.push_back({{"distance_m", r.distances_m[d]},
-                          {"max_m", r.max_object_error_m[d]},
-                          {"p99_m", r.p99_object_error_m[d]}});
+        object.push_back(
+            {{"distance_m", r.distances_m[d]}, {"max_m", r.max_object_error_m[d]}, {"p99_m", r.p99_object_error_m[d]}});
       }
       c["object_space_error"] = object;
     }

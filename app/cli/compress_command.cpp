@@ -41,7 +41,15 @@ constexpr const char* kCompressHelp =
     "current folder). With several, or a folder, OUT is a folder (default: the\n"
     "current folder) that receives NAME.ks for each. Clips run in parallel; a\n"
     "terminal shows a progress bar, anything else one line per clip. A summary\n"
-    "table follows. Exits 1 when a clip fails or misses a threshold.\n"
+    "table follows.\n"
+    "\n"
+    "The bound is checked on the decoded stream at every frame: in object\n"
+    "space, every bone against its own tolerance and shell distance; with\n"
+    "--local, every track against its threshold. When a fit cannot meet it (a\n"
+    "quantization floor), the bones (or tracks) over it are listed with the\n"
+    "frame and the floor, the stream is still written for inspection, and the\n"
+    "exit code is 1. Exits 1 when a clip fails or misses its bound, 2 for bad\n"
+    "usage (a bad value, or a --bone-tolerance naming a bone the clip lacks).\n"
     "\n"
     "options:\n"
     "  -o, --output OUT         stream file, or folder for several clips\n"
@@ -51,7 +59,12 @@ constexpr const char* kCompressHelp =
     "  --all-animations         every animation of a glTF file, as\n"
     "                           NAME.ANIMATION.ks\n"
     "  --jobs N                 clips compressed at once (default: all cores)\n"
-    "  --json FILE              also write the report as JSON (- for stdout)\n";
+    "  --json FILE              also write the report as JSON (- for stdout), with\n"
+    "                           every bone's largest error, tolerance, shell\n"
+    "                           distance and worst frame\n";
+
+// Bones (or tracks) over their bound listed per clip after the table.
+constexpr size_t kMissesListed = 10;
 
 // One source file and where its stream(s) go.
 struct Job {
@@ -61,8 +74,7 @@ struct Job {
 
 struct Options {
   ImportSettings import;
-  FitSettings fit;
-  PackSettings pack;
+  CodecOptions codec;
   bool all_animations = false;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::string json_path;
@@ -81,10 +93,11 @@ ClipReport compress_clip(const ImportedClip& imported, const Options& options, c
   ClipReport report = start_report(imported);
   report.output = output;
   const auto start = std::chrono::steady_clock::now();
-  Result<FittedClip> fitted = fit_clip(imported.skeleton, imported.clip, options.fit, fit_threads);
+  const FitSettings& fit = options.codec.fit;
+  Result<FittedClip> fitted = fit_clip(imported.skeleton, imported.clip, fit, fit_threads);
   report.fit_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!fitted) return failed(std::move(report), fitted.error());
-  PackSettings plain_settings = options.pack;
+  PackSettings plain_settings = options.codec.pack;
   plain_settings.source_name = imported.source.filename().string();
   plain_settings.zstd = false;
   PackSettings zstd_settings = plain_settings;
@@ -95,26 +108,45 @@ ClipReport compress_clip(const ImportedClip& imported, const Options& options, c
   if (!zstd) return failed(std::move(report), zstd.error());
   report.plain_bytes = plain.value().size();
   report.zstd_bytes = zstd.value().size();
-  const std::vector<uint8_t>& chosen = options.pack.zstd ? zstd.value() : plain.value();
+  const std::vector<uint8_t>& chosen = options.codec.pack.zstd ? zstd.value() : plain.value();
   Result<StreamView> view = StreamView::open(chosen, output.string().c_str());
   if (!view) return failed(std::move(report), view.error());
   // Object space: measure every bone at its own shell distance, as promised.
   BoneTolerances tolerances;
   MeasureSettings measure_settings;
-  if (options.fit.error_mode == ErrorMode::kObjectSpace) {
-    Result<BoneTolerances> resolved = resolve_bone_tolerances(imported.skeleton, options.fit.tolerance_m,
-                                                              options.fit.shell_distance_m, options.fit.bone_tolerances);
+  if (fit.error_mode == ErrorMode::kObjectSpace) {
+    Result<BoneTolerances> resolved =
+        resolve_bone_tolerances(imported.skeleton, fit.tolerance_m, fit.shell_distance_m, fit.bone_tolerances);
     if (!resolved) return failed(std::move(report), resolved.error());
     tolerances = std::move(resolved.value());
     measure_settings.bone_shell_distance_m = tolerances.shell_distance_m;
   }
   Result<ClipMeasurement> measured = measure(imported.skeleton, imported.clip, view.value(), measure_settings);
   if (!measured) return failed(std::move(report), measured.error());
-  add_measurement(report, view.value(), measured.value(), fitted.value().settings, imported.skeleton.bone_names,
-                  tolerances);
+  add_measurement(report, measured.value(), fitted.value(), tolerances);
   if (Status s = write_stream_file(output, chosen); !s) return failed(std::move(report), s.error());
   report.written = true;
   return report;
+}
+
+// Before any work: refuses (false, with a message naming the option and the
+// bone) a bone tolerance naming a bone that a source's skeleton lacks. Only
+// the first animation of each file is imported; a source that does not
+// import is left for its job to report.
+bool check_overridden_bones(Arguments& args, const Options& options, const std::vector<fs::path>& sources) {
+  if (options.codec.fit.bone_tolerances.empty() || options.codec.fit.error_mode == ErrorMode::kLocal) return true;
+  ImportSettings settings = options.import;
+  if (options.all_animations) {
+    settings.animation_name.clear();
+    settings.animation_index = 0;
+  }
+  for (const fs::path& source : sources) {
+    Result<ImportedClip> imported = import_clip(source, settings);
+    if (imported && !check_bone_tolerances(args, options.codec, imported.value().skeleton, source.string())) {
+      return false;
+    }
+  }
+  return true;
 }
 
 // Runs one job: one clip, or every animation of a glTF file.
@@ -161,8 +193,8 @@ std::vector<ClipReport> run_job(const Job& job, const Options& options, unsigned
 
 int run_compress(const std::vector<std::string_view>& raw_args) {
   if (wants_help(raw_args)) {
-    std::printf("%s%s%s  -h, --help               show this help\n", kCompressHelp, kImportOptionsHelp,
-                kCodecOptionsHelp);
+    std::printf("%s%s%s%s  -h, --help               show this help\n", kCompressHelp, kImportOptionsHelp,
+                kToleranceOptionsHelp, kCodecOptionsHelp);
     return 0;
   }
   Arguments args("compress", raw_args);
@@ -175,18 +207,17 @@ int run_compress(const std::vector<std::string_view>& raw_args) {
     bool ok = true;
     long n = 0;
     std::string_view text;
-    if (parse_import_option(args, arg, options.import, ok) ||
-        parse_codec_option(args, arg, options.fit, options.pack, ok)) {
+    if (parse_import_option(args, arg, options.import, ok) || parse_codec_option(args, arg, options.codec, ok)) {
       if (!ok) return 2;
     } else if (arg == "-o" || arg == "--output") {
       if (!args.value(arg, text)) return 2;
       output = std::string(text);
       output_given = true;
     } else if (arg == "--zstd") {
-      options.pack.zstd = true;
+      options.codec.pack.zstd = true;
     } else if (arg == "--zstd-level") {
       if (!args.whole_number(arg, 1, 22, n)) return 2;
-      options.pack.zstd_level = static_cast<int>(n);
+      options.codec.pack.zstd_level = static_cast<int>(n);
     } else if (arg == "--all-animations") {
       options.all_animations = true;
     } else if (arg == "--jobs") {
@@ -206,8 +237,8 @@ int run_compress(const std::vector<std::string_view>& raw_args) {
     args.fail("no input given (see keystream compress --help)");
     return 2;
   }
-  if (!finish_codec_options(args, options.fit)) return 2;
-  for (const Status& s : {options.import.validate(), options.fit.validate(), options.pack.validate()}) {
+  if (!finish_codec_options(args, options.codec)) return 2;
+  for (const Status& s : {options.import.validate(), options.codec.fit.validate(), options.codec.pack.validate()}) {
     if (!s) {
       args.fail(s.error());
       return 2;
@@ -216,6 +247,7 @@ int run_compress(const std::vector<std::string_view>& raw_args) {
   std::vector<fs::path> sources;
   bool any_folder = false;
   if (!collect_sources(args, inputs, sources, any_folder)) return 1;
+  if (!check_overridden_bones(args, options, sources)) return 2;
 
   // One source file without --all-animations: OUT is the file. Otherwise a folder.
   const bool single = sources.size() == 1 && !any_folder && !options.all_animations;
@@ -282,9 +314,10 @@ int run_compress(const std::vector<std::string_view>& raw_args) {
     for (ClipReport& report : r) reports.push_back(std::move(report));
   }
   // With the JSON on stdout, the table goes to stderr so stdout stays parseable.
-  print_summary_table(reports, options.pack.zstd, options.json_path == "-" ? stderr : stdout);
+  print_summary_table(reports, options.codec.pack.zstd, options.json_path == "-" ? stderr : stdout);
+  print_misses(reports, kMissesListed, stderr);
   if (!options.json_path.empty()) {
-    const std::string json = reports_json(reports, options.fit, options.pack);
+    const std::string json = reports_json(reports, options.codec.fit, options.codec.pack);
     if (options.json_path == "-") {
       std::fputs(json.c_str(), stdout);
     } else if (Status s = write_file_atomically(options.json_path, json); !s) {

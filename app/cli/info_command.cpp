@@ -22,13 +22,16 @@ namespace {
 constexpr const char* kInfoHelp =
     "usage: keystream info FILE.ks [options]\n"
     "\n"
-    "Prints what a stream file holds: format version and flags, clip and source\n"
-    "names, the thresholds it was fitted to, bones, frames and rate, keys by\n"
-    "kind, rotation bit widths, the size of each section, the compression ratio\n"
-    "and the jump frames. Exits 1 when the file is not a valid stream.\n"
+    "Prints what a stream file holds: format version and flags, the error\n"
+    "bound it was fitted to (object space: the tolerance, the shell distance\n"
+    "and every per-bone override; local mode: the per-kind thresholds), clip\n"
+    "and source names, bones, frames and rate, keys by kind, track codings,\n"
+    "the size of each section, the compression ratio and the jump frames.\n"
+    "Exits 1 when the file is not a valid stream.\n"
     "\n"
     "options:\n"
-    "  --tracks                 also list every track (bone, kind, keys, bits)\n"
+    "  --tracks                 also list every track (bone, kind, coding, keys,\n"
+    "                           quantization step)\n"
     "  --blocks                 also list the key stream blocks (first key, keys,\n"
     "                           plain and compressed bytes)\n"
     "  --json                   print everything as one JSON object\n"
@@ -81,13 +84,18 @@ double json_number(float value) {
 
 /// A stored threshold in its display unit, or null when unknown (stored as 0).
 Json json_threshold(float value, float display_scale) {
-  return value > 0.f ? Json(json_number(value * display_scale)) : Json(nullptr);
+  // To seven significant digits, a float's precision: 0.0001f m is
+  // 0.09999999747 mm, written as 0.1.
+  if (!(value > 0.f)) return Json(nullptr);
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.7g", double{value} * display_scale);
+  return Json(std::strtod(text, nullptr));
 }
 
 std::string text_threshold(float value, float display_scale, const char* unit) {
   if (value <= 0.f) return "unknown";
   char text[48];
-  std::snprintf(text, sizeof(text), "%.4g%s", static_cast<double>(value * display_scale), unit);
+  std::snprintf(text, sizeof(text), "%.4g%s", double{value} * display_scale, unit);
   return text;
 }
 
@@ -116,21 +124,29 @@ Json info_json(const StreamFile& file, bool list_tracks, bool list_blocks) {
   out["file_bytes"] = file.bytes.size();
   out["version"] = view.version();
   out["flags"] = {{"zstd_key_stream", zstd}};
+  // The bound of the stream's mode; the other is null (its stored values are
+  // the fit's defaults, which bound nothing).
   out["error_mode"] = meta.local_mode ? "local" : "object-space";
-  Json overrides = Json::array();
-  for (const StreamBoneTolerance& o : meta.bone_tolerances) {
-    overrides.push_back({{"bone", bone_name(view, o.bone)},
-                         {"tolerance_mm", o.tolerance_m * 1000.f},
-                         {"shell_distance_cm", o.shell_distance_m * 100.f}});
+  if (meta.local_mode) {
+    out["tolerance"] = nullptr;
+    out["thresholds"] = {{"translation_mm", json_threshold(meta.translation_error_m, 1000.f)},
+                         {"rotation_deg", json_threshold(meta.rotation_error_deg, 1.f)},
+                         {"scale", json_threshold(meta.scale_error, 1.f)}};
+  } else {
+    Json overrides = Json::array();
+    for (const StreamBoneTolerance& o : meta.bone_tolerances) {
+      overrides.push_back({{"bone", bone_name(view, o.bone)},
+                           {"bone_index", o.bone},
+                           {"tolerance_mm", json_threshold(o.tolerance_m, 1000.f)},
+                           {"shell_distance_cm", json_threshold(o.shell_distance_m, 100.f)}});
+    }
+    out["tolerance"] = {{"tolerance_mm", json_threshold(meta.tolerance_m, 1000.f)},
+                        {"shell_distance_cm", json_threshold(meta.shell_distance_m, 100.f)},
+                        {"bone_tolerances", overrides}};
+    out["thresholds"] = nullptr;
   }
-  out["tolerance"] = {{"tolerance_mm", meta.tolerance_m * 1000.f},
-                      {"shell_distance_cm", meta.shell_distance_m * 100.f},
-                      {"bone_tolerances", overrides}};
   out["clip_name"] = meta.clip_name;
   out["source_name"] = meta.source_name;
-  out["thresholds"] = {{"translation_mm", json_threshold(meta.translation_error_m, 1000.f)},
-                       {"rotation_deg", json_threshold(meta.rotation_error_deg, 1.f)},
-                       {"scale", json_threshold(meta.scale_error, 1.f)}};
   out["bones"] = view.bone_count();
   out["tracks"] = view.tracks().size();
   out["frames"] = view.frame_count();
@@ -200,20 +216,26 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_blocks) {
   std::printf("file             %s, %zu bytes\n", file.path.string().c_str(), file.bytes.size());
   std::printf("format           version %u, flags 0x%x (%s key stream)\n", view.version(), view.flags(),
               zstd ? "zstd" : "plain");
-  if (!meta.local_mode) {
-    std::printf("tolerance        %.4g mm at %.4g cm (object space)\n", meta.tolerance_m * 1000.f,
-                meta.shell_distance_m * 100.f);
+  if (meta.local_mode) {
+    std::printf("error mode       local: every track within a per-kind threshold\n");
+    std::printf("thresholds       translation %s, rotation %s, scale %s\n",
+                text_threshold(meta.translation_error_m, 1000.f, " mm").c_str(),
+                text_threshold(meta.rotation_error_deg, 1.f, " deg").c_str(),
+                text_threshold(meta.scale_error, 1.f, "").c_str());
+  } else {
+    std::printf("error mode       object space: every bone's virtual vertices within its tolerance\n");
+    std::printf("tolerance        %s at %s from each bone, %zu bone overrides\n",
+                text_threshold(meta.tolerance_m, 1000.f, " mm").c_str(),
+                text_threshold(meta.shell_distance_m, 100.f, " cm").c_str(), meta.bone_tolerances.size());
     for (const StreamBoneTolerance& o : meta.bone_tolerances) {
-      std::printf("  bone %-22s %.4g mm at %s\n", bone_name(view, o.bone).c_str(), o.tolerance_m * 1000.f,
-                  o.shell_distance_m > 0.f ? (std::to_string(o.shell_distance_m * 100.f) + " cm").c_str() : "the inherited distance");
+      const std::string distance =
+          o.shell_distance_m > 0.f ? text_threshold(o.shell_distance_m, 100.f, " cm") : "the inherited distance";
+      std::printf("  override       %s: %s at %s, and the bones below it\n", bone_name(view, o.bone).c_str(),
+                  text_threshold(o.tolerance_m, 1000.f, " mm").c_str(), distance.c_str());
     }
   }
   const auto quoted = [](const std::string& name) { return name.empty() ? "(not stored)" : "'" + name + "'"; };
   std::printf("clip             %s from %s\n", quoted(meta.clip_name).c_str(), quoted(meta.source_name).c_str());
-  std::printf("thresholds       translation %s, rotation %s, scale %s\n",
-              text_threshold(meta.translation_error_m, 1000.f, " mm").c_str(),
-              text_threshold(meta.rotation_error_deg, 1.f, " deg").c_str(),
-              text_threshold(meta.scale_error, 1.f, "").c_str());
   std::printf("skeleton         %u bones, %zu tracks\n", view.bone_count(), view.tracks().size());
   std::printf("frames           %u at %.4g Hz = %.3f s\n", view.frame_count(),
               static_cast<double>(view.sample_rate_hz()), static_cast<double>(view.duration_s()));
@@ -253,7 +275,8 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_blocks) {
     for (size_t t = 0; t < view.tracks().size(); ++t) {
       const StreamTrack& track = view.tracks()[t];
       std::printf("track %5zu %-28s %-11s %-8s %6u keys", t, bone_name(view, track.bone).c_str(),
-                  kKindNames[static_cast<int>(track.kind)], kCodingNames[static_cast<int>(track.coding)], track.key_count);
+                  kKindNames[static_cast<int>(track.kind)], kCodingNames[static_cast<int>(track.coding)],
+                  track.key_count);
       if (track.coding == TrackCoding::kAnimated) std::printf(" step %.4g", track.quantization.step);
       std::printf("\n");
     }

@@ -1,6 +1,8 @@
-// keystream verify: decodes a stream file at every frame of its source and
-// checks each track against the thresholds the stream was compressed with,
-// reporting per-track, per-bone and object-space errors.
+// keystream verify: decodes a stream file at every frame of its source
+// through the player and checks the bound the stream was fitted to, as its
+// metadata records it: in object space every bone against its own tolerance
+// and shell distance (overrides included), in local mode every track against
+// its per-kind threshold. Names the worst bones (or tracks) and their frames.
 
 #include <algorithm>
 #include <cstdio>
@@ -10,6 +12,7 @@
 #include <string>
 
 #include "app/cli/arguments.h"
+#include "app/cli/clip_report.h"
 #include "app/cli/commands.h"
 #include "core/offline/measure.h"
 #include "core/offline/stream_file.h"
@@ -22,18 +25,31 @@ constexpr const char* kVerifyHelp =
     "usage: keystream verify SOURCE FILE.ks [options]\n"
     "\n"
     "Decodes FILE.ks through the player at every frame of SOURCE (the clip it\n"
-    "was compressed from, or a glTF export of it) and compares the two:\n"
-    "per-track, per-bone and object-space errors. The thresholds are those the\n"
-    "stream was compressed with, stored in it, unless given here. Exits 1 when\n"
-    "a track exceeds its threshold or the stream does not match the source.\n"
-    "The animation of a glTF SOURCE is, unless --animation picks one, the one\n"
-    "named as the stream's clip.\n"
+    "was compressed from, or a glTF export of it) and checks the bound stored\n"
+    "in the stream: in object space, that every virtual vertex of every bone,\n"
+    "at the bone's shell distance, lies within the bone's tolerance of the\n"
+    "source's (the clip's E and d, or the bone's override); for a stream\n"
+    "compressed with --local, that every track is within its per-kind\n"
+    "threshold. Prints the worst bones relative to their tolerance, each with\n"
+    "the frame of its largest error.\n"
+    "\n"
+    "Exits 0 when the bound holds at every frame, 1 when a bone (or track) is\n"
+    "over it or the stream does not match the source, 2 for bad usage.\n"
+    "\n"
+    "The error-bound options check another bound instead: those not given keep\n"
+    "the stream's values; --bone-tolerance(s) replace the stream's overrides;\n"
+    "--local checks per-kind thresholds. The animation of a glTF SOURCE is,\n"
+    "unless --animation picks one, the one named as the stream's clip.\n"
     "\n"
     "options:\n";
 
 constexpr const char* kKindNames[3] = {"translation", "rotation", "scale"};
 constexpr const char* kKindUnits[3] = {"mm", "deg", ""};
 constexpr float kKindScale[3] = {1000.f, 1.f, 1.f};
+// Bones (or tracks) listed, worst first, without --bones (--tracks).
+constexpr size_t kWorstListed = 5;
+// Marks a setting the command line did not give.
+constexpr float kNotGiven = -1.f;
 
 // The stream's bones must be the source's, in order (when the stream names them).
 Status check_bones(const Skeleton& skeleton, const StreamView& stream, const std::string& source) {
@@ -48,10 +64,78 @@ Status check_bones(const Skeleton& skeleton, const StreamView& stream, const std
                    skeleton.bone_names[b] + "\" in " + source};
     }
     if (stream.parents()[b] != skeleton.parents[b]) {
-      return Error{"bone " + std::to_string(b) + " (" + skeleton.bone_names[b] + ") has another parent in the stream than in " + source};
+      return Error{"bone " + std::to_string(b) + " (" + skeleton.bone_names[b] +
+                   ") has another parent in the stream than in " + source};
     }
   }
   return {};
+}
+
+// The bound to check: the stream's, with what the command line gives in its place.
+struct Bound {
+  bool local = false;
+  // Object space.
+  float tolerance_m = 0.f;
+  float shell_distance_m = 0.f;
+  std::vector<BoneTolerance> overrides;
+  // Local mode: translation metres, rotation degrees, scale.
+  float thresholds[3] = {0.f, 0.f, 0.f};
+  std::string origin;  // where it came from, for the report
+};
+
+// `given` holds kNotGiven for settings the command line left out.
+Bound bound_to_check(const CodecOptions& given, const StreamMetadata& meta, const Skeleton& skeleton) {
+  const FitSettings defaults;
+  const FitSettings& fit = given.fit;
+  Bound bound;
+  // The stream's mode, unless the options ask for the other one.
+  bound.local = fit.error_mode == ErrorMode::kLocal || (meta.local_mode && given.tolerance_option.empty());
+  const bool stream_has_it =
+      bound.local == meta.local_mode && (bound.local ? meta.translation_error_m > 0.f : meta.tolerance_m > 0.f);
+  const bool any_given = bound.local ? !given.per_kind_option.empty() : !given.tolerance_option.empty();
+  bound.origin = stream_has_it ? (any_given ? "given here, the rest stored in the stream" : "stored in the stream")
+                               : (any_given ? "given here, the rest defaults" : "defaults: the stream stores none");
+  auto pick = [&](float option, float stored, float fallback) {
+    return option != kNotGiven ? option : (stream_has_it ? stored : fallback);
+  };
+  if (bound.local) {
+    bound.thresholds[0] = pick(fit.translation_error_m, meta.translation_error_m, defaults.translation_error_m);
+    bound.thresholds[1] = pick(fit.rotation_error_deg, meta.rotation_error_deg, defaults.rotation_error_deg);
+    bound.thresholds[2] = pick(fit.scale_error, meta.scale_error, defaults.scale_error);
+    return bound;
+  }
+  bound.tolerance_m = pick(fit.tolerance_m, meta.tolerance_m, defaults.tolerance_m);
+  bound.shell_distance_m = pick(fit.shell_distance_m, meta.shell_distance_m, defaults.shell_distance_m);
+  if (!given.bone_tolerance_origins.empty()) {
+    bound.overrides = fit.bone_tolerances;
+  } else if (stream_has_it) {
+    // check_bones has matched the stream's bones to the skeleton's, in order.
+    for (const StreamBoneTolerance& o : meta.bone_tolerances) {
+      bound.overrides.push_back({skeleton.bone_names[o.bone], o.tolerance_m, o.shell_distance_m});
+    }
+  }
+  return bound;
+}
+
+std::string format(const char* pattern, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, pattern, value);
+  return text;
+}
+
+// "0.1 mm at 3 cm" (an override without a distance of its own inherits one).
+std::string describe_tolerance(float tolerance_m, float shell_distance_m) {
+  return format("%.4g", tolerance_m * 1e3) + " mm at " +
+         (shell_distance_m > 0.f ? format("%.4g", shell_distance_m * 1e2) + " cm" : "the inherited distance");
+}
+
+// Tracks by their error relative to their threshold, worst first.
+std::vector<size_t> worst_tracks(const ClipMeasurement& m, const float thresholds[3]) {
+  std::vector<size_t> order(m.tracks.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  auto ratio = [&](size_t t) { return m.tracks[t].max / thresholds[t % 3]; };
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ratio(a) > ratio(b); });
+  return order;
 }
 
 }  // namespace
@@ -59,33 +143,28 @@ Status check_bones(const Skeleton& skeleton, const StreamView& stream, const std
 int run_verify(const std::vector<std::string_view>& raw_args) {
   if (wants_help(raw_args)) {
     std::printf(
-        "%s%s  --translation-error MM   translation threshold (default: the stream's)\n"
-        "  --rotation-error DEG     rotation threshold (default: the stream's)\n"
-        "  --scale-error X          scale threshold (default: the stream's)\n"
-        "  --tracks                 list every track, not only those over threshold\n"
-        "  --bones                  list every bone's object-space error, not the\n"
-        "                           ten worst\n"
-        "  --json                   print the report as JSON\n"
+        "%s%s%s  --tracks                 list every track's largest error\n"
+        "  --bones                  list every bone, not the %zu worst\n"
+        "  --json                   print the report as JSON (every bone)\n"
         "  -h, --help               show this help\n",
-        kVerifyHelp, kImportOptionsHelp);
+        kVerifyHelp, kImportOptionsHelp, kToleranceOptionsHelp, kWorstListed);
     return 0;
   }
   Arguments args("verify", raw_args);
   ImportSettings import;
+  CodecOptions given;
+  for (float* value : {&given.fit.tolerance_m, &given.fit.shell_distance_m, &given.fit.translation_error_m,
+                       &given.fit.rotation_error_deg, &given.fit.scale_error}) {
+    *value = kNotGiven;
+  }
   bool animation_given = false, list_tracks = false, list_bones = false, json = false;
-  float given[3] = {-1.f, -1.f, -1.f};
   std::vector<std::filesystem::path> files;
   while (!args.done()) {
     const std::string_view arg = args.next();
     bool ok = true;
-    if (parse_import_option(args, arg, import, ok)) {
+    if (parse_import_option(args, arg, import, ok) || parse_tolerance_option(args, arg, given, ok)) {
       if (!ok) return 2;
       animation_given = animation_given || arg == "--animation";
-    } else if (arg == "--translation-error" || arg == "--rotation-error" || arg == "--scale-error") {
-      const int kind = arg == "--translation-error" ? 0 : (arg == "--rotation-error" ? 1 : 2);
-      if (!args.number(arg, given[kind])) return 2;
-      if (given[kind] < 0.f) return args.fail(std::string(arg) + " must not be negative"), 2;
-      if (kind == 0) given[kind] /= 1000.f;
     } else if (arg == "--tracks") {
       list_tracks = true;
     } else if (arg == "--bones") {
@@ -99,14 +178,16 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
     }
   }
   if (files.size() != 2) return args.fail("needs SOURCE and FILE.ks (see keystream verify --help)"), 2;
+  if (!finish_codec_options(args, given)) return 2;
   if (Status s = import.validate(); !s) return args.fail(s.error()), 2;
   const std::filesystem::path& source = files[0];
+  const std::string stream_name = files[1].string();
 
+  // Load the stream, then its source (the animation the stream names).
   Result<std::unique_ptr<StreamFile>> loaded = load_stream_file(files[1]);
   if (!loaded) return std::fprintf(stderr, "keystream: %s\n", loaded.error().c_str()), 1;
   const StreamView& stream = loaded.value()->view;
   const StreamMetadata& meta = stream.metadata();
-
   Result<ImportedClip> imported = import_clip(source, import);
   if (imported && !animation_given && !meta.clip_name.empty() && imported.value().clip.name != meta.clip_name) {
     const std::vector<std::string>& names = imported.value().animation_names;
@@ -117,100 +198,172 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
   }
   if (!imported) return std::fprintf(stderr, "keystream: %s\n", imported.error().c_str()), 1;
   const ImportedClip& clip = imported.value();
-  if (Status s = check_bones(clip.skeleton, stream, source.string()); !s) {
-    return std::fprintf(stderr, "keystream verify: %s: %s\n", files[1].string().c_str(), s.error().c_str()), 1;
+  const Skeleton& skeleton = clip.skeleton;
+  if (Status s = check_bones(skeleton, stream, source.string()); !s) {
+    return std::fprintf(stderr, "keystream verify: %s: %s\n", stream_name.c_str(), s.error().c_str()), 1;
   }
-  Result<ClipMeasurement> measured = measure(clip.skeleton, clip.clip, stream);
+  if (!check_bone_tolerances(args, given, skeleton, source.string())) return 2;
+
+  // The bound, every bone's tolerance, and the measurement at every frame.
+  const Bound bound = bound_to_check(given, meta, skeleton);
+  BoneTolerances tolerances;
+  MeasureSettings measure_settings;
+  if (!bound.local) {
+    Result<BoneTolerances> resolved =
+        resolve_bone_tolerances(skeleton, bound.tolerance_m, bound.shell_distance_m, bound.overrides);
+    if (!resolved) {
+      return std::fprintf(stderr, "keystream verify: %s: %s\n", stream_name.c_str(), resolved.error().c_str()), 1;
+    }
+    tolerances = std::move(resolved.value());
+    measure_settings.bone_shell_distance_m = tolerances.shell_distance_m;
+  }
+  Result<ClipMeasurement> measured = measure(skeleton, clip.clip, stream, measure_settings);
   if (!measured) {
-    return std::fprintf(stderr, "keystream verify: %s: %s\n", files[1].string().c_str(), measured.error().c_str()), 1;
+    return std::fprintf(stderr, "keystream verify: %s: %s\n", stream_name.c_str(), measured.error().c_str()), 1;
   }
   const ClipMeasurement& m = measured.value();
-
-  // Thresholds: given, else stored, else (a version 1 stream) the defaults.
-  const FitSettings defaults;
-  const float stored[3] = {meta.translation_error_m, meta.rotation_error_deg, meta.scale_error};
-  const bool none_stored = stored[0] == 0.f && stored[1] == 0.f && stored[2] == 0.f;
-  const float fallback[3] = {defaults.translation_error_m, defaults.rotation_error_deg, defaults.scale_error};
-  float threshold[3];
-  for (int k = 0; k < 3; ++k) threshold[k] = given[k] >= 0.f ? given[k] : (none_stored ? fallback[k] : stored[k]);
-
-  std::vector<size_t> over;
-  for (size_t t = 0; t < m.tracks.size(); ++t) {
-    if (m.tracks[t].max > threshold[t % 3]) over.push_back(t);
+  const std::vector<BoneError> bones =
+      bound.local ? std::vector<BoneError>{} : bone_errors(m, tolerances, skeleton.bone_names);
+  const std::vector<size_t> bone_order = worst_first(bones);
+  const size_t bones_over =
+      static_cast<size_t>(std::count_if(bones.begin(), bones.end(), [](const BoneError& b) { return b.over(); }));
+  std::vector<size_t> track_order;
+  size_t tracks_over = 0;
+  if (bound.local) {
+    track_order = worst_tracks(m, bound.thresholds);
+    for (size_t t = 0; t < m.tracks.size(); ++t) tracks_over += m.tracks[t].max > bound.thresholds[t % 3] ? 1 : 0;
   }
-  // Bones by their object-space error at the largest distance, worst first.
-  const size_t far = m.distances_m.size() - 1;
-  std::vector<size_t> bones(clip.skeleton.bone_count());
-  std::iota(bones.begin(), bones.end(), size_t{0});
-  std::stable_sort(bones.begin(), bones.end(),
-                   [&](size_t a, size_t b) { return m.bone_object_error[far][a] > m.bone_object_error[far][b]; });
-  if (!list_bones && bones.size() > 10) bones.resize(10);
-  const std::vector<std::string>& names = clip.skeleton.bone_names;
+  const bool ok = bones_over == 0 && tracks_over == 0;
+  const std::vector<std::string>& names = skeleton.bone_names;
 
   if (json) {
-    nlohmann::json doc = {{"source", source.string()},   {"stream", files[1].string()},
-                          {"animation", clip.clip.name}, {"ok", over.empty()},
-                          {"frames", clip.clip.frame_count}};
+    nlohmann::json doc = {{"source", source.string()},
+                          {"stream", stream_name},
+                          {"animation", clip.clip.name},
+                          {"frames", clip.clip.frame_count},
+                          {"ok", ok},
+                          {"error_mode", bound.local ? "local" : "object-space"},
+                          {"bound_origin", bound.origin}};
+    if (bound.local) {
+      doc["thresholds"] = {{"translation_mm", json_mm(bound.thresholds[0])},
+                           {"rotation_deg", shortest(bound.thresholds[1])},
+                           {"scale", shortest(bound.thresholds[2])}};
+      doc["tracks_over"] = tracks_over;
+    } else {
+      nlohmann::json overrides = nlohmann::json::array();
+      for (const BoneTolerance& o : bound.overrides) {
+        overrides.push_back(
+            {{"bone", o.bone},
+             {"tolerance_mm", json_mm(o.tolerance_m)},
+             {"shell_distance_cm",
+              o.shell_distance_m > 0.f ? nlohmann::json(json_cm(o.shell_distance_m)) : nlohmann::json(nullptr)}});
+      }
+      doc["tolerance"] = {{"tolerance_mm", json_mm(bound.tolerance_m)},
+                          {"shell_distance_cm", json_cm(bound.shell_distance_m)},
+                          {"bone_tolerances", overrides}};
+      doc["bones_over"] = bones_over;
+      doc["bones"] = nlohmann::json::array();
+      for (const BoneError& bone : bones) doc["bones"].push_back(to_json(bone));
+      doc["worst_bones"] = nlohmann::json::array();
+      for (size_t i = 0; i < bone_order.size() && i < kWorstListed; ++i) {
+        doc["worst_bones"].push_back(bones[bone_order[i]].name);
+      }
+    }
     for (int k = 0; k < 3; ++k) {
-      doc[kKindNames[k]] = {{"threshold", threshold[k]}, {"max", m.max_track_error[k]}, {"mean", m.mean_track_error[k]}};
+      doc[kKindNames[k]] = {{"max", m.max_track_error[k]}, {"mean", m.mean_track_error[k]}};
+      if (bound.local) doc[kKindNames[k]]["threshold"] = bound.thresholds[k];
     }
     for (size_t d = 0; d < m.distances_m.size(); ++d) {
       doc["object_space_error"].push_back(
           {{"distance_m", m.distances_m[d]}, {"max_m", m.max_object_error[d]}, {"p99_m", m.p99_object_error[d]}});
     }
     doc["max_joint_position_error_m"] = m.max_joint_position_error;
+    doc["tracks"] = nlohmann::json::array();
     for (size_t t = 0; t < m.tracks.size(); ++t) {
-      if (!list_tracks && std::find(over.begin(), over.end(), t) == over.end()) continue;
-      doc["tracks"].push_back({{"bone", names[t / 3]}, {"kind", kKindNames[t % 3]}, {"max", m.tracks[t].max},
-                               {"mean", m.tracks[t].mean}, {"worst_frame", m.tracks[t].worst_frame},
-                               {"over_threshold", m.tracks[t].max > threshold[t % 3]}});
-    }
-    for (const size_t b : bones) {
-      nlohmann::json bone = {{"bone", names[b]}};
-      for (size_t d = 0; d < m.distances_m.size(); ++d) bone["object_space_max_m"].push_back(m.bone_object_error[d][b]);
-      doc["bones"].push_back(bone);
+      const bool over = bound.local && m.tracks[t].max > bound.thresholds[t % 3];
+      if (!list_tracks && !over) continue;
+      nlohmann::json track = {{"bone", names[t / 3]},
+                              {"kind", kKindNames[t % 3]},
+                              {"max", m.tracks[t].max},
+                              {"mean", m.tracks[t].mean},
+                              {"worst_frame", m.tracks[t].worst_frame}};
+      if (bound.local) track["over_threshold"] = over;
+      doc["tracks"].push_back(track);
     }
     std::printf("%s\n", doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-    return over.empty() ? 0 : 1;
+    return ok ? 0 : 1;
   }
 
   std::printf("source           %s [%s], %u frames\n", source.string().c_str(), clip.clip.name.c_str(),
               clip.clip.frame_count);
-  std::printf("stream           %s (version %u%s, %zu bytes)\n", files[1].string().c_str(), stream.version(),
+  std::printf("stream           %s (version %u%s, %zu bytes)\n", stream_name.c_str(), stream.version(),
               stream.key_stream_compressed() ? ", zstd blocks" : "", stream.bytes().size());
-  std::printf("thresholds       translation %.4g mm, rotation %.4g deg, scale %.4g (%s)\n", threshold[0] * 1000.f,
-              threshold[1], threshold[2],
-              given[0] >= 0.f || given[1] >= 0.f || given[2] >= 0.f ? "given"
-              : none_stored                                         ? "defaults: the stream stores none"
-                                                                    : "stored in the stream");
+  if (bound.local) {
+    std::printf("bound            local: translation %.4g mm, rotation %.4g deg, scale %.4g (%s)\n",
+                bound.thresholds[0] * 1e3, bound.thresholds[1], bound.thresholds[2], bound.origin.c_str());
+  } else {
+    std::printf("bound            object space: %s, %zu bone overrides (%s)\n",
+                describe_tolerance(bound.tolerance_m, bound.shell_distance_m).c_str(), bound.overrides.size(),
+                bound.origin.c_str());
+    for (const BoneTolerance& o : bound.overrides) {
+      std::printf("  override       %s: %s, and the bones below it\n", o.bone.c_str(),
+                  describe_tolerance(o.tolerance_m, o.shell_distance_m).c_str());
+    }
+  }
   for (int k = 0; k < 3; ++k) {
-    std::printf("%-16s max %.4g %s, mean %.3g %s\n", kKindNames[k], m.max_track_error[k] * kKindScale[k],
-                kKindUnits[k], m.mean_track_error[k] * kKindScale[k], kKindUnits[k]);
+    std::printf("%-16s max %.4g %s, mean %.3g %s\n", kKindNames[k], m.max_track_error[k] * kKindScale[k], kKindUnits[k],
+                m.mean_track_error[k] * kKindScale[k], kKindUnits[k]);
   }
   for (size_t d = 0; d < m.distances_m.size(); ++d) {
     std::printf("object space     at %.3g m: max %.4g mm, 99th percentile %.4g mm\n", m.distances_m[d],
-                m.max_object_error[d] * 1000.f, m.p99_object_error[d] * 1000.f);
+                m.max_object_error[d] * 1e3, m.p99_object_error[d] * 1e3);
   }
-  std::printf("joint position   max %.4g mm (model space)\n", m.max_joint_position_error * 1000.f);
-  std::printf("%s bones by object-space error at %.3g m (mm):\n", list_bones ? "all" : "worst", m.distances_m[far]);
-  for (const size_t b : bones) {
-    std::printf("  %-32s", names[b].c_str());
-    for (size_t d = 0; d < m.distances_m.size(); ++d) std::printf("  %.3g m: %8.4f", m.distances_m[d], m.bone_object_error[d][b] * 1000.f);
-    std::printf("\n");
+  std::printf("joint position   max %.4g mm (model space)\n", m.max_joint_position_error * 1e3);
+  if (!bound.local) {
+    std::printf("bones            %zu of %zu over their tolerance\n", bones_over, bones.size());
+    std::printf("%s bones relative to their tolerance (largest error over the frames):\n",
+                list_bones ? "all" : "worst");
+    for (size_t i = 0; i < bone_order.size() && (list_bones || i < kWorstListed); ++i) {
+      const BoneError& bone = bones[bone_order[i]];
+      std::printf("  %-4s %s\n", bone.over() ? "OVER" : "ok", describe(bone).c_str());
+    }
+    if (!list_bones && bones_over > kWorstListed) {
+      std::printf("  ... and %zu more over (--bones lists every bone)\n", bones_over - kWorstListed);
+    }
+  } else {
+    std::printf("tracks           %zu of %zu over their threshold\n", tracks_over, m.tracks.size());
+    std::printf("worst tracks relative to their threshold:\n");
+    for (size_t i = 0; i < track_order.size() && i < kWorstListed; ++i) {
+      const size_t t = track_order[i];
+      const int k = static_cast<int>(t % 3);
+      std::printf("  %-4s %s %s %.4g %s %s %.4g %s at frame %u\n",
+                  m.tracks[t].max > bound.thresholds[k] ? "OVER" : "ok", names[t / 3].c_str(), kKindNames[k],
+                  m.tracks[t].max * kKindScale[k], kKindUnits[k],
+                  m.tracks[t].max > bound.thresholds[k] ? ">" : "<=", bound.thresholds[k] * kKindScale[k],
+                  kKindUnits[k], m.tracks[t].worst_frame);
+    }
   }
-  for (size_t t = 0; t < m.tracks.size(); ++t) {
-    const bool exceeds = m.tracks[t].max > threshold[t % 3];
-    if (!list_tracks && !exceeds) continue;
-    std::printf("%s %-28s %-11s max %.4g %s (threshold %.4g) at frame %u\n", exceeds ? "EXCEEDS" : "track  ",
-                names[t / 3].c_str(), kKindNames[t % 3], m.tracks[t].max * kKindScale[t % 3], kKindUnits[t % 3],
-                threshold[t % 3] * kKindScale[t % 3], m.tracks[t].worst_frame);
+  if (list_tracks) {
+    for (size_t t = 0; t < m.tracks.size(); ++t) {
+      const int k = static_cast<int>(t % 3);
+      std::printf("track %-28s %-11s max %.4g %s, mean %.3g %s, worst at frame %u\n", names[t / 3].c_str(),
+                  kKindNames[k], m.tracks[t].max * kKindScale[k], kKindUnits[k], m.tracks[t].mean * kKindScale[k],
+                  kKindUnits[k], m.tracks[t].worst_frame);
+    }
   }
-  if (!over.empty()) {
-    std::fprintf(stderr, "keystream verify: %s: %zu tracks exceed their thresholds\n", files[1].string().c_str(),
-                 over.size());
+  if (!ok) {
+    if (bound.local) {
+      const size_t t = track_order.front();
+      std::fprintf(stderr, "keystream verify: %s: %zu tracks over their threshold; worst %s %s at frame %u\n",
+                   stream_name.c_str(), tracks_over, names[t / 3].c_str(), kKindNames[t % 3], m.tracks[t].worst_frame);
+    } else {
+      std::fprintf(stderr, "keystream verify: %s: %zu of %zu bones over their tolerance; worst %s\n",
+                   stream_name.c_str(), bones_over, bones.size(), describe(bones[bone_order.front()]).c_str());
+    }
     return 1;
   }
-  std::printf("result           every track within its threshold\n");
+  std::printf("result           %s at every frame\n",
+              bound.local ? "every track within its threshold" : "every bone within its tolerance");
   return 0;
 }
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end test of `keystream info` and `keystream export`: packs the demo
-# clip (plain and zstd), checks what info reports in text and JSON, that bad
-# files are refused naming the file, and that an exported .glb re-imports
-# with the stream's poses (verify) and replaces an existing file atomically.
+# clip (plain and zstd), checks what info reports in text and JSON (the error
+# mode, tolerance, shell distance and every per-bone override, or the local
+# thresholds), that bad files are refused naming the file, and that an
+# exported .glb re-imports with the stream's poses (verify) and replaces an
+# existing file atomically.
 #
 # usage: info_export_test.sh KEYSTREAM ASSETS_DIR TEMP_DIR
 set -euo pipefail
@@ -43,27 +45,36 @@ json_get() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(
 run 0 compress "$ASSETS/demo_walk.glb" -o "$TMP/demo.ks"
 run 0 compress "$ASSETS/demo_walk.glb" -o "$TMP/demo_zstd.ks" --zstd
 [[ -s $TMP/demo.ks && -s $TMP/demo_zstd.ks ]] || fail "compress wrote no stream files"
+# Another tolerance and shell distance, overrides with and without their own distance; and local mode.
+run 0 compress "$ASSETS/demo_walk.glb" -o "$TMP/tolerances.ks" --tolerance 0.25 --shell-distance 5 \
+  --bone-tolerance left_hand=0.05@2 --bone-tolerance head=0.5
+run 0 compress "$ASSETS/demo_walk.glb" -o "$TMP/local.ks" --local --translation-error 1 --rotation-error 0.2
 
 # --- info, text
 run 0 info "$TMP/demo.ks"
-expect_out '^format +version 2,'
+expect_out '^format +version 3,'
 expect_out 'plain key stream'
+expect_out '^error mode +object space'
+expect_out '^tolerance +0\.1 mm at 3 cm from each bone, 0 bone overrides$'
+grep -q '^thresholds' "$TMP/out" && fail "an object-space stream printed local thresholds"
 expect_out "^clip +'walk'"
 expect_out '^skeleton +24 bones, 72 tracks'
-expect_out '^thresholds +translation 0\.5 mm, rotation 0\.1 deg'
 expect_out "^file +.*demo\\.ks, $(stat -c %s "$TMP/demo.ks") bytes"
 run 0 info "$TMP/demo_zstd.ks" --tracks --blocks
 expect_out 'zstd key stream'
 expect_out '^  key stream +[0-9]+ bytes plain, [0-9]+ bytes zstd'
 expect_out '^largest block +[1-9][0-9]* bytes decompressed'
-[[ $(grep -c '^track ' "$TMP/out") == 72 ]] || fail "--tracks did not list 72 tracks"
+[[ $(grep -Ec '^track +[0-9]' "$TMP/out") == 72 ]] || fail "--tracks did not list 72 tracks"
 grep -q '^block ' "$TMP/out" || fail "--blocks listed no blocks"
 
 # --- info, JSON: parses, and its numbers match the file and the text
 for ks in demo demo_zstd; do
   run 0 info "$TMP/$ks.ks" --json --tracks --blocks
   cp "$TMP/out" "$TMP/$ks.json"
-  [[ $(json_get "$TMP/$ks.json" 'd["version"]') == 2 ]] || fail "$ks: JSON version"
+  [[ $(json_get "$TMP/$ks.json" 'd["version"]') == 3 ]] || fail "$ks: JSON version"
+  [[ $(json_get "$TMP/$ks.json" 'd["error_mode"]') == object-space ]] || fail "$ks: JSON error mode"
+  [[ $(json_get "$TMP/$ks.json" 'd["tolerance"] == {"tolerance_mm": 0.1, "shell_distance_cm": 3, "bone_tolerances": []} and d["thresholds"] is None') == True ]] ||
+    fail "$ks: JSON tolerance"
   [[ $(json_get "$TMP/$ks.json" 'd["bones"]') == 24 ]] || fail "$ks: JSON bone count"
   [[ $(json_get "$TMP/$ks.json" 'd["clip_name"]') == walk ]] || fail "$ks: JSON clip name"
   [[ $(json_get "$TMP/$ks.json" 'd["file_bytes"]') == "$(stat -c %s "$TMP/$ks.ks")" ]] || fail "$ks: JSON file size"
@@ -81,6 +92,31 @@ for ks in demo demo_zstd; do
 done
 [[ $(json_get "$TMP/demo.json" 'd["flags"]["zstd_key_stream"]') == False ]] || fail "plain stream flagged zstd"
 [[ $(json_get "$TMP/demo_zstd.json" 'd["flags"]["zstd_key_stream"]') == True ]] || fail "zstd stream not flagged zstd"
+
+# --- info: E, d and every override, as given to compress
+run 0 info "$TMP/tolerances.ks"
+expect_out '^error mode +object space'
+expect_out '^tolerance +0\.25 mm at 5 cm from each bone, 2 bone overrides$'
+expect_out '^  override +left_hand: 0\.05 mm at 2 cm, and the bones below it$'
+expect_out '^  override +head: 0\.5 mm at the inherited distance, and the bones below it$'
+run 0 info "$TMP/tolerances.ks" --json
+cp "$TMP/out" "$TMP/tolerances.json"
+[[ $(json_get "$TMP/tolerances.json" 'd["tolerance"]["tolerance_mm"], d["tolerance"]["shell_distance_cm"]') == "(0.25, 5.0)" ]] ||
+  fail "JSON tolerance and shell distance"
+[[ $(json_get "$TMP/tolerances.json" '[(o["bone"], o["bone_index"], o["tolerance_mm"], o["shell_distance_cm"]) for o in d["tolerance"]["bone_tolerances"]]') == "[('left_hand', 9, 0.05, 2.0), ('head', 5, 0.5, None)]" ]] ||
+  fail "JSON overrides: $(json_get "$TMP/tolerances.json" 'd["tolerance"]')"
+# ... and verify checks exactly that bound.
+run 0 verify "$ASSETS/demo_walk.glb" "$TMP/tolerances.ks"
+expect_out '^bound +object space: 0\.25 mm at 5 cm, 2 bone overrides \(stored in the stream\)'
+# --- info: local mode prints its thresholds, not a tolerance
+run 0 info "$TMP/local.ks"
+expect_out '^error mode +local'
+expect_out '^thresholds +translation 1 mm, rotation 0\.2 deg, scale 0\.001$'
+grep -q '^tolerance' "$TMP/out" && fail "a local stream printed a tolerance"
+run 0 info "$TMP/local.ks" --json
+cp "$TMP/out" "$TMP/local.json"
+[[ $(json_get "$TMP/local.json" 'd["error_mode"], d["tolerance"], d["thresholds"]') == "('local', None, {'translation_mm': 1.0, 'rotation_deg': 0.2, 'scale': 0.001})" ]] ||
+  fail "JSON of a local stream: $(json_get "$TMP/local.json" 'd["thresholds"]')"
 
 # --- info refuses bad files (exit 1) naming them, and bad usage (exit 2)
 head -c 1000 "$TMP/demo.ks" >"$TMP/truncated.ks"
