@@ -51,7 +51,7 @@ std::string mm(float metres) { return sig3(static_cast<double>(metres) * 1e3); }
 
 // ---- the size / error chart ------------------------------------------------
 
-// Bytes against max object error at 3 cm, log–log, one letter per clip: the
+// Bytes (without metadata) against max object error at 3 cm, log–log, one letter per clip: the
 // rate–distortion curves side by side, readable in a terminal or a note.
 void print_curve_chart(const BenchReport& report, std::FILE* out) {
   constexpr int kWidth = 64;
@@ -59,11 +59,11 @@ void print_curve_chart(const BenchReport& report, std::FILE* out) {
   double lo_x = INFINITY, hi_x = -INFINITY, lo_y = INFINITY, hi_y = -INFINITY;
   for (const ClipRateDistortion& clip : report.rate_distortion) {
     for (const RateDistortionPoint& p : clip.points) {
-      if (p.max_object_error_m[0] <= 0.f || p.stream_bytes == 0) continue;
+      if (p.max_object_error_m[0] <= 0.f || p.stream_bytes_without_metadata() == 0) continue;
       lo_x = std::min(lo_x, std::log10(static_cast<double>(p.max_object_error_m[0])));
       hi_x = std::max(hi_x, std::log10(static_cast<double>(p.max_object_error_m[0])));
-      lo_y = std::min(lo_y, std::log10(static_cast<double>(p.stream_bytes)));
-      hi_y = std::max(hi_y, std::log10(static_cast<double>(p.stream_bytes)));
+      lo_y = std::min(lo_y, std::log10(static_cast<double>(p.stream_bytes_without_metadata())));
+      hi_y = std::max(hi_y, std::log10(static_cast<double>(p.stream_bytes_without_metadata())));
     }
   }
   if (!(hi_x > lo_x) || !(hi_y > lo_y)) return;
@@ -73,16 +73,16 @@ void print_curve_chart(const BenchReport& report, std::FILE* out) {
     const char letter = static_cast<char>('a' + c % 26);
     legend += std::string(legend.empty() ? "" : ", ") + letter + " = " + report.rate_distortion[c].clip;
     for (const RateDistortionPoint& p : report.rate_distortion[c].points) {
-      if (p.max_object_error_m[0] <= 0.f || p.stream_bytes == 0) continue;
+      if (p.max_object_error_m[0] <= 0.f || p.stream_bytes_without_metadata() == 0) continue;
       const double x = (std::log10(static_cast<double>(p.max_object_error_m[0])) - lo_x) / (hi_x - lo_x);
-      const double y = (std::log10(static_cast<double>(p.stream_bytes)) - lo_y) / (hi_y - lo_y);
+      const double y = (std::log10(static_cast<double>(p.stream_bytes_without_metadata())) - lo_y) / (hi_y - lo_y);
       const int col = std::clamp(static_cast<int>(std::lround(x * (kWidth - 1))), 0, kWidth - 1);
       const int row = std::clamp(static_cast<int>(std::lround((1.0 - y) * (kHeight - 1))), 0, kHeight - 1);
       char& cell = grid[static_cast<size_t>(row)][static_cast<size_t>(col)];
       cell = cell == ' ' || cell == letter ? letter : '*';
     }
   }
-  std::fprintf(out, "\nStream bytes (up, log) against max object-space error at 3 cm (right, log); "
+  std::fprintf(out, "\nStream bytes without metadata (up, log) against max object-space error at 3 cm (right, log); "
                     "* = several clips:\n\n```\n");
   for (int r = 0; r < kHeight; ++r) {
     std::string label = r == 0 ? format("%.3g B", std::pow(10.0, hi_y))
@@ -97,6 +97,20 @@ void print_curve_chart(const BenchReport& report, std::FILE* out) {
 }
 
 }  // namespace
+
+bool ClipRateDistortion::violation() const {
+  if (at_tolerance && at_tolerance->violation()) return true;
+  return std::any_of(points.begin(), points.end(), [](const RateDistortionPoint& p) { return p.violation(); });
+}
+
+size_t violations(const BenchReport& report) {
+  size_t n = 0;
+  for (const ClipRateDistortion& clip : report.rate_distortion) {
+    for (const RateDistortionPoint& p : clip.points) n += p.violation() ? 1 : 0;
+    if (clip.at_tolerance && clip.at_tolerance->violation()) ++n;
+  }
+  return n;
+}
 
 std::string describe_machine() {
   const benchmark::CPUInfo& cpu = benchmark::CPUInfo::Get();
@@ -144,15 +158,16 @@ void print_rate_distortion(const BenchReport& report, std::FILE* out) {
   if (report.rate_distortion.empty()) return;
   std::fprintf(out,
                "\n## Rate–distortion\n\n"
-               "Each line fits the clip with the default thresholds (translation 0.5 mm, rotation 0.1°, scale "
-               "0.001) times the scale, packs it (jump frames every second) and decodes every source frame through "
-               "the player. Object-space error: the largest distance between source and decoded positions of "
-               "virtual vertices 3 cm and 1 m from each bone; joint: the largest model-space joint position error. "
-               "\"over\" counts tracks above their threshold (0: the bound held). The last line of each table is "
-               "the loosest scale whose object-space error at %g cm stays within %g mm (ACL's default "
-               "tolerance is 0.1 mm at 3 cm).\n",
-               static_cast<double>(report.target_distance_m) * 100.0,
-               static_cast<double>(report.target_object_error_m) * 1e3);
+               "Each line fits the clip at an object-space tolerance E (every virtual vertex %g cm from every bone "
+               "within E of the source's, at every frame), packs it (jump frames every second) and decodes every "
+               "source frame through the player. bytes: the whole stream; w/o metadata: without the metadata "
+               "(names, tolerances), which an engine may strip. Object-space error: the largest and 99th-percentile "
+               "distance between source and decoded positions of virtual vertices 3 cm and 1 m from each bone. "
+               "\"over\": bones whose decoded error is above E; \"floor\": the largest quantization floor the fit "
+               "reported for them. over must be 0 wherever no floor is reported: a bone over without one is a "
+               "VIOLATION of the error bound. The bold last line of each table is the clip's own tolerance "
+               "(--tolerance; ACL's default is 0.1 mm at 3 cm).\n",
+               static_cast<double>(report.shell_distance_m) * 100.0);
   for (const ClipRateDistortion& clip : report.rate_distortion) {
     std::fprintf(out, "\n### %s: %u bones, %u frames at %g Hz\n\n", clip.clip.c_str(), clip.bones, clip.frames,
                  static_cast<double>(clip.sample_rate_hz));
@@ -161,28 +176,44 @@ void print_rate_distortion(const BenchReport& report, std::FILE* out) {
       continue;
     }
     std::fprintf(out,
-                 "| thresholds | T mm | R ° | bytes | zstd bytes | keys | bits/key | ratio | max 3 cm mm | p99 3 cm mm "
-                 "| max 1 m mm | p99 1 m mm | max joint mm | over |\n"
-                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                 "| tolerance | bytes | bytes w/o metadata | zstd bytes | keys | bits/key | ratio | max 3 cm mm | p99 3 cm mm "
+                 "| max 1 m mm | p99 1 m mm | over | floor mm |\n"
+                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::vector<std::string> notes;
     auto row = [&](const RateDistortionPoint& p, bool bold) {
       const std::string label = bold ? "**" + p.label + "**" : p.label;
-      std::fprintf(out, "| %s | %s | %s | %zu | %zu | %zu | %.1f | %.1f:1 | %s | %s | %s | %s | %s | %zu |\n",
-                   label.c_str(), mm(p.translation_error_m).c_str(),
-                   sig3(static_cast<double>(p.rotation_error_deg)).c_str(), p.stream_bytes, p.zstd_bytes,
-                   p.key_count, p.bits_per_key, p.ratio, mm(p.max_object_error_m[0]).c_str(),
-                   mm(p.p99_object_error_m[0]).c_str(), mm(p.max_object_error_m[1]).c_str(),
-                   mm(p.p99_object_error_m[1]).c_str(), mm(p.max_joint_position_error_m).c_str(),
-                   p.tracks_over_threshold);
+      std::string over = std::to_string(p.bones_over);
+      if (p.violation()) over += " **VIOLATION**";
+      std::fprintf(out, "| %s | %zu | %zu | %zu | %zu | %.1f | %.1f:1 | %s | %s | %s | %s | %s | %s |\n",
+                   label.c_str(), p.stream_bytes, p.stream_bytes_without_metadata(), p.zstd_bytes, p.key_count,
+                   p.bits_per_key, p.ratio, mm(p.max_object_error_m[0]).c_str(), mm(p.p99_object_error_m[0]).c_str(),
+                   mm(p.max_object_error_m[1]).c_str(), mm(p.p99_object_error_m[1]).c_str(), over.c_str(),
+                   p.floor_m > 0.f ? mm(p.floor_m).c_str() : "-");
+      if (p.bones_over == 0) return;
+      std::string note = p.violation() ? "VIOLATION at " + p.label + ": " + std::to_string(p.bones_over_without_floor) +
+                                             " of " + std::to_string(p.bones_over) +
+                                             " bones over with no floor reported"
+                                       : p.label + ": " + std::to_string(p.bones_over) + " bones over, at a floor";
+      if (p.bones_over_floor_below_tolerance > 0) {
+        note += " (" + std::to_string(p.bones_over_floor_below_tolerance) +
+                " of them with a floor below the tolerance: the fit stopped short)";
+      }
+      note += "; worst " + p.worst_bone + " " + format("%.4g", static_cast<double>(p.worst_bone_error_m) * 1e3) +
+              " mm > " + format("%.4g", static_cast<double>(p.worst_bone_tolerance_m) * 1e3) + " mm at frame " +
+              std::to_string(p.worst_bone_frame) + ", floor " +
+              (p.worst_bone_floor_m > 0.f ? format("%.4g mm", static_cast<double>(p.worst_bone_floor_m) * 1e3)
+                                          : std::string("none"));
+      notes.push_back(std::move(note));
     };
-    for (const RateDistortionPoint& p : clip.points) row(p, p.threshold_scale == 1.f);
-    if (clip.target) {
-      row(*clip.target, true);
-    } else if (!clip.target_error.empty()) {
-      std::fprintf(out, "\n%g mm at %g cm: %s\n", static_cast<double>(report.target_object_error_m) * 1e3,
-                   static_cast<double>(report.target_distance_m) * 100.0, clip.target_error.c_str());
-    }
+    for (const RateDistortionPoint& p : clip.points) row(p, false);
+    if (clip.at_tolerance) row(*clip.at_tolerance, true);
+    for (const std::string& note : notes) std::fprintf(out, "\n- %s", note.c_str());
+    if (!notes.empty()) std::fprintf(out, "\n");
   }
   print_curve_chart(report, out);
+  if (const size_t n = violations(report); n > 0) {
+    std::fprintf(out, "\n**VIOLATION: %zu points have bones over their tolerance with no floor reported.**\n", n);
+  }
 }
 
 void print_sampling(const BenchReport& report, std::FILE* out) {
@@ -194,7 +225,7 @@ void print_sampling(const BenchReport& report, std::FILE* out) {
                "pose / bones. The baseline binary-searches every track at the same times (the same curve, the same "
                "poses bit for bit). Warm: one player sampling over and over. Cold: each sample plays the next of "
                "\"copies\" copies of the clip (about %zu MiB together), as in a crowd, so its data is not in L1/L2. "
-               "Sequential rows loop the clip; seek rows sample %s random times. Default fit settings; the "
+               "Sequential rows loop the clip; seek rows sample %s random times. Default fit settings (0.1 mm at 3 cm); the "
                "sequential rows read the stream with jump frames every %g s.\n",
                run.repetitions, run.min_time_s, report.timing_settings.cold_working_set_bytes >> 20, "4096",
                static_cast<double>(report.timing_settings.zstd_jump_interval_s));
@@ -229,7 +260,7 @@ void print_fit_times(const BenchReport& report, std::FILE* out) {
   if (report.timings.empty()) return;
   std::fprintf(out,
                "\n## Fit time\n\n"
-               "One fit with default thresholds on one thread, CPU time in ms, median over %d "
+               "One fit with default settings (0.1 mm at 3 cm) on one thread, CPU time in ms, median over %d "
                "repetitions (min–max).\n\n"
                "| clip | bones | frames | keys | fit ms | ms per 1000 frames |\n|---|---|---|---|---|---|\n",
                report.timing_settings.run.repetitions);
@@ -256,14 +287,17 @@ void print_crowd(const BenchReport& report, std::FILE* out) {
   std::fprintf(out,
                "%u characters play looping clips from random phases (whole game frames, seed %u) for %u game "
                "frames at %g Hz; jump frames every %g s in (c) and (d). Keys read: keys decoded (the baseline reads "
-               "4 per track lookup). State updates: track states written (a key shifted into a window, a window "
-               "restored; the baseline rewrites every track's state every frame).\n\n"
-               "| clip | bones | frames | Hz | keys | characters | stream bytes (no jump frames / jump frames) |\n"
-               "|---|---|---|---|---|---|---|\n",
+               "4 per track lookup, and looks up only the animated tracks: constant ones are a stored value). "
+               "State updates: track states written (a key shifted into a window, a window restored; the baseline "
+               "rewrites every animated track's state every frame).\n\n"
+               "| clip | bones | animated tracks | frames | Hz | keys | characters | stream bytes (no jump frames / jump "
+               "frames) |\n"
+               "|---|---|---|---|---|---|---|---|\n",
                s.characters, s.seed, s.game_frames, static_cast<double>(s.game_rate_hz),
                static_cast<double>(s.jump_interval_s));
   for (const CrowdClipInfo& c : crowd.result.clips) {
-    std::fprintf(out, "| %s | %u | %u | %g | %u | %u | %zu / %zu |\n", c.name.c_str(), c.bones, c.frame_count,
+    std::fprintf(out, "| %s | %u | %u | %u | %g | %u | %u | %zu / %zu |\n", c.name.c_str(), c.bones, c.animated_tracks,
+                 c.frame_count,
                  static_cast<double>(c.sample_rate_hz), c.keys, c.characters, c.stream_bytes_without_jump_frames,
                  c.stream_bytes);
   }
@@ -316,23 +350,37 @@ nlohmann::json spread_json(const Spread& s) {
 
 nlohmann::json point_json(const RateDistortionPoint& p) {
   return {{"label", p.label},
-          {"threshold_scale", p.threshold_scale},
-          {"translation_error_m", p.translation_error_m},
-          {"rotation_error_deg", p.rotation_error_deg},
-          {"scale_error", p.scale_error},
+          {"tolerance_m", p.tolerance_m},
+          {"shell_distance_m", p.shell_distance_m},
           {"raw_bytes", p.raw_bytes},
           {"stream_bytes", p.stream_bytes},
+          {"metadata_bytes", p.metadata_bytes},
+          {"stream_bytes_without_metadata", p.stream_bytes_without_metadata()},
+          {"table_bytes", p.table_bytes},
+          {"key_bytes", p.key_bytes},
+          {"jump_frame_bytes", p.jump_frame_bytes},
           {"zstd_bytes", p.zstd_bytes},
           {"key_count", p.key_count},
           {"bits_per_key", p.bits_per_key},
           {"ratio", p.ratio},
+          {"tracks_by_coding", {{"identity", p.tracks_by_coding[0]},
+                                {"constant", p.tracks_by_coding[1]},
+                                {"animated", p.tracks_by_coding[2]}}},
           {"max_object_error_m", {{"at_0_03_m", p.max_object_error_m[0]}, {"at_1_m", p.max_object_error_m[1]}}},
           {"p99_object_error_m", {{"at_0_03_m", p.p99_object_error_m[0]}, {"at_1_m", p.p99_object_error_m[1]}}},
           {"max_joint_position_error_m", p.max_joint_position_error_m},
-          {"max_track_error", {{"translation_m", p.max_track_error[0]},
-                               {"rotation_deg", p.max_track_error[1]},
-                               {"scale", p.max_track_error[2]}}},
-          {"tracks_over_threshold", p.tracks_over_threshold},
+          {"bones_over", p.bones_over},
+          {"bones_over_without_floor", p.bones_over_without_floor},
+          {"bones_over_floor_below_tolerance", p.bones_over_floor_below_tolerance},
+          {"floor_m", p.floor_m},
+          {"violation", p.violation()},
+          {"worst_bone", p.bones_over > 0 ? nlohmann::json{{"bone", p.worst_bone},
+                                                           {"error_m", p.worst_bone_error_m},
+                                                           {"tolerance_m", p.worst_bone_tolerance_m},
+                                                           {"floor_m", p.worst_bone_floor_m},
+                                                           {"frame", p.worst_bone_frame}}
+                                          : nlohmann::json(nullptr)},
+          {"fit_rounds", p.fit_rounds},
           {"fit_ms", p.fit_ms}};
 }
 
@@ -343,6 +391,8 @@ std::string report_json(const BenchReport& report) {
   j["command_line"] = report.command_line;
   j["machine"] = report.machine;
   j["build"] = report.build;
+  j["shell_distance_m"] = report.shell_distance_m;
+  j["violations"] = violations(report);
   nlohmann::json rd = nlohmann::json::array();
   for (const ClipRateDistortion& clip : report.rate_distortion) {
     nlohmann::json c = {{"clip", clip.clip},
@@ -351,10 +401,8 @@ std::string report_json(const BenchReport& report) {
                         {"sample_rate_hz", clip.sample_rate_hz},
                         {"points", nlohmann::json::array()}};
     for (const RateDistortionPoint& p : clip.points) c["points"].push_back(point_json(p));
-    c["object_error_target"] = {{"target_m", report.target_object_error_m},
-                                {"distance_m", report.target_distance_m},
-                                {"point", clip.target ? point_json(*clip.target) : nlohmann::json(nullptr)},
-                                {"error", clip.target_error}};
+    c["at_tolerance"] = clip.at_tolerance ? point_json(*clip.at_tolerance) : nlohmann::json(nullptr);
+    c["violation"] = clip.violation();
     if (!clip.error.empty()) c["error"] = clip.error;
     rd.push_back(std::move(c));
   }
@@ -371,6 +419,7 @@ std::string report_json(const BenchReport& report) {
   for (const ClipTimings& clip : report.timings) {
     nlohmann::json c = {{"clip", clip.name},   {"bones", clip.bones}, {"frames", clip.frames},
                         {"sample_rate_hz", clip.sample_rate_hz}, {"keys", clip.keys},
+                        {"animated_tracks", clip.animated_tracks},
                         {"fit_s", spread_json(clip.fit_s)},
                         {"fit_ms_per_1000_frames", clip.fit_ms_per_1000_frames()},
                         {"rows", nlohmann::json::array()}};
@@ -407,6 +456,7 @@ std::string report_json(const BenchReport& report) {
       c["clips"].push_back({{"name", clip.name},
                             {"bones", clip.bones},
                             {"tracks", clip.tracks},
+                            {"animated_tracks", clip.animated_tracks},
                             {"keys", clip.keys},
                             {"frame_count", clip.frame_count},
                             {"sample_rate_hz", clip.sample_rate_hz},

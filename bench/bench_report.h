@@ -21,12 +21,13 @@ struct ClipRateDistortion {
   uint32_t bones = 0;
   uint32_t frames = 0;
   float sample_rate_hz = 0.f;
-  std::vector<RateDistortionPoint> points;      // one per threshold scale, tightest first
-  std::optional<RateDistortionPoint> target;    // the loosest thresholds meeting the object-space target
-  std::string target_error;                     // why there is no target point
-  std::string error;                            // why the sweep failed
-};
+  std::vector<RateDistortionPoint> points;          // one per tolerance of the sweep, tightest first
+  std::optional<RateDistortionPoint> at_tolerance;  // the fit at this clip's own tolerance (--tolerance)
+  std::string error;                                // why the sweep failed
 
+  /// Any point (the sweep's or at_tolerance) with a bone over and no floor.
+  bool violation() const;
+};
 /// The x42 crowd: counts and, per variant, the time of one whole crowd run.
 struct CrowdReport {
   CrowdResult result;
@@ -39,13 +40,16 @@ struct BenchReport {
   std::string command_line;
   std::string machine;  // CPUs, clock, caches (Google Benchmark's view of the machine)
   std::string build;    // compiler and optimisation
-  float target_object_error_m = 1e-4f;   // the object-space target of the rate–distortion tables
-  float target_distance_m = 0.03f;
+  float shell_distance_m = 0.03f;  // d of every point of the rate–distortion tables, metres
   std::vector<ClipRateDistortion> rate_distortion;  // empty when not run
   TimingSettings timing_settings;
   std::vector<ClipTimings> timings;                 // empty when not run
   std::optional<CrowdReport> crowd;                 // absent when not run
 };
+
+/// Points of the rate–distortion tables with a bone over its tolerance and
+/// no floor reported (the error bound broken), over every clip.
+size_t violations(const BenchReport& report);
 
 /// The machine and build lines of a report, as Google Benchmark sees the CPU.
 std::string describe_machine();

@@ -99,6 +99,7 @@ Result<CrowdSimulation> CrowdSimulation::create(std::vector<CrowdClip> clips, co
     info.name = clip.name;
     info.bones = prepared.with_jumps.bone_count();
     info.tracks = static_cast<uint32_t>(prepared.with_jumps.tracks().size());
+    info.animated_tracks = prepared.with_jumps.animated_track_count();
     info.keys = prepared.with_jumps.total_key_count();
     info.frame_count = prepared.with_jumps.frame_count();
     info.sample_rate_hz = prepared.with_jumps.sample_rate_hz();

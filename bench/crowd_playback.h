@@ -2,7 +2,8 @@
 // The x42 crowd playback measurement (issue 7): a crowd of characters playing
 // looping clips at different phases, played four ways, counting the keys read
 // and the interpolation state updates of each:
-//   (a) the binary-search baseline, every track looked up every frame;
+//   (a) the binary-search baseline, every animated track looked up every
+//       frame (constant and identity tracks are a stored value, as for the player);
 //   (b) one Player per character, stream without jump frames;
 //   (c) the same with jump frames ("start points");
 //   (d) shared caches: one PlayerPool per clip over the stream with jump frames.
@@ -71,6 +72,7 @@ struct CrowdClipInfo {
   std::string name;
   uint32_t bones = 0;
   uint32_t tracks = 0;  // 3 per bone
+  uint32_t animated_tracks = 0;  // tracks with keys, which the baseline looks up (not constant or identity)
   uint32_t keys = 0;    // keys of all tracks
   uint32_t frame_count = 0;
   float sample_rate_hz = 0.f;
@@ -85,8 +87,8 @@ struct CrowdClipInfo {
 struct CrowdRow {
   CrowdVariant variant = CrowdVariant::kBinarySearch;
   const char* label = "";
-  uint64_t keys_read = 0;      // (a) 4 per track lookup; players: PlayerCounters::keys_read
-  uint64_t state_updates = 0;  // (a) track lookups; players: PlayerCounters::window_updates
+  uint64_t keys_read = 0;      // (a) 4 per track lookup (animated tracks); players: PlayerCounters::keys_read
+  uint64_t state_updates = 0;  // (a) track lookups (animated tracks); players: PlayerCounters::window_updates
   uint64_t jump_frames_used = 0;
   uint64_t restarts = 0;
   uint32_t caches = 0;         // state kept between frames: (a) none, (b)(c) a player per character, (d) players used

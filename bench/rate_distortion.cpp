@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
-#include <optional>
 #include <utility>
 
 #include "core/offline/measure.h"
@@ -15,11 +13,6 @@
 namespace ks::bench {
 
 namespace {
-
-// Bisection stops when the bracket's ends are within this factor of each
-// other: far finer than the sweep's 2x-2.5x steps, and a point 5% looser
-// saves well under 1% of the stream on the shared clips.
-constexpr float kSearchResolution = 1.05f;
 
 std::string format(const char* pattern, double value) {
   char text[64];
@@ -32,43 +25,91 @@ std::string clip_label(const ImportedClip& clip) {
   return "clip \"" + clip.clip.name + "\" (" + clip.source.filename().string() + ")";
 }
 
-// "0.1 mm at 3 cm": a target in the units people quote it in.
-std::string object_error_label(float target_m, float distance_m) {
-  const std::string distance =
-      distance_m < 1.f ? format("%g cm", double(distance_m) * 100.0) : format("%g m", double(distance_m));
-  return format("%g mm", double(target_m) * 1000.0) + " at " + distance;
+bool positive(float v) {
+  return std::isfinite(v) && v > 0.f;
 }
 
-float threshold_of(const RateDistortionPoint& point, size_t kind) {
-  const float thresholds[3] = {point.translation_error_m, point.rotation_error_deg, point.scale_error};
-  return thresholds[kind];
+}  // namespace
+
+void count_bones_over(const FittedClip& fitted, std::span<const float> bone_error_m,
+                      std::span<const uint32_t> bone_worst_frame, std::span<const std::string> bone_names,
+                      RateDistortionPoint& point) {
+  point.bones_over = 0;
+  point.bones_over_without_floor = 0;
+  point.bones_over_floor_below_tolerance = 0;
+  point.floor_m = 0.f;
+  point.worst_bone.clear();
+  point.worst_bone_error_m = point.worst_bone_tolerance_m = point.worst_bone_floor_m = 0.f;
+  point.worst_bone_frame = 0;
+  float worst_ratio = 0.f;
+  for (size_t b = 0; b < bone_error_m.size(); ++b) {
+    // A bone the fit has no record of cannot have had its floor reported.
+    const BoneFit bone = b < fitted.bones.size() ? fitted.bones[b] : BoneFit{};
+    const float error = bone_error_m[b];
+    if (!(error > bone.tolerance_m)) continue;
+    ++point.bones_over;
+    // The fit must itself have seen the bone over (it measures what the
+    // player decodes) and named the floor that stops it.
+    const bool floor_reported = !bone.met() && bone.floor_m > 0.f;
+    if (floor_reported) {
+      point.floor_m = std::max(point.floor_m, bone.floor_m);
+      if (bone.floor_m < bone.tolerance_m) ++point.bones_over_floor_below_tolerance;
+    } else {
+      ++point.bones_over_without_floor;
+    }
+    const float ratio = bone.tolerance_m > 0.f ? error / bone.tolerance_m : INFINITY;
+    if (point.worst_bone.empty() || ratio > worst_ratio) {
+      worst_ratio = ratio;
+      point.worst_bone = b < bone_names.size() ? bone_names[b] : "bone " + std::to_string(b);
+      point.worst_bone_error_m = error;
+      point.worst_bone_tolerance_m = bone.tolerance_m;
+      point.worst_bone_floor_m = floor_reported ? bone.floor_m : 0.f;
+      point.worst_bone_frame = b < bone_worst_frame.size() ? bone_worst_frame[b] : 0;
+    }
+  }
 }
 
-// A point, and its max object error at one extra distance (the search's;
-// 0 for none); the point itself always holds kRateDistortionDistances_m.
-struct MeasuredPoint {
+std::vector<float> default_tolerances_m() {
+  return {0.00001f, 0.00003f, 0.0001f, 0.0003f, 0.001f, 0.003f, 0.01f};
+}
+
+Result<FitSettings> tolerance_fit_settings(float tolerance_m, float shell_distance_m) {
+  if (!positive(tolerance_m)) {
+    return Error{"tolerance " + format("%g", double(tolerance_m)) + " m is not a positive number of metres"};
+  }
+  if (!positive(shell_distance_m)) {
+    return Error{"shell distance " + format("%g", double(shell_distance_m)) + " m is not a positive number of metres"};
+  }
+  FitSettings settings;
+  settings.error_mode = ErrorMode::kObjectSpace;
+  settings.tolerance_m = tolerance_m;
+  settings.shell_distance_m = shell_distance_m;
+  if (Status s = settings.validate(); !s)
+    return Error{tolerance_label(tolerance_m, shell_distance_m) + ": " + s.error()};
+  return settings;
+}
+
+std::string tolerance_label(float tolerance_m, float shell_distance_m) {
+  const std::string distance = shell_distance_m < 1.f ? format("%g cm", double(shell_distance_m) * 100.0)
+                                                      : format("%g m", double(shell_distance_m));
+  return format("%g mm", double(tolerance_m) * 1000.0) + " at " + distance;
+}
+
+Result<RateDistortionPoint> measure_point(const ImportedClip& clip, float tolerance_m, float shell_distance_m,
+                                          unsigned threads) {
+  Result<FitSettings> settings = tolerance_fit_settings(tolerance_m, shell_distance_m);
+  if (!settings) return Error{clip_label(clip) + ": " + settings.error()};
   RateDistortionPoint point;
-  float extra_object_error_m = 0.f;
-};
-
-Result<MeasuredPoint> run_point(const ImportedClip& clip, float threshold_scale, const std::string& label,
-                                unsigned threads, float extra_distance_m) {
-  const std::string where = clip_label(clip) + " at " + format("%g", double(threshold_scale)) + "x defaults: ";
-  Result<FitSettings> settings = scaled_fit_settings(threshold_scale);
-  if (!settings) return Error{where + settings.error()};
-
-  MeasuredPoint measured;
-  RateDistortionPoint& point = measured.point;
-  point.label = label;
-  point.threshold_scale = threshold_scale;
-  point.translation_error_m = settings.value().translation_error_m;
-  point.rotation_error_deg = settings.value().rotation_error_deg;
-  point.scale_error = settings.value().scale_error;
+  point.label = tolerance_label(tolerance_m, shell_distance_m);
+  point.tolerance_m = tolerance_m;
+  point.shell_distance_m = shell_distance_m;
+  const std::string where = clip_label(clip) + " at " + point.label + ": ";
 
   const auto start = std::chrono::steady_clock::now();
   Result<FittedClip> fitted = fit_clip(clip.skeleton, clip.clip, settings.value(), threads);
   point.fit_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!fitted) return Error{where + fitted.error()};
+  point.fit_rounds = fitted.value().rounds;
 
   // As `keystream compress` packs: default jump interval, the source's name
   // in the metadata, and a zstd twin for its size.
@@ -87,164 +128,56 @@ Result<MeasuredPoint> run_point(const ImportedClip& clip, float threshold_scale,
   Result<StreamView> view = StreamView::open(plain.value(), clip.clip.name.c_str());
   if (!view) return Error{where + view.error()};
 
+  // Each bone is measured at its own shell distance, as the fit promises.
   MeasureSettings measure_settings;
   measure_settings.virtual_vertex_distances_m = {kRateDistortionDistances_m[0], kRateDistortionDistances_m[1]};
-  if (extra_distance_m > 0.f) measure_settings.virtual_vertex_distances_m.push_back(extra_distance_m);
+  for (const BoneFit& bone : fitted.value().bones)
+    measure_settings.bone_shell_distance_m.push_back(bone.shell_distance_m);
   Result<ClipMeasurement> result = measure(clip.skeleton, clip.clip, view.value(), measure_settings);
   if (!result) return Error{where + result.error()};
   const ClipMeasurement& m = result.value();
+  if (fitted.value().bones.size() != clip.skeleton.bone_count() ||
+      m.bone_error_m.size() != clip.skeleton.bone_count()) {
+    return Error{where + "the fit or the measurement has no object-space error per bone"};
+  }
 
   point.raw_bytes = m.sizes.raw_bytes;
   point.stream_bytes = m.sizes.compressed_bytes;
+  point.metadata_bytes = m.sizes.metadata_bytes;
+  point.table_bytes = m.sizes.table_bytes;
+  point.key_bytes = m.sizes.key_bytes;
+  point.jump_frame_bytes = m.sizes.jump_frame_bytes;
   point.zstd_bytes = zstd.value().size();
   point.key_count = m.sizes.key_count;
   point.bits_per_key = m.sizes.bits_per_key();
   point.ratio = m.sizes.ratio();
+  for (size_t c = 0; c < 3; ++c) point.tracks_by_coding[c] = m.sizes.tracks_by_coding[c];
   for (size_t d = 0; d < 2; ++d) {
     point.max_object_error_m[d] = m.max_object_error[d];
     point.p99_object_error_m[d] = m.p99_object_error[d];
   }
-  if (extra_distance_m > 0.f) measured.extra_object_error_m = m.max_object_error[2];
   point.max_joint_position_error_m = m.max_joint_position_error;
-  std::copy(std::begin(m.max_track_error), std::end(m.max_track_error), point.max_track_error);
-  // Counted on the decoded stream rather than taken from the fit's own
-  // verdict, so the bound is checked on what the player produces.
-  for (size_t t = 0; t < m.tracks.size(); ++t) {
-    if (m.tracks[t].max > threshold_of(point, t % 3)) ++point.tracks_over_threshold;
-  }
-  return measured;
+  count_bones_over(fitted.value(), m.bone_error_m, m.bone_worst_frame, clip.skeleton.bone_names, point);
+  return point;
 }
 
-}  // namespace
-
-// A 1-2-5 series over four decades. The tight end is where ACL's default
-// (0.1 mm at 3 cm) lies on the shared clips (0.01x-0.04x: our defaults are
-// far looser in object space), down to 0.002x, the last step at which 20-bit
-// rotations (0.00013 degree floor) still meet the rotation threshold; at
-// 0.001x tracks of every clip sit on that floor. The loose end, 20x (10 mm,
-// 2 degrees), is past what a character can show.
-std::vector<float> default_threshold_scales() {
-  return {0.002f, 0.005f, 0.01f, 0.02f, 0.05f, 0.1f, 0.2f, 0.5f, 1.f, 2.f, 5.f, 10.f, 20.f};
-}
-
-Result<FitSettings> scaled_fit_settings(float threshold_scale) {
-  if (!std::isfinite(threshold_scale) || threshold_scale <= 0.f) {
-    return Error{"threshold scale " + format("%g", double(threshold_scale)) + " is not a positive number"};
-  }
-  if (threshold_scale >= kMaxThresholdScale) {
-    return Error{"threshold scale " + format("%g", double(threshold_scale)) +
-                 " is too large: the rotation threshold (0.1 degrees x scale) must stay below 180 degrees, so the "
-                 "scale below " +
-                 format("%g", double(kMaxThresholdScale))};
-  }
-  FitSettings settings;
-  settings.translation_error_m *= threshold_scale;
-  settings.rotation_error_deg *= threshold_scale;
-  settings.scale_error *= threshold_scale;
-  // A scale so small that a threshold underflows to 0 (or a future default
-  // change) still gets a message naming the setting.
-  if (Status s = settings.validate(); !s) {
-    return Error{"threshold scale " + format("%g", double(threshold_scale)) + ": " + s.error()};
-  }
-  return settings;
-}
-
-Result<RateDistortionPoint> measure_point(const ImportedClip& clip, float threshold_scale, const std::string& label,
-                                          unsigned threads) {
-  Result<MeasuredPoint> measured = run_point(clip, threshold_scale, label, threads, /*extra_distance_m=*/0.f);
-  if (!measured) return Error{measured.error()};
-  return std::move(measured.value().point);
-}
-
-Result<std::vector<RateDistortionPoint>> sweep_rate_distortion(const ImportedClip& clip, std::span<const float> scales,
-                                                               unsigned threads) {
-  // Refuse a bad scale before minutes of fitting the good ones.
-  for (const float scale : scales) {
-    if (Result<FitSettings> s = scaled_fit_settings(scale); !s) return Error{clip_label(clip) + ": " + s.error()};
+Result<std::vector<RateDistortionPoint>> sweep_rate_distortion(const ImportedClip& clip,
+                                                               std::span<const float> tolerances_m,
+                                                               float shell_distance_m, unsigned threads) {
+  // Refuse a bad tolerance before minutes of fitting the good ones.
+  for (const float tolerance : tolerances_m) {
+    if (Result<FitSettings> s = tolerance_fit_settings(tolerance, shell_distance_m); !s) {
+      return Error{clip_label(clip) + ": " + s.error()};
+    }
   }
   std::vector<RateDistortionPoint> points;
-  points.reserve(scales.size());
-  for (const float scale : scales) {
-    Result<RateDistortionPoint> point = measure_point(clip, scale, format("%gx defaults", double(scale)), threads);
+  points.reserve(tolerances_m.size());
+  for (const float tolerance : tolerances_m) {
+    Result<RateDistortionPoint> point = measure_point(clip, tolerance, shell_distance_m, threads);
     if (!point) return Error{point.error()};
     points.push_back(std::move(point.value()));
   }
   return points;
-}
-
-Result<ObjectErrorSearch> point_for_object_error(const ImportedClip& clip, float target_m, float distance_m,
-                                                 unsigned threads, std::span<const RateDistortionPoint> swept) {
-  if (!std::isfinite(target_m) || target_m <= 0.f) {
-    return Error{clip_label(clip) + ": object-space error target " + format("%g", double(target_m)) +
-                 " m is not a positive number of metres"};
-  }
-  if (!std::isfinite(distance_m) || distance_m <= 0.f) {
-    return Error{clip_label(clip) + ": virtual vertex distance " + format("%g", double(distance_m)) +
-                 " m is not a positive number of metres"};
-  }
-  const std::string label = object_error_label(target_m, distance_m);
-  const std::vector<float> sweep = default_threshold_scales();
-  ObjectErrorSearch search;
-  // A point of the clip's own sweep already holds the error at the
-  // sweep's distances: reuse it rather than fit the same scale again.
-  const auto sweep_distance = std::find(std::begin(kRateDistortionDistances_m),
-                                        std::end(kRateDistortionDistances_m), distance_m);
-  auto run = [&](float scale) -> Result<MeasuredPoint> {
-    if (sweep_distance != std::end(kRateDistortionDistances_m)) {
-      const auto known = std::find_if(swept.begin(), swept.end(),
-                                      [&](const RateDistortionPoint& p) { return p.threshold_scale == scale; });
-      if (known != swept.end()) {
-        MeasuredPoint reused{*known, known->max_object_error_m[sweep_distance - std::begin(kRateDistortionDistances_m)]};
-        reused.point.label = label;
-        return reused;
-      }
-    }
-    ++search.fit_count;
-    return run_point(clip, scale, label, threads, distance_m);
-  };
-
-  // From the loose end down to the first scale within the target, so that
-  // no sweep scale looser than the answer meets it. The error is not
-  // monotone in the scale (the greedy fit places keys differently at each
-  // threshold: robot.glb reaches 0.103 mm at 3 cm at 0.0055x but 0.098 mm at
-  // 0.01x), and a bisection over the whole sweep stopped at 0.0052x there.
-  std::optional<MeasuredPoint> low;   // within the target
-  std::optional<MeasuredPoint> high;  // over it: the tightest scale tried so far
-  for (auto scale = sweep.rbegin(); scale != sweep.rend() && !low; ++scale) {
-    Result<MeasuredPoint> measured = run(*scale);
-    if (!measured) return Error{measured.error()};
-    (measured.value().extra_object_error_m <= target_m ? low : high) = std::move(measured.value());
-  }
-  if (!low) {
-    const RateDistortionPoint& p = high->point;
-    std::string message = clip_label(clip) + ": no threshold scale meets " + label + ": the tightest, " +
-                          format("%g", double(p.threshold_scale)) + "x defaults, still reaches " +
-                          format("%.4g mm", double(high->extra_object_error_m) * 1000.0);
-    if (p.tracks_over_threshold > 0) {
-      message += ", with " + std::to_string(p.tracks_over_threshold) +
-                 " tracks held at their quantization floor above the threshold";
-    }
-    return Error{message};
-  }
-  if (!high) {
-    search.point = std::move(low->point);
-    search.object_error_m = low->extra_object_error_m;
-    return search;
-  }
-
-  // Bisection on log(scale) between neighbouring sweep scales (at most 2.5x
-  // apart, so 5 fits); `low` stays within the target, `high` over it.
-  while (high->point.threshold_scale > kSearchResolution * low->point.threshold_scale) {
-    const float scale = std::sqrt(low->point.threshold_scale * high->point.threshold_scale);
-    Result<MeasuredPoint> middle = run(scale);
-    if (!middle) return Error{middle.error()};
-    (middle.value().extra_object_error_m <= target_m ? low : high) = std::move(middle.value());
-  }
-  search.point = std::move(low->point);
-  search.object_error_m = low->extra_object_error_m;
-  search.over_scale = high->point.threshold_scale;
-  search.over_error_m = high->extra_object_error_m;
-  return search;
 }
 
 }  // namespace ks::bench

@@ -1,16 +1,19 @@
 #pragma once
-// The rate–distortion sweep of `keystream bench` (issue 7, DESIGN §10): per
-// clip, for a sweep of error thresholds, how big the stream is and how far
-// the decoded animation is from the source. Each point runs the real
-// pipeline (fit, pack plain and zstd, open, measure through the Player), so
-// the numbers are what a user of `keystream compress` gets.
+// The rate–distortion sweep of `keystream bench` (issue 14, DESIGN §5, §10):
+// per clip, for a sweep of object-space tolerances E at a shell distance d,
+// how big the stream is and how far the decoded animation is from the
+// source. Each point runs the real pipeline (fit at E, pack plain and zstd,
+// open, measure through the Player), so the numbers are what a user of
+// `keystream compress --tolerance E` gets.
 //
-// Our thresholds are per track (FitSettings); ACL and most engines quote an
-// object-space error instead (ACL's default: 0.1 mm for virtual vertices 3 cm
-// from each bone). A point reports both, and point_for_object_error finds the
-// threshold scale that meets an object-space target.
+// The codec meets a tolerance directly, so "bytes at X mm" is one fit at X:
+// no search over thresholds. A point also checks the promise on the decoded
+// stream: every bone within its tolerance at its shell distance at every
+// frame, or, for each bone over, a quantization floor the fit reported.
+// A bone over without one is a violation (RateDistortionPoint::violation()).
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -21,91 +24,95 @@
 
 namespace ks::bench {
 
-/// Virtual vertex distances of every point, metres: 3 cm (ACL's default) and 1 m.
+/// Virtual vertex distances of every point, metres: 3 cm (ACL's default
+/// shell) and 1 m.
 inline constexpr float kRateDistortionDistances_m[2] = {0.03f, 1.f};
 
-/// The threshold scale at which the rotation threshold (0.1° x scale) reaches
-/// 180°, which FitSettings::validate() refuses: scales must stay below it.
-inline constexpr float kMaxThresholdScale = 1800.f;
-
-/// One point of the sweep: the thresholds used, the sizes, and the errors
-/// measured by decoding the stream at every source frame.
+/// One point of the sweep: the tolerance, the sizes, and the errors measured
+/// by decoding the stream at every source frame.
 struct RateDistortionPoint {
-  std::string label;                // e.g. "0.5x defaults" or "0.1 mm at 3 cm"
-  float threshold_scale = 1.f;      // multiple of the default FitSettings thresholds
-  float translation_error_m = 0.f;  // the thresholds used: metres,
-  float rotation_error_deg = 0.f;   // degrees,
-  float scale_error = 0.f;          // unitless
+  std::string label;             // e.g. "0.1 mm at 3 cm"
+  float tolerance_m = 0.f;       // E of every bone, metres
+  float shell_distance_m = 0.f;  // d of every bone, metres
 
-  size_t raw_bytes = 0;     // float32 T/R/S of every bone at every frame
-  size_t stream_bytes = 0;  // the plain stream, jump frames every second
-  size_t zstd_bytes = 0;    // the same stream with its key stream zstd-compressed (level 19)
+  size_t raw_bytes = 0;         // float32 T/R/S of every bone at every frame
+  size_t stream_bytes = 0;      // the plain stream, jump frames every second, metadata included
+  size_t metadata_bytes = 0;    // names and tolerances, which an engine may strip
+  size_t table_bytes = 0;       // of which: header, parents, track records (constants included)
+  size_t key_bytes = 0;         // initial keys and key stream
+  size_t jump_frame_bytes = 0;  // jump index and states (seeking; every second)
+  size_t zstd_bytes = 0;        // the same stream with its key stream zstd-compressed (level 19)
   size_t key_count = 0;
-  double bits_per_key = 0.0;  // bits of key data (initial keys and key stream) per key
-  double ratio = 0.0;         // raw_bytes / stream_bytes
+  double bits_per_key = 0.0;               // bits of key data (initial keys and key stream) per key
+  double ratio = 0.0;                      // raw_bytes / stream_bytes
+  size_t tracks_by_coding[3] = {0, 0, 0};  // identity, constant, animated
 
   /// Object-space error at kRateDistortionDistances_m (3 cm, 1 m), metres:
   /// the largest, and the 99th percentile over all bone-frames.
   float max_object_error_m[2] = {0.f, 0.f};
   float p99_object_error_m[2] = {0.f, 0.f};
   float max_joint_position_error_m = 0.f;
-  /// Largest decoded error per track kind: translation metres, rotation degrees, scale.
-  float max_track_error[3] = {0.f, 0.f, 0.f};
-  /// Tracks whose measured error is over their threshold: 0 is the error
-  /// bound held. Above 0 only where a track's quantization floor (a 16-bit
-  /// range step, or 20-bit rotations) is over the threshold; reported, never hidden.
-  size_t tracks_over_threshold = 0;
-  double fit_ms = 0.0;  // wall time of the fit, milliseconds (informational)
+
+  /// Bones whose decoded error at their shell distance is over their
+  /// tolerance, measured on the stream (not taken from the fit).
+  size_t bones_over = 0;
+  /// Of those, the ones the fit reported no floor for (a floor_m of 0, or
+  /// the fit believed the bone within its tolerance): the promise broken.
+  size_t bones_over_without_floor = 0;
+  /// Of the bones over with a floor, those whose floor is below their
+  /// tolerance: the fit stopped short of E though its floor estimate says E
+  /// is within reach (the floor is a lower bound of what the codings on the
+  /// chain can reach; interpolation adds to it). Reported, not a violation.
+  size_t bones_over_floor_below_tolerance = 0;
+  /// The largest floor the fit reported among the bones over, metres; 0 when none.
+  float floor_m = 0.f;
+  /// The bone furthest over its tolerance (by ratio), when bones_over > 0.
+  std::string worst_bone;
+  float worst_bone_error_m = 0.f;
+  float worst_bone_tolerance_m = 0.f;
+  float worst_bone_floor_m = 0.f;
+  uint32_t worst_bone_frame = 0;
+
+  uint32_t fit_rounds = 0;  // fit, measure, tighten rounds the fit ran
+  double fit_ms = 0.0;      // wall time of the fit, milliseconds (informational)
+
+  /// The stream an engine needs: everything but the metadata.
+  size_t stream_bytes_without_metadata() const { return stream_bytes - metadata_bytes; }
+  /// A bone over its tolerance with no floor to explain it.
+  bool violation() const { return bones_over_without_floor > 0; }
 };
 
-/// The default sweep: 0.002x to 20x the default thresholds in 1-2-5 steps, ascending.
-std::vector<float> default_threshold_scales();
+/// The default sweep, metres: 0.01, 0.03, 0.1, 0.3, 1, 3 and 10 mm, ascending.
+/// 0.1 mm at 3 cm is ACL's default (and ours).
+std::vector<float> default_tolerances_m();
 
-/// The FitSettings of `threshold_scale`: all three default thresholds times
-/// the scale, everything else default. Refuses a scale that is not a finite
-/// number in (0, kMaxThresholdScale).
-Result<FitSettings> scaled_fit_settings(float threshold_scale);
+/// The FitSettings of a tolerance: object-space mode, E = `tolerance_m` and
+/// d = `shell_distance_m` for every bone, everything else default. Refuses a
+/// tolerance or distance that is not a positive finite number of metres.
+Result<FitSettings> tolerance_fit_settings(float tolerance_m, float shell_distance_m);
 
-/// Fits `clip` with scaled_fit_settings(threshold_scale) on `threads`
-/// threads, packs it, and measures the decoded stream. Errors name the clip.
-Result<RateDistortionPoint> measure_point(const ImportedClip& clip, float threshold_scale, const std::string& label,
+/// "0.1 mm at 3 cm": a tolerance in the units people quote it in.
+std::string tolerance_label(float tolerance_m, float shell_distance_m);
+
+/// Fits `clip` at `tolerance_m` / `shell_distance_m` on `threads` threads,
+/// packs it, and measures the decoded stream. Errors name the clip.
+Result<RateDistortionPoint> measure_point(const ImportedClip& clip, float tolerance_m, float shell_distance_m,
                                           unsigned threads);
 
-/// One point per scale, in the given order, labelled "<scale>x defaults".
-/// Refuses the whole sweep if any scale is invalid (before fitting anything).
-Result<std::vector<RateDistortionPoint>> sweep_rate_distortion(const ImportedClip& clip, std::span<const float> scales,
-                                                               unsigned threads);
+/// Counts into `point` (bones_over, bones_over_without_floor, floor_m and
+/// the worst bone) the bones whose measured error, `bone_error_m` (per bone,
+/// metres, at its own shell distance; worst frames in `bone_worst_frame`), is
+/// over the tolerance `fitted` gave them (and bones_over_floor_below_tolerance). A bone over is explained only when
+/// the fit also saw it miss and reported a floor for it; a bone `fitted` has
+/// no record of never is.
+void count_bones_over(const FittedClip& fitted, std::span<const float> bone_error_m,
+                      std::span<const uint32_t> bone_worst_frame, std::span<const std::string> bone_names,
+                      RateDistortionPoint& point);
 
-/// What point_for_object_error found.
-struct ObjectErrorSearch {
-  /// The largest scale found whose max object error at the distance is within
-  /// the target, with its point (labelled e.g. "0.1 mm at 3 cm").
-  RateDistortionPoint point;
-  float object_error_m = 0.f;  // the point's max object error at the distance, metres
-  /// The nearest scale above point's that was measured over the target, and
-  /// its error; 0 and 0 when the loosest scale of the default sweep is within it.
-  float over_scale = 0.f;
-  float over_error_m = 0.f;
-  unsigned fit_count = 0;  // fits the search ran
-};
-
-/// The largest threshold scale whose max object-space error at `distance_m`
-/// is <= `target_m` (e.g. 0.1 mm at 3 cm, ACL's default), and its point.
-/// Walks default_threshold_scales() down from the loose end to the first
-/// scale within the target, then bisects on log(scale) between it and the
-/// next looser one until they are within 5% (5 fits; at most 18 in all).
-/// The walk is there because the error is not monotone in the scale (the
-/// greedy fit places keys differently at each threshold): it makes sure no
-/// sweep scale looser than the answer meets the target, though a scale
-/// between two measured ones still might. An error, naming the clip and the
-/// error reached, when even the tightest scale misses the target (a
-/// quantization floor, or a clip that needs tighter than 0.002x); a refusal
-/// for a target or distance that is not a positive number.
-/// `swept`: points of this clip's sweep_rate_distortion, whose scales the
-/// search takes as measured instead of fitting them again (only at one of
-/// kRateDistortionDistances_m, which they hold); fit_count counts real fits.
-Result<ObjectErrorSearch> point_for_object_error(const ImportedClip& clip, float target_m, float distance_m,
-                                                 unsigned threads,
-                                                 std::span<const RateDistortionPoint> swept = {});
+/// One point per tolerance, in the given order. Refuses the whole sweep if
+/// any tolerance is invalid (before fitting anything).
+Result<std::vector<RateDistortionPoint>> sweep_rate_distortion(const ImportedClip& clip,
+                                                               std::span<const float> tolerances_m,
+                                                               float shell_distance_m, unsigned threads);
 
 }  // namespace ks::bench

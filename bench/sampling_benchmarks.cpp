@@ -313,6 +313,9 @@ std::vector<ClipTimings> time_clips(std::span<const TimedClip> clips, const Timi
     t.frames = b->fitted.frame_count;
     t.sample_rate_hz = b->fitted.sample_rate_hz;
     t.keys = b->fitted.key_count();
+    t.animated_tracks = static_cast<uint32_t>(std::count_if(
+        b->fitted.tracks.begin(), b->fitted.tracks.end(),
+        [](const FittedTrack& track) { return track.coding == TrackCoding::kAnimated; }));
 
     const size_t jumps = settings.jump_intervals_s.size();
     const size_t sequential_pack = b->sequential_pack;

@@ -67,6 +67,7 @@ struct ClipTimings {
   uint32_t frames = 0;
   float sample_rate_hz = 0.f;
   size_t keys = 0;
+  uint32_t animated_tracks = 0;  // tracks with keys: the baseline looks up these (4 keys each per pose)
   std::vector<SamplingRow> rows;
   Spread fit_s;             // one single-threaded fit with default settings, seconds
   std::string error;        // why the clip could not be timed; empty when it was

@@ -5,12 +5,14 @@
 // code lives in bench/ (ks_bench); this file picks the clips and the options.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "app/cli/arguments.h"
@@ -29,10 +31,13 @@ constexpr const char* kBenchHelp =
     "usage: keystream bench [CLIP...] [options]\n"
     "\n"
     "Measures the codec on real clips and prints Markdown tables:\n"
-    "  rate-distortion  per clip, for a sweep of thresholds: bytes, bits per\n"
-    "                   key, ratio, max and 99th-percentile object-space error\n"
-    "                   at 3 cm and 1 m, max joint error, and the loosest\n"
-    "                   thresholds within 0.1 mm at 3 cm (ACL's default);\n"
+    "  rate-distortion  per clip, for a sweep of object-space tolerances:\n"
+    "                   bytes with and without metadata, bits per key, ratio,\n"
+    "                   max and 99th-percentile object-space error at 3 cm and\n"
+    "                   1 m, bones over their tolerance and the floor the fit\n"
+    "                   reported for them; a last line at the clip's own\n"
+    "                   tolerance (--tolerance). A bone over with no floor is a\n"
+    "                   VIOLATION of the error bound: the bench exits 1;\n"
     "  timing           per pose and per bone: sequential playback at the clip\n"
     "                   rate and at 60 Hz, random seeks with several jump\n"
     "                   intervals, warm and cold, against the binary-search\n"
@@ -52,11 +57,13 @@ constexpr const char* kBenchHelp =
     "  --json FILE              also write every result as JSON, atomically\n"
     "                           (- for stdout; the tables then go to stderr)\n"
     "  --all-animations         every animation of each glTF file\n"
-    "  --scales LIST            threshold scales of the sweep, multiples of the\n"
-    "                           default thresholds (default\n"
-    "                           0.05,0.1,0.2,0.5,1,2,5,10,20)\n"
-    "  --target-error MM        object-space error target at 3 cm of each\n"
-    "                           clip's last line (default 0.1)\n"
+    "  --tolerances LIST        object-space tolerances of the sweep, mm\n"
+    "                           (default 0.01,0.03,0.1,0.3,1,3,10), or none\n"
+    "  --shell-distance CM      shell distance of every line (default 3)\n"
+    "  --tolerance MM           the tolerance of each clip's last line\n"
+    "                           (default 0.1, ACL's default)\n"
+    "  --tolerance CLIP=MM      the same for one clip, named as its table is\n"
+    "                           (e.g. Fox.glb#Survey=0.117); repeatable\n"
     "  --repetitions N          timing repetitions (default 5)\n"
     "  --min-time S             seconds per repetition at least (default 0.1)\n"
     "  --cold-mib N             MiB the copies of a cold row span (default 64)\n"
@@ -70,8 +77,8 @@ constexpr const char* kBenchHelp =
     "  --seed N                 the crowd's phases (default 42)\n"
     "  --jobs N                 threads of each fit in the sweep (default: all\n"
     "                           cores)\n"
-    "  --quick                  1 repetition of 0.01 s, scales 0.5,1,2, 8 MiB\n"
-    "                           cold rows: a smoke test, not a measurement\n"
+    "  --quick                  1 repetition of 0.01 s, tolerances 0.1,1,10,\n"
+    "                           8 MiB cold rows: a smoke test, not a measurement\n"
     "  --log                    Google Benchmark's own lines on stderr\n"
     "  -h, --help               show this help\n";
 
@@ -88,8 +95,10 @@ struct Options {
   bool timing = true;
   bool crowd = true;
   std::string json_path;
-  std::vector<float> scales = bench::default_threshold_scales();
-  float target_error_m = 1e-4f;
+  std::vector<float> tolerances_m = bench::default_tolerances_m();  // the sweep
+  float shell_distance_m = 0.03f;
+  float tolerance_m = 1e-4f;  // each clip's last line, unless named below
+  std::vector<std::pair<std::string, float>> clip_tolerances_m;  // table name, metres
   bench::TimingSettings timing_settings;
   bench::CrowdSettings crowd_settings;
   std::vector<ClipChoice> crowd_clips;
@@ -121,21 +130,47 @@ bool parse_list(Arguments& args, std::string_view option, std::vector<std::strin
   return true;
 }
 
-bool parse_scales(Arguments& args, std::string_view option, std::vector<float>& out) {
+// A number of millimetres > 0 (and finite), as metres; false with a message naming `option`.
+bool parse_millimetres(Arguments& args, std::string_view option, const std::string& text, float& metres) {
+  char* end = nullptr;
+  const float mm = std::strtof(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(mm) || !(mm > 0.f) ||
+      !(mm * 1e-3f > 0.f)) {
+    return args.fail(std::string(option) + ": '" + text + "' is not a positive number of millimetres");
+  }
+  metres = mm * 1e-3f;
+  return true;
+}
+
+bool parse_tolerances(Arguments& args, std::string_view option, std::vector<float>& out) {
   std::vector<std::string> items;
   if (!parse_list(args, option, items)) return false;
   out.clear();
+  if (items.size() == 1 && items[0] == "none") return true;
   for (const std::string& item : items) {
-    char* end = nullptr;
-    const float v = std::strtof(item.c_str(), &end);
-    if (item.empty() || end != item.c_str() + item.size() || !(v > 0.f) || !(v < bench::kMaxThresholdScale)) {
-      return args.fail(std::string(option) + ": '" + item + "' is not a scale in (0, " +
-                       std::to_string(static_cast<int>(bench::kMaxThresholdScale)) + ")");
-    }
-    out.push_back(v);
+    float metres = 0.f;
+    if (!parse_millimetres(args, option, item, metres)) return false;
+    out.push_back(metres);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
+  return true;
+}
+
+// --tolerance MM, or --tolerance CLIP=MM for one clip.
+bool parse_tolerance(Arguments& args, std::string_view option, Options& o) {
+  std::string_view text;
+  if (!args.value(option, text)) return false;
+  const size_t equals = text.rfind('=');
+  if (equals == std::string_view::npos) return parse_millimetres(args, option, std::string(text), o.tolerance_m);
+  const std::string clip(text.substr(0, equals));
+  if (clip.empty()) return args.fail(std::string(option) + ": '" + std::string(text) + "' names no clip before '='");
+  float metres = 0.f;
+  if (!parse_millimetres(args, option, std::string(text.substr(equals + 1)), metres)) return false;
+  for (auto& [name, tolerance] : o.clip_tolerances_m) {
+    if (name == clip) return args.fail(std::string(option) + ": clip '" + clip + "' named twice");
+  }
+  o.clip_tolerances_m.emplace_back(clip, metres);
   return true;
 }
 
@@ -144,7 +179,7 @@ int parse_options(const std::vector<std::string_view>& raw, Options& o) {
   Arguments args("bench", raw);
   std::vector<std::string_view> inputs;
   bool quick = false;
-  bool scales_given = false, repetitions_given = false, min_time_given = false, cold_given = false;
+  bool tolerances_given = false, repetitions_given = false, min_time_given = false, cold_given = false;
   while (!args.done()) {
     const std::string_view arg = args.next();
     long n = 0;
@@ -171,16 +206,24 @@ int parse_options(const std::vector<std::string_view>& raw, Options& o) {
       o.json_path = std::string(text);
     } else if (arg == "--all-animations") {
       o.all_animations = true;
-    } else if (arg == "--scales") {
-      if (!parse_scales(args, arg, o.scales)) return 2;
-      scales_given = true;
-    } else if (arg == "--target-error") {
+    } else if (arg == "--tolerances") {
+      if (!parse_tolerances(args, arg, o.tolerances_m)) return 2;
+      tolerances_given = true;
+    } else if (arg == "--tolerance") {
+      if (!parse_tolerance(args, arg, o)) return 2;
+    } else if (arg == "--shell-distance") {
       if (!args.number(arg, x)) return 2;
-      if (!(x > 0.f)) {
-        args.fail("--target-error: must be a positive number of millimetres");
+      if (!(x > 0.f) || !(x * 0.01f > 0.f)) {
+        args.fail("--shell-distance: must be a positive number of centimetres");
         return 2;
       }
-      o.target_error_m = x * 1e-3f;
+      o.shell_distance_m = x * 0.01f;
+    } else if (arg == "--scales" || arg == "--target-error") {
+      // Version 1's sweep scaled per-track thresholds and searched for an
+      // object-space error; the codec now meets a tolerance directly.
+      args.fail(std::string(arg) + " is gone: the fit meets an object-space tolerance directly; use --tolerances " +
+                "LIST (the sweep, mm) or --tolerance MM (each clip's last line)");
+      return 2;
     } else if (arg == "--repetitions") {
       if (!args.whole_number(arg, 1, 1000, n)) return 2;
       o.timing_settings.run.repetitions = static_cast<int>(n);
@@ -232,7 +275,7 @@ int parse_options(const std::vector<std::string_view>& raw, Options& o) {
     }
   }
   if (quick) {
-    if (!scales_given) o.scales = {0.5f, 1.f, 2.f};
+    if (!tolerances_given) o.tolerances_m = {0.0001f, 0.001f, 0.01f};
     if (!repetitions_given) o.timing_settings.run.repetitions = 1;
     if (!min_time_given) o.timing_settings.run.min_time_s = 0.01;
     if (!cold_given) o.timing_settings.cold_working_set_bytes = size_t{8} << 20;
@@ -318,9 +361,16 @@ bool load(const ClipChoice& choice, bool all_animations, std::vector<LoadedClip>
   return true;
 }
 
+// The tolerance of a clip's last line: its own, else the one for every clip.
+float tolerance_of(const Options& o, const std::string& clip) {
+  for (const auto& [name, tolerance] : o.clip_tolerances_m) {
+    if (name == clip) return tolerance;
+  }
+  return o.tolerance_m;
+}
+
 void run_rate_distortion(const Options& o, const std::vector<LoadedClip>& clips, bench::BenchReport& report) {
-  report.target_object_error_m = o.target_error_m;
-  report.target_distance_m = bench::kRateDistortionDistances_m[0];
+  report.shell_distance_m = o.shell_distance_m;
   for (size_t i = 0; i < clips.size(); ++i) {
     const LoadedClip& clip = clips[i];
     std::fprintf(stderr, "rate-distortion %zu/%zu: %s\n", i + 1, clips.size(), clip.name.c_str());
@@ -330,19 +380,28 @@ void run_rate_distortion(const Options& o, const std::vector<LoadedClip>& clips,
     rd.frames = clip.imported.clip.frame_count;
     rd.sample_rate_hz = clip.imported.clip.sample_rate_hz;
     Result<std::vector<bench::RateDistortionPoint>> points =
-        bench::sweep_rate_distortion(clip.imported, o.scales, o.jobs);
+        bench::sweep_rate_distortion(clip.imported, o.tolerances_m, o.shell_distance_m, o.jobs);
     if (!points.ok()) {
       rd.error = points.error();
       report.rate_distortion.push_back(std::move(rd));
       continue;
     }
     rd.points = std::move(points.value());
-    Result<bench::ObjectErrorSearch> target =
-        bench::point_for_object_error(clip.imported, o.target_error_m, report.target_distance_m, o.jobs, rd.points);
-    if (target.ok()) {
-      rd.target = target.value().point;
+    // A tolerance of the sweep was just measured: the fit is deterministic,
+    // so its point is the answer.
+    const float tolerance = tolerance_of(o, clip.name);
+    const auto swept = std::find_if(rd.points.begin(), rd.points.end(),
+                                    [&](const bench::RateDistortionPoint& p) { return p.tolerance_m == tolerance; });
+    if (swept != rd.points.end()) {
+      rd.at_tolerance = *swept;
     } else {
-      rd.target_error = target.error();
+      Result<bench::RateDistortionPoint> point =
+          bench::measure_point(clip.imported, tolerance, o.shell_distance_m, o.jobs);
+      if (point.ok()) {
+        rd.at_tolerance = std::move(point.value());
+      } else {
+        rd.error = point.error();
+      }
     }
     report.rate_distortion.push_back(std::move(rd));
   }
@@ -450,6 +509,17 @@ int run_bench(const std::vector<std::string_view>& raw_args) {
   for (const ClipChoice& choice : o.clips) {
     if (!load(choice, o.all_animations, clips)) return 1;
   }
+  // A per-clip tolerance must name a measured clip: a typo would silently
+  // measure the clip at the wrong tolerance.
+  for (const auto& [name, tolerance] : o.clip_tolerances_m) {
+    if (std::none_of(clips.begin(), clips.end(), [&](const LoadedClip& c) { return c.name == name; })) {
+      std::string names;
+      for (const LoadedClip& c : clips) names += (names.empty() ? "" : ", ") + c.name;
+      std::fprintf(stderr, "keystream bench: --tolerance: no clip is named '%s' (the clips: %s)\n", name.c_str(),
+                   names.c_str());
+      return 2;
+    }
+  }
 
   bench::BenchReport report;
   report.command_line = "keystream bench";
@@ -472,10 +542,19 @@ int run_bench(const std::vector<std::string_view>& raw_args) {
       return 1;
     }
   }
+  bool ok = true;
+  if (const size_t n = bench::violations(report); n > 0) {
+    std::fprintf(stderr,
+                 "keystream bench: VIOLATION: at %zu points a bone's decoded error is over its tolerance and the "
+                 "fit reported no floor (see the rate-distortion tables)\n",
+                 n);
+    ok = false;
+  }
   if (!all_ran(report)) {
     std::fprintf(stderr, "keystream bench: some measurements FAILED (see the tables)\n");
-    return 1;
+    ok = false;
   }
+  if (!ok) return 1;
   return 0;
 }
 

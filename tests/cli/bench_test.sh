@@ -34,35 +34,49 @@ def check(cond, what):
         sys.exit("FAIL: " + what)
 rd = report["rate_distortion"]
 check(len(rd) == 1 and rd[0]["clip"] == "demo_walk.glb#walk", "one rate-distortion clip")
+check(report["shell_distance_m"] == 0.03 or abs(report["shell_distance_m"] - 0.03) < 1e-7, "the default 3 cm shell")
+check(report["violations"] == 0 and not rd[0]["violation"], "no violation")
 points = rd[0]["points"]
-check([p["threshold_scale"] for p in points] == [0.5, 1.0, 2.0], "the --quick scales")
-default = points[1]
+tolerances = [p["tolerance_m"] for p in points]
+check(len(tolerances) == 3 and all(abs(t - e) < 1e-9 for t, e in zip(tolerances, [1e-4, 1e-3, 1e-2])),
+      "the --quick tolerances 0.1, 1 and 10 mm, got %s" % tolerances)
+check([p["label"] for p in points] == ["0.1 mm at 3 cm", "1 mm at 3 cm", "10 mm at 3 cm"], "labels")
+default = points[0]  # 0.1 mm at 3 cm: keystream's default (and ACL's)
 clip = compress["clips"][0]
 check(default["stream_bytes"] == clip["packed_bytes"], "default point bytes %d == compress packed bytes %d"
       % (default["stream_bytes"], clip["packed_bytes"]))
 check(default["zstd_bytes"] == clip["packed_zstd_bytes"], "default point zstd bytes == compress zstd bytes")
+check(default["metadata_bytes"] == clip["metadata_bytes"], "default point metadata bytes == compress's")
 check(default["key_count"] == clip["keys"], "default point keys == compress keys")
 check(abs(default["max_object_error_m"]["at_0_03_m"] - clip["object_space_error"][0]["max_m"]) < 1e-9,
       "default point's object-space error at 3 cm == compress's")
 for p in points:
-    check(p["tracks_over_threshold"] == 0, "the bound holds at scale %g" % p["threshold_scale"])
-    check(p["max_track_error"]["translation_m"] <= p["translation_error_m"], "translation within threshold")
-    check(p["max_object_error_m"]["at_0_03_m"] <= p["max_object_error_m"]["at_1_m"], "error grows with distance")
-check(points[0]["stream_bytes"] >= points[1]["stream_bytes"] >= points[2]["stream_bytes"], "looser is smaller")
-target = rd[0]["object_error_target"]
-check(target["point"] is not None, "a point within 0.1 mm at 3 cm")
-check(target["point"]["max_object_error_m"]["at_0_03_m"] <= 1e-4, "the target point meets 0.1 mm")
+    what = " at " + p["label"]
+    check(p["bones_over"] == 0 and p["bones_over_without_floor"] == 0 and not p["violation"], "no bone over" + what)
+    check(p["floor_m"] == 0 and p["worst_bone"] is None, "no floor reported" + what)
+    check(p["max_object_error_m"]["at_0_03_m"] <= p["tolerance_m"], "max error at 3 cm within the tolerance" + what)
+    check(p["p99_object_error_m"]["at_0_03_m"] <= p["max_object_error_m"]["at_0_03_m"], "p99 <= max" + what)
+    check(p["max_object_error_m"]["at_0_03_m"] <= p["max_object_error_m"]["at_1_m"], "error grows with distance" + what)
+    check(p["stream_bytes_without_metadata"] + p["metadata_bytes"] == p["stream_bytes"], "metadata is a part" + what)
+    check(p["metadata_bytes"] > 0 and p["bits_per_key"] > 0, "metadata and key bits" + what)
+sizes = [p["stream_bytes_without_metadata"] for p in points]
+check(sizes[0] > sizes[1] > sizes[2], "looser is smaller: %s" % sizes)
+at = rd[0]["at_tolerance"]
+check(at is not None and at == default, "the last line is the 0.1 mm point")
 
 timings = report["timings"]
 check(len(timings) == 1, "one timed clip")
 rows = timings[0]["rows"]
 check(len(rows) == 2 * 7, "7 measures warm and cold, got %d" % len(rows))
 bones = timings[0]["bones"]
+check(0 < timings[0]["animated_tracks"] <= 3 * bones, "animated tracks of the timed clip")
 for r in rows:
     check(r["error"] == "", "row %s ran" % r["measure"])
     check(r["player_s_per_pose"]["median"] > 0 and r["baseline_s_per_pose"]["median"] > 0, "times measured")
-    # The baseline reads a whole segment, 4 keys, for every track every pose.
-    check(abs(r["baseline_keys_per_pose"] - 4 * 3 * bones) < 1e-9, "baseline reads 4 keys per track")
+    # The baseline reads a whole segment, 4 keys, for every animated track
+    # every pose (a constant track is its stored value).
+    check(abs(r["baseline_keys_per_pose"] - 4 * timings[0]["animated_tracks"]) < 1e-9,
+          "baseline reads 4 keys per animated track")
     # Playing forward the player reads only the keys that became due; a seek
     # reads a jump frame and the keys after it, which can be more.
     if r["measure"].startswith("sequential"):
@@ -87,10 +101,36 @@ crowd = report["crowd"]
 check(crowd["settings"]["characters"] == 56 and crowd["settings"]["game_frames"] == 556, "x42 defaults")
 check(len(crowd["rows"]) == 4 and crowd["poses_identical"], "four variants, same poses")
 base = crowd["rows"][0]
-check(base["keys_read"] == 56 * 556 * 3 * bones * 4, "baseline keys read = characters x frames x tracks x 4")
+check(len(crowd["clips"]) == 1, "the demo's idle clip")
+animated = crowd["clips"][0]["animated_tracks"]
+check(0 < animated <= 3 * bones, "animated tracks of the crowd's clip")
+check(base["keys_read"] == 56 * 556 * animated * 4,
+      "baseline keys read = characters x frames x animated tracks x 4")
 check(all(r["keys_read"] < base["keys_read"] for r in crowd["rows"][1:]), "players read fewer keys")
 check(all(r["run_s"]["median"] > 0 for r in crowd["rows"]), "crowd runs timed")
 PY
+
+# A clip's own tolerance, without the sweep: the bytes keystream compress
+# writes at that tolerance.
+"$keystream" bench --quick --only rd --tolerances none --tolerance 5 --tolerance "demo_walk.glb#walk=0.25" \
+  --json tolerance.json "$demo#walk" >tolerance.md 2>/dev/null || fail "bench --tolerance CLIP=MM"
+"$keystream" compress "$demo" --tolerance 0.25 -o demo_025.ks --json compress_025.json >/dev/null
+python3 - tolerance.json compress_025.json <<'PY'
+import json, sys
+rd = json.load(open(sys.argv[1]))["rate_distortion"]
+clip = json.load(open(sys.argv[2]))["clips"][0]
+if len(rd) != 1 or rd[0]["points"] != []:
+    sys.exit("FAIL: --tolerances none still swept")
+at = rd[0]["at_tolerance"]
+if at is None or abs(at["tolerance_m"] - 0.00025) > 1e-10 or at["label"] != "0.25 mm at 3 cm":
+    sys.exit("FAIL: the clip's own tolerance (0.25 mm, over the 5 mm for every clip) was not used: %s" % at)
+if at["stream_bytes"] != clip["packed_bytes"] or at["key_count"] != clip["keys"]:
+    sys.exit("FAIL: bench at 0.25 mm %d bytes, %d keys; compress --tolerance 0.25 %d bytes, %d keys"
+             % (at["stream_bytes"], at["key_count"], clip["packed_bytes"], clip["keys"]))
+if at["bones_over"] != 0 or at["max_object_error_m"]["at_0_03_m"] > at["tolerance_m"]:
+    sys.exit("FAIL: 0.25 mm not held")
+PY
+grep -qF "| **0.25 mm at 3 cm** |" tolerance.md || fail "no bold line at the clip's tolerance"
 
 # --only picks tables; --json - puts JSON on stdout and the tables on stderr.
 "$keystream" bench --quick --only x42 --characters 4 --crowd-frames 30 --json - "$demo" >only.json 2>only.md
@@ -112,12 +152,18 @@ expect() {
   grep -qF -- "$pattern" err.txt || { cat err.txt >&2; fail "bench $*: no '$pattern' on stderr"; }
 }
 expect 2 "unknown table 'foo'" --only rd,foo "$demo"
-expect 2 "'0' is not a scale" --scales 0.5,0 "$demo"
+expect 2 "'0' is not a positive number of millimetres" --tolerances 0.5,0 "$demo"
+expect 2 "'nan' is not a positive number of millimetres" --tolerances nan "$demo"
+expect 2 "--tolerance: '-1' is not a positive number of millimetres" --tolerance -1 "$demo"
+expect 2 "--tolerance: '0' is not a positive number of millimetres" --tolerance "demo_walk.glb#walk=0" "$demo#walk"
+expect 2 "--tolerance: no clip is named 'nosuch.glb'" --quick --only rd --tolerance nosuch.glb=0.1 "$demo#walk"
+expect 2 "--shell-distance" --shell-distance 0 "$demo"
+expect 2 "--scales is gone" --scales 0.5,1 "$demo"
+expect 2 "--target-error is gone" --target-error 0.1 "$demo"
 expect 2 "--repetitions" --repetitions 0 "$demo"
 expect 2 "--min-time" --min-time -1 "$demo"
 expect 2 "--characters" --characters 0 "$demo"
 expect 2 "unknown option '--frobnicate'" --frobnicate "$demo"
-expect 2 "--target-error" --target-error 0 "$demo"
 expect 2 "--cold-mib" --cold-mib 0 "$demo"
 expect 2 "--game-rate" --game-rate nan "$demo"
 expect 2 "--crowd-frames" --crowd-frames 0 "$demo"
