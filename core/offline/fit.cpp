@@ -26,6 +26,9 @@ constexpr float kFirstRoundLoosening = 4.f;
 // A track whose error moves a bone's vertices less than this fraction of
 // what the largest on its chain does is left alone when that bone is over.
 constexpr float kNegligibleShare = 0.05f;
+// A bone over lowers its chain's thresholds by 0.9 E / error, within these.
+constexpr float kMinTighten = 0.3f;
+constexpr float kMaxTighten = 0.9f;
 // Once every bone holds, the tracks whose subtrees are under kLoosenTarget
 // of their tolerance by kMinLoosening or more are refitted looser (at most
 // kMaxLoosening a pass, kLoosenRounds passes).
@@ -108,6 +111,7 @@ class ObjectSpaceFit {
       bones[b].tolerance_m = m_tolerances.tolerance_m[b];
       bones[b].shell_distance_m = m_tolerances.shell_distance_m[b];
     }
+    bool stuck = false;  // no track on the chain of a bone over can get closer
     for (rounds = 1;; ++rounds) {
       parallel_for(changed, m_threads, [&](size_t t) {
         m_fitters[t].fit(m_thresholds[t]);
@@ -116,7 +120,8 @@ class ObjectSpaceFit {
       measure(bones);
       if (rounds >= kMaxRounds) break;
       changed = tighten(bones, animated);
-      if (changed.empty()) break;
+      stuck = changed.empty();
+      if (stuck) break;
     }
     if (std::all_of(bones.begin(), bones.end(), [](const BoneFit& b) { return b.met(); })) {
       for (uint32_t pass = 0; pass < kLoosenRounds; ++pass) {
@@ -124,8 +129,14 @@ class ObjectSpaceFit {
         ++rounds;
       }
     }
+    // A bone over reports what stops it: its chain's floors through the
+    // levers, or, when every track on the chain is at its floor, the error
+    // reached (float32 arithmetic along a long chain far from the origin
+    // adds to the floors: Fox's spine at 0.01 mm).
     for (size_t b = 0; b < m_bones; ++b) {
-      if (!bones[b].met()) bones[b].floor_m = chain_floor(b);
+      if (bones[b].met()) continue;
+      bones[b].floor_m = chain_floor(b);
+      if (stuck) bones[b].floor_m = std::max(bones[b].floor_m, bones[b].max_error_m);
     }
     return bones;
   }
@@ -164,13 +175,18 @@ class ObjectSpaceFit {
     std::vector<float> factor(3 * m_bones, 1.f);
     for (size_t b = 0; b < m_bones; ++b) {
       if (bones[b].met()) continue;
-      const float f = std::clamp(0.9f * bones[b].tolerance_m / bones[b].max_error_m, 0.3f, 0.9f);
+      const float f = std::clamp(0.9f * bones[b].tolerance_m / bones[b].max_error_m, kMinTighten, kMaxTighten);
       // Only the tracks that move b's vertices noticeably: a scale track off
       // by float noise (1e-7) would otherwise be tightened into keys that
       // buy nothing.
+      // Tracks already at their coding's floor are out of the comparison:
+      // with them stuck, the next largest are what can still help.
       float largest = 0.f;
       for (int32_t a = static_cast<int32_t>(b); a >= 0; a = m_skeleton.parents[static_cast<size_t>(a)]) {
-        for (size_t k = 0; k < 3; ++k) largest = std::max(largest, contribution_m(3 * static_cast<size_t>(a) + k));
+        for (size_t k = 0; k < 3; ++k) {
+          const size_t t = 3 * static_cast<size_t>(a) + k;
+          if (!at_floor(t)) largest = std::max(largest, contribution_m(t));
+        }
       }
       for (int32_t a = static_cast<int32_t>(b); a >= 0; a = m_skeleton.parents[static_cast<size_t>(a)]) {
         for (size_t k = 0; k < 3; ++k) {
@@ -261,6 +277,12 @@ class ObjectSpaceFit {
       if (static_cast<size_t>(c) == a) return true;
     }
     return false;
+  }
+
+  // Whether track t is as close as its coding gets (tightening cannot help).
+  bool at_floor(size_t t) const {
+    const FittedTrack& track = m_fitters[t].track();
+    return track.floor_is_limit && kMaxTighten * track.max_error < track.floor;
   }
 
   // Metres track t's largest error can move its bone's vertices, at most.

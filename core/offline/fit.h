@@ -61,7 +61,9 @@ struct BoneFit {
   float max_error_m = 0.f;       // largest distance of a decoded virtual vertex from the source's
   uint32_t worst_frame = 0;
   /// When the tolerance is missed: the least error the codings on the
-  /// bone's chain can reach (their quantization floors through the levers).
+  /// bone's chain can reach (their quantization floors through the levers),
+  /// or the error reached when every track on the chain is at its floor.
+  /// Below the tolerance only when the fit ran out of rounds.
   float floor_m = 0.f;
   bool met() const { return max_error_m <= tolerance_m; }
 };

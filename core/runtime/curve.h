@@ -59,7 +59,9 @@ inline void evaluate_segment(const CurveKey& prev, const CurveKey& p, const Curv
   for (int c = 0; c < components; ++c) {
     const float tangent_p = (q.value[c] - before.value[c]) * scale_p;
     const float tangent_q = (after.value[c] - p.value[c]) * scale_q;
-    out[c] = base.value[c] + (h_other * (other.value[c] - base.value[c]) + h10 * tangent_p + h11 * tangent_q);
+    const float delta = h_other * (other.value[c] - base.value[c]) + h10 * tangent_p + h11 * tangent_q;
+    // -0 + 0 is +0: a held -0 stays -0.
+    out[c] = delta == 0.f ? base.value[c] : base.value[c] + delta;
   }
 }
 

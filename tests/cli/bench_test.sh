@@ -85,6 +85,7 @@ for r in rows:
         check(r["player_keys_per_pose"] > 0, "a seek reads keys (%s)" % r["measure"])
     check((r["copies"] == 1) == (r["cache"] == "warm"), "warm rows use one copy, cold rows many")
 check(timings[0]["fit_s"]["median"] > 0, "fit timed")
+check(timings[0]["local_fit_s"]["median"] > 0, "local-mode fit timed in the same run")
 # Cold rows spread the same samples over many copies: a seek reads keys as
 # a warm one does (a copy stuck on one time would read none). Only a lower
 # bound: a quick run under the sanitizers samples each copy once or twice,
