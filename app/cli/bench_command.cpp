@@ -511,7 +511,8 @@ int run_bench(const std::vector<std::string_view>& raw_args) {
   }
   // A per-clip tolerance must name a measured clip: a typo would silently
   // measure the clip at the wrong tolerance.
-  for (const auto& [name, tolerance] : o.clip_tolerances_m) {
+  for (const auto& entry : o.clip_tolerances_m) {
+    const std::string& name = entry.first;  // a structured binding cannot be captured in C++20 (clang)
     if (std::none_of(clips.begin(), clips.end(), [&](const LoadedClip& c) { return c.name == name; })) {
       std::string names;
       for (const LoadedClip& c : clips) names += (names.empty() ? "" : ", ") + c.name;

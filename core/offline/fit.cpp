@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <thread>
 
 #include "core/offline/object_space_error.h"
@@ -29,6 +30,10 @@ constexpr float kNegligibleShare = 0.05f;
 // A bone over lowers its chain's thresholds by 0.9 E / error, within these.
 constexpr float kMinTighten = 0.3f;
 constexpr float kMaxTighten = 0.9f;
+// A bone over that has not fallen below kProgress of its least error for
+// kMaxStalledRounds rounds is left where it is (reported with its floor).
+constexpr float kProgress = 0.98f;
+constexpr uint32_t kMaxStalledRounds = 2;
 // Once every bone holds, the tracks whose subtrees are under kLoosenTarget
 // of their tolerance by kMinLoosening or more are refitted looser (at most
 // kMaxLoosening a pass, kLoosenRounds passes).
@@ -98,6 +103,8 @@ class ObjectSpaceFit {
     const std::vector<float> shares = track_shares(m_skeleton.parents, m_tolerances.tolerance_m, animated);
     m_thresholds.assign(track_count, 0.f);
     m_frozen.assign(track_count, 0);
+    m_best_error.assign(m_bones, std::numeric_limits<float>::max());
+    m_stalled_rounds.assign(m_bones, 0);
     std::vector<size_t> changed;
     for (size_t t = 0; t < track_count; ++t) {
       const TrackKind kind = static_cast<TrackKind>(t % 3);
@@ -111,7 +118,7 @@ class ObjectSpaceFit {
       bones[b].tolerance_m = m_tolerances.tolerance_m[b];
       bones[b].shell_distance_m = m_tolerances.shell_distance_m[b];
     }
-    bool stuck = false;  // no track on the chain of a bone over can get closer
+    bool stuck = false;  // no bone over has a track that can get closer, or its error stopped falling
     for (rounds = 1;; ++rounds) {
       parallel_for(changed, m_threads, [&](size_t t) {
         m_fitters[t].fit(m_thresholds[t]);
@@ -130,9 +137,9 @@ class ObjectSpaceFit {
       }
     }
     // A bone over reports what stops it: its chain's floors through the
-    // levers, or, when every track on the chain is at its floor, the error
-    // reached (float32 arithmetic along a long chain far from the origin
-    // adds to the floors: Fox's spine at 0.01 mm).
+    // levers, or, when its chain's tracks are at their floors or its error
+    // stopped falling, the error reached (float32 arithmetic along a long
+    // chain far from the origin adds to the floors: Fox's spine at 0.01 mm).
     for (size_t b = 0; b < m_bones; ++b) {
       if (bones[b].met()) continue;
       bones[b].floor_m = chain_floor(b);
@@ -175,6 +182,15 @@ class ObjectSpaceFit {
     std::vector<float> factor(3 * m_bones, 1.f);
     for (size_t b = 0; b < m_bones; ++b) {
       if (bones[b].met()) continue;
+      // A bone whose error stopped falling is held by what no threshold
+      // reaches (float32 arithmetic along its chain): tightening it further
+      // only spends keys.
+      if (bones[b].max_error_m < kProgress * m_best_error[b]) {
+        m_best_error[b] = bones[b].max_error_m;
+        m_stalled_rounds[b] = 0;
+      } else if (++m_stalled_rounds[b] >= kMaxStalledRounds) {
+        continue;
+      }
       const float f = std::clamp(0.9f * bones[b].tolerance_m / bones[b].max_error_m, kMinTighten, kMaxTighten);
       // Only the tracks that move b's vertices noticeably: a scale track off
       // by float noise (1e-7) would otherwise be tightened into keys that
@@ -324,6 +340,8 @@ class ObjectSpaceFit {
   std::vector<BoneLever> m_levers;
   std::vector<float> m_thresholds;             // per track, in its unit
   std::vector<uint8_t> m_frozen;               // per track: a looser fit put a bone over
+  std::vector<float> m_best_error;             // per bone: least error over the rounds so far
+  std::vector<uint32_t> m_stalled_rounds;      // per bone: rounds since it last fell by kProgress
   std::vector<std::vector<Sample>> m_decoded;  // per track, per frame
 };
 

@@ -62,8 +62,9 @@ struct BoneFit {
   uint32_t worst_frame = 0;
   /// When the tolerance is missed: the least error the codings on the
   /// bone's chain can reach (their quantization floors through the levers),
-  /// or the error reached when every track on the chain is at its floor.
-  /// Below the tolerance only when the fit ran out of rounds.
+  /// or the error reached when the chain's tracks are at their floors or
+  /// tightening them stopped lowering it. Below the tolerance only when the
+  /// fit ran out of rounds.
   float floor_m = 0.f;
   bool met() const { return max_error_m <= tolerance_m; }
 };
