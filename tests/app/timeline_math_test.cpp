@@ -222,9 +222,9 @@ TEST(KeyBins, EveryFrameIsInTheBinThatSpansIt) {
 
 TEST(BinKeyFrames, CountsEveryKeyOfEveryTrackInItsBin) {
   std::vector<FittedTrack> tracks(3);
-  for (uint16_t frame : {0, 0, 1, 9}) tracks[0].keys.push_back(FittedKey{frame, 0, {}, {}});
-  for (uint16_t frame : {0, 5, 5, 9}) tracks[1].keys.push_back(FittedKey{frame, 0, {}, {}});
-  tracks[2].keys.push_back(FittedKey{0, 0, {}, {}});
+  for (uint16_t frame : {0, 0, 1, 9}) tracks[0].keys.push_back(FittedKey{frame, {}, {}, {}});
+  for (uint16_t frame : {0, 5, 5, 9}) tracks[1].keys.push_back(FittedKey{frame, {}, {}, {}});
+  tracks[2].keys.push_back(FittedKey{0, {}, {}, {}});
   std::vector<uint32_t> bins(5, 77u);  // old counts are overwritten
   bin_key_frames(tracks, 10, bins);
   EXPECT_EQ(bins, (std::vector<uint32_t>{5, 0, 2, 0, 2}));
