@@ -224,9 +224,10 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_blocks) {
                 text_threshold(meta.scale_error, 1.f, "").c_str());
   } else {
     std::printf("error mode       object space: every bone's virtual vertices within its tolerance\n");
-    std::printf("tolerance        %s at %s from each bone, %zu bone overrides\n",
+    std::printf("tolerance        %s at %s from each bone, %zu bone override%s\n",
                 text_threshold(meta.tolerance_m, 1000.f, " mm").c_str(),
-                text_threshold(meta.shell_distance_m, 100.f, " cm").c_str(), meta.bone_tolerances.size());
+                text_threshold(meta.shell_distance_m, 100.f, " cm").c_str(), meta.bone_tolerances.size(),
+                meta.bone_tolerances.size() == 1 ? "" : "s");
     for (const StreamBoneTolerance& o : meta.bone_tolerances) {
       const std::string distance =
           o.shell_distance_m > 0.f ? text_threshold(o.shell_distance_m, 100.f, " cm") : "the inherited distance";

@@ -46,8 +46,9 @@ void print_report(const ImportedClip& imported, const FittedClip& fitted, const 
     std::printf("thresholds       local: translation %.4g mm, rotation %.4g deg, scale %.4g\n",
                 s.translation_error_m * 1000.f, s.rotation_error_deg, s.scale_error);
   } else {
-    std::printf("tolerance        %.4g mm at %.4g cm (object space), %zu bone overrides, %u fit rounds\n",
-                s.tolerance_m * 1000.f, s.shell_distance_m * 100.f, s.bone_tolerances.size(), fitted.rounds);
+    std::printf("tolerance        %.4g mm at %.4g cm (object space), %zu bone override%s, %u fit rounds\n",
+                s.tolerance_m * 1000.f, s.shell_distance_m * 100.f, s.bone_tolerances.size(),
+                s.bone_tolerances.size() == 1 ? "" : "s", fitted.rounds);
   }
   std::printf("settings         split %s, discontinuity ratio %.3g, jump interval %u frames\n", to_string(s.split_rule),
               s.discontinuity_ratio, stream.jump_interval_frames());

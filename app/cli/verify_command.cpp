@@ -302,9 +302,9 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
     std::printf("bound            local: translation %.4g mm, rotation %.4g deg, scale %.4g (%s)\n",
                 bound.thresholds[0] * 1e3, bound.thresholds[1], bound.thresholds[2], bound.origin.c_str());
   } else {
-    std::printf("bound            object space: %s, %zu bone overrides (%s)\n",
+    std::printf("bound            object space: %s, %zu bone override%s (%s)\n",
                 describe_tolerance(bound.tolerance_m, bound.shell_distance_m).c_str(), bound.overrides.size(),
-                bound.origin.c_str());
+                bound.overrides.size() == 1 ? "" : "s", bound.origin.c_str());
     for (const BoneTolerance& o : bound.overrides) {
       std::printf("  override       %s: %s, and the bones below it\n", o.bone.c_str(),
                   describe_tolerance(o.tolerance_m, o.shell_distance_m).c_str());
