@@ -298,7 +298,10 @@ inline void write_stored_key(BitWriter& writer, const TrackRecord& r, const Stor
   }
   writer.write_rice(key.frame - before->frame - r.key_coding.frame_delta_min, r.key_coding.frame_rice);
   for (int c = 0; c < 4; ++c) {
-    if (r.coded(c)) writer.write_rice(zigzag(key.codes[c] - before->codes[c]), r.key_coding.value_rice[c]);
+    // Wrapping, as the decoder adds: a test may store codes far out of range.
+    const auto difference =
+        static_cast<int32_t>(static_cast<uint32_t>(key.codes[c]) - static_cast<uint32_t>(before->codes[c]));
+    if (r.coded(c)) writer.write_rice(zigzag(difference), r.key_coding.value_rice[c]);
   }
 }
 
