@@ -192,11 +192,10 @@ class ObjectSpaceFit {
         continue;
       }
       const float f = std::clamp(0.9f * bones[b].tolerance_m / bones[b].max_error_m, kMinTighten, kMaxTighten);
-      // Only the tracks that move b's vertices noticeably: a scale track off
-      // by float noise (1e-7) would otherwise be tightened into keys that
-      // buy nothing.
-      // Tracks already at their coding's floor are out of the comparison:
-      // with them stuck, the next largest are what can still help.
+      // Only the tracks that move b's vertices noticeably, next to the
+      // largest that can still shrink (tracks at their coding's floor are
+      // out of the comparison): a scale track off by float noise (1e-7)
+      // would otherwise be tightened into keys that buy nothing.
       float largest = 0.f;
       for (int32_t a = static_cast<int32_t>(b); a >= 0; a = m_skeleton.parents[static_cast<size_t>(a)]) {
         for (size_t k = 0; k < 3; ++k) {
