@@ -111,16 +111,15 @@ ClipReport compress_clip(const ImportedClip& imported, const Options& options, c
   const std::vector<uint8_t>& chosen = options.codec.pack.zstd ? zstd.value() : plain.value();
   Result<StreamView> view = StreamView::open(chosen, output.string().c_str());
   if (!view) return failed(std::move(report), view.error());
-  // Object space: measure every bone at its own shell distance, as promised.
+  // Object space: measure every bone at its own shell distance, as promised
+  // (the fit resolved each bone's E and d; local mode has none).
   BoneTolerances tolerances;
-  MeasureSettings measure_settings;
-  if (fit.error_mode == ErrorMode::kObjectSpace) {
-    Result<BoneTolerances> resolved =
-        resolve_bone_tolerances(imported.skeleton, fit.tolerance_m, fit.shell_distance_m, fit.bone_tolerances);
-    if (!resolved) return failed(std::move(report), resolved.error());
-    tolerances = std::move(resolved.value());
-    measure_settings.bone_shell_distance_m = tolerances.shell_distance_m;
+  for (const BoneFit& bone : fitted.value().bones) {
+    tolerances.tolerance_m.push_back(bone.tolerance_m);
+    tolerances.shell_distance_m.push_back(bone.shell_distance_m);
   }
+  MeasureSettings measure_settings;
+  measure_settings.bone_shell_distance_m = tolerances.shell_distance_m;
   Result<ClipMeasurement> measured = measure(imported.skeleton, imported.clip, view.value(), measure_settings);
   if (!measured) return failed(std::move(report), measured.error());
   add_measurement(report, measured.value(), fitted.value(), tolerances);
