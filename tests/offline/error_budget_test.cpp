@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/offline/random_clip.h"
+#include "tests/refused_mentioning.h"
 
 namespace ks {
 namespace {
@@ -18,16 +19,7 @@ namespace {
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-template <class T>
-::testing::AssertionResult refused_mentioning(const Result<T>& result, std::initializer_list<std::string_view> parts) {
-  if (result.ok()) return ::testing::AssertionFailure() << "accepted";
-  for (std::string_view part : parts) {
-    if (result.error().find(part) == std::string::npos) {
-      return ::testing::AssertionFailure() << "message \"" << result.error() << "\" does not mention \"" << part << "\"";
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
+using test::refused_mentioning;
 
 // root -> spine -> head, root -> hip -> knee.
 Skeleton five_bones() {

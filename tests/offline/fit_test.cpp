@@ -21,6 +21,7 @@
 #include "core/runtime/stream_view.h"
 #include "tests/offline/fit_test_support.h"
 #include "tests/offline/random_clip.h"
+#include "tests/refused_mentioning.h"
 
 namespace ks {
 namespace {
@@ -30,18 +31,7 @@ namespace fs = std::filesystem;
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-// Passes when `status` is a refusal whose message contains every part.
-template <class T>
-::testing::AssertionResult refused_mentioning(const Result<T>& result, std::initializer_list<std::string_view> parts) {
-  if (result.ok()) return ::testing::AssertionFailure() << "the input was accepted";
-  for (std::string_view part : parts) {
-    if (result.error().find(part) == std::string::npos) {
-      return ::testing::AssertionFailure()
-             << "message \"" << result.error() << "\" does not mention \"" << part << "\"";
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
+using test::refused_mentioning;
 
 // --- clips built for one behaviour --------------------------------------------
 

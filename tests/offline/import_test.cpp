@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "tests/refused_mentioning.h"
+
 namespace ks {
 namespace {
 
@@ -20,18 +22,7 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 const fs::path kClips = KS_CLIPS_DIR;
 
-// Passes when `result` is a refusal whose message contains every part.
-template <class T>
-::testing::AssertionResult refused_mentioning(const Result<T>& result, std::initializer_list<std::string_view> parts) {
-  if (result.ok()) return ::testing::AssertionFailure() << "the input was accepted";
-  for (std::string_view part : parts) {
-    if (result.error().find(part) == std::string::npos) {
-      return ::testing::AssertionFailure() << "message \"" << result.error() << "\" does not mention \"" << part
-                                           << "\"";
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
+using test::refused_mentioning;
 
 // A fresh, empty directory per test, removed with everything in it.
 class TempDir {

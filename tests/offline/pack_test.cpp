@@ -16,6 +16,7 @@
 #include "core/runtime/stream_format.h"
 #include "core/runtime/stream_view.h"
 #include "tests/runtime/stream_test_support.h"
+#include "tests/refused_mentioning.h"
 
 namespace ks {
 namespace {
@@ -25,18 +26,7 @@ using test::get_u32;
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-// Passes when `result` is a refusal whose message contains every part.
-template <class T>
-::testing::AssertionResult refused_mentioning(const Result<T>& result, std::initializer_list<std::string_view> parts) {
-  if (result.ok()) return ::testing::AssertionFailure() << "accepted";
-  for (std::string_view part : parts) {
-    if (result.error().find(part) == std::string::npos) {
-      return ::testing::AssertionFailure()
-             << "message \"" << result.error() << "\" does not mention \"" << part << "\"";
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
+using test::refused_mentioning;
 
 const FittedClip& wave() {
   static const FittedClip clip = [] {

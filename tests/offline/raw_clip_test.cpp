@@ -10,23 +10,15 @@
 #include <string_view>
 #include <vector>
 
+#include "tests/refused_mentioning.h"
+
 namespace ks {
 namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-// Passes when `status` is a refusal whose message contains every part.
-::testing::AssertionResult refused_mentioning(const Status& status, std::initializer_list<std::string_view> parts) {
-  if (status.ok()) return ::testing::AssertionFailure() << "the clip was accepted";
-  for (std::string_view part : parts) {
-    if (status.error().find(part) == std::string::npos) {
-      return ::testing::AssertionFailure() << "message \"" << status.error() << "\" does not mention \"" << part
-                                           << "\"";
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
+using test::refused_mentioning;
 
 Skeleton make_skeleton() {
   Skeleton s;

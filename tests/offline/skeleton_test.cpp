@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "tests/refused_mentioning.h"
+
 namespace ks {
 namespace {
 
@@ -15,17 +17,7 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kHalfPi = 1.57079632679f;
 
-// Passes when `status` is a refusal whose message contains every part.
-::testing::AssertionResult refused_mentioning(const Status& status, std::initializer_list<std::string_view> parts) {
-  if (status.ok()) return ::testing::AssertionFailure() << "the skeleton was accepted";
-  for (std::string_view part : parts) {
-    if (status.error().find(part) == std::string::npos) {
-      return ::testing::AssertionFailure() << "message \"" << status.error() << "\" does not mention \"" << part
-                                           << "\"";
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
+using test::refused_mentioning;
 
 // root -> spine -> head, skinned, with an end site above the head.
 Skeleton make_chain() {

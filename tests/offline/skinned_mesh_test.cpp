@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "tests/refused_mentioning.h"
+
 namespace ks {
 namespace {
 
@@ -14,17 +16,7 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr size_t kBones = 3;
 
-// Passes when `status` is a refusal whose message contains every part.
-::testing::AssertionResult refused_mentioning(const Status& status, std::initializer_list<std::string_view> parts) {
-  if (status.ok()) return ::testing::AssertionFailure() << "the mesh was accepted";
-  for (std::string_view part : parts) {
-    if (status.error().find(part) == std::string::npos) {
-      return ::testing::AssertionFailure() << "message \"" << status.error() << "\" does not mention \"" << part
-                                           << "\"";
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
+using test::refused_mentioning;
 
 // A unit quad of two triangles, blended across bones 0 to 2.
 SkinnedMesh make_quad() {
