@@ -250,16 +250,8 @@ TEST_P(FitSharedClipAtTolerance, EveryBoneHoldsAtEveryFrame) {
   }
 }
 
-std::string clip_test_name(const ::testing::TestParamInfo<fs::path>& info) {
-  std::string name = info.param.filename().string();
-  for (char& ch : name) {
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  }
-  return name;
-}
-
 INSTANTIATE_TEST_SUITE_P(SharedClips, FitSharedClipAtTolerance, ::testing::ValuesIn(test::shipped_clip_files()),
-                         clip_test_name);
+                         test::clip_test_name);
 
 }  // namespace
 }  // namespace ks

@@ -717,15 +717,8 @@ TEST_P(FitShippedClip, LargestErrorSplitNeedsNoMoreKeysThanMidpoint) {
   EXPECT_LE(keys[0], keys[1]) << "largest-error " << keys[0] << " keys, midpoint " << keys[1];
 }
 
-std::string clip_test_name(const ::testing::TestParamInfo<fs::path>& info) {
-  std::string name = info.param.filename().string();
-  for (char& c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  }
-  return name;
-}
-
-INSTANTIATE_TEST_SUITE_P(DeveloperClips, FitShippedClip, ::testing::ValuesIn(shipped_clip_files()), clip_test_name);
+INSTANTIATE_TEST_SUITE_P(DeveloperClips, FitShippedClip, ::testing::ValuesIn(shipped_clip_files()),
+                         test::clip_test_name);
 
 }  // namespace
 }  // namespace ks

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "core/offline/fit.h"
@@ -95,6 +97,15 @@ inline std::vector<std::filesystem::path> shipped_clip_files() {
   std::sort(files.begin(), files.end());
   files.push_back(std::filesystem::path(KS_ASSETS_DIR) / "demo_walk.glb");
   return files;
+}
+
+// A test name for a clip file: its file name with every other character as '_'.
+inline std::string clip_test_name(const ::testing::TestParamInfo<std::filesystem::path>& info) {
+  std::string name = info.param.filename().string();
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
 }
 
 // Every animation of `file`; a failure when one does not import.
