@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace ks {
 
@@ -22,47 +23,92 @@ struct CurveKey {
   float frame;
 };
 
-/// The value at frame time `t` (f_p <= t <= f_q) of the segment from key p to
-/// key q, whose outer neighbours are `prev` and `next`. A neighbour at the
-/// same frame as its end key (the clamped copy past either end of the track,
-/// or the other side of a discontinuity) is replaced by that end key, which
-/// makes the tangent one-sided. A zero-length segment yields q: at a
-/// discontinuity the right-hand value holds from its frame on. Rotations come
-/// out un-normalised; the caller normalises (normalize_rotation).
-inline void evaluate_segment(const CurveKey& prev, const CurveKey& p, const CurveKey& q,
-                             const CurveKey& next, float t, int components, float* out) {
+/// One segment of the curve reduced to what evaluating it needs at any t:
+/// everything that depends on its four keys only. The player computes it
+/// once when a key arrives and evaluates it every sample, several tracks at
+/// once (segment_lanes.h); evaluate_segment, which the fitter and the
+/// baseline call, is the same two steps, so all three produce the same bits.
+struct SegmentCoefficients {
+  // No initialisers: evaluate_segment builds one per call, and the baseline
+  // times that; segment_coefficients writes every field it returns.
+  float start;  // frame of p
+  float span;   // q.frame - p.frame; infinite for a zero-length segment, so u = 0
+  float p[4];
+  float q[4];
+  float difference[4];  // q - p
+  float tangent_p[4];   // the tangents of DESIGN §4, scaled to the segment
+  float tangent_q[4];
+};
+
+/// The coefficients of the segment from key p to key q, whose outer
+/// neighbours are `prev` and `next`. A neighbour at the same frame as its end
+/// key (the clamped copy past either end of the track, or the other side of a
+/// discontinuity) is replaced by that end key, which makes the tangent
+/// one-sided. A zero-length segment holds q: at a discontinuity the
+/// right-hand value holds from its frame on. Only the first `components`
+/// components are written.
+inline SegmentCoefficients segment_coefficients(const CurveKey& prev, const CurveKey& p, const CurveKey& q,
+                                                const CurveKey& next, int components) {
+  SegmentCoefficients s;
+  s.start = p.frame;
   const float span = q.frame - p.frame;
   if (!(span > 0.f)) {
-    for (int c = 0; c < components; ++c) out[c] = q.value[c];
-    return;
+    // u = 0 for every finite t: the value is p[c] = q's, every difference 0.
+    s.span = std::numeric_limits<float>::infinity();
+    for (int c = 0; c < components; ++c) {
+      s.p[c] = s.q[c] = q.value[c];
+      s.difference[c] = s.tangent_p[c] = s.tangent_q[c] = 0.f;
+    }
+    return s;
   }
+  s.span = span;
   const CurveKey& before = prev.frame < p.frame ? prev : p;
   const CurveKey& after = next.frame > q.frame ? next : q;
   // Tangent scale factors of DESIGN §4, both in 0..1.
   const float scale_p = span / (q.frame - before.frame);
   const float scale_q = span / (after.frame - p.frame);
-  const float u = (t - p.frame) / span;
+  for (int c = 0; c < components; ++c) {
+    s.p[c] = p.value[c];
+    s.q[c] = q.value[c];
+    s.difference[c] = q.value[c] - p.value[c];
+    s.tangent_p[c] = (q.value[c] - before.value[c]) * scale_p;
+    s.tangent_q[c] = (after.value[c] - p.value[c]) * scale_q;
+  }
+  return s;
+}
+
+/// The value of segment `s` at frame time `t` (finite; p.frame <= t <=
+/// q.frame). Rotations come out un-normalised; the caller normalises
+/// (normalize_rotation).
+inline void evaluate_coefficients(const SegmentCoefficients& s, float t, int components, float* out) {
+  const float u = (t - s.start) / s.span;
   const float u2 = u * u;
   const float u3 = u2 * u;
   const float h00 = 2.f * u3 - 3.f * u2 + 1.f;
   const float h10 = u3 - 2.f * u2 + u;
   const float h01 = -2.f * u3 + 3.f * u2;
   const float h11 = u3 - u2;
-  // h00 p + h01 q with h00 + h01 = 1, written as the nearer end key plus a
-  // difference: a component equal on all four keys (a vec3 component the
-  // track does not code, a held value) comes out as that value bit for bit,
-  // and u = 0 and u = 1 give p and q exactly.
+  // h00 p + h01 q with h00 + h01 = 1, written as the nearer end value plus a
+  // difference (p - q is exactly -(q - p)): a component equal on all four
+  // keys (a vec3 component the track does not code, a held value) comes out
+  // as that value bit for bit, and u = 0 and u = 1 give p and q exactly.
   const bool from_p = u < 0.5f;
-  const CurveKey& base = from_p ? p : q;
-  const CurveKey& other = from_p ? q : p;
-  const float h_other = from_p ? h01 : h00;
+  const float h_difference = from_p ? h01 : -h00;
   for (int c = 0; c < components; ++c) {
-    const float tangent_p = (q.value[c] - before.value[c]) * scale_p;
-    const float tangent_q = (after.value[c] - p.value[c]) * scale_q;
-    const float delta = h_other * (other.value[c] - base.value[c]) + h10 * tangent_p + h11 * tangent_q;
+    const float base = from_p ? s.p[c] : s.q[c];
+    const float delta = h_difference * s.difference[c] + h10 * s.tangent_p[c] + h11 * s.tangent_q[c];
     // -0 + 0 is +0: a held -0 stays -0.
-    out[c] = delta == 0.f ? base.value[c] : base.value[c] + delta;
+    out[c] = delta == 0.f ? base : base + delta;
   }
+}
+
+/// The value at frame time `t` (finite; f_p <= t <= f_q) of the segment from
+/// key p to key q, whose outer neighbours are `prev` and `next`
+/// (segment_coefficients, then evaluate_coefficients). Rotations come out
+/// un-normalised; the caller normalises (normalize_rotation).
+inline void evaluate_segment(const CurveKey& prev, const CurveKey& p, const CurveKey& q,
+                             const CurveKey& next, float t, int components, float* out) {
+  evaluate_coefficients(segment_coefficients(prev, p, q, next, components), t, components, out);
 }
 
 /// Scales an interpolated quaternion (x, y, z, w) back to unit length; the

@@ -1,6 +1,8 @@
 #include "core/runtime/player.h"
 
+#include <algorithm>
 #include <cassert>
+#include <cstddef>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -21,14 +23,6 @@ inline CurveKey decode(const StreamTrack& track, const int32_t codes[4], uint32_
   return key;
 }
 
-// Shifts `key` into the window as its newest key, after the hemisphere fix.
-inline void push_key(TrackWindow& window, TrackKind kind, CurveKey key) {
-  if (kind == TrackKind::kRotation) align_hemisphere(window.keys[kWindowSize - 1], key);
-  for (uint32_t i = 0; i + 1 < kWindowSize; ++i) window.keys[i] = window.keys[i + 1];
-  window.keys[kWindowSize - 1] = key;
-  ++window.keys_read;
-}
-
 // Fills a window with key 0 of its track (the clamped copies before it).
 inline void fill_window(TrackWindow& window, const CurveKey& first) {
   for (CurveKey& k : window.keys) k = first;
@@ -44,14 +38,18 @@ bool same_key(const CurveKey& a, const CurveKey& b) { return std::memcmp(&a, &b,
 }  // namespace
 
 Player::Player(const StreamView& stream)
-    : m_stream(&stream), m_constant_pose(stream.bone_count()), m_reader(stream) {
+    : m_stream(&stream), m_constant_pose(stream.bone_count()), m_short_pose(stream.bone_count()), m_reader(stream) {
   m_active_array.reserve(stream.animated_track_count());
+  m_finished.reserve(stream.animated_track_count());
+  uint32_t rotations = 0;
+  uint32_t vec3s = 0;
   for (uint32_t t = 0; t < stream.tracks().size(); ++t) {
     const StreamTrack& track = stream.tracks()[t];
     if (track.coding == TrackCoding::kAnimated) {
       TrackWindow window;
       window.track = t;
       window.key_count = track.key_count;
+      window.lane = track.kind == TrackKind::kRotation ? rotations++ : vec3s++;
       m_active_array.push_back(window);
       continue;
     }
@@ -62,6 +60,24 @@ Player::Player(const StreamView& stream)
     if (track.kind == TrackKind::kRotation) pose.rotation = {v[0], v[1], v[2], v[3]};
     if (track.kind == TrackKind::kScale) pose.scale = {v[0], v[1], v[2]};
   }
+  // Lanes in track order; each writes its value where its bone's transform
+  // holds that kind (a byte offset into the pose).
+  m_rotation_lanes.resize((rotations + kLanesPerBlock - 1) / kLanesPerBlock);
+  m_vec3_lanes.resize((vec3s + kLanesPerBlock - 1) / kLanesPerBlock);
+  clear_lanes(m_rotation_lanes);
+  clear_lanes(m_vec3_lanes);
+  for (const TrackWindow& window : m_active_array) {
+    const StreamTrack& track = stream.tracks()[window.track];
+    const uint32_t bone = track.bone * static_cast<uint32_t>(sizeof(Transform));
+    const uint32_t block = window.lane / kLanesPerBlock;
+    const uint32_t lane = window.lane % kLanesPerBlock;
+    if (track.kind == TrackKind::kRotation) {
+      m_rotation_lanes[block].output[lane] = bone + static_cast<uint32_t>(offsetof(Transform, rotation));
+    } else {
+      const size_t member = track.kind == TrackKind::kTranslation ? offsetof(Transform, translation) : offsetof(Transform, scale);
+      m_vec3_lanes[block].output[lane] = bone + static_cast<uint32_t>(member);
+    }
+  }
   m_queue.reserve(stream.streamed_track_count());
   m_restore_cost_keys = stream.streamed_track_count() * kWindowSize;
   restart();
@@ -69,7 +85,29 @@ Player::Player(const StreamView& stream)
 
 size_t Player::memory_bytes() const {
   return m_active_array.capacity() * sizeof(TrackWindow) + m_constant_pose.capacity() * sizeof(Transform) +
+         m_short_pose.capacity() * sizeof(Transform) + m_rotation_lanes.capacity() * sizeof(RotationLanes) +
+         m_vec3_lanes.capacity() * sizeof(Vec3Lanes) + m_finished.capacity() * sizeof(uint32_t) +
          m_stream->streamed_track_count() * sizeof(uint64_t) + m_reader.memory_bytes();
+}
+
+// Shifts `key` into the window as its newest key, after the hemisphere fix.
+void Player::push_key(TrackWindow& window, TrackKind kind, CurveKey key) {
+  if (kind == TrackKind::kRotation) align_hemisphere(window.keys[kWindowSize - 1], key);
+  for (uint32_t i = 0; i + 1 < kWindowSize; ++i) window.keys[i] = window.keys[i + 1];
+  window.keys[kWindowSize - 1] = key;
+  ++window.keys_read;
+}
+
+// Rewrites the window's lane: the segment from its second key to its third.
+// With its last key read, the window also covers the final segment, which
+// evaluate() handles for the windows in m_finished.
+void Player::update_lane(const TrackWindow& window, TrackKind kind) {
+  const CurveKey* k = window.keys;
+  if (kind == TrackKind::kRotation) {
+    set_lane(m_rotation_lanes, window.lane, segment_coefficients(k[0], k[1], k[2], k[3], 4));
+  } else {
+    set_lane(m_vec3_lanes, window.lane, segment_coefficients(k[0], k[1], k[2], k[3], 3));
+  }
 }
 
 void Player::restart() {
@@ -87,10 +125,12 @@ void Player::restart() {
       read_key_differences(initial, track, window.newest_frame, window.codes);
       push_key(window, track.kind, decode(track, window.codes, window.newest_frame));
     }
+    update_lane(window, track.kind);
     if (window.keys_read < window.key_count) m_queue.push(need_of_next_key(window), slot);
     m_counters.keys_read += initial_count;
     ++m_counters.window_updates;
   }
+  find_finished();
   start_block(0);
   m_cursor_key_index = 0;
   m_last_need = 0;
@@ -125,10 +165,12 @@ void Player::restore(uint32_t jump_index) {
     }
     for (uint32_t i = 0; i < kWindowSize - saved; ++i) window.keys[i] = window.keys[kWindowSize - saved];
     window.keys_read = keys_read;
+    update_lane(window, track.kind);
     if (keys_read < window.key_count) m_queue.push(need_of_next_key(window), slot);
     m_counters.keys_read += saved;
     ++m_counters.window_updates;
   }
+  find_finished();
   if (jump.stream_key_index > m_cursor_key_index) m_counters.keys_skipped += jump.stream_key_index - m_cursor_key_index;
   start_block(jump_index + 1);  // block b + 1 starts at jump frame b
   m_cursor_key_index = jump.stream_key_index;
@@ -164,7 +206,12 @@ void Player::read_stream_key() {
   const StreamTrack& track = m_stream->tracks()[window.track];
   read_key_differences(m_reader, track, window.newest_frame, window.codes);
   push_key(window, track.kind, decode(track, window.codes, window.newest_frame));
-  if (window.keys_read < window.key_count) m_queue.push(need_of_next_key(window), slot);
+  update_lane(window, track.kind);
+  if (window.keys_read < window.key_count) {
+    m_queue.push(need_of_next_key(window), slot);
+  } else {
+    m_finished.push_back(slot);
+  }
   ++m_cursor_key_index;
   ++m_counters.keys_read;
   ++m_counters.window_updates;
@@ -238,24 +285,32 @@ void Player::sample_frame(float frame_time, std::span<Transform> local_pose) {
   evaluate(frame_time, local_pose);
 }
 
-void Player::evaluate(float frame_time, std::span<Transform> local_pose) const {
-  assert(local_pose.size() >= m_stream->bone_count());
-  const size_t bone_count = local_pose.size() < m_stream->bone_count() ? local_pose.size() : m_stream->bone_count();
-  std::memcpy(local_pose.data(), m_constant_pose.data(), bone_count * sizeof(Transform));
+void Player::find_finished() {
+  m_finished.clear();
+  for (uint32_t slot = 0; slot < m_active_array.size(); ++slot) {
+    if (m_active_array[slot].keys_read == m_active_array[slot].key_count) m_finished.push_back(slot);
+  }
+}
+
+void Player::evaluate(float frame_time, std::span<Transform> local_pose) {
+  const size_t bone_count = m_stream->bone_count();
+  assert(local_pose.size() >= bone_count);
+  // A pose shorter than the skeleton gets the bones it has, through a full one.
+  const std::span<Transform> pose = local_pose.size() >= bone_count ? local_pose : std::span<Transform>(m_short_pose);
+  std::memcpy(pose.data(), m_constant_pose.data(), bone_count * sizeof(Transform));
+  unsigned char* bytes = reinterpret_cast<unsigned char*>(pose.data());
+  evaluate_lanes(std::span<const RotationLanes>(m_rotation_lanes), frame_time, bytes);
+  evaluate_lanes(std::span<const Vec3Lanes>(m_vec3_lanes), frame_time, bytes);
+  // A window holding its track's last key also covers the final segment
+  // (from its third key to its fourth), which its lane does not.
   const std::span<const StreamTrack> tracks = m_stream->tracks();
-  for (const TrackWindow& w : m_active_array) {
+  for (const uint32_t slot : m_finished) {
+    const TrackWindow& w = m_active_array[slot];
+    if (!(frame_time >= w.keys[2].frame)) continue;
     const StreamTrack& track = tracks[w.track];
-    if (track.bone >= bone_count) break;
     float value[4];
-    // With the last key read, the window also covers the final segment.
-    const bool final_segment = w.keys_read == w.key_count && frame_time >= w.keys[2].frame;
-    const int components = component_count(track.kind);
-    if (final_segment) {
-      evaluate_segment(w.keys[1], w.keys[2], w.keys[3], w.keys[3], frame_time, components, value);
-    } else {
-      evaluate_segment(w.keys[0], w.keys[1], w.keys[2], w.keys[3], frame_time, components, value);
-    }
-    Transform& out = local_pose[track.bone];
+    evaluate_segment(w.keys[1], w.keys[2], w.keys[3], w.keys[3], frame_time, component_count(track.kind), value);
+    Transform& out = pose[track.bone];
     if (track.kind == TrackKind::kTranslation) {
       out.translation = {value[0], value[1], value[2]};
     } else if (track.kind == TrackKind::kRotation) {
@@ -265,6 +320,7 @@ void Player::evaluate(float frame_time, std::span<Transform> local_pose) const {
       out.scale = {value[0], value[1], value[2]};
     }
   }
+  if (pose.data() != local_pose.data()) std::copy(pose.begin(), pose.begin() + local_pose.size(), local_pose.begin());
 }
 
 Status check_jump_frames(const StreamView& stream) {

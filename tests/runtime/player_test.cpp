@@ -487,8 +487,16 @@ TEST(Player, ReportsItsMemoryAndStream) {
       ++slot;
     }
     EXPECT_EQ(slot, player.active_array().size());
-    EXPECT_EQ(player.memory_bytes(), view.animated_track_count() * sizeof(TrackWindow) +
-                                         view.bone_count() * sizeof(Transform) +
+    // The windows, the constant pose and the pose a short output goes
+    // through, the lanes (rotations and vec3 tracks in blocks), the finished
+    // list and the queue.
+    const auto blocks = [](uint32_t lanes) { return (lanes + kLanesPerBlock - 1) / kLanesPerBlock; };
+    uint32_t rotations = 0;
+    for (const TrackWindow& w : player.active_array()) rotations += view.tracks()[w.track].kind == TrackKind::kRotation;
+    const uint32_t vec3s = view.animated_track_count() - rotations;
+    EXPECT_EQ(player.memory_bytes(), view.animated_track_count() * (sizeof(TrackWindow) + sizeof(uint32_t)) +
+                                         2 * view.bone_count() * sizeof(Transform) +
+                                         blocks(rotations) * sizeof(RotationLanes) + blocks(vec3s) * sizeof(Vec3Lanes) +
                                          view.streamed_track_count() * sizeof(uint64_t));
   }
 }

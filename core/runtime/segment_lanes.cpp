@@ -1,0 +1,157 @@
+#include "core/runtime/segment_lanes.h"
+
+#include <atomic>
+
+#include "core/runtime/curve.h"
+
+#if defined(__x86_64__) || defined(_M_X64)
+#define KS_X86_64 1
+#include <emmintrin.h>
+#endif
+
+namespace ks {
+
+namespace {
+
+#if KS_X86_64
+// SSE2, which every x86-64 CPU has: four lanes per instruction.
+struct Sse2 {
+  static constexpr uint32_t kWidth = 4;
+  __m128 v;
+  static Sse2 load(const float* p) { return {_mm_load_ps(p)}; }
+  static Sse2 broadcast(float x) { return {_mm_set1_ps(x)}; }
+  static Sse2 zero() { return {_mm_setzero_ps()}; }
+  static Sse2 sqrt(Sse2 a) { return {_mm_sqrt_ps(a.v)}; }
+  static __m128 less(Sse2 a, Sse2 b) { return _mm_cmplt_ps(a.v, b.v); }
+  static __m128 greater(Sse2 a, Sse2 b) { return _mm_cmpgt_ps(a.v, b.v); }
+  static __m128 equal(Sse2 a, Sse2 b) { return _mm_cmpeq_ps(a.v, b.v); }
+  /// mask ? a : b, lane by lane.
+  static Sse2 select(__m128 mask, Sse2 a, Sse2 b) {
+    return {_mm_or_ps(_mm_and_ps(mask, a.v), _mm_andnot_ps(mask, b.v))};
+  }
+  Sse2 negated() const { return {_mm_xor_ps(v, _mm_set1_ps(-0.f))}; }
+  void store(float* p) const { _mm_store_ps(p, v); }
+  friend Sse2 operator+(Sse2 a, Sse2 b) { return {_mm_add_ps(a.v, b.v)}; }
+  friend Sse2 operator-(Sse2 a, Sse2 b) { return {_mm_sub_ps(a.v, b.v)}; }
+  friend Sse2 operator*(Sse2 a, Sse2 b) { return {_mm_mul_ps(a.v, b.v)}; }
+  friend Sse2 operator/(Sse2 a, Sse2 b) { return {_mm_div_ps(a.v, b.v)}; }
+};
+
+#include "core/runtime/segment_lanes_kernel.h"
+#endif
+
+// The reference: evaluate_coefficients lane by lane.
+template <int Components>
+void evaluate_scalar(const SegmentLanes<Components>* blocks, size_t count, float t, unsigned char* pose) {
+  for (size_t i = 0; i < count; ++i) {
+    const SegmentLanes<Components>& b = blocks[i];
+    for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+      if (b.output[lane] == kNoOutput) continue;
+      SegmentCoefficients s;
+      s.start = b.start[lane];
+      s.span = b.span[lane];
+      for (int c = 0; c < Components; ++c) {
+        s.p[c] = b.p[c][lane];
+        s.q[c] = b.q[c][lane];
+        s.difference[c] = b.difference[c][lane];
+        s.tangent_p[c] = b.tangent_p[c][lane];
+        s.tangent_q[c] = b.tangent_q[c][lane];
+      }
+      float value[4];
+      evaluate_coefficients(s, t, Components, value);
+      if constexpr (Components == 4) normalize_rotation(value);
+      std::memcpy(pose + b.output[lane], value, Components * sizeof(float));
+    }
+  }
+}
+
+SimdLevel detect_best_level() {
+#if KS_X86_64 && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") ? SimdLevel::kAvx2 : SimdLevel::kSse2;
+#elif KS_X86_64
+  return SimdLevel::kSse2;
+#else
+  return SimdLevel::kScalar;
+#endif
+}
+
+const SimdLevel g_best_level = detect_best_level();
+std::atomic<SimdLevel> g_level{g_best_level};
+
+template <int Components>
+void clear(std::span<SegmentLanes<Components>> blocks) {
+  for (SegmentLanes<Components>& b : blocks) {
+    b = {};
+    for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+      b.span[lane] = std::numeric_limits<float>::infinity();
+      b.output[lane] = kNoOutput;
+    }
+  }
+}
+
+template <int Components>
+void set(std::span<SegmentLanes<Components>> blocks, uint32_t lane, const SegmentCoefficients& s) {
+  SegmentLanes<Components>& b = blocks[lane / kLanesPerBlock];
+  const uint32_t l = lane % kLanesPerBlock;
+  b.start[l] = s.start;
+  b.span[l] = s.span;
+  for (int c = 0; c < Components; ++c) {
+    b.p[c][l] = s.p[c];
+    b.q[c][l] = s.q[c];
+    b.difference[c][l] = s.difference[c];
+    b.tangent_p[c][l] = s.tangent_p[c];
+    b.tangent_q[c][l] = s.tangent_q[c];
+  }
+}
+
+}  // namespace
+
+void clear_lanes(std::span<RotationLanes> blocks) { clear(blocks); }
+void clear_lanes(std::span<Vec3Lanes> blocks) { clear(blocks); }
+void set_lane(std::span<RotationLanes> blocks, uint32_t lane, const SegmentCoefficients& s) { set(blocks, lane, s); }
+void set_lane(std::span<Vec3Lanes> blocks, uint32_t lane, const SegmentCoefficients& s) { set(blocks, lane, s); }
+
+void evaluate_lanes(std::span<const RotationLanes> blocks, float t, unsigned char* pose) {
+  switch (g_level.load(std::memory_order_relaxed)) {
+#if KS_X86_64
+    case SimdLevel::kAvx2:
+      return detail::evaluate_rotation_lanes_avx2(blocks.data(), blocks.size(), t, pose);
+    case SimdLevel::kSse2:
+      return evaluate_blocks<Sse2, 4>(blocks.data(), blocks.size(), t, pose);
+#endif
+    default:
+      return evaluate_scalar<4>(blocks.data(), blocks.size(), t, pose);
+  }
+}
+
+void evaluate_lanes(std::span<const Vec3Lanes> blocks, float t, unsigned char* pose) {
+  switch (g_level.load(std::memory_order_relaxed)) {
+#if KS_X86_64
+    case SimdLevel::kAvx2:
+      return detail::evaluate_vec3_lanes_avx2(blocks.data(), blocks.size(), t, pose);
+    case SimdLevel::kSse2:
+      return evaluate_blocks<Sse2, 3>(blocks.data(), blocks.size(), t, pose);
+#endif
+    default:
+      return evaluate_scalar<3>(blocks.data(), blocks.size(), t, pose);
+  }
+}
+
+const char* to_string(SimdLevel level) {
+  switch (level) {
+    case SimdLevel::kScalar: return "scalar";
+    case SimdLevel::kSse2: return "SSE2";
+    case SimdLevel::kAvx2: return "AVX2";
+  }
+  return "?";
+}
+
+SimdLevel best_simd_level() { return g_best_level; }
+SimdLevel simd_level() { return g_level.load(std::memory_order_relaxed); }
+void set_simd_level(SimdLevel level) {
+  g_level.store(static_cast<uint8_t>(level) <= static_cast<uint8_t>(g_best_level) ? level : g_best_level,
+                std::memory_order_relaxed);
+}
+
+}  // namespace ks

@@ -1,0 +1,56 @@
+#pragma once
+// The SIMD kernel of segment_lanes.h, written once over a vector type V that
+// wraps one instruction set's registers (V::kWidth floats) and compiled once
+// per level: segment_lanes.cpp for SSE2, segment_lanes_avx2.cpp with -mavx2.
+// Each operation is the one evaluate_coefficients and normalize_rotation
+// (curve.h) perform, in the same order, so every level gives their bits.
+// Include it inside an anonymous namespace only: each level's instantiation
+// must stay in its own translation unit, compiled for its own instruction set.
+
+template <class V, int Components, class Lanes>
+inline void evaluate_block(const Lanes& b, float t, unsigned char* pose) {
+  alignas(32) float values[Components][kLanesPerBlock];
+  const V time = V::broadcast(t);
+  const V half = V::broadcast(0.5f);
+  const V one = V::broadcast(1.f);
+  const V two = V::broadcast(2.f);
+  const V three = V::broadcast(3.f);
+  const V minus_two = V::broadcast(-2.f);
+  for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
+    const V u = (time - V::load(b.start + lane)) / V::load(b.span + lane);
+    const V u2 = u * u;
+    const V u3 = u2 * u;
+    const V h00 = two * u3 - three * u2 + one;
+    const V h10 = u3 - two * u2 + u;
+    const V h01 = minus_two * u3 + three * u2;
+    const V h11 = u3 - u2;
+    const auto from_p = V::less(u, half);
+    const V h_difference = V::select(from_p, h01, h00.negated());
+    V out[Components];
+    for (int c = 0; c < Components; ++c) {
+      const V base = V::select(from_p, V::load(b.p[c] + lane), V::load(b.q[c] + lane));
+      const V delta = h_difference * V::load(b.difference[c] + lane) + h10 * V::load(b.tangent_p[c] + lane) +
+                      h11 * V::load(b.tangent_q[c] + lane);
+      out[c] = V::select(V::equal(delta, V::zero()), base, base + delta);
+    }
+    if constexpr (Components == 4) {
+      // normalize_rotation: the identity where the length is 0 (or NaN).
+      const V length_squared = out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3];
+      const auto has_length = V::greater(length_squared, V::zero());
+      const V inverse = one / V::sqrt(length_squared);
+      for (int c = 0; c < 3; ++c) out[c] = V::select(has_length, out[c] * inverse, V::zero());
+      out[3] = V::select(has_length, out[3] * inverse, one);
+    }
+    for (int c = 0; c < Components; ++c) out[c].store(values[c] + lane);
+  }
+  for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+    const uint32_t at = b.output[lane];
+    if (at == kNoOutput) continue;
+    for (int c = 0; c < Components; ++c) std::memcpy(pose + at + c * sizeof(float), &values[c][lane], sizeof(float));
+  }
+}
+
+template <class V, int Components, class Lanes>
+inline void evaluate_blocks(const Lanes* blocks, size_t count, float t, unsigned char* pose) {
+  for (size_t i = 0; i < count; ++i) evaluate_block<V, Components>(blocks[i], t, pose);
+}

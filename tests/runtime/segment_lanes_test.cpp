@@ -1,0 +1,147 @@
+// The SIMD evaluation of the active array (segment_lanes.h) against the
+// scalar curve the fitter measures with: every instruction set this CPU
+// runs must give evaluate_coefficients' and normalize_rotation's bits,
+// including the edge cases the scalar code treats specially (held values,
+// -0, zero-length segments, a rotation with no length).
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "core/runtime/curve.h"
+#include "core/runtime/segment_lanes.h"
+#include "core/runtime/transform.h"
+
+namespace ks {
+namespace {
+
+// Restores the CPU's own level when a test ends, whatever it set.
+struct SimdLevelGuard {
+  ~SimdLevelGuard() { set_simd_level(best_simd_level()); }
+};
+
+std::vector<SimdLevel> levels_this_cpu_runs() {
+  std::vector<SimdLevel> levels;
+  for (const SimdLevel l : {SimdLevel::kScalar, SimdLevel::kSse2, SimdLevel::kAvx2}) {
+    if (static_cast<uint8_t>(l) <= static_cast<uint8_t>(best_simd_level())) levels.push_back(l);
+  }
+  return levels;
+}
+
+CurveKey random_key(std::mt19937& rng, float frame, int components) {
+  std::uniform_real_distribution<float> value(-2.f, 2.f);
+  CurveKey k{};
+  for (int c = 0; c < components; ++c) k.value[c] = value(rng);
+  k.frame = frame;
+  return k;
+}
+
+// Four keys of one track: random, or one of the special shapes.
+void random_window(std::mt19937& rng, int components, CurveKey (&w)[4]) {
+  float frame = static_cast<float>(rng() % 5);
+  for (CurveKey& k : w) {
+    k = random_key(rng, frame, components);
+    frame += static_cast<float>(rng() % 4);  // 0: a repeated frame (a clamped copy or a discontinuity)
+  }
+  switch (rng() % 6) {
+    case 0:  // held: every key the same value, -0 included
+      for (CurveKey& k : w) {
+        for (int c = 0; c < components; ++c) k.value[c] = w[0].value[c];
+        k.value[0] = -0.f;
+      }
+      break;
+    case 1:  // zero-length middle segment
+      w[2].frame = w[1].frame;
+      w[3].frame = w[1].frame + 1.f;
+      break;
+    case 2:  // a rotation through zero: no length at the middle
+      for (int c = 0; c < components; ++c) {
+        w[1].value[c] = 1.f;
+        w[2].value[c] = -1.f;
+        w[0].value[c] = w[1].value[c];
+        w[3].value[c] = w[2].value[c];
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+struct Window {
+  CurveKey keys[4];
+};
+
+template <int Components>
+void check_levels(uint32_t track_count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  using Lanes = SegmentLanes<Components>;
+  std::vector<Lanes> blocks((track_count + kLanesPerBlock - 1) / kLanesPerBlock);
+  clear_lanes(std::span<Lanes>(blocks));
+  std::vector<Window> windows(track_count);
+  for (uint32_t lane = 0; lane < track_count; ++lane) {
+    CurveKey(&w)[4] = windows[lane].keys;
+    random_window(rng, Components, w);
+    set_lane(std::span<Lanes>(blocks), lane, segment_coefficients(w[0], w[1], w[2], w[3], Components));
+    blocks[lane / kLanesPerBlock].output[lane % kLanesPerBlock] = lane * static_cast<uint32_t>(sizeof(float) * 4);
+  }
+  SimdLevelGuard guard;
+  for (int sample = 0; sample < 50; ++sample) {
+    for (uint32_t lane = 0; lane < track_count; ++lane) {
+      const CurveKey* w = windows[lane].keys;
+      // Times inside each lane's own segment, ends included.
+      const float t = sample == 0 ? w[1].frame
+                                  : (sample == 1 ? w[2].frame
+                                                 : w[1].frame + (w[2].frame - w[1].frame) *
+                                                                    std::uniform_real_distribution<float>(0.f, 1.f)(rng));
+      float expected[4] = {0.f, 0.f, 0.f, 0.f};
+      evaluate_segment(w[0], w[1], w[2], w[3], t, Components, expected);
+      if (Components == 4) normalize_rotation(expected);
+      for (const SimdLevel level : levels_this_cpu_runs()) {
+        set_simd_level(level);
+        std::vector<float> pose(track_count * 4, 7.f);
+        // Every lane at the time of this one: only this lane is checked.
+        evaluate_lanes(std::span<const Lanes>(blocks), t, reinterpret_cast<unsigned char*>(pose.data()));
+        EXPECT_EQ(std::memcmp(&pose[lane * 4], expected, Components * sizeof(float)), 0)
+            << to_string(level) << " lane " << lane << " t " << t << ": " << pose[lane * 4] << " vs " << expected[0];
+        if (Components == 3) {
+          EXPECT_EQ(pose[lane * 4 + 3], 7.f) << "a vec3 lane wrote a fourth float";
+        }
+      }
+    }
+  }
+}
+
+TEST(SegmentLanes, EveryLevelGivesTheScalarCurvesBitsForRotations) {
+  check_levels<4>(8, 1);
+  check_levels<4>(21, 2);  // a partly filled last block
+}
+
+TEST(SegmentLanes, EveryLevelGivesTheScalarCurvesBitsForVec3Tracks) {
+  check_levels<3>(8, 3);
+  check_levels<3>(13, 4);
+}
+
+TEST(SegmentLanes, LanesWithoutOutputWriteNothing) {
+  std::vector<RotationLanes> blocks(1);
+  clear_lanes(std::span<RotationLanes>(blocks));
+  SimdLevelGuard guard;
+  for (const SimdLevel level : levels_this_cpu_runs()) {
+    set_simd_level(level);
+    std::vector<float> pose(64, 7.f);
+    evaluate_lanes(std::span<const RotationLanes>(blocks), 3.f, reinterpret_cast<unsigned char*>(pose.data()));
+    for (const float v : pose) EXPECT_EQ(v, 7.f) << to_string(level);
+  }
+}
+
+TEST(SegmentLanes, ALevelTheCpuLacksFallsBackToTheBestItHas) {
+  SimdLevelGuard guard;
+  set_simd_level(SimdLevel::kAvx2);
+  EXPECT_LE(static_cast<uint8_t>(simd_level()), static_cast<uint8_t>(best_simd_level()));
+  set_simd_level(SimdLevel::kScalar);
+  EXPECT_EQ(simd_level(), SimdLevel::kScalar);
+}
+
+}  // namespace
+}  // namespace ks
