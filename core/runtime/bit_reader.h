@@ -58,6 +58,20 @@ class BitReader {
     }
     return static_cast<uint32_t>((word >> shift) & ((uint64_t{1} << bits) - 1u));
   }
+  /// The bits from the current position on as one number, least
+  /// significant first: at least 57 of them (a whole 64-bit load, less the
+  /// position within its first byte), zeros past the end. Lets a reader
+  /// decode a variable-length code with one load and then skip() it.
+  uint64_t peek_window() const {
+    const uint64_t byte_index = m_position >> 3;
+    uint64_t word = 0;
+    if (byte_index + 8 <= m_bytes.size()) {
+      std::memcpy(&word, m_bytes.data() + byte_index, 8);
+    } else {
+      for (uint64_t i = 0; byte_index + i < m_bytes.size(); ++i) word |= uint64_t{m_bytes[byte_index + i]} << (8 * i);
+    }
+    return word >> (m_position & 7u);
+  }
   /// Moves past `bits` bits (an overrun when that passes the end).
   void skip(uint64_t bits) {
     if (m_position + bits > m_size_bits) {

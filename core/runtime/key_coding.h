@@ -34,17 +34,22 @@ inline int32_t sign_extend(uint32_t field, uint32_t bits) {
   return static_cast<int32_t>(field << shift) >> shift;
 }
 
-/// Reads one Rice code with parameter `k` (Reader: BitReader or KeyStreamReader).
+/// Reads one Rice code with parameter `k` (Reader: BitReader or
+/// KeyStreamReader). One load: the unary quotient (at most kRiceEscapeZeros
+/// bits), its stop bit and k <= kMaxRiceParameter low bits fit in the 57
+/// bits peek_window() gives.
 template <class Reader>
 inline uint32_t read_rice(Reader& reader, uint32_t k) {
-  const uint32_t window = reader.peek(kRiceEscapeZeros + 1);
-  const uint32_t zeros = static_cast<uint32_t>(std::countr_zero(window | (1u << kRiceEscapeZeros)));
+  static_assert(kRiceEscapeZeros + 1 + kMaxRiceParameter <= 57);
+  const uint64_t window = reader.peek_window();
+  const uint32_t zeros = static_cast<uint32_t>(std::countr_zero(static_cast<uint32_t>(window) | (1u << kRiceEscapeZeros)));
   if (zeros >= kRiceEscapeZeros) {
     reader.skip(kRiceEscapeZeros);
     return reader.read(kRiceEscapeBits);
   }
-  reader.skip(zeros + 1);
-  return (zeros << k) | reader.read(k);
+  const uint32_t low = static_cast<uint32_t>((window >> (zeros + 1)) & ((uint64_t{1} << k) - 1u));
+  reader.skip(zeros + 1 + k);
+  return (zeros << k) | low;
 }
 
 /// Bits of the Rice code of `v` with parameter `k`.

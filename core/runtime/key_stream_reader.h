@@ -52,6 +52,7 @@ class KeyStreamReader {
   uint64_t read64(uint32_t bits) { return m_bits.read64(bits); }
   /// The next `bits` bits without moving past them.
   uint32_t peek(uint32_t bits) const { return m_bits.peek(bits); }
+  uint64_t peek_window() const { return m_bits.peek_window(); }
   void skip(uint32_t bits) { m_bits.skip(bits); }
   /// Bit position in the plain (uncompressed) key stream.
   uint64_t position() const { return m_base_bit + m_bits.position(); }

@@ -78,7 +78,8 @@ Player::Player(const StreamView& stream)
       m_vec3_lanes[block].output[lane] = bone + static_cast<uint32_t>(member);
     }
   }
-  m_queue.reserve(stream.streamed_track_count());
+  m_queue.reserve(static_cast<uint32_t>(m_active_array.size()));
+  m_stale.reserve(m_active_array.size());
   m_restore_cost_keys = stream.streamed_track_count() * kWindowSize;
   restart();
 }
@@ -87,7 +88,7 @@ size_t Player::memory_bytes() const {
   return m_active_array.capacity() * sizeof(TrackWindow) + m_constant_pose.capacity() * sizeof(Transform) +
          m_short_pose.capacity() * sizeof(Transform) + m_rotation_lanes.capacity() * sizeof(RotationLanes) +
          m_vec3_lanes.capacity() * sizeof(Vec3Lanes) + m_finished.capacity() * sizeof(uint32_t) +
-         m_stream->streamed_track_count() * sizeof(uint64_t) + m_reader.memory_bytes();
+         m_stale.capacity() * sizeof(uint32_t) + m_queue.memory_bytes() + m_reader.memory_bytes();
 }
 
 // Shifts `key` into the window as its newest key, after the hemisphere fix.
@@ -113,7 +114,8 @@ void Player::update_lane(const TrackWindow& window, TrackKind kind) {
 void Player::restart() {
   const StreamView& s = *m_stream;
   BitReader initial(s.initial_keys());
-  m_queue.clear();
+  m_queue.clear(0);
+  m_stale.clear();
   for (uint32_t slot = 0; slot < m_active_array.size(); ++slot) {
     TrackWindow& window = m_active_array[slot];
     const StreamTrack& track = s.tracks()[window.track];
@@ -125,7 +127,8 @@ void Player::restart() {
       read_key_differences(initial, track, window.newest_frame, window.codes);
       push_key(window, track.kind, decode(track, window.codes, window.newest_frame));
     }
-    update_lane(window, track.kind);
+    window.lane_stale = false;
+    mark_stale(slot);
     if (window.keys_read < window.key_count) m_queue.push(need_of_next_key(window), slot);
     m_counters.keys_read += initial_count;
     ++m_counters.window_updates;
@@ -143,7 +146,7 @@ void Player::restore(uint32_t jump_index) {
   // Tracks of at most three keys never change after restart() at
   // construction; a jump frame saves only the streamed tracks.
   BitReader state(s.jump_states(), jump.state_bit_offset);
-  m_queue.clear();
+  m_queue.clear(jump.frame);
   for (uint32_t slot = 0; slot < m_active_array.size(); ++slot) {
     TrackWindow& window = m_active_array[slot];
     if (window.key_count <= kInitialKeysPerTrack) continue;
@@ -165,7 +168,7 @@ void Player::restore(uint32_t jump_index) {
     }
     for (uint32_t i = 0; i < kWindowSize - saved; ++i) window.keys[i] = window.keys[kWindowSize - saved];
     window.keys_read = keys_read;
-    update_lane(window, track.kind);
+    mark_stale(slot);
     if (keys_read < window.key_count) m_queue.push(need_of_next_key(window), slot);
     m_counters.keys_read += saved;
     ++m_counters.window_updates;
@@ -196,17 +199,16 @@ void Player::next_need() {
     m_reader.enter_block_of(m_cursor_key_index);
     m_counters.blocks_decompressed += m_reader.blocks_decompressed() - before;
   }
-  m_next_need = m_queue.top_need();
+  m_next_need = m_queue.next_need();
 }
 
 void Player::read_stream_key() {
-  const uint32_t slot = m_queue.top_slot();
-  m_queue.pop();
+  const uint32_t slot = m_queue.pop();
   TrackWindow& window = m_active_array[slot];
   const StreamTrack& track = m_stream->tracks()[window.track];
   read_key_differences(m_reader, track, window.newest_frame, window.codes);
   push_key(window, track.kind, decode(track, window.codes, window.newest_frame));
-  update_lane(window, track.kind);
+  mark_stale(slot);
   if (window.keys_read < window.key_count) {
     m_queue.push(need_of_next_key(window), slot);
   } else {
@@ -292,7 +294,25 @@ void Player::find_finished() {
   }
 }
 
+void Player::mark_stale(uint32_t slot) {
+  TrackWindow& window = m_active_array[slot];
+  if (window.lane_stale) return;
+  window.lane_stale = true;
+  m_stale.push_back(slot);
+}
+
+void Player::update_stale_lanes() {
+  const std::span<const StreamTrack> tracks = m_stream->tracks();
+  for (const uint32_t slot : m_stale) {
+    TrackWindow& window = m_active_array[slot];
+    update_lane(window, tracks[window.track].kind);
+    window.lane_stale = false;
+  }
+  m_stale.clear();
+}
+
 void Player::evaluate(float frame_time, std::span<Transform> local_pose) {
+  update_stale_lanes();
   const size_t bone_count = m_stream->bone_count();
   assert(local_pose.size() >= bone_count);
   // A pose shorter than the skeleton gets the bones it has, through a full one.

@@ -2,10 +2,11 @@
 // Player (DESIGN §8): decodes a stream into local poses. Constant tracks
 // come from a pose built once; for every animated track it keeps a window
 // of the four keys around the current segment (the active array) and one
-// cursor into the key stream that only moves forward. When a key arrives,
-// its track's segment is reduced to coefficients in a structure-of-arrays
-// lane (segment_lanes.h), so a sample evaluates the animated tracks eight at
-// a time and nothing else. sample() reads just the keys that became due since
+// cursor into the key stream that only moves forward. Before a sample, the
+// segment of every track whose window changed is reduced to coefficients in
+// a structure-of-arrays lane (segment_lanes.h), once however many keys
+// arrived, so a sample evaluates the animated tracks eight at a time and
+// nothing else. sample() reads just the keys that became due since
 // the last call; going backward, or far ahead, it restores the nearest jump
 // frame at or before the wanted time and reads forward from there.
 // Everything is allocated in the constructor; sampling allocates nothing.
@@ -16,7 +17,7 @@
 
 #include "core/runtime/curve.h"
 #include "core/runtime/key_stream_reader.h"
-#include "core/runtime/need_queue.h"
+#include "core/runtime/need_calendar.h"
 #include "core/runtime/segment_lanes.h"
 #include "core/runtime/stream_format.h"
 #include "core/runtime/stream_view.h"
@@ -33,6 +34,7 @@ struct TrackWindow {
   uint32_t key_count = 0;      // keys the track has
   uint32_t track = 0;          // index of the track in the stream
   uint32_t lane = 0;           // its lane among the rotation or the vec3 lanes
+  bool lane_stale = false;     // keys arrived since its lane was last written (it is in Player::m_stale)
 };
 
 /// What the player did, as counted in the x42 measurements. Cumulative until
@@ -93,6 +95,8 @@ class Player {
   void evaluate(float frame_time, std::span<Transform> local_pose);
   void push_key(TrackWindow& window, TrackKind kind, CurveKey key);
   void update_lane(const TrackWindow& window, TrackKind kind);
+  void mark_stale(uint32_t slot);
+  void update_stale_lanes();
   void find_finished();
 
   const StreamView* m_stream;
@@ -102,7 +106,8 @@ class Player {
   std::vector<Vec3Lanes> m_vec3_lanes;          // each animated translation's and scale's
   std::vector<uint32_t> m_finished;         // slots of the windows that hold their track's last key
   std::vector<Transform> m_short_pose;      // sample() into a pose shorter than the skeleton goes here first
-  NeedQueue m_queue;                        // streamed windows by the need frame of their next key
+  std::vector<uint32_t> m_stale;            // slots of the windows whose lanes trail their keys
+  NeedCalendar m_queue;                     // streamed windows by the need frame of their next key
   KeyStreamReader m_reader;                 // the cursor into the key stream
   uint32_t m_cursor_key_index = 0;
   uint32_t m_last_need = 0;        // need frame of the last key read: the state is valid from here...
