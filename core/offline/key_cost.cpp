@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <vector>
 
+#include "core/offline/quantize.h"
 #include "core/runtime/bit_reader.h"
 
 namespace ks {
@@ -28,6 +30,12 @@ uint8_t best_rice(const std::vector<uint32_t>& values) {
 }
 
 }  // namespace
+
+bool is_negated(const FittedTrack& track, const FittedKey& key) {
+  if (track.kind != TrackKind::kRotation) return false;
+  const CurveKey raw = decode_key(track.kind, track.quantization, key.codes, key.frame);
+  return std::memcmp(raw.value, key.decoded.value, sizeof raw.value) != 0;
+}
 
 KeyCoding choose_key_coding(const FittedTrack& track) {
   KeyCoding coding;
@@ -52,6 +60,7 @@ KeyCoding choose_key_coding(const FittedTrack& track) {
     for (size_t k = 1; k < keys.size(); ++k) values.push_back(zigzag(keys[k].codes[c] - keys[k - 1].codes[c]));
     coding.value_rice[c] = best_rice(values);
   }
+  coding.negation_bits = std::any_of(keys.begin(), keys.end(), [&](const FittedKey& k) { return is_negated(track, k); });
   return coding;
 }
 
@@ -59,6 +68,7 @@ uint64_t key_bits(const FittedTrack& track, const KeyCoding& coding) {
   const std::vector<FittedKey>& keys = track.keys;
   if (keys.empty()) return 0;
   uint64_t bits = uint64_t{coding.absolute_bits} * static_cast<uint64_t>(track.quantization.coded_count());
+  if (coding.negation_bits) bits += keys.size();
   for (size_t k = 1; k < keys.size(); ++k) {
     bits += rice_bits(keys[k].frame - keys[k - 1].frame - coding.frame_delta_min, coding.frame_rice);
     for (int c = 0; c < 4; ++c) {

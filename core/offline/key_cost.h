@@ -11,11 +11,19 @@
 
 namespace ks {
 
-/// The parameters that make `track`'s keys (an animated track) fewest bits.
+/// The parameters that make `track`'s keys (an animated track) fewest bits,
+/// and whether its keys must carry a "negated" bit (is_negated).
 KeyCoding choose_key_coding(const FittedTrack& track);
 
+/// True when the fitter's hemisphere chain negated `key` of `track`: its
+/// value is not the one its codes dequantize to. A track with such a key
+/// carries a "negated" bit per key (stream_format.h), so the player never
+/// runs the chain.
+bool is_negated(const FittedTrack& track, const FittedKey& key);
+
 /// Bits of `track`'s keys with `coding`: key 0 absolute, every later key as
-/// differences (the initial keys section and the key stream together).
+/// differences, "negated" bits included (the initial keys section and the
+/// key stream together).
 uint64_t key_bits(const FittedTrack& track, const KeyCoding& coding);
 
 }  // namespace ks

@@ -42,10 +42,16 @@ struct StreamKey {
   uint32_t index;
 };
 
+// Ends a key: its "negated" bit, on tracks that carry one.
+void write_negation(BitWriter& writer, const FittedTrack& track, const KeyCoding& coding, const FittedKey& key) {
+  if (coding.negation_bits) writer.write(is_negated(track, key) ? 1 : 0, 1);
+}
+
 void write_absolute(BitWriter& writer, const FittedTrack& track, const KeyCoding& coding, const FittedKey& key) {
   for (int c = 0; c < 4; ++c) {
     if (track.quantization.coded(c)) writer.write_signed(key.codes[c], coding.absolute_bits);
   }
+  write_negation(writer, track, coding, key);
 }
 
 // Key k (k >= 1) as differences from key k-1 (key_coding.h).
@@ -56,6 +62,7 @@ void write_differences(BitWriter& writer, const FittedTrack& track, const KeyCod
   for (int c = 0; c < 4; ++c) {
     if (track.quantization.coded(c)) writer.write_rice(zigzag(key.codes[c] - before.codes[c]), coding.value_rice[c]);
   }
+  write_negation(writer, track, coding, key);
 }
 
 Status check_clip(const FittedClip& clip) {
@@ -213,6 +220,7 @@ void put_tables(BitWriter& tables, const FittedClip& clip, const std::vector<Key
     if (track.kind == TrackKind::kRotation) {
       tables.write(static_cast<uint32_t>(q.rotation), 1);
       if (q.rotation == RotationCoding::kRelative) tables.write(q.reference_code, kReferenceCodeBits);
+      tables.write(codings[t].negation_bits ? 1 : 0, 1);
     } else {
       tables.write(q.coded_mask, 3);
       for (int c = 0; c < 3; ++c) {
@@ -336,10 +344,6 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
         } else {
           write_differences(states, track, codings[t], k);
         }
-        if (track.kind == TrackKind::kRotation) {
-          const CurveKey raw = decode_key(track.kind, track.quantization, key.codes, key.frame);
-          states.write(std::memcmp(raw.value, key.decoded.value, sizeof raw.value) == 0 ? 0 : 1, 1);
-        }
       }
     }
   }
@@ -378,7 +382,7 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
   set_u32(out, kTotalSize, static_cast<uint32_t>(out.size()));
   set_u32(out, kKeyStreamBits, static_cast<uint32_t>(stream.size_bits()));
   set_u32(out, kStreamKeyCount, static_cast<uint32_t>(order.size()));
-  set_u32(out, kChecksum, crc32(out));
+  set_u32(out, kChecksum, stream_checksum(out));
   return out;
 }
 

@@ -68,6 +68,7 @@ struct KeyCoding {
   uint8_t value_rice[4] = {0, 0, 0, 0};  // Rice parameter of each coded component's difference
   uint8_t frame_rice = 0;           // Rice parameter of the frame difference
   uint8_t frame_delta_min = 1;      // 1 when the track has no discontinuity (no two keys at one frame), else 0
+  bool negation_bits = false;       // rotations: every key ends with a bit "negated" (stream_format.h)
   bool operator==(const KeyCoding&) const = default;
 };
 

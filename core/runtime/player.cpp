@@ -15,25 +15,36 @@ namespace {
 
 constexpr uint32_t kNoKeyDue = std::numeric_limits<uint32_t>::max();
 
-// The key of `track` with these codes at `frame`, before the hemisphere fix.
-inline CurveKey decode(const StreamTrack& track, const int32_t codes[4], uint32_t frame) {
-  CurveKey key;
-  dequantize_key(track.kind, track.quantization, codes, key.value);
-  key.frame = static_cast<float>(frame);
-  return key;
+// Shifts a key (codes, frame, negated) into the window as its newest key.
+inline void shift_in(TrackWindow& window, const int32_t codes[4], uint32_t frame, bool negated) {
+  std::memmove(&window.codes[0], &window.codes[1], sizeof window.codes[0] * (kWindowSize - 1));
+  std::memcpy(&window.codes[kWindowSize - 1], codes, sizeof window.codes[0]);
+  std::memmove(&window.frames[0], &window.frames[1], sizeof window.frames[0] * (kWindowSize - 1));
+  window.frames[kWindowSize - 1] = frame;
+  window.negated = static_cast<uint8_t>((window.negated >> 1) | (negated ? 1u << (kWindowSize - 1) : 0u));
+  if (window.keys_behind < kWindowSize) ++window.keys_behind;
+  ++window.keys_read;
 }
 
-// Fills a window with key 0 of its track (the clamped copies before it).
-inline void fill_window(TrackWindow& window, const CurveKey& first) {
-  for (CurveKey& k : window.keys) k = first;
+// Fills a window with one key: key 0 of its track, and its clamped copies.
+inline void fill_window(TrackWindow& window, const int32_t codes[4], uint32_t frame, bool negated) {
+  for (uint32_t i = 0; i < kWindowSize; ++i) {
+    std::memcpy(&window.codes[i], codes, sizeof window.codes[i]);
+    window.frames[i] = frame;
+  }
+  window.negated = negated ? (1u << kWindowSize) - 1u : 0u;
+  window.keys_behind = kWindowSize;
   window.keys_read = 1;
 }
 
 // Key k of a track is needed when segment k-2 begins: at the frame of key
 // k-2, which sits third in the window while keys 0..k-1 have been read.
-inline uint32_t need_of_next_key(const TrackWindow& window) { return static_cast<uint32_t>(window.keys[2].frame); }
+inline uint32_t need_of_next_key(const TrackWindow& window) { return window.frames[2]; }
 
-bool same_key(const CurveKey& a, const CurveKey& b) { return std::memcmp(&a, &b, sizeof(CurveKey)) == 0; }
+bool same_window(const TrackWindow& a, const TrackWindow& b) {
+  return a.keys_read == b.keys_read && a.negated == b.negated &&
+         std::memcmp(a.codes, b.codes, sizeof a.codes) == 0 && std::memcmp(a.frames, b.frames, sizeof a.frames) == 0;
+}
 
 }  // namespace
 
@@ -91,20 +102,25 @@ size_t Player::memory_bytes() const {
          m_stale.capacity() * sizeof(uint32_t) + m_queue.memory_bytes() + m_reader.memory_bytes();
 }
 
-// Shifts `key` into the window as its newest key, after the hemisphere fix.
-void Player::push_key(TrackWindow& window, TrackKind kind, CurveKey key) {
-  if (kind == TrackKind::kRotation) align_hemisphere(window.keys[kWindowSize - 1], key);
-  for (uint32_t i = 0; i + 1 < kWindowSize; ++i) window.keys[i] = window.keys[i + 1];
-  window.keys[kWindowSize - 1] = key;
-  ++window.keys_read;
-}
-
-// Rewrites the window's lane: the segment from its second key to its third.
-// With its last key read, the window also covers the final segment, which
-// evaluate() handles for the windows in m_finished.
-void Player::update_lane(const TrackWindow& window, TrackKind kind) {
+// Brings the window's dequantized keys up to date (only the keys that
+// arrived since, at most four) and rewrites its lane: the segment from its
+// second key to its third. With its last key read, the window also covers
+// the final segment, which evaluate() handles for the windows in m_finished.
+void Player::update_lane(TrackWindow& window, const StreamTrack& track) {
+  const uint32_t behind = window.keys_behind;
+  std::memmove(&window.keys[0], &window.keys[behind], sizeof(CurveKey) * (kWindowSize - behind));
+  for (uint32_t i = kWindowSize - behind; i < kWindowSize; ++i) {
+    CurveKey& key = window.keys[i];
+    dequantize_key(track.kind, track.quantization, window.codes[i], key.value);
+    if ((window.negated >> i) & 1u) {
+      for (float& v : key.value) v = -v;
+    }
+    key.frame = static_cast<float>(window.frames[i]);
+  }
+  m_counters.keys_dequantized += behind;
+  window.keys_behind = 0;
   const CurveKey* k = window.keys;
-  if (kind == TrackKind::kRotation) {
+  if (track.kind == TrackKind::kRotation) {
     set_lane(m_rotation_lanes, window.lane, segment_coefficients(k[0], k[1], k[2], k[3], 4));
   } else {
     set_lane(m_vec3_lanes, window.lane, segment_coefficients(k[0], k[1], k[2], k[3], 3));
@@ -119,13 +135,14 @@ void Player::restart() {
   for (uint32_t slot = 0; slot < m_active_array.size(); ++slot) {
     TrackWindow& window = m_active_array[slot];
     const StreamTrack& track = s.tracks()[window.track];
-    read_absolute_codes(initial, track, window.codes);
-    window.newest_frame = 0;
-    fill_window(window, decode(track, window.codes, 0));
+    int32_t codes[4];
+    uint32_t frame = 0;
+    const bool first_negated = read_absolute_codes(initial, track, codes);
+    fill_window(window, codes, 0, first_negated);
     const uint32_t initial_count = track.key_count < kInitialKeysPerTrack ? track.key_count : kInitialKeysPerTrack;
     for (uint32_t k = 1; k < initial_count; ++k) {
-      read_key_differences(initial, track, window.newest_frame, window.codes);
-      push_key(window, track.kind, decode(track, window.codes, window.newest_frame));
+      const bool negated = read_key_differences(initial, track, frame, codes);
+      shift_in(window, codes, frame, negated);
     }
     window.lane_stale = false;
     mark_stale(slot);
@@ -153,20 +170,14 @@ void Player::restore(uint32_t jump_index) {
     const StreamTrack& track = s.tracks()[window.track];
     const uint32_t keys_read = state.read(s.key_index_bits());
     const uint32_t saved = keys_read < kWindowSize ? keys_read : kWindowSize;
-    for (uint32_t i = 0; i < saved; ++i) {
-      if (i == 0) {
-        window.newest_frame = state.read(kFrameBits);
-        read_absolute_codes(state, track, window.codes);
-      } else {
-        read_key_differences(state, track, window.newest_frame, window.codes);
-      }
-      CurveKey key = decode(track, window.codes, window.newest_frame);
-      if (track.kind == TrackKind::kRotation && state.read(1) != 0) {
-        for (float& v : key.value) v = -v;
-      }
-      window.keys[kWindowSize - saved + i] = key;
+    int32_t codes[4];
+    uint32_t frame = state.read(kFrameBits);
+    const bool first_negated = read_absolute_codes(state, track, codes);
+    fill_window(window, codes, frame, first_negated);
+    for (uint32_t i = 1; i < saved; ++i) {
+      const bool negated = read_key_differences(state, track, frame, codes);
+      shift_in(window, codes, frame, negated);
     }
-    for (uint32_t i = 0; i < kWindowSize - saved; ++i) window.keys[i] = window.keys[kWindowSize - saved];
     window.keys_read = keys_read;
     mark_stale(slot);
     if (keys_read < window.key_count) m_queue.push(need_of_next_key(window), slot);
@@ -206,8 +217,11 @@ void Player::read_stream_key() {
   const uint32_t slot = m_queue.pop();
   TrackWindow& window = m_active_array[slot];
   const StreamTrack& track = m_stream->tracks()[window.track];
-  read_key_differences(m_reader, track, window.newest_frame, window.codes);
-  push_key(window, track.kind, decode(track, window.codes, window.newest_frame));
+  int32_t codes[4];
+  std::memcpy(codes, window.codes[kWindowSize - 1], sizeof codes);
+  uint32_t frame = window.frames[kWindowSize - 1];
+  const bool negated = read_key_differences(m_reader, track, frame, codes);
+  shift_in(window, codes, frame, negated);
   mark_stale(slot);
   if (window.keys_read < window.key_count) {
     m_queue.push(need_of_next_key(window), slot);
@@ -305,7 +319,7 @@ void Player::update_stale_lanes() {
   const std::span<const StreamTrack> tracks = m_stream->tracks();
   for (const uint32_t slot : m_stale) {
     TrackWindow& window = m_active_array[slot];
-    update_lane(window, tracks[window.track].kind);
+    update_lane(window, tracks[window.track]);
     window.lane_stale = false;
   }
   m_stale.clear();
@@ -364,9 +378,7 @@ Status check_jump_frames(const StreamView& stream) {
     for (size_t slot = 0; slot < forward.m_active_array.size(); ++slot) {
       const TrackWindow& a = forward.m_active_array[slot];
       const TrackWindow& b = restored.m_active_array[slot];
-      bool same = a.keys_read == b.keys_read && a.newest_frame == b.newest_frame &&
-                  std::memcmp(a.codes, b.codes, sizeof a.codes) == 0;
-      for (uint32_t i = 0; same && i < kWindowSize; ++i) same = same_key(a.keys[i], b.keys[i]);
+      const bool same = same_window(a, b);
       if (!same) {
         return Error{"jump frame " + std::to_string(j) + " (frame " + std::to_string(jump.frame) +
                      ") does not hold the state forward play reaches for track " + std::to_string(a.track)};

@@ -25,11 +25,17 @@
 
 namespace ks {
 
-/// One animated track's slot in the active array.
+/// One animated track's slot in the active array. Its window is the last
+/// four keys read, oldest first (copies of key 0 before it), held as read:
+/// codes, frames and "negated" bits. Reading a key shifts those in and
+/// nothing more; the dequantized keys follow before the next sample, for
+/// the keys still in the window only (a seek skips the rest).
 struct TrackWindow {
-  CurveKey keys[kWindowSize];  // the last four keys read, oldest first (copies of key 0 before it)
-  int32_t codes[4] = {0, 0, 0, 0};  // codes of the newest key: the next key's differences start here
-  uint32_t newest_frame = 0;   // frame of the newest key, as an integer
+  int32_t codes[kWindowSize][4] = {};  // the newest key's codes start the next key's differences
+  uint32_t frames[kWindowSize] = {};
+  uint8_t negated = 0;          // bit i: key i is the negation of its dequantized value
+  uint8_t keys_behind = 0;      // keys shifted in since `keys` was brought up to date (counted up to four)
+  CurveKey keys[kWindowSize];   // the window dequantized, as of the last lane update
   uint32_t keys_read = 0;      // keys of this track read so far
   uint32_t key_count = 0;      // keys the track has
   uint32_t track = 0;          // index of the track in the stream
@@ -41,6 +47,7 @@ struct TrackWindow {
 /// reset_counters().
 struct PlayerCounters {
   uint64_t keys_read = 0;         // keys decoded: initial keys, stream keys and jump-frame keys
+  uint64_t keys_dequantized = 0;  // keys turned into values: only those still in a window at a sample
   uint64_t window_updates = 0;    // track windows written (a key shifted in, or a window restored)
   uint64_t jump_frames_used = 0;  // jump frames restored by seeks
   uint64_t restarts = 0;          // seeks that restarted from frame 0
@@ -93,8 +100,7 @@ class Player {
   void next_need();
   void advance_to(uint32_t frame);
   void evaluate(float frame_time, std::span<Transform> local_pose);
-  void push_key(TrackWindow& window, TrackKind kind, CurveKey key);
-  void update_lane(const TrackWindow& window, TrackKind kind);
+  void update_lane(TrackWindow& window, const StreamTrack& track);
   void mark_stale(uint32_t slot);
   void update_stale_lanes();
   void find_finished();

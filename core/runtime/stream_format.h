@@ -14,7 +14,9 @@
 //                   animated:
 //                     key count: kKeyCountBits (2 .. 2 * frame count)
 //                     rotation: 1 bit RotationCoding; relative: the
-//                       reference, a kReferenceCodeBits smallest-three code
+//                       reference, a kReferenceCodeBits smallest-three code;
+//                       then 1 bit "negation bits": set when some key
+//                       decodes negated (see below)
 //                     vec3: 3 bits, which components are coded; each one
 //                       not coded: its value as f32
 //                     step: f32, > 0
@@ -23,7 +25,14 @@
 //                     frame Rice parameter: 5 bits; frame delta minimum: 1 bit
 //   initial keys  bit stream, per animated track in track order: key 0 (its
 //                 codes, absolute), then keys 1 and 2 where the track has
-//                 them, each as differences (key_coding.h)
+//                 them, each as differences (key_coding.h). A key of a
+//                 rotation track with negation bits ends with 1 bit, here,
+//                 in the key stream and in the jump states: the key is the
+//                 negation of its dequantized value. The packer sets it where
+//                 the fitter's hemisphere chain (align_hemisphere, key by
+//                 key) negated the key, so the decoder never runs the chain:
+//                 a seek can skip a key without dequantizing it. A track
+//                 whose chain negates nothing (nearly all) carries no bits.
 //   key stream    bit stream of every other key as differences, sorted by
 //                 need frame, then track. No track id: key k of a track is
 //                 needed at the frame of its key k - 2, which the decoder
@@ -34,8 +43,7 @@
 //                 than 3 keys) in track order: keys read (key_index_bits),
 //                 then its window keys max(0, read - 4) .. read - 1: the
 //                 first as a 16-bit frame and absolute codes, the others as
-//                 differences; each rotation key then 1 bit "negated by the
-//                 hemisphere fix"
+//                 differences
 //   metadata      names and the tolerance the fit promised, for tools; an
 //                 engine may ignore it (see below)
 //
@@ -55,9 +63,11 @@
 // names; then per override: u16 bone, f32 tolerance (m), f32 shell
 // distance (m, 0 = inherited).
 //
-// Versions 1 and 2 (fixed 16-bit vec3 and 10..20-bit smallest-three keys,
-// a track id per key) are refused with a message to recompress: their
-// sources are what a tool keeps, and one decoder keeps the player small.
+// Versions 1 to 3 are refused with a message to recompress: their sources
+// are what a tool keeps, and one decoder keeps the player small. (Versions 1
+// and 2 had fixed 16-bit vec3 and 10..20-bit smallest-three keys and a track
+// id per key; version 3 had a CRC-32 and ran the hemisphere chain in the
+// decoder, with a sign bit per rotation key in the jump states.)
 
 #include <bit>
 #include <cstdint>
@@ -68,7 +78,7 @@ static_assert(std::endian::native == std::endian::little,
               "the stream is little-endian and read with memcpy");
 
 inline constexpr uint32_t kStreamMagic = 0x5254534Bu;  // "KSTR"
-inline constexpr uint16_t kStreamVersion = 3;        // written and read by this build
+inline constexpr uint16_t kStreamVersion = 4;        // written and read by this build
 inline constexpr uint16_t kNoParent = 0xFFFFu;
 inline constexpr uint32_t kFrameBits = 16;
 inline constexpr uint32_t kKeyCountBits = 17;        // up to 2 * 65535 keys
@@ -101,7 +111,7 @@ inline constexpr uint32_t kMetadataOffset = 40;
 inline constexpr uint32_t kTotalSize = 44;          // u32, bytes of the whole stream
 inline constexpr uint32_t kKeyStreamBits = 48;      // u32, bits used in the key stream
 inline constexpr uint32_t kStreamKeyCount = 52;     // u32, keys in the key stream
-inline constexpr uint32_t kChecksum = 56;           // u32, CRC-32 of the stream with this field zero
+inline constexpr uint32_t kChecksum = 56;           // u32, stream_checksum (checksum.h): XXH3 of the stream but this field
 inline constexpr uint32_t kReserved = 60;           // u32, zero
 }  // namespace header_offset
 

@@ -76,11 +76,7 @@ class StreamParser {
       return fail("size mismatch: the header says " + std::to_string(total_size) + " bytes, there are " +
                   std::to_string(m_bytes.size()) + (total_size > m_bytes.size() ? " (truncated)" : ""));
     }
-    uint32_t crc = crc32(m_bytes.first(kChecksum));
-    const uint8_t zero[4] = {0, 0, 0, 0};
-    crc = crc32(zero, crc);
-    crc = crc32(m_bytes.subspan(kChecksum + 4), crc);
-    if (crc != u32(kChecksum)) return fail("checksum mismatch: the content is corrupt");
+    if (stream_checksum(m_bytes) != u32(kChecksum)) return fail("checksum mismatch: the content is corrupt");
     if (u32(kReserved) != 0) return fail("reserved header field is not zero");
 
     view.m_flags = u16(kFlags);
@@ -231,6 +227,7 @@ class StreamParser {
       } else {
         q.coded_mask = 0b1111;
       }
+      track.key_coding.negation_bits = reader.read(1) != 0;
     } else {
       q.coded_mask = static_cast<uint8_t>(reader.read(3));
       if (q.coded_mask == 0) return fail(where + " is animated but codes no component");
@@ -490,7 +487,6 @@ class StreamParser {
               return fail(where + " holds a code out of range for track " + std::to_string(t));
             }
           }
-          if (track.kind == TrackKind::kRotation) states.read(1);
         }
         if (states.overrun()) return fail("jump states are truncated at " + where);
       }

@@ -128,20 +128,29 @@ class StreamView {
   friend class StreamParser;
 };
 
-/// Reads the absolute codes of a key of `track` (a track's key 0, the first
-/// key a jump frame saves). Reader: BitReader or KeyStreamReader.
+/// Reads a key's "negated" bit, which only rotation tracks with negation
+/// bits carry (stream_format.h); false for the others.
 template <class Reader>
-inline void read_absolute_codes(Reader& reader, const StreamTrack& track, int32_t codes[4]) {
+inline bool read_negation(Reader& reader, const StreamTrack& track) {
+  return track.key_coding.negation_bits && reader.read(1) != 0;
+}
+
+/// Reads a key of `track` whose codes are absolute (a track's key 0, the
+/// first key a jump frame saves); returns whether the key is negated.
+/// Reader: BitReader or KeyStreamReader.
+template <class Reader>
+inline bool read_absolute_codes(Reader& reader, const StreamTrack& track, int32_t codes[4]) {
   const uint32_t bits = track.key_coding.absolute_bits;
   for (int c = 0; c < 4; ++c) codes[c] = track.quantization.coded(c) ? sign_extend(reader.read(bits), bits) : 0;
+  return read_negation(reader, track);
 }
 
 /// Reads a key written as differences from the key before it: `frame` and
-/// `codes` hold that key's and become this one's. Unsigned arithmetic, so
-/// untrusted differences wrap instead of overflowing (StreamView::open
-/// refuses codes and frames out of range).
+/// `codes` hold that key's and become this one's; returns whether the key
+/// is negated. Unsigned arithmetic, so untrusted differences wrap instead of
+/// overflowing (StreamView::open refuses codes and frames out of range).
 template <class Reader>
-inline void read_key_differences(Reader& reader, const StreamTrack& track, uint32_t& frame, int32_t codes[4]) {
+inline bool read_key_differences(Reader& reader, const StreamTrack& track, uint32_t& frame, int32_t codes[4]) {
   const KeyCoding& coding = track.key_coding;
   frame += read_rice(reader, coding.frame_rice) + coding.frame_delta_min;
   for (int c = 0; c < 4; ++c) {
@@ -149,6 +158,7 @@ inline void read_key_differences(Reader& reader, const StreamTrack& track, uint3
     const int32_t difference = unzigzag(read_rice(reader, coding.value_rice[c]));
     codes[c] = static_cast<int32_t>(static_cast<uint32_t>(codes[c]) + static_cast<uint32_t>(difference));
   }
+  return read_negation(reader, track);
 }
 
 }  // namespace ks

@@ -1,9 +1,9 @@
 // The stream format (core/runtime/stream_format.h) and the committed golden
-// streams that pin it: tests/golden/stream_v3.ks (and its zstd twin) must
+// streams that pin it: tests/golden/stream_v4.ks (and its zstd twin) must
 // keep opening and decoding to the committed poses byte for byte, and
 // packing the same fitted input must keep producing them. A failure here
 // means the format changed: bump kStreamVersion and add new golden files
-// (tests/golden/README.md). Versions 1 and 2 are refused with a message to
+// (tests/golden/README.md). Versions 1 to 3 are refused with a message to
 // recompress.
 
 #include "core/runtime/stream_format.h"
@@ -34,8 +34,8 @@ std::vector<uint8_t> read_golden(const char* name) {
   return text.ok() ? std::vector<uint8_t>(text.value().begin(), text.value().end()) : std::vector<uint8_t>{};
 }
 
-TEST(StreamFormat, HeaderLayoutIsVersionThree) {
-  EXPECT_EQ(kStreamVersion, 3u);
+TEST(StreamFormat, HeaderLayoutIsVersionFour) {
+  EXPECT_EQ(kStreamVersion, 4u);
   EXPECT_EQ(kHeaderSize, 64u);
   EXPECT_EQ(header_offset::kChecksum + 4, header_offset::kReserved);
   EXPECT_EQ(header_offset::kReserved + 4, kHeaderSize);
@@ -49,13 +49,13 @@ TEST(StreamFormat, HeaderLayoutIsVersionThree) {
 }
 
 TEST(OldStreams, AreRefusedWithAMessageToRecompress) {
-  for (const char* name : {"stream_v1.ks", "stream_v2.ks", "stream_v2_zstd.ks"}) {
+  for (const char* name : {"stream_v1.ks", "stream_v2.ks", "stream_v2_zstd.ks", "stream_v3.ks", "stream_v3_zstd.ks"}) {
     SCOPED_TRACE(name);
     const std::vector<uint8_t> stream = read_golden(name);
     ASSERT_GE(stream.size(), kHeaderSize);
     const Result<StreamView> view = StreamView::open(stream, name);
     ASSERT_FALSE(view.ok());
-    const std::string version = name[8] == '1' ? "1" : "2";
+    const std::string version(1, name[8]);
     EXPECT_EQ(view.error().rfind(std::string(name) + ": ", 0), 0u) << view.error();
     EXPECT_NE(view.error().find("format version " + version), std::string::npos) << view.error();
     EXPECT_NE(view.error().find("recompress"), std::string::npos) << view.error();
@@ -68,8 +68,8 @@ struct GoldenFile {
   const char* poses;
 };
 constexpr GoldenFile kGoldenFiles[] = {
-    {"stream_v3.ks", "stream_v3_poses.bin"},
-    {"stream_v3_zstd.ks", "stream_v3_poses.bin"},
+    {"stream_v4.ks", "stream_v4_poses.bin"},
+    {"stream_v4_zstd.ks", "stream_v4_poses.bin"},
 };
 
 TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
@@ -79,7 +79,7 @@ TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
     const std::vector<uint8_t> poses = read_golden(file.poses);
     const Result<StreamView> view = StreamView::open(stream, file.stream);
     ASSERT_TRUE(view.ok()) << view.error();
-    EXPECT_EQ(view.value().version(), 3u);
+    EXPECT_EQ(view.value().version(), 4u);
     EXPECT_EQ(view.value().frame_count(), golden::kFrameCount);
     EXPECT_EQ(view.value().bone_count(), golden::kBoneCount);
     const std::vector<float> times = golden::frame_times();
@@ -104,7 +104,7 @@ TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
 TEST(GoldenStream, DecodesToTheFittedCurves) {
   // The committed poses are the fitted clip's curves, bit for bit.
   const FittedClip clip = golden::make_clip();
-  const std::vector<uint8_t> poses = read_golden("stream_v3_poses.bin");
+  const std::vector<uint8_t> poses = read_golden("stream_v4_poses.bin");
   const std::vector<float> times = golden::frame_times();
   ASSERT_EQ(poses.size(), times.size() * golden::kBoneCount * sizeof(Transform));
   for (size_t i = 0; i < times.size(); ++i) {
@@ -124,7 +124,7 @@ TEST(GoldenStream, DecodesToTheFittedCurves) {
 
 TEST(GoldenStream, CarriesItsMetadata) {
   const FittedClip clip = golden::make_clip();
-  for (const char* name : {"stream_v3.ks", "stream_v3_zstd.ks"}) {
+  for (const char* name : {"stream_v4.ks", "stream_v4_zstd.ks"}) {
     SCOPED_TRACE(name);
     const std::vector<uint8_t> stream = read_golden(name);
     const Result<StreamView> view = StreamView::open(stream);
@@ -150,7 +150,7 @@ TEST(GoldenStream, CarriesItsMetadata) {
 
 TEST(GoldenStream, PackingTheGoldenClipReproducesTheCommittedBytes) {
   for (const bool zstd : {false, true}) {
-    const char* name = zstd ? "stream_v3_zstd.ks" : "stream_v3.ks";
+    const char* name = zstd ? "stream_v4_zstd.ks" : "stream_v4.ks";
     SCOPED_TRACE(name);
     const std::vector<uint8_t> committed = read_golden(name);
     const Result<std::vector<uint8_t>> packed = pack(golden::make_clip(), golden::pack_settings(zstd));
@@ -163,7 +163,7 @@ TEST(GoldenStream, PackingTheGoldenClipReproducesTheCommittedBytes) {
 }
 
 TEST(GoldenStream, CoversTheFormatsFeatures) {
-  const std::vector<uint8_t> stream = read_golden("stream_v3.ks");
+  const std::vector<uint8_t> stream = read_golden("stream_v4.ks");
   const Result<StreamView> opened = StreamView::open(stream);
   ASSERT_TRUE(opened.ok()) << opened.error();
   const StreamView& view = opened.value();

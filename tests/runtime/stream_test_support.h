@@ -65,12 +65,10 @@ inline void set_f32(std::vector<uint8_t>& bytes, uint32_t offset, float v) {
   std::memcpy(bytes.data() + offset, &v, 4);
 }
 
-/// Recomputes the header checksum the way StreamView checks it: CRC-32 of
-/// the whole stream with the checksum field zero.
+/// Recomputes the header checksum the way StreamView checks it (checksum.h).
 inline void fix_checksum(std::vector<uint8_t>& bytes) {
   if (bytes.size() < kHeaderSize) return;
-  set_u32(bytes, header_offset::kChecksum, 0);
-  set_u32(bytes, header_offset::kChecksum, crc32(bytes));
+  set_u32(bytes, header_offset::kChecksum, stream_checksum(bytes));
 }
 
 /// Sets the header's total size to the vector's size and fixes the checksum.
@@ -112,7 +110,7 @@ inline void write_bits(std::vector<uint8_t>& bytes, uint64_t bit_offset, uint64_
   }
 }
 
-// --- an independent reading of the version 3 layout (stream_format.h) -------
+// --- an independent reading of the version 4 layout (stream_format.h) -------
 // Written from the format's description, not from StreamView, so the pack
 // tests check the bytes against the documentation and the stream view tests
 // can find (and change) any field.
@@ -129,7 +127,7 @@ struct TrackRecord {
   KeyCoding key_coding;
   uint64_t coding_bit = 0, key_count_bit = 0, rotation_bit = 0, reference_bit = 0, mask_bit = 0, step_bit = 0,
            absolute_bits_bit = 0, value_rice_bit[4] = {0, 0, 0, 0}, frame_rice_bit = 0, frame_delta_min_bit = 0,
-           constant_bit[4] = {0, 0, 0, 0};
+           constant_bit[4] = {0, 0, 0, 0}, negation_bits_bit = 0;
   bool coded(int c) const { return ((coded_mask >> c) & 1u) != 0; }
 };
 
@@ -141,7 +139,7 @@ struct TableLayout {
   uint64_t parent_bit(uint32_t bone) const { return uint64_t{kHeaderSize} * 8 + uint64_t{bone} * parent_bits; }
 };
 
-/// The tables of a well-formed version 3 stream.
+/// The tables of a well-formed version 4 stream.
 inline TableLayout table_layout(std::span<const uint8_t> bytes) {
   TableLayout layout;
   layout.bone_count = get_u32(bytes, header_offset::kBoneCount);
@@ -168,6 +166,8 @@ inline TableLayout table_layout(std::span<const uint8_t> bytes) {
           r.reference_bit = reader.position();
           reader.read(kReferenceCodeBits);
         }
+        r.negation_bits_bit = reader.position();
+        r.key_coding.negation_bits = reader.read(1) != 0;
       } else {
         r.mask_bit = reader.position();
         r.coded_mask = static_cast<uint8_t>(reader.read(3));
@@ -211,6 +211,8 @@ struct StoredKey {
   uint32_t key = 0;  // index within its track
   uint32_t frame = 0;
   int32_t codes[4] = {0, 0, 0, 0};
+  bool negated = false;     // its "negated" bit, on tracks with negation bits
+  uint64_t negated_bit = 0; // where that bit is, from the start of its section (0: none)
   uint64_t bit_offset = 0;  // from the start of its section (initial keys or key stream)
   uint64_t bit_end = 0;
 };
@@ -241,6 +243,10 @@ inline void read_stored_key(BitReader& reader, const TrackRecord& r, const Store
       const int32_t difference = static_cast<int32_t>(u >> 1) ^ -static_cast<int32_t>(u & 1u);
       key.codes[c] = before->codes[c] + difference;
     }
+  }
+  if (r.key_coding.negation_bits) {
+    key.negated_bit = reader.position();
+    key.negated = reader.read(1) != 0;
   }
   key.bit_end = reader.position();
 }
@@ -294,6 +300,7 @@ inline void write_stored_key(BitWriter& writer, const TrackRecord& r, const Stor
     for (int c = 0; c < 4; ++c) {
       if (r.coded(c)) writer.write_signed(key.codes[c], r.key_coding.absolute_bits);
     }
+    if (r.key_coding.negation_bits) writer.write(key.negated ? 1 : 0, 1);
     return;
   }
   writer.write_rice(key.frame - before->frame - r.key_coding.frame_delta_min, r.key_coding.frame_rice);
@@ -303,6 +310,7 @@ inline void write_stored_key(BitWriter& writer, const TrackRecord& r, const Stor
         static_cast<int32_t>(static_cast<uint32_t>(key.codes[c]) - static_cast<uint32_t>(before->codes[c]));
     if (r.coded(c)) writer.write_rice(zigzag(difference), r.key_coding.value_rice[c]);
   }
+  if (r.key_coding.negation_bits) writer.write(key.negated ? 1 : 0, 1);
 }
 
 /// `bytes` (a plain stream without jump frames) with its key sections
@@ -336,8 +344,8 @@ inline std::vector<uint8_t> with_keys(const std::vector<uint8_t>& bytes, const T
 }
 
 /// Where jump frame j's saved window of streamed track t starts (its keys-read
-/// count), and the bit of each saved rotation key's "negated" flag; bits
-/// from the start of the stream.
+/// count), and the bit of each saved key's "negated" flag (tracks with
+/// negation bits only); bits from the start of the stream.
 struct JumpStateLayout {
   std::vector<std::vector<uint64_t>> count_bit;     // [jump][track], 0 for tracks not saved
   std::vector<std::vector<uint64_t>> first_frame_bit;
@@ -370,10 +378,7 @@ inline JumpStateLayout jump_state_layout(std::span<const uint8_t> bytes, const T
           read_stored_key(reader, r, &before, key);
         }
         before = key;
-        if (r.kind == TrackKind::kRotation) {
-          out.negated_bits[j][t].push_back(reader.position());
-          reader.read(1);
-        }
+        if (r.key_coding.negation_bits) out.negated_bits[j][t].push_back(key.negated_bit);
       }
     }
   }
