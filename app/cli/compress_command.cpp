@@ -109,7 +109,7 @@ ClipReport compress_clip(const ImportedClip& imported, const Options& options, c
   report.plain_bytes = plain.value().size();
   report.zstd_bytes = zstd.value().size();
   const std::vector<uint8_t>& chosen = options.codec.pack.zstd ? zstd.value() : plain.value();
-  Result<StreamView> view = StreamView::open(chosen, output.string().c_str());
+  Result<StreamView> view = StreamView::open(chosen, output.string().c_str(), StreamCheck::kFull);
   if (!view) return failed(std::move(report), view.error());
   // Object space: measure every bone at its own shell distance, as promised
   // (the fit resolved each bone's E and d; local mode has none).

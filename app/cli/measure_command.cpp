@@ -179,7 +179,7 @@ int run_measure(const std::vector<std::string_view>& raw_args) {
     std::fprintf(stderr, "keystream: %s: %s\n", source.string().c_str(), bytes.error().c_str());
     return 1;
   }
-  Result<StreamView> stream = StreamView::open(bytes.value(), "packed stream");
+  Result<StreamView> stream = StreamView::open(bytes.value(), "packed stream", StreamCheck::kFull);
   if (!stream) {
     std::fprintf(stderr, "keystream: %s: %s\n", source.string().c_str(), stream.error().c_str());
     return 1;

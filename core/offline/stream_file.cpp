@@ -15,7 +15,8 @@ Result<std::unique_ptr<StreamFile>> load_stream_file(const std::filesystem::path
   file->path = path;
   file->bytes.assign(text.value().begin(), text.value().end());
   const std::string name = path.string();
-  Result<StreamView> view = StreamView::open(file->bytes, name.c_str());
+  // Tools read a file once and show what it holds: check every key.
+  Result<StreamView> view = StreamView::open(file->bytes, name.c_str(), StreamCheck::kFull);
   if (!view) return Error{view.error()};
   file->view = std::move(view.value());
   return file;

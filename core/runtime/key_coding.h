@@ -52,6 +52,60 @@ inline uint32_t read_rice(Reader& reader, uint32_t k) {
   return (zeros << k) | low;
 }
 
+/// Reads a run of Rice codes (one key's) from a window of the bits ahead,
+/// loading the stream only when a code might not fit in what is left: the
+/// codes of a key then cost shifts and counts of trailing zeros, not a load
+/// and a bounds check each. finish() moves the reader past what was read.
+template <class Reader>
+class RiceWindow {
+ public:
+  explicit RiceWindow(Reader& reader) : m_reader(reader), m_bits(reader.peek_window()) {}
+
+  /// The next Rice code with parameter `k` (<= kMaxRiceParameter).
+  uint32_t read(uint32_t k) {
+    if (m_used + kRiceEscapeZeros + 1 + k > kWindowBits) reload();
+    const uint32_t zeros = static_cast<uint32_t>(std::countr_zero(static_cast<uint32_t>(m_bits) | (1u << kRiceEscapeZeros)));
+    if (zeros >= kRiceEscapeZeros) {
+      // A rare escape: read it from the stream itself.
+      m_reader.skip(m_used);
+      const uint32_t value = read_rice(m_reader, k);
+      m_bits = m_reader.peek_window();
+      m_used = 0;
+      return value;
+    }
+    const uint32_t value = (zeros << k) | static_cast<uint32_t>((m_bits >> (zeros + 1)) & ((uint64_t{1} << k) - 1u));
+    const uint32_t length = zeros + 1 + k;
+    m_bits >>= length;
+    m_used += length;
+    return value;
+  }
+  /// The next single bit.
+  uint32_t read_bit() {
+    if (m_used + 1 > kWindowBits) reload();
+    const uint32_t bit = static_cast<uint32_t>(m_bits & 1u);
+    m_bits >>= 1;
+    ++m_used;
+    return bit;
+  }
+  /// Moves the reader past the codes read.
+  void finish() {
+    m_reader.skip(m_used);
+    m_used = 0;
+  }
+
+ private:
+  static constexpr uint32_t kWindowBits = 57;  // what peek_window() guarantees
+  static_assert(kRiceEscapeZeros + 1 + kMaxRiceParameter <= kWindowBits);
+  void reload() {
+    m_reader.skip(m_used);
+    m_bits = m_reader.peek_window();
+    m_used = 0;
+  }
+  Reader& m_reader;
+  uint64_t m_bits;      // the bits from the reader's position + m_used on
+  uint32_t m_used = 0;  // bits read from the window
+};
+
 /// Bits of the Rice code of `v` with parameter `k`.
 inline uint32_t rice_bits(uint32_t v, uint32_t k) {
   const uint32_t quotient = v >> k;

@@ -35,14 +35,14 @@ class KeyStreamReader {
   ~KeyStreamReader() = default;
 
   /// Moves to the first key of block `block` (0 = the start, b = jump frame
-  /// b - 1), decompressing it unless it is the block held. Fails only on a
-  /// block that does not decompress to its size, which StreamView::open has
-  /// ruled out for the streams it accepts.
+  /// b - 1), decompressing it unless it is the block held. Fails on a block
+  /// that does not decompress to its size (StreamCheck::kFull rules that
+  /// out); the reader then holds no bytes and reads zeros.
   Status start_block(uint32_t block);
   /// Makes the stream key `key_index` (the next to read) readable, moving to
   /// the next block when the held one has no more keys.
   void enter_block_of(uint32_t key_index) {
-    // Blocks decompressed once in StreamView::open: moving on cannot fail.
+    // A block that does not decompress reads as zeros (start_block).
     while (past_block(key_index)) static_cast<void>(start_block(m_block + 1));
   }
   /// True when the stream key `key_index` lies in a later block than the one held.

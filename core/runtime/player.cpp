@@ -17,9 +17,13 @@ constexpr uint32_t kNoKeyDue = std::numeric_limits<uint32_t>::max();
 
 // Shifts a key (codes, frame, negated) into the window as its newest key.
 inline void shift_in(TrackWindow& window, const int32_t codes[4], uint32_t frame, bool negated) {
-  std::memmove(&window.codes[0], &window.codes[1], sizeof window.codes[0] * (kWindowSize - 1));
-  std::memcpy(&window.codes[kWindowSize - 1], codes, sizeof window.codes[0]);
-  std::memmove(&window.frames[0], &window.frames[1], sizeof window.frames[0] * (kWindowSize - 1));
+  // Element by element, front to back: the compiler keeps these in
+  // registers (a memmove here was a library call per key).
+  for (uint32_t i = 0; i + 1 < kWindowSize; ++i) {
+    for (int c = 0; c < 4; ++c) window.codes[i][c] = window.codes[i + 1][c];
+    window.frames[i] = window.frames[i + 1];
+  }
+  for (int c = 0; c < 4; ++c) window.codes[kWindowSize - 1][c] = codes[c];
   window.frames[kWindowSize - 1] = frame;
   window.negated = static_cast<uint8_t>((window.negated >> 1) | (negated ? 1u << (kWindowSize - 1) : 0u));
   if (window.keys_behind < kWindowSize) ++window.keys_behind;
@@ -195,7 +199,8 @@ void Player::restore(uint32_t jump_index) {
 
 void Player::start_block(uint32_t block) {
   const uint64_t before = m_reader.blocks_decompressed();
-  // StreamView::open decompressed every block once: this cannot fail.
+  // A block that does not decompress (a corrupt stream StreamCheck::kFast
+  // let through) reads as zeros: wrong poses, nothing out of bounds.
   static_cast<void>(m_reader.start_block(block));
   m_counters.blocks_decompressed += m_reader.blocks_decompressed() - before;
 }

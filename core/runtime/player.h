@@ -126,7 +126,8 @@ class Player {
 };
 
 /// Replays `stream` forward and checks that every jump frame restores exactly
-/// the state forward play reaches (StreamView::open calls it).
+/// the state forward play reaches (StreamView::open calls it for
+/// StreamCheck::kFull).
 Status check_jump_frames(const StreamView& stream);
 
 }  // namespace ks

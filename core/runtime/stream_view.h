@@ -1,10 +1,18 @@
 #pragma once
 // StreamView: a checked view of a packed stream (DESIGN §7). open() trusts
-// nothing: it bounds-checks every offset, count, index and bit width, walks
-// the whole key stream, and replays it to prove every jump frame holds the
-// state that forward play reaches. After open() succeeds, a Player can decode
-// the stream without further checks. The view borrows the bytes: keep them
-// alive and unchanged while the view or a Player of it is in use.
+// nothing: it checks the checksum and bounds-checks every offset, count,
+// index and bit width of the tables, the initial keys, the jump frames and
+// the zstd block table. That is what an engine pays at every load, in
+// microseconds: it reads neither the key stream nor a zstd block. A Player
+// may then decode the stream: whatever the key stream holds, it reads
+// nothing out of bounds, allocates nothing and stops after the keys the
+// tables promise (a forged key stream gives wrong poses, never a crash).
+// StreamCheck::kFull, for tools and tests, also walks every key (frames in
+// order and in the clip, codes in range, the stream exactly as long as its
+// keys) and replays the stream to prove every jump frame holds the state
+// forward play reaches: what makes a seek bit-exact. The view borrows the
+// bytes: keep them alive and unchanged while the view or a Player of it is
+// in use.
 
 #include <cstdint>
 #include <span>
@@ -53,11 +61,18 @@ struct KeyStreamBlock {
   uint64_t byte_count() const { return (end_bit + 7) / 8 - first_bit / 8; }
 };
 
+/// How much StreamView::open checks (see above).
+enum class StreamCheck : uint8_t {
+  kFast = 0,  // the checksum and every table, offset, count and jump state: an engine's load
+  kFull = 1,  // also every key of the key stream, and every jump frame against forward play
+};
+
 class StreamView {
  public:
   /// Checks `bytes` and returns a view of them, or an error naming the first
   /// problem (prefixed by `name`, e.g. the file the bytes came from).
-  static Result<StreamView> open(std::span<const uint8_t> bytes, const char* name = "stream");
+  static Result<StreamView> open(std::span<const uint8_t> bytes, const char* name = "stream",
+                                 StreamCheck check = StreamCheck::kFast);
 
   float sample_rate_hz() const { return m_sample_rate_hz; }
   uint32_t frame_count() const { return m_frame_count; }
@@ -152,13 +167,16 @@ inline bool read_absolute_codes(Reader& reader, const StreamTrack& track, int32_
 template <class Reader>
 inline bool read_key_differences(Reader& reader, const StreamTrack& track, uint32_t& frame, int32_t codes[4]) {
   const KeyCoding& coding = track.key_coding;
-  frame += read_rice(reader, coding.frame_rice) + coding.frame_delta_min;
+  RiceWindow<Reader> bits(reader);
+  frame += bits.read(coding.frame_rice) + coding.frame_delta_min;
   for (int c = 0; c < 4; ++c) {
     if (!track.quantization.coded(c)) continue;
-    const int32_t difference = unzigzag(read_rice(reader, coding.value_rice[c]));
+    const int32_t difference = unzigzag(bits.read(coding.value_rice[c]));
     codes[c] = static_cast<int32_t>(static_cast<uint32_t>(codes[c]) + static_cast<uint32_t>(difference));
   }
-  return read_negation(reader, track);
+  const bool negated = coding.negation_bits && bits.read_bit() != 0;
+  bits.finish();
+  return negated;
 }
 
 }  // namespace ks

@@ -40,8 +40,9 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
   return test::refused_mentioning(result, kName, parts);
 }
 
+// Every refusal test checks everything open() can check.
 Result<StreamView> open(const Bytes& bytes) {
-  return StreamView::open(bytes, kName);
+  return StreamView::open(bytes, kName, StreamCheck::kFull);
 }
 
 // The fitted wave clip (3 bones, 40 frames at 30 Hz; every track animated
@@ -479,14 +480,14 @@ TEST(StreamViewOpen, RefusesKeyStreamWithTooFewOrTooManyBits) {
     // in one byte less, or the last key runs past them.
     const bool jump_at_end =
         !view.value().jump_frames().empty() && view.value().jump_frames().back().stream_bit_offset == bits;
-    EXPECT_TRUE(refused_mentioning(StreamView::open(fewer, kName),
+    EXPECT_TRUE(refused_mentioning(open(fewer),
                                    {jump_at_end    ? "points past the end of the key stream"
                                     : bits % 8 == 1 ? "key stream section is"
                                                     : "key stream is truncated at key stream entry"}));
     Bytes more = original;
     set_u32(more, ho::kKeyStreamBits, bits + 1);  // a bit past the last key, or past the section
     test::fix_checksum(more);
-    const Result<StreamView> opened_more = StreamView::open(more, kName);
+    const Result<StreamView> opened_more = open(more);
     ASSERT_FALSE(opened_more.ok());
     const std::string expected = bits % 8 == 0 ? "key stream section is" : "key stream has bits past its last key";
     EXPECT_TRUE(opened_more.error().find(expected) != std::string::npos) << opened_more.error();
@@ -591,6 +592,40 @@ TEST(StreamViewOpen, RefusesJumpStatesWithAWrongNegationBit) {
     if (flipped > 0) return;
   }
   ADD_FAILURE() << "no random clip has a track with negation bits and a jump frame";
+}
+
+TEST(StreamViewFastOpen, LetsAForgedKeyStreamThroughAndThePlayerStaysInBounds) {
+  // The default open (an engine's load) does not read the key stream. Fill
+  // it with random bits (the checksum fixed, as a forger would): the full
+  // check refuses it, the fast one accepts it, and a Player reads it with
+  // every seek without reading out of bounds (the sanitizer build), looping
+  // or reading more keys than the tables promise per pass.
+  for (const bool with_jumps : {false, true}) {
+    const Bytes& original = with_jumps ? valid() : plain();
+    const uint32_t begin = get_u32(original, ho::kKeyStreamOffset);
+    const uint32_t end = get_u32(original, ho::kJumpIndexOffset);
+    for (uint32_t seed = 1; seed <= 20; ++seed) {
+      SCOPED_TRACE(::testing::Message() << (with_jumps ? "jump frames, " : "no jump frames, ") << "seed " << seed);
+      std::mt19937 rng(seed);
+      Bytes forged = original;
+      for (uint32_t i = begin; i < end; ++i) forged[i] = static_cast<uint8_t>(rng() >> (seed % 3 == 0 ? 28 : 24));
+      test::fix_checksum(forged);
+      EXPECT_FALSE(open(forged).ok());
+      const Result<StreamView> fast = StreamView::open(forged, kName);
+      ASSERT_TRUE(fast.ok()) << fast.error();
+      Player player(fast.value());
+      std::vector<Transform> pose(fast.value().bone_count());
+      const float last = static_cast<float>(fast.value().last_frame());
+      uint64_t passes = 0;
+      for (float t = 0.f; t <= last; t += 0.75f) player.sample_frame(t, pose);
+      ++passes;
+      for (int i = 0; i < 50; ++i) {
+        player.sample_frame(std::uniform_real_distribution<float>(0.f, last)(rng), pose);
+        ++passes;  // a seek may read from frame 0 again
+      }
+      EXPECT_LE(player.counters().keys_read, passes * fast.value().total_key_count());
+    }
+  }
 }
 
 TEST(StreamViewOpen, RefusesTrailingBytes) {
