@@ -226,9 +226,8 @@ void print_sampling(const BenchReport& report, std::FILE* out) {
                "poses bit for bit). Warm: one player sampling over and over. Cold: each sample plays the next of "
                "\"copies\" copies of the clip (about %zu MiB together), as in a crowd, so its data is not in L1/L2. "
                "Sequential rows loop the clip; seek rows sample %s random times. Default fit settings (0.1 mm at 3 cm); the "
-               "sequential rows read the stream with jump frames every %g s.\n",
-               run.repetitions, run.min_time_s, report.timing_settings.cold_working_set_bytes >> 20, "4096",
-               static_cast<double>(report.timing_settings.zstd_jump_interval_s));
+               "sequential and zstd rows read the default stream, whose jump interval --jump-interval auto chose.\n",
+               run.repetitions, run.min_time_s, report.timing_settings.cold_working_set_bytes >> 20, "4096");
   for (const ClipTimings& clip : report.timings) {
     std::fprintf(out, "\n### %s: %u bones, %u frames at %g Hz, %zu keys\n\n", clip.name.c_str(), clip.bones,
                  clip.frames, static_cast<double>(clip.sample_rate_hz), clip.keys);
@@ -236,6 +235,16 @@ void print_sampling(const BenchReport& report, std::FILE* out) {
       std::fprintf(out, "FAILED: %s\n", clip.error.c_str());
       continue;
     }
+    const double auto_s = clip.auto_jump_interval_frames / std::max(1e-9, static_cast<double>(clip.sample_rate_hz));
+    std::fprintf(out,
+                 "Default stream: %zu bytes; --jump-interval auto chose %s (%u frames): jump frames %zu bytes, %.1f%% "
+                 "of the stream. StreamView::open: %s us (full check %s us).\n\n",
+                 clip.default_stream_bytes,
+                 clip.auto_jump_interval_frames == 0 ? "no jump frames" : (std::to_string(auto_s).substr(0, 5) + " s").c_str(),
+                 clip.auto_jump_interval_frames, clip.auto_jump_frame_bytes,
+                 100.0 * static_cast<double>(clip.auto_jump_frame_bytes) /
+                     std::max<double>(1.0, static_cast<double>(clip.default_stream_bytes)),
+                 spread_text(clip.open_s, 1e6).c_str(), spread_text(clip.open_full_s, 1e6).c_str());
     std::fprintf(out,
                  "| measure | cache | stream bytes | copies | player ns/pose | player ns/bone | keys read/pose | "
                  "baseline ns/pose | baseline ns/bone | player / baseline |\n"
@@ -415,7 +424,6 @@ std::string report_json(const BenchReport& report) {
   j["timing_settings"] = {{"repetitions", ts.run.repetitions},
                           {"min_time_s", ts.run.min_time_s},
                           {"jump_intervals_s", ts.jump_intervals_s},
-                          {"zstd_jump_interval_s", ts.zstd_jump_interval_s},
                           {"game_rate_hz", ts.game_rate_hz},
                           {"cold_working_set_bytes", ts.cold_working_set_bytes}};
   nlohmann::json timings = nlohmann::json::array();
@@ -423,6 +431,11 @@ std::string report_json(const BenchReport& report) {
     nlohmann::json c = {{"clip", clip.name},   {"bones", clip.bones}, {"frames", clip.frames},
                         {"sample_rate_hz", clip.sample_rate_hz}, {"keys", clip.keys},
                         {"animated_tracks", clip.animated_tracks},
+                        {"auto_jump_interval_frames", clip.auto_jump_interval_frames},
+                        {"auto_jump_frame_bytes", clip.auto_jump_frame_bytes},
+                        {"default_stream_bytes", clip.default_stream_bytes},
+                        {"open_s", spread_json(clip.open_s)},
+                        {"open_full_s", spread_json(clip.open_full_s)},
                         {"fit_s", spread_json(clip.fit_s)},
                         {"local_fit_s", spread_json(clip.local_fit_s)},
                         {"fit_ms_per_1000_frames", clip.fit_ms_per_1000_frames()},

@@ -111,9 +111,9 @@ Result<RateDistortionPoint> measure_point(const ImportedClip& clip, float tolera
   if (!fitted) return Error{where + fitted.error()};
   point.fit_rounds = fitted.value().rounds;
 
-  // As `keystream compress` packs: default jump interval, the source's name
-  // in the metadata, and a zstd twin for its size.
-  PackSettings plain_settings;
+  // As `keystream compress` packs: the jump interval chosen per clip, the
+  // source's name in the metadata, and a zstd twin for its size.
+  PackSettings plain_settings = tool_pack_settings();
   plain_settings.source_name = clip.source.filename().string();
   PackSettings zstd_settings = plain_settings;
   zstd_settings.zstd = true;

@@ -20,9 +20,6 @@ Status TimingSettings::validate() const {
   for (const float j : jump_intervals_s) {
     if (!(j > 0.f) || !std::isfinite(j)) return Error{"timing settings: jump interval must be a positive number of seconds"};
   }
-  if (!(zstd_jump_interval_s > 0.f) || !std::isfinite(zstd_jump_interval_s)) {
-    return Error{"timing settings: the zstd jump interval must be a positive number of seconds"};
-  }
   if (!(game_rate_hz > 0.f) || !std::isfinite(game_rate_hz)) return Error{"timing settings: game rate must be positive"};
   if (cold_working_set_bytes < (size_t{1} << 20)) return Error{"timing settings: cold working set under 1 MiB"};
   if (max_cold_copies < 2) return Error{"timing settings: a cold row needs at least 2 copies"};
@@ -72,8 +69,9 @@ class PlayerCopies {
 
 /// One packed stream of a clip.
 struct Pack {
-  std::string label;
   std::vector<uint8_t> bytes;
+  uint32_t jump_interval_frames = 0;
+  size_t jump_frame_bytes = 0;
   size_t player_bytes = 0;   // a Player's own memory for this stream (a zstd player's includes its context)
   size_t touched_bytes = 0;  // what sampling reads: the stream and the active array
 };
@@ -86,8 +84,8 @@ struct ClipBench {
   std::string name;
   const ImportedClip* imported = nullptr;
   FittedClip fitted;
-  std::vector<Pack> packs;  // plain per jump interval, then the zstd one
-  size_t sequential_pack = 0;  // plain at the zstd rows' interval: one of the seek packs when it is among them
+  std::vector<Pack> packs;  // plain per jump interval, then the default (auto) and its zstd twin
+  size_t default_pack = 0;
   size_t zstd_pack = 0;
   std::vector<float> sequential_times;  // one loop at the clip's rate, frame times
   std::vector<float> game_rate_times;   // one loop at the game rate
@@ -136,9 +134,10 @@ Result<std::unique_ptr<ClipBench>> prepare(const TimedClip& clip, const TimingSe
   Result<FittedClip> fitted = fit_clip(clip.imported->skeleton, clip.imported->clip, FitSettings{}, 2);
   if (!fitted.ok()) return Error{fitted.error()};
   bench->fitted = std::move(fitted.value());
-  auto add_pack = [&](float jump_s, bool zstd) -> Status {
+  auto add_pack = [&](float jump_s, bool automatic, bool zstd) -> Status {
     PackSettings ps;
     ps.jump_interval_s = jump_s;
+    ps.auto_jump_interval = automatic;
     ps.zstd = zstd;
     ps.source_name = clip.imported->source.filename().string();  // as compress and the sweep pack it
     Result<std::vector<uint8_t>> bytes = pack(bench->fitted, ps);
@@ -150,20 +149,19 @@ Result<std::unique_ptr<ClipBench>> prepare(const TimedClip& clip, const TimingSe
     const Player player(view.value());
     p.player_bytes = player.memory_bytes();
     p.touched_bytes = p.bytes.size() + player.active_array().size_bytes();
+    p.jump_interval_frames = view.value().jump_interval_frames();
+    p.jump_frame_bytes = view.value().jump_frame_bytes();
     bench->packs.push_back(std::move(p));
     return {};
   };
   for (const float j : settings.jump_intervals_s) {
-    if (Status s = add_pack(j, false); !s) return Error{s.error()};
+    if (Status s = add_pack(j, false, false); !s) return Error{s.error()};
   }
-  const std::vector<float>& jumps = settings.jump_intervals_s;
-  bench->sequential_pack = static_cast<size_t>(
-      std::find(jumps.begin(), jumps.end(), settings.zstd_jump_interval_s) - jumps.begin());
-  if (bench->sequential_pack == jumps.size()) {
-    if (Status s = add_pack(settings.zstd_jump_interval_s, false); !s) return Error{s.error()};
-  }
+  // The default stream, as `keystream compress` packs it, and its zstd twin.
+  bench->default_pack = bench->packs.size();
+  if (Status s = add_pack(0.f, true, false); !s) return Error{s.error()};
   bench->zstd_pack = bench->packs.size();
-  if (Status s = add_pack(settings.zstd_jump_interval_s, true); !s) return Error{s.error()};
+  if (Status s = add_pack(0.f, true, true); !s) return Error{s.error()};
   Result<StreamView> view = StreamView::open(bench->packs.front().bytes, clip.name.c_str());
   if (!view.ok()) return Error{view.error()};
   bench->sequential_times = loop_times(view.value(), view.value().sample_rate_hz());
@@ -305,6 +303,7 @@ std::vector<ClipTimings> time_clips(std::span<const TimedClip> clips, const Timi
   std::vector<TimedCase> cases;
   std::vector<PlannedRow> planned;
   std::vector<size_t> fit_case(clips.size(), SIZE_MAX);
+  std::vector<size_t> open_case(clips.size(), SIZE_MAX);
   if (Status s = settings.validate(); !s) {
     for (size_t c = 0; c < clips.size(); ++c) out[c].error = s.error();
     return out;
@@ -328,9 +327,24 @@ std::vector<ClipTimings> time_clips(std::span<const TimedClip> clips, const Timi
         [](const FittedTrack& track) { return track.coding == TrackCoding::kAnimated; }));
 
     const size_t jumps = settings.jump_intervals_s.size();
-    const size_t sequential_pack = b->sequential_pack;
+    const size_t sequential_pack = b->default_pack;
     const size_t zstd_pack = b->zstd_pack;
     const std::string prefix = b->name + "/";
+    const Pack& chosen = b->packs[sequential_pack];
+    t.auto_jump_interval_frames = chosen.jump_interval_frames;
+    t.auto_jump_frame_bytes = chosen.jump_frame_bytes;
+    t.default_stream_bytes = chosen.bytes.size();
+    open_case[c] = cases.size();
+    for (const StreamCheck check : {StreamCheck::kFast, StreamCheck::kFull}) {
+      cases.push_back({prefix + (check == StreamCheck::kFast ? "open" : "open_full"), [b, check](benchmark::State& s) {
+                         const Pack& p = b->packs[b->default_pack];
+                         for (auto _ : s) {
+                           Result<StreamView> view = StreamView::open(p.bytes, "bench", check);
+                           if (!view.ok()) return s.SkipWithError(view.error().c_str());
+                           benchmark::DoNotOptimize(view.value().tracks().data());
+                         }
+                       }});
+    }
     for (const CacheState cache : {CacheState::kWarm, CacheState::kCold}) {
       const std::string suffix = std::string("/") + to_string(cache);
       auto add_case = [&](const std::string& name, std::function<void(benchmark::State&)> body) {
@@ -360,7 +374,12 @@ std::vector<ClipTimings> time_clips(std::span<const TimedClip> clips, const Timi
       };
       const std::string clip_rate = "sequential at the clip's " + format_seconds(b->fitted.sample_rate_hz) + " Hz";
       const std::string game_rate = "sequential at " + format_seconds(settings.game_rate_hz) + " Hz";
-      const std::string zstd_j = format_seconds(settings.zstd_jump_interval_s);
+      const std::string auto_j =
+          "auto (" + (chosen.jump_interval_frames == 0
+                          ? std::string("none")
+                          : format_seconds(static_cast<float>(chosen.jump_interval_frames) / b->fitted.sample_rate_hz) +
+                                " s") +
+          ")";
       const size_t base_clip = baseline_case("baseline/sequential", &b->sequential_times, true);
       const size_t base_game = baseline_case("baseline/game_rate", &b->game_rate_times, true);
       const size_t base_seek = baseline_case("baseline/random", &b->seek_times, false);
@@ -375,8 +394,10 @@ std::vector<ClipTimings> time_clips(std::span<const TimedClip> clips, const Timi
         plan("seek, J = " + js + " s", j, player_case("player/seek_J" + js + "s", j, &b->seek_times, false),
              base_seek);
       }
-      plan("seek, zstd, J = " + zstd_j + " s", zstd_pack,
-           player_case("player/seek_zstd_J" + zstd_j + "s", zstd_pack, &b->seek_times, false), base_seek);
+      plan("seek, J = " + auto_j, sequential_pack,
+           player_case("player/seek_auto", sequential_pack, &b->seek_times, false), base_seek);
+      plan("seek, zstd, J = " + auto_j, zstd_pack,
+           player_case("player/seek_zstd_auto", zstd_pack, &b->seek_times, false), base_seek);
     }
     cases.push_back({prefix + "fit", [b](benchmark::State& s) { time_fit(s, *b, ErrorMode::kObjectSpace); }});
     fit_case[c] = cases.size() - 1;
@@ -401,6 +422,10 @@ std::vector<ClipTimings> time_clips(std::span<const TimedClip> clips, const Timi
     out[p.clip].rows.push_back(std::move(row));
   }
   for (size_t c = 0; c < clips.size(); ++c) {
+    if (open_case[c] != SIZE_MAX) {
+      out[c].open_s = results[open_case[c]].seconds;
+      out[c].open_full_s = results[open_case[c] + 1].seconds;
+    }
     if (fit_case[c] == SIZE_MAX) continue;
     out[c].fit_s = results[fit_case[c]].seconds;
     out[c].local_fit_s = results[fit_case[c] + 1].seconds;  // pushed right after

@@ -26,8 +26,10 @@
 namespace ks::bench {
 
 struct TimingSettings {
-  std::vector<float> jump_intervals_s = {0.25f, 1.f, 4.f};  // one seek row each
-  float zstd_jump_interval_s = 1.f;  // the zstd rows' jump interval (the default pack's)
+  // One seek row each, besides the default stream's (the jump interval
+  // chosen per clip, as `keystream compress` packs), which the sequential
+  // and zstd rows read too.
+  std::vector<float> jump_intervals_s = {0.25f, 1.f, 4.f};
   float game_rate_hz = 60.f;         // the second sequential row
   /// Bytes the copies of a cold row span together: far beyond L2, so each
   /// sample starts from data that left the core's private caches.
@@ -68,6 +70,11 @@ struct ClipTimings {
   float sample_rate_hz = 0.f;
   size_t keys = 0;
   uint32_t animated_tracks = 0;  // tracks with keys: the baseline looks up these (4 keys each per pose)
+  uint32_t auto_jump_interval_frames = 0;  // what --jump-interval auto chose (0: no jump frames)
+  size_t auto_jump_frame_bytes = 0;        // the default stream's jump index and states
+  size_t default_stream_bytes = 0;         // the default stream (metadata included)
+  Spread open_s;       // StreamView::open of the default stream (the engine's fast check), seconds
+  Spread open_full_s;  // the same with StreamCheck::kFull (every key, every jump frame replayed)
   std::vector<SamplingRow> rows;
   Spread fit_s;             // fit + pack on one thread, default settings (0.1 mm at 3 cm), seconds
   Spread local_fit_s;       // the same in local mode (version 1's per-kind thresholds), same run

@@ -41,7 +41,10 @@ const char* const kCodecOptionsHelp =
     "                           largest-error)\n"
     "  --discontinuity-ratio R  jump/neighbour step ratio that makes a\n"
     "                           discontinuity; 0 = never (default 8)\n"
-    "  --jump-interval S        seconds between jump frames; 0 = none (default 1)\n";
+    "  --jump-interval S|auto   seconds between jump frames, 0 = none; auto\n"
+    "                           (default) chooses per clip: the shortest\n"
+    "                           interval whose jump frames take at most 10%\n"
+    "                           of the stream, no shorter than seeks need\n";
 
 bool Arguments::fail(const std::string& message) const {
   std::fprintf(stderr, "keystream %s: %s\n", m_command.c_str(), message.c_str());
@@ -276,9 +279,14 @@ bool parse_codec_option(Arguments& args, std::string_view arg, CodecOptions& cod
       ok = args.fail("--discontinuity-ratio: must be 0 (off) or a positive number");
     }
   } else if (arg == "--jump-interval") {
-    ok = args.number(arg, codec.pack.jump_interval_s);
-    if (ok && codec.pack.jump_interval_s < 0.f) {
-      ok = args.fail("--jump-interval: must be 0 (none) or a positive number of seconds");
+    codec.pack.auto_jump_interval = !args.done() && args.peek() == "auto";
+    if (codec.pack.auto_jump_interval) {
+      args.next();
+    } else {
+      ok = args.number(arg, codec.pack.jump_interval_s);
+      if (ok && codec.pack.jump_interval_s < 0.f) {
+        ok = args.fail("--jump-interval: must be 'auto', 0 (none) or a positive number of seconds");
+      }
     }
   } else {
     return false;

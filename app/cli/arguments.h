@@ -51,7 +51,7 @@ bool parse_import_option(Arguments& args, std::string_view arg, ImportSettings& 
 /// each, so that the checks after parsing can name the option at fault.
 struct CodecOptions {
   FitSettings fit;
-  PackSettings pack;
+  PackSettings pack = tool_pack_settings();  // --jump-interval auto unless a number is given
   std::string per_kind_option;   // the last local-mode threshold option given; empty when none
   std::string tolerance_option;  // the last object-space option given; empty when none
   /// One per fit.bone_tolerances entry: the option (and for a file, the file

@@ -248,7 +248,7 @@ std::string reports_json(const std::vector<ClipReport>& reports, const FitSettin
                      {"rotation_error_deg", fit.rotation_error_deg},
                      {"scale_error", fit.scale_error},
                      {"split", to_string(fit.split_rule)},
-                     {"jump_interval_s", pack.jump_interval_s},
+                     {"jump_interval_s", pack.auto_jump_interval ? nlohmann::json("auto") : nlohmann::json(pack.jump_interval_s)},
                      {"zstd", pack.zstd},
                      {"zstd_level", pack.zstd_level}};
   nlohmann::json clips = nlohmann::json::array();

@@ -19,7 +19,7 @@ namespace ks::studio {
 /// The settings a fit runs with.
 struct CodecSettings {
   FitSettings fit;
-  PackSettings pack;
+  PackSettings pack = tool_pack_settings();  // as the command line packs by default
   bool operator==(const CodecSettings&) const = default;
 };
 

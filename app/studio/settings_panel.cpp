@@ -101,7 +101,14 @@ bool draw_advanced(CodecSettings& s) {
     changed = true;
   }
   changed |= slider("discontinuity ratio", &fit.discontinuity_ratio, 0.f, 64.f, "%.1f (0 = never)", false);
+  changed |= ImGui::Checkbox("auto jump interval", &s.pack.auto_jump_interval);
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("The shortest interval whose jump frames take at most 10%% of the stream,\n"
+                      "no shorter than seeks need (the timeline's ticks show the one chosen)");
+  }
+  ImGui::BeginDisabled(s.pack.auto_jump_interval);
   changed |= slider("jump interval (s)", &s.pack.jump_interval_s, 0.f, 10.f, "%.2f s (0 = none)", false);
+  ImGui::EndDisabled();
   changed |= ImGui::Checkbox("zstd key stream blocks", &s.pack.zstd);
   if (s.pack.zstd) {
     ImGui::SameLine();

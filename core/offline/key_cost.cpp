@@ -64,17 +64,21 @@ KeyCoding choose_key_coding(const FittedTrack& track) {
   return coding;
 }
 
+uint64_t key_difference_bits(const FittedTrack& track, const KeyCoding& coding, size_t k) {
+  const std::vector<FittedKey>& keys = track.keys;
+  uint64_t bits = rice_bits(keys[k].frame - keys[k - 1].frame - coding.frame_delta_min, coding.frame_rice);
+  for (int c = 0; c < 4; ++c) {
+    if (track.quantization.coded(c)) bits += rice_bits(zigzag(keys[k].codes[c] - keys[k - 1].codes[c]), coding.value_rice[c]);
+  }
+  return bits + (coding.negation_bits ? 1 : 0);
+}
+
 uint64_t key_bits(const FittedTrack& track, const KeyCoding& coding) {
   const std::vector<FittedKey>& keys = track.keys;
   if (keys.empty()) return 0;
   uint64_t bits = uint64_t{coding.absolute_bits} * static_cast<uint64_t>(track.quantization.coded_count());
-  if (coding.negation_bits) bits += keys.size();
-  for (size_t k = 1; k < keys.size(); ++k) {
-    bits += rice_bits(keys[k].frame - keys[k - 1].frame - coding.frame_delta_min, coding.frame_rice);
-    for (int c = 0; c < 4; ++c) {
-      if (track.quantization.coded(c)) bits += rice_bits(zigzag(keys[k].codes[c] - keys[k - 1].codes[c]), coding.value_rice[c]);
-    }
-  }
+  if (coding.negation_bits) ++bits;
+  for (size_t k = 1; k < keys.size(); ++k) bits += key_difference_bits(track, coding, k);
   return bits;
 }
 

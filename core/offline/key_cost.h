@@ -21,6 +21,10 @@ KeyCoding choose_key_coding(const FittedTrack& track);
 /// runs the chain.
 bool is_negated(const FittedTrack& track, const FittedKey& key);
 
+/// Bits of key `k` (>= 1) of `track` written as differences from key k - 1
+/// with `coding`, its "negated" bit included.
+uint64_t key_difference_bits(const FittedTrack& track, const KeyCoding& coding, size_t k);
+
 /// Bits of `track`'s keys with `coding`: key 0 absolute, every later key as
 /// differences, "negated" bits included (the initial keys section and the
 /// key stream together).

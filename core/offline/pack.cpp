@@ -9,6 +9,7 @@
 #include <zstd.h>
 
 #include "core/offline/bit_writer.h"
+#include "core/offline/jump_interval.h"
 #include "core/offline/key_cost.h"
 #include "core/runtime/bit_reader.h"
 #include "core/runtime/checksum.h"
@@ -312,7 +313,10 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
   if (stream.size_bits() > 0xFFFFFFFFull) return Error{name + "key stream exceeds 2^32 bits"};
 
   // Jump frames: the windows after every key needed at or before the frame.
-  const uint32_t interval = jump_interval_frames(settings.jump_interval_s, clip.sample_rate_hz);
+  const uint32_t interval =
+      settings.auto_jump_interval
+          ? choose_jump_interval(clip, codings, out.size() + stream.bytes().size()).interval_frames
+          : jump_interval_frames(settings.jump_interval_s, clip.sample_rate_hz);
   const uint32_t jump_count = interval == 0 ? 0 : last / interval;
   const uint32_t key_index_bits = bits_for(max_key_count);
   std::vector<uint32_t> keys_read(track_count);

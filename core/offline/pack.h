@@ -2,7 +2,8 @@
 // Packing (DESIGN §7): lays a fitted clip out as one stream of bytes (layout
 // in core/runtime/stream_format.h): header, bone and track tables, the
 // initial keys, every other key sorted by the frame it is needed, and jump
-// frames every `jump_interval_s` so a player can seek.
+// frames every `jump_interval_s` (or at the interval jump_interval.h
+// chooses) so a player can seek.
 
 #include <cstdint>
 #include <string>
@@ -15,6 +16,7 @@ namespace ks {
 
 struct PackSettings {
   float jump_interval_s = 1.f;  // seconds between jump frames; 0 = none; default 1
+  bool auto_jump_interval = false;  // choose the interval per clip instead (jump_interval.h); jump_interval_s is then ignored
   bool zstd = false;            // compress the key stream in blocks cut at the jump frames
   int zstd_level = 19;          // 1..22; higher is smaller and slower to pack, not to play
   std::string source_name;      // recorded in the metadata: the file the clip came from
@@ -23,6 +25,14 @@ struct PackSettings {
   Status validate() const;
   bool operator==(const PackSettings&) const = default;
 };
+
+/// What the command line and the studio pack with unless told otherwise:
+/// the defaults, with the jump interval chosen per clip.
+inline PackSettings tool_pack_settings() {
+  PackSettings settings;
+  settings.auto_jump_interval = true;
+  return settings;
+}
 
 /// The stream of `clip` (format version kStreamVersion), with its bone names
 /// and thresholds as metadata; refuses settings or a fitted clip that break

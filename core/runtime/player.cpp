@@ -112,7 +112,7 @@ size_t Player::memory_bytes() const {
 // the final segment, which evaluate() handles for the windows in m_finished.
 void Player::update_lane(TrackWindow& window, const StreamTrack& track) {
   const uint32_t behind = window.keys_behind;
-  std::memmove(&window.keys[0], &window.keys[behind], sizeof(CurveKey) * (kWindowSize - behind));
+  for (uint32_t i = 0; i + behind < kWindowSize; ++i) window.keys[i] = window.keys[i + behind];
   for (uint32_t i = kWindowSize - behind; i < kWindowSize; ++i) {
     CurveKey& key = window.keys[i];
     dequantize_key(track.kind, track.quantization, window.codes[i], key.value);
@@ -125,9 +125,9 @@ void Player::update_lane(TrackWindow& window, const StreamTrack& track) {
   window.keys_behind = 0;
   const CurveKey* k = window.keys;
   if (track.kind == TrackKind::kRotation) {
-    set_lane(m_rotation_lanes, window.lane, segment_coefficients(k[0], k[1], k[2], k[3], 4));
+    set_lane(std::span<RotationLanes>(m_rotation_lanes), window.lane, segment_coefficients(k[0], k[1], k[2], k[3], 4));
   } else {
-    set_lane(m_vec3_lanes, window.lane, segment_coefficients(k[0], k[1], k[2], k[3], 3));
+    set_lane(std::span<Vec3Lanes>(m_vec3_lanes), window.lane, segment_coefficients(k[0], k[1], k[2], k[3], 3));
   }
 }
 

@@ -90,27 +90,10 @@ void clear(std::span<SegmentLanes<Components>> blocks) {
   }
 }
 
-template <int Components>
-void set(std::span<SegmentLanes<Components>> blocks, uint32_t lane, const SegmentCoefficients& s) {
-  SegmentLanes<Components>& b = blocks[lane / kLanesPerBlock];
-  const uint32_t l = lane % kLanesPerBlock;
-  b.start[l] = s.start;
-  b.span[l] = s.span;
-  for (int c = 0; c < Components; ++c) {
-    b.p[c][l] = s.p[c];
-    b.q[c][l] = s.q[c];
-    b.difference[c][l] = s.difference[c];
-    b.tangent_p[c][l] = s.tangent_p[c];
-    b.tangent_q[c][l] = s.tangent_q[c];
-  }
-}
-
 }  // namespace
 
 void clear_lanes(std::span<RotationLanes> blocks) { clear(blocks); }
 void clear_lanes(std::span<Vec3Lanes> blocks) { clear(blocks); }
-void set_lane(std::span<RotationLanes> blocks, uint32_t lane, const SegmentCoefficients& s) { set(blocks, lane, s); }
-void set_lane(std::span<Vec3Lanes> blocks, uint32_t lane, const SegmentCoefficients& s) { set(blocks, lane, s); }
 
 void evaluate_lanes(std::span<const RotationLanes> blocks, float t, unsigned char* pose) {
   switch (g_level.load(std::memory_order_relaxed)) {

@@ -14,9 +14,9 @@
 #include <cstring>
 #include <span>
 
-namespace ks {
+#include "core/runtime/curve.h"
 
-struct SegmentCoefficients;  // curve.h
+namespace ks {
 
 inline constexpr uint32_t kLanesPerBlock = 8;
 /// An output offset for a lane that holds no track (the last block's padding).
@@ -43,9 +43,22 @@ using Vec3Lanes = SegmentLanes<3>;      // translation and scale
 void clear_lanes(std::span<RotationLanes> blocks);
 void clear_lanes(std::span<Vec3Lanes> blocks);
 
-/// Writes `s` into lane `lane` (0 .. kLanesPerBlock * blocks - 1).
-void set_lane(std::span<RotationLanes> blocks, uint32_t lane, const SegmentCoefficients& s);
-void set_lane(std::span<Vec3Lanes> blocks, uint32_t lane, const SegmentCoefficients& s);
+/// Writes `s` into lane `lane` (0 .. kLanesPerBlock * blocks - 1). Inline:
+/// the player calls it for every key that lands in a window.
+template <int Components>
+inline void set_lane(std::span<SegmentLanes<Components>> blocks, uint32_t lane, const SegmentCoefficients& s) {
+  SegmentLanes<Components>& b = blocks[lane / kLanesPerBlock];
+  const uint32_t l = lane % kLanesPerBlock;
+  b.start[l] = s.start;
+  b.span[l] = s.span;
+  for (int c = 0; c < Components; ++c) {
+    b.p[c][l] = s.p[c];
+    b.q[c][l] = s.q[c];
+    b.difference[c][l] = s.difference[c];
+    b.tangent_p[c][l] = s.tangent_p[c];
+    b.tangent_q[c][l] = s.tangent_q[c];
+  }
+}
 
 /// Evaluates every lane at frame time `t` and copies each lane's components
 /// to the bytes of `pose` at its output offset (rotations normalised as

@@ -112,6 +112,7 @@ TEST(JumpFrameAtOrBefore, AgreesWithThePlayersSeeks) {
   Result<ImportedClip> imported = import_clip(KS_ASSETS_DIR "/demo_walk.glb");
   ASSERT_TRUE(imported.ok()) << imported.error();
   CodecSettings settings;
+  settings.pack.auto_jump_interval = false;
   settings.pack.jump_interval_s = 0.25f;
   const std::shared_ptr<const FitResult> result =
       run_fit(std::make_shared<const ImportedClip>(std::move(imported.value())), settings, 1, 1);

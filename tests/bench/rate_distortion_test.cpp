@@ -191,7 +191,7 @@ TEST(RateDistortionSweep, SizesMatchAnIndependentPackAndStreamSizes) {
   // What `keystream compress` does with default settings.
   const Result<FittedClip> fitted = fit_clip(clip.skeleton, clip.clip, FitSettings{}, 1);
   ASSERT_TRUE(fitted.ok()) << fitted.error();
-  PackSettings pack_settings;
+  PackSettings pack_settings = tool_pack_settings();
   pack_settings.source_name = clip.source.filename().string();
   const Result<std::vector<uint8_t>> plain = pack(fitted.value(), pack_settings);
   ASSERT_TRUE(plain.ok()) << plain.error();

@@ -67,7 +67,12 @@ check(at is not None and at == default, "the last line is the 0.1 mm point")
 timings = report["timings"]
 check(len(timings) == 1, "one timed clip")
 rows = timings[0]["rows"]
-check(len(rows) == 2 * 7, "7 measures warm and cold, got %d" % len(rows))
+check(len(rows) == 2 * 8, "8 measures warm and cold, got %d" % len(rows))
+t = timings[0]
+check(t["default_stream_bytes"] == rows[0]["stream_bytes"], "the sequential rows read the default stream")
+check(t["auto_jump_frame_bytes"] <= 0.1 * t["default_stream_bytes"], "auto keeps jump frames within 10% of the stream")
+check(any(r["measure"].startswith("seek, J = auto (") for r in rows), "a seek row at the interval auto chose")
+check(t["open_s"]["median"] > 0 and t["open_full_s"]["median"] > 0, "StreamView::open timed, fast and full")
 bones = timings[0]["bones"]
 check(0 < timings[0]["animated_tracks"] <= 3 * bones, "animated tracks of the timed clip")
 for r in rows:
