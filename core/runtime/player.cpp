@@ -64,6 +64,8 @@ Player::Player(const StreamView& stream)
       TrackWindow window;
       window.track = t;
       window.key_count = track.key_count;
+      window.coded_mask = track.quantization.coded_mask;
+      window.coding = track.key_coding;
       window.lane = track.kind == TrackKind::kRotation ? rotations++ : vec3s++;
       m_active_array.push_back(window);
       continue;
@@ -221,11 +223,10 @@ void Player::next_need() {
 void Player::read_stream_key() {
   const uint32_t slot = m_queue.pop();
   TrackWindow& window = m_active_array[slot];
-  const StreamTrack& track = m_stream->tracks()[window.track];
   int32_t codes[4];
   std::memcpy(codes, window.codes[kWindowSize - 1], sizeof codes);
   uint32_t frame = window.frames[kWindowSize - 1];
-  const bool negated = read_key_differences(m_reader, track, frame, codes);
+  const bool negated = read_key_differences(m_reader, window.coding, window.coded_mask, frame, codes);
   shift_in(window, codes, frame, negated);
   mark_stale(slot);
   if (window.keys_read < window.key_count) {

@@ -35,6 +35,8 @@ struct TrackWindow {
   uint32_t frames[kWindowSize] = {};
   uint8_t negated = 0;          // bit i: key i is the negation of its dequantized value
   uint8_t keys_behind = 0;      // keys shifted in since `keys` was brought up to date (counted up to four)
+  uint8_t coded_mask = 0;       // the track's coded components and key coding, copied here so reading
+  KeyCoding coding;             // a key touches its window only
   CurveKey keys[kWindowSize];   // the window dequantized, as of the last lane update
   uint32_t keys_read = 0;      // keys of this track read so far
   uint32_t key_count = 0;      // keys the track has

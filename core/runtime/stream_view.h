@@ -165,18 +165,23 @@ inline bool read_absolute_codes(Reader& reader, const StreamTrack& track, int32_
 /// is negated. Unsigned arithmetic, so untrusted differences wrap instead of
 /// overflowing (StreamView::open refuses codes and frames out of range).
 template <class Reader>
-inline bool read_key_differences(Reader& reader, const StreamTrack& track, uint32_t& frame, int32_t codes[4]) {
-  const KeyCoding& coding = track.key_coding;
+inline bool read_key_differences(Reader& reader, const KeyCoding& coding, uint8_t coded_mask, uint32_t& frame,
+                                 int32_t codes[4]) {
   RiceWindow<Reader> bits(reader);
   frame += bits.read(coding.frame_rice) + coding.frame_delta_min;
   for (int c = 0; c < 4; ++c) {
-    if (!track.quantization.coded(c)) continue;
+    if (((coded_mask >> c) & 1u) == 0) continue;
     const int32_t difference = unzigzag(bits.read(coding.value_rice[c]));
     codes[c] = static_cast<int32_t>(static_cast<uint32_t>(codes[c]) + static_cast<uint32_t>(difference));
   }
   const bool negated = coding.negation_bits && bits.read_bit() != 0;
   bits.finish();
   return negated;
+}
+/// The same for a track of the track table.
+template <class Reader>
+inline bool read_key_differences(Reader& reader, const StreamTrack& track, uint32_t& frame, int32_t codes[4]) {
+  return read_key_differences(reader, track.key_coding, track.quantization.coded_mask, frame, codes);
 }
 
 }  // namespace ks
