@@ -9,6 +9,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "core/runtime/segment_lanes.h"
+
 namespace ks::bench {
 
 namespace {
@@ -151,6 +153,7 @@ std::string describe_build() {
 #if !defined(NDEBUG)
   text += ", asserts on";
 #endif
+  text += std::string(", player kernels ") + to_string(simd_level());
   return text;
 }
 

@@ -245,6 +245,7 @@ int run_bench(const std::vector<std::string_view>& raw_args) {
   // Appended, not " " + std::string(a): GCC 12 at -O3 sees a false overlap
   // in that concatenation (-Wrestrict).
   for (const std::string_view a : raw_args) report.command_line.append(" ").append(a);
+  if (o.simd) set_simd_level(*o.simd);
   report.machine = bench::describe_machine();
   report.build = bench::describe_build();
   if (o.rate_distortion) run_rate_distortion(o, clips, report);

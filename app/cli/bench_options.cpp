@@ -66,6 +66,8 @@ const char* const kBenchHelp =
     "                           cores)\n"
     "  --quick                  1 repetition of 0.01 s, tolerances 0.1,1,10,\n"
     "                           8 MiB cold rows: a smoke test, not a measurement\n"
+    "  --simd LEVEL             the player's evaluation kernels: scalar, sse2\n"
+    "                           or avx2 (default: the widest this CPU runs)\n"
     "  --log                    Google Benchmark's own lines on stderr\n"
     "  -h, --help               show this help\n";
 
@@ -232,6 +234,24 @@ int parse_bench_options(const std::vector<std::string_view>& raw, BenchOptions& 
       o.jobs = static_cast<unsigned>(n);
     } else if (arg == "--quick") {
       quick = true;
+    } else if (arg == "--simd") {
+      std::string_view level;
+      if (!args.value(arg, level)) return 2;
+      if (level == "scalar") {
+        o.simd = SimdLevel::kScalar;
+      } else if (level == "sse2") {
+        o.simd = SimdLevel::kSse2;
+      } else if (level == "avx2") {
+        o.simd = SimdLevel::kAvx2;
+      } else {
+        args.fail("--simd: '" + std::string(level) + "' is not scalar, sse2 or avx2");
+        return 2;
+      }
+      if (static_cast<uint8_t>(*o.simd) > static_cast<uint8_t>(best_simd_level())) {
+        args.fail("--simd: this CPU does not run " + std::string(level) + " (its widest is " +
+                  to_string(best_simd_level()) + ")");
+        return 2;
+      }
     } else if (arg == "--log") {
       o.log = true;
     } else if (!arg.empty() && arg[0] == '-' && arg != "-") {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "bench/bench_report.h"
+#include "core/runtime/segment_lanes.h"
 
 namespace ks::cli {
 
@@ -38,6 +40,7 @@ struct BenchOptions {
   std::vector<ClipChoice> crowd_clips;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   bool log = false;
+  std::optional<SimdLevel> simd;  // --simd: the player's kernels for the whole run
 };
 
 /// Parses the command line of `keystream bench` into `o`; 0 when it can

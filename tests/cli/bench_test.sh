@@ -66,6 +66,7 @@ check(at is not None and at == default, "the last line is the 0.1 mm point")
 
 timings = report["timings"]
 check(len(timings) == 1, "one timed clip")
+check("player kernels" in report["build"], "the build line names the player's kernels")
 rows = timings[0]["rows"]
 check(len(rows) == 2 * 8, "8 measures warm and cold, got %d" % len(rows))
 t = timings[0]
@@ -176,6 +177,8 @@ expect 2 "--crowd-frames" --crowd-frames 0 "$demo"
 expect 2 "--seed" --seed -1 "$demo"
 expect 2 "--jobs" --jobs 0 "$demo"
 expect 2 "--json needs a value" "$demo" --json
+expect 2 "--simd: 'avx512' is not scalar, sse2 or avx2" --simd avx512 "$demo"
+expect 2 "--simd needs a value" "$demo" --simd
 expect 1 "--crowd-clip: missing.glb: no such file" --crowd-clip missing.glb "$demo"
 expect 1 "missing.glb: no such file or folder" missing.glb
 printf 'HIERARCHY\nROOT hips\n{\n  OFFSET 0 0\n' >broken.bvh
