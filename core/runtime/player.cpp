@@ -116,12 +116,15 @@ void Player::update_lane(TrackWindow& window, const StreamTrack& track) {
   const uint32_t behind = window.keys_behind;
   for (uint32_t i = 0; i + behind < kWindowSize; ++i) window.keys[i] = window.keys[i + behind];
   for (uint32_t i = kWindowSize - behind; i < kWindowSize; ++i) {
-    CurveKey& key = window.keys[i];
+    // Into a local, then stored whole: the lane reads the key back as one
+    // vector, which stalls when its parts were just stored one by one.
+    CurveKey key;
     dequantize_key(track.kind, track.quantization, window.codes[i], key.value);
     if ((window.negated >> i) & 1u) {
       for (float& v : key.value) v = -v;
     }
     key.frame = static_cast<float>(window.frames[i]);
+    window.keys[i] = key;
   }
   m_counters.keys_dequantized += behind;
   window.keys_behind = 0;
