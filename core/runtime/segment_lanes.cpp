@@ -90,36 +90,27 @@ void clear(std::span<SegmentLanes<Components>> blocks) {
   }
 }
 
+// The kernels of the level set_simd_level chose.
+template <int Components>
+void evaluate(std::span<const SegmentLanes<Components>> blocks, float t, unsigned char* pose) {
+  switch (g_level.load(std::memory_order_relaxed)) {
+#if KS_X86_64
+    case SimdLevel::kAvx2:
+      return detail::evaluate_lanes_avx2(blocks.data(), blocks.size(), t, pose);
+    case SimdLevel::kSse2:
+      return evaluate_blocks<Sse2, Components>(blocks.data(), blocks.size(), t, pose);
+#endif
+    default:
+      return evaluate_scalar<Components>(blocks.data(), blocks.size(), t, pose);
+  }
+}
+
 }  // namespace
 
 void clear_lanes(std::span<RotationLanes> blocks) { clear(blocks); }
 void clear_lanes(std::span<Vec3Lanes> blocks) { clear(blocks); }
-
-void evaluate_lanes(std::span<const RotationLanes> blocks, float t, unsigned char* pose) {
-  switch (g_level.load(std::memory_order_relaxed)) {
-#if KS_X86_64
-    case SimdLevel::kAvx2:
-      return detail::evaluate_rotation_lanes_avx2(blocks.data(), blocks.size(), t, pose);
-    case SimdLevel::kSse2:
-      return evaluate_blocks<Sse2, 4>(blocks.data(), blocks.size(), t, pose);
-#endif
-    default:
-      return evaluate_scalar<4>(blocks.data(), blocks.size(), t, pose);
-  }
-}
-
-void evaluate_lanes(std::span<const Vec3Lanes> blocks, float t, unsigned char* pose) {
-  switch (g_level.load(std::memory_order_relaxed)) {
-#if KS_X86_64
-    case SimdLevel::kAvx2:
-      return detail::evaluate_vec3_lanes_avx2(blocks.data(), blocks.size(), t, pose);
-    case SimdLevel::kSse2:
-      return evaluate_blocks<Sse2, 3>(blocks.data(), blocks.size(), t, pose);
-#endif
-    default:
-      return evaluate_scalar<3>(blocks.data(), blocks.size(), t, pose);
-  }
-}
+void evaluate_lanes(std::span<const RotationLanes> blocks, float t, unsigned char* pose) { evaluate(blocks, t, pose); }
+void evaluate_lanes(std::span<const Vec3Lanes> blocks, float t, unsigned char* pose) { evaluate(blocks, t, pose); }
 
 const char* to_string(SimdLevel level) {
   switch (level) {

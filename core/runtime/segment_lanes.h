@@ -2,8 +2,8 @@
 // The player's active array as the evaluation reads it (DESIGN §8): the
 // current segment of every animated track as SegmentCoefficients, laid out
 // structure-of-arrays in blocks of eight tracks, rotations and vec3 tracks in
-// separate blocks. A key's arrival rewrites its track's lane (set_lane); a
-// sample evaluates whole blocks, eight tracks per AVX2 instruction or four
+// separate blocks. Before a sample, each window that took keys rewrites its
+// track's lane (set_lane); the sample evaluates whole blocks, eight tracks per AVX2 instruction or four
 // per SSE2 one, and scatters the results into the pose. The kernels perform
 // exactly the operations of evaluate_coefficients and normalize_rotation
 // (curve.h), in the same order, without fused multiply-add, so every level
@@ -81,8 +81,8 @@ void set_simd_level(SimdLevel level);
 
 namespace detail {
 // The kernels, per level (segment_lanes_avx2.cpp holds the AVX2 ones).
-void evaluate_rotation_lanes_avx2(const RotationLanes* blocks, size_t count, float t, unsigned char* pose);
-void evaluate_vec3_lanes_avx2(const Vec3Lanes* blocks, size_t count, float t, unsigned char* pose);
+void evaluate_lanes_avx2(const RotationLanes* blocks, size_t count, float t, unsigned char* pose);
+void evaluate_lanes_avx2(const Vec3Lanes* blocks, size_t count, float t, unsigned char* pose);
 }  // namespace detail
 
 }  // namespace ks

@@ -41,10 +41,10 @@ struct Avx2 {
 
 namespace detail {
 
-void evaluate_rotation_lanes_avx2(const RotationLanes* blocks, size_t count, float t, unsigned char* pose) {
+void evaluate_lanes_avx2(const RotationLanes* blocks, size_t count, float t, unsigned char* pose) {
   evaluate_blocks<Avx2, 4>(blocks, count, t, pose);
 }
-void evaluate_vec3_lanes_avx2(const Vec3Lanes* blocks, size_t count, float t, unsigned char* pose) {
+void evaluate_lanes_avx2(const Vec3Lanes* blocks, size_t count, float t, unsigned char* pose) {
   evaluate_blocks<Avx2, 3>(blocks, count, t, pose);
 }
 
