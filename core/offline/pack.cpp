@@ -291,7 +291,7 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
 
   // Key stream, sorted by need frame, then track (then key, for two keys of
   // one track needed at once beside a discontinuity): the order the
-  // decoder's NeedQueue reads them in.
+  // decoder's NeedCalendar reads them in.
   std::vector<StreamKey> order;
   for (uint32_t t = 0; t < track_count; ++t) {
     const FittedTrack& track = clip.tracks[t];

@@ -9,7 +9,7 @@
 
 #include "core/runtime/checksum.h"
 #include "core/runtime/key_stream_reader.h"
-#include "core/runtime/need_queue.h"
+#include "core/runtime/need_calendar.h"
 #include "core/runtime/player.h"
 #include "core/runtime/stream_format.h"
 
@@ -338,11 +338,17 @@ class StreamParser {
 
   Status check_key_stream(const StreamView& view) {
     KeyStreamReader reader(view);
-    NeedQueue queue;
-    queue.reserve(view.m_streamed_track_count);
+    // The player's calendar decides whose key comes next, as it will in
+    // play; its slots are the streamed tracks in track order.
+    std::vector<uint32_t> streamed;
+    streamed.reserve(view.m_streamed_track_count);
     for (uint32_t t = 0; t < view.m_tracks.size(); ++t) {
-      if (m_read[t] < view.m_tracks[t].key_count) queue.push(m_frames[3 * t + 1], t);  // frame of key 1
+      if (m_read[t] < view.m_tracks[t].key_count) streamed.push_back(t);
     }
+    NeedCalendar queue;
+    queue.reserve(static_cast<uint32_t>(streamed.size()));
+    queue.clear(0);
+    for (uint32_t slot = 0; slot < streamed.size(); ++slot) queue.push(m_frames[3 * streamed[slot] + 1], slot);  // frame of key 1
     for (uint32_t b = 0; b < view.m_blocks.size(); ++b) {
       const KeyStreamBlock& block = view.m_blocks[b];
       if (Status s = reader.start_block(b); !s) return fail(s.error());
@@ -352,8 +358,8 @@ class StreamParser {
       for (uint32_t i = block.first_key; i < block.end_key; ++i) {
         const std::string where = "key stream entry " + std::to_string(i);
         if (queue.empty()) return fail(where + " is one key more than the tracks hold");
-        const uint32_t t = queue.top_slot();
-        queue.pop();
+        const uint32_t slot = queue.pop();
+        const uint32_t t = streamed[slot];
         const uint32_t k = m_read[t]++;
         const Status read = read_key(reader, view, t, k);
         if (truncated()) {
@@ -363,7 +369,7 @@ class StreamParser {
                           : "key stream is truncated at " + where);
         }
         if (!read) return read;
-        if (m_read[t] < view.m_tracks[t].key_count) queue.push(m_frames[3 * t + 1], t);
+        if (m_read[t] < view.m_tracks[t].key_count) queue.push(m_frames[3 * t + 1], slot);
       }
       if (reader.position() != block.end_bit) {
         if (b + 1 == view.m_blocks.size()) return fail("key stream has bits past its last key");
@@ -371,7 +377,7 @@ class StreamParser {
                     " of the key stream, but the keys before it end at bit " + std::to_string(reader.position()));
       }
     }
-    if (!queue.empty()) return fail("key stream ends before track " + std::to_string(queue.top_slot()) + "'s last key");
+    if (!queue.empty()) return fail("key stream ends before track " + std::to_string(streamed[queue.pop()]) + "'s last key");
     return {};
   }
 
