@@ -1,6 +1,7 @@
 #include "core/runtime/player.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cstddef>
 #include <cmath>
@@ -15,16 +16,20 @@ namespace {
 
 constexpr uint32_t kNoKeyDue = std::numeric_limits<uint32_t>::max();
 
-// Shifts a key (codes, frame, negated) into the window as its newest key.
-inline void shift_in(TrackWindow& window, const int32_t codes[4], uint32_t frame, bool negated) {
+// Reads the track's next key, written as differences from its newest one,
+// into the window: the oldest key drops out and the new one is decoded in
+// place: no local copy whose components, stored one by one, would be read
+// back at once as a vector (a store-forwarding stall).
+template <class Reader>
+inline void read_next_key(Reader& reader, TrackWindow& window) {
   // Element by element, front to back: the compiler keeps these in
   // registers (a memmove here was a library call per key).
   for (uint32_t i = 0; i + 1 < kWindowSize; ++i) {
     for (int c = 0; c < 4; ++c) window.codes[i][c] = window.codes[i + 1][c];
     window.frames[i] = window.frames[i + 1];
   }
-  for (int c = 0; c < 4; ++c) window.codes[kWindowSize - 1][c] = codes[c];
-  window.frames[kWindowSize - 1] = frame;
+  const bool negated = read_key_differences(reader, window.coding, window.coded_mask, window.frames[kWindowSize - 1],
+                                            window.codes[kWindowSize - 1]);
   window.negated = static_cast<uint8_t>((window.negated >> 1) | (negated ? 1u << (kWindowSize - 1) : 0u));
   if (window.keys_behind < kWindowSize) ++window.keys_behind;
   ++window.keys_read;
@@ -48,6 +53,39 @@ inline uint32_t need_of_next_key(const TrackWindow& window) { return window.fram
 bool same_window(const TrackWindow& a, const TrackWindow& b) {
   return a.keys_read == b.keys_read && a.negated == b.negated &&
          std::memcmp(a.codes, b.codes, sizeof a.codes) == 0 && std::memcmp(a.frames, b.frames, sizeof a.frames) == 0;
+}
+
+// Shifts the keys that arrived in the window since its lane was last brought
+// up to date (at most four) into the lane, dequantized, and marks the lane's
+// block for a rebuild of its coefficients.
+template <int Components>
+void shift_keys_into_lane(std::span<SegmentLanes<Components>> blocks, std::span<uint64_t> stale_blocks,
+                          const TrackWindow& window, const StreamTrack& track) {
+  const uint32_t behind = window.keys_behind;
+  shift_lane_keys(blocks, window.lane, behind);
+  for (uint32_t i = kWindowSize - behind; i < kWindowSize; ++i) {
+    CurveKey key;
+    dequantize_key(track.kind, track.quantization, window.codes[i], key.value);
+    if ((window.negated >> i) & 1u) {
+      for (float& v : key.value) v = -v;
+    }
+    key.frame = static_cast<float>(window.frames[i]);
+    set_lane_key(blocks, window.lane, i, key);
+  }
+  const uint32_t block = window.lane / kLanesPerBlock;
+  stale_blocks[block / 64] |= uint64_t{1} << (block % 64);
+}
+
+// Rebuilds the coefficients of the blocks marked in `stale_blocks`, then
+// clears the marks.
+template <int Components>
+void build_stale_blocks(std::span<SegmentLanes<Components>> blocks, std::span<uint64_t> stale_blocks) {
+  for (uint32_t word = 0; word < stale_blocks.size(); ++word) {
+    for (uint64_t bits = stale_blocks[word]; bits != 0; bits &= bits - 1) {
+      build_coefficients(blocks[word * 64 + static_cast<uint32_t>(std::countr_zero(bits))]);
+    }
+    stale_blocks[word] = 0;
+  }
 }
 
 }  // namespace
@@ -81,6 +119,8 @@ Player::Player(const StreamView& stream)
   // holds that kind (a byte offset into the pose).
   m_rotation_lanes.resize((rotations + kLanesPerBlock - 1) / kLanesPerBlock);
   m_vec3_lanes.resize((vec3s + kLanesPerBlock - 1) / kLanesPerBlock);
+  m_stale_rotation_blocks.resize((m_rotation_lanes.size() + 63) / 64);
+  m_stale_vec3_blocks.resize((m_vec3_lanes.size() + 63) / 64);
   clear_lanes(m_rotation_lanes);
   clear_lanes(m_vec3_lanes);
   for (const TrackWindow& window : m_active_array) {
@@ -104,36 +144,21 @@ Player::Player(const StreamView& stream)
 size_t Player::memory_bytes() const {
   return m_active_array.capacity() * sizeof(TrackWindow) + m_constant_pose.capacity() * sizeof(Transform) +
          m_short_pose.capacity() * sizeof(Transform) + m_rotation_lanes.capacity() * sizeof(RotationLanes) +
-         m_vec3_lanes.capacity() * sizeof(Vec3Lanes) + m_finished.capacity() * sizeof(uint32_t) +
+         m_vec3_lanes.capacity() * sizeof(Vec3Lanes) +
+         (m_stale_rotation_blocks.capacity() + m_stale_vec3_blocks.capacity()) * sizeof(uint64_t) + m_finished.capacity() * sizeof(uint32_t) +
          m_stale.capacity() * sizeof(uint32_t) + m_queue.memory_bytes() + m_reader.memory_bytes();
 }
 
-// Brings the window's dequantized keys up to date (only the keys that
-// arrived since, at most four) and rewrites its lane: the segment from its
-// second key to its third. With its last key read, the window also covers
-// the final segment, which evaluate() handles for the windows in m_finished.
-void Player::update_lane(TrackWindow& window, const StreamTrack& track) {
-  const uint32_t behind = window.keys_behind;
-  for (uint32_t i = 0; i + behind < kWindowSize; ++i) window.keys[i] = window.keys[i + behind];
-  for (uint32_t i = kWindowSize - behind; i < kWindowSize; ++i) {
-    // Into a local, then stored whole: the lane reads the key back as one
-    // vector, which stalls when its parts were just stored one by one.
-    CurveKey key;
-    dequantize_key(track.kind, track.quantization, window.codes[i], key.value);
-    if ((window.negated >> i) & 1u) {
-      for (float& v : key.value) v = -v;
-    }
-    key.frame = static_cast<float>(window.frames[i]);
-    window.keys[i] = key;
-  }
-  m_counters.keys_dequantized += behind;
-  window.keys_behind = 0;
-  const CurveKey* k = window.keys;
+void Player::update_lane_keys(TrackWindow& window, const StreamTrack& track) {
   if (track.kind == TrackKind::kRotation) {
-    set_lane(std::span<RotationLanes>(m_rotation_lanes), window.lane, segment_coefficients(k[0], k[1], k[2], k[3], 4));
+    shift_keys_into_lane(std::span<RotationLanes>(m_rotation_lanes), std::span<uint64_t>(m_stale_rotation_blocks),
+                         window, track);
   } else {
-    set_lane(std::span<Vec3Lanes>(m_vec3_lanes), window.lane, segment_coefficients(k[0], k[1], k[2], k[3], 3));
+    shift_keys_into_lane(std::span<Vec3Lanes>(m_vec3_lanes), std::span<uint64_t>(m_stale_vec3_blocks), window,
+                         track);
   }
+  m_counters.keys_dequantized += window.keys_behind;
+  window.keys_behind = 0;
 }
 
 void Player::restart() {
@@ -145,14 +170,10 @@ void Player::restart() {
     TrackWindow& window = m_active_array[slot];
     const StreamTrack& track = s.tracks()[window.track];
     int32_t codes[4];
-    uint32_t frame = 0;
     const bool first_negated = read_absolute_codes(initial, track, codes);
     fill_window(window, codes, 0, first_negated);
     const uint32_t initial_count = track.key_count < kInitialKeysPerTrack ? track.key_count : kInitialKeysPerTrack;
-    for (uint32_t k = 1; k < initial_count; ++k) {
-      const bool negated = read_key_differences(initial, track, frame, codes);
-      shift_in(window, codes, frame, negated);
-    }
+    for (uint32_t k = 1; k < initial_count; ++k) read_next_key(initial, window);
     window.lane_stale = false;
     mark_stale(slot);
     if (window.keys_read < window.key_count) m_queue.push(need_of_next_key(window), slot);
@@ -180,13 +201,10 @@ void Player::restore(uint32_t jump_index) {
     const uint32_t keys_read = state.read(s.key_index_bits());
     const uint32_t saved = keys_read < kWindowSize ? keys_read : kWindowSize;
     int32_t codes[4];
-    uint32_t frame = state.read(kFrameBits);
+    const uint32_t frame = state.read(kFrameBits);
     const bool first_negated = read_absolute_codes(state, track, codes);
     fill_window(window, codes, frame, first_negated);
-    for (uint32_t i = 1; i < saved; ++i) {
-      const bool negated = read_key_differences(state, track, frame, codes);
-      shift_in(window, codes, frame, negated);
-    }
+    for (uint32_t i = 1; i < saved; ++i) read_next_key(state, window);
     window.keys_read = keys_read;
     mark_stale(slot);
     if (keys_read < window.key_count) m_queue.push(need_of_next_key(window), slot);
@@ -226,11 +244,7 @@ void Player::next_need() {
 void Player::read_stream_key() {
   const uint32_t slot = m_queue.pop();
   TrackWindow& window = m_active_array[slot];
-  int32_t codes[4];
-  std::memcpy(codes, window.codes[kWindowSize - 1], sizeof codes);
-  uint32_t frame = window.frames[kWindowSize - 1];
-  const bool negated = read_key_differences(m_reader, window.coding, window.coded_mask, frame, codes);
-  shift_in(window, codes, frame, negated);
+  read_next_key(m_reader, window);
   mark_stale(slot);
   if (window.keys_read < window.key_count) {
     m_queue.push(need_of_next_key(window), slot);
@@ -328,10 +342,14 @@ void Player::update_stale_lanes() {
   const std::span<const StreamTrack> tracks = m_stream->tracks();
   for (const uint32_t slot : m_stale) {
     TrackWindow& window = m_active_array[slot];
-    update_lane(window, tracks[window.track]);
+    update_lane_keys(window, tracks[window.track]);
     window.lane_stale = false;
   }
   m_stale.clear();
+  // Whole blocks at once, after every key is in: the kernel reads each key
+  // lane as one vector, long after its components were stored one by one.
+  build_stale_blocks(std::span<RotationLanes>(m_rotation_lanes), std::span<uint64_t>(m_stale_rotation_blocks));
+  build_stale_blocks(std::span<Vec3Lanes>(m_vec3_lanes), std::span<uint64_t>(m_stale_vec3_blocks));
 }
 
 void Player::evaluate(float frame_time, std::span<Transform> local_pose) {
@@ -349,10 +367,16 @@ void Player::evaluate(float frame_time, std::span<Transform> local_pose) {
   const std::span<const StreamTrack> tracks = m_stream->tracks();
   for (const uint32_t slot : m_finished) {
     const TrackWindow& w = m_active_array[slot];
-    if (!(frame_time >= w.keys[2].frame)) continue;
     const StreamTrack& track = tracks[w.track];
+    CurveKey keys[kWindowSize];
+    for (uint32_t i = 1; i < kWindowSize; ++i) {
+      keys[i] = track.kind == TrackKind::kRotation
+                    ? lane_key(std::span<const RotationLanes>(m_rotation_lanes), w.lane, i)
+                    : lane_key(std::span<const Vec3Lanes>(m_vec3_lanes), w.lane, i);
+    }
+    if (!(frame_time >= keys[2].frame)) continue;
     float value[4];
-    evaluate_segment(w.keys[1], w.keys[2], w.keys[3], w.keys[3], frame_time, component_count(track.kind), value);
+    evaluate_segment(keys[1], keys[2], keys[3], keys[3], frame_time, component_count(track.kind), value);
     Transform& out = pose[track.bone];
     if (track.kind == TrackKind::kTranslation) {
       out.translation = {value[0], value[1], value[2]};

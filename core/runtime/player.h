@@ -34,10 +34,9 @@ struct TrackWindow {
   int32_t codes[kWindowSize][4] = {};  // the newest key's codes start the next key's differences
   uint32_t frames[kWindowSize] = {};
   uint8_t negated = 0;          // bit i: key i is the negation of its dequantized value
-  uint8_t keys_behind = 0;      // keys shifted in since `keys` was brought up to date (counted up to four)
+  uint8_t keys_behind = 0;      // keys shifted in since its lane's keys were brought up to date (up to four)
   uint8_t coded_mask = 0;       // the track's coded components and key coding, copied here so reading
   KeyCoding coding;             // a key touches its window only
-  CurveKey keys[kWindowSize];   // the window dequantized, as of the last lane update
   uint32_t keys_read = 0;      // keys of this track read so far
   uint32_t key_count = 0;      // keys the track has
   uint32_t track = 0;          // index of the track in the stream
@@ -102,7 +101,7 @@ class Player {
   void next_need();
   void advance_to(uint32_t frame);
   void evaluate(float frame_time, std::span<Transform> local_pose);
-  void update_lane(TrackWindow& window, const StreamTrack& track);
+  void update_lane_keys(TrackWindow& window, const StreamTrack& track);
   void mark_stale(uint32_t slot);
   void update_stale_lanes();
   void find_finished();
@@ -110,8 +109,10 @@ class Player {
   const StreamView* m_stream;
   std::vector<TrackWindow> m_active_array;  // animated tracks only
   std::vector<Transform> m_constant_pose;   // every bone, constant tracks filled in
-  std::vector<RotationLanes> m_rotation_lanes;  // each animated rotation's current segment
+  std::vector<RotationLanes> m_rotation_lanes;  // each animated rotation's keys and current segment
   std::vector<Vec3Lanes> m_vec3_lanes;          // each animated translation's and scale's
+  std::vector<uint64_t> m_stale_rotation_blocks;  // bit b: block b's keys changed since its coefficients were built
+  std::vector<uint64_t> m_stale_vec3_blocks;
   std::vector<uint32_t> m_finished;         // slots of the windows that hold their track's last key
   std::vector<Transform> m_short_pose;      // sample() into a pose shorter than the skeleton goes here first
   std::vector<uint32_t> m_stale;            // slots of the windows whose lanes trail their keys

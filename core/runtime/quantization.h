@@ -64,6 +64,16 @@ struct TrackQuantization {
   }
 };
 
+/// sqrt(max(0, 1 - sum_squares)): the component a unit quaternion's code
+/// drops. Not std::fmax, which GCC calls out of line (a libm call per
+/// rotation key, a tenth of the player's key update): sum_squares is finite
+/// and >= 0, so 1 - sum_squares is never NaN or -0 and the comparison gives
+/// fmax's bits.
+inline float dropped_component(float sum_squares) {
+  const float x = 1.f - sum_squares;
+  return std::sqrt(x > 0.f ? x : 0.f);
+}
+
 /// The unit quaternion (x, y, z, w) of a smallest-three code: bits 0..1 hold
 /// the index of the largest component (made positive and rebuilt from unit
 /// length), then the other three in order, each `bits` wide over +-1/sqrt(2).
@@ -81,7 +91,7 @@ inline void dequantize_smallest_three(uint64_t code, uint32_t bits, float* out) 
     out[c] = v;
     sum_squares += v * v;
   }
-  out[largest] = std::sqrt(std::fmax(0.f, 1.f - sum_squares));
+  out[largest] = dropped_component(sum_squares);
 }
 
 /// Hamilton product a * b of quaternions (x, y, z, w), component by component
@@ -113,7 +123,7 @@ inline void dequantize_key(TrackKind kind, const TrackQuantization& q, const int
   float relative[4];
   for (int c = 0; c < 3; ++c) relative[c] = static_cast<float>(codes[c]) * q.step;
   const float sum_squares = relative[0] * relative[0] + relative[1] * relative[1] + relative[2] * relative[2];
-  relative[3] = std::sqrt(std::fmax(0.f, 1.f - sum_squares));
+  relative[3] = dropped_component(sum_squares);
   multiply_quaternions(q.reference, relative, out);
 }
 

@@ -65,6 +65,26 @@ void evaluate_scalar(const SegmentLanes<Components>* blocks, size_t count, float
   }
 }
 
+// The reference: segment_coefficients lane by lane.
+template <int Components>
+void build_scalar(SegmentLanes<Components>& b) {
+  const std::span<SegmentLanes<Components>> block(&b, 1);
+  for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+    CurveKey keys[kKeysPerLane];
+    for (uint32_t i = 0; i < kKeysPerLane; ++i) keys[i] = lane_key(std::span<const SegmentLanes<Components>>(block), lane, i);
+    const SegmentCoefficients s = segment_coefficients(keys[0], keys[1], keys[2], keys[3], Components);
+    b.start[lane] = s.start;
+    b.span[lane] = s.span;
+    for (int c = 0; c < Components; ++c) {
+      b.p[c][lane] = s.p[c];
+      b.q[c][lane] = s.q[c];
+      b.difference[c][lane] = s.difference[c];
+      b.tangent_p[c][lane] = s.tangent_p[c];
+      b.tangent_q[c][lane] = s.tangent_q[c];
+    }
+  }
+}
+
 SimdLevel detect_best_level() {
 #if KS_X86_64 && (defined(__GNUC__) || defined(__clang__))
   __builtin_cpu_init();
@@ -105,8 +125,24 @@ void evaluate(std::span<const SegmentLanes<Components>> blocks, float t, unsigne
   }
 }
 
+template <int Components>
+void build(SegmentLanes<Components>& block) {
+  switch (g_level.load(std::memory_order_relaxed)) {
+#if KS_X86_64
+    case SimdLevel::kAvx2:
+      return detail::build_coefficients_avx2(block);
+    case SimdLevel::kSse2:
+      return build_block<Sse2, Components>(block);
+#endif
+    default:
+      return build_scalar<Components>(block);
+  }
+}
+
 }  // namespace
 
+void build_coefficients(RotationLanes& block) { build(block); }
+void build_coefficients(Vec3Lanes& block) { build(block); }
 void clear_lanes(std::span<RotationLanes> blocks) { clear(blocks); }
 void clear_lanes(std::span<Vec3Lanes> blocks) { clear(blocks); }
 void evaluate_lanes(std::span<const RotationLanes> blocks, float t, unsigned char* pose) { evaluate(blocks, t, pose); }

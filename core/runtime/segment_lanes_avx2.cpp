@@ -47,6 +47,8 @@ void evaluate_lanes_avx2(const RotationLanes* blocks, size_t count, float t, uns
 void evaluate_lanes_avx2(const Vec3Lanes* blocks, size_t count, float t, unsigned char* pose) {
   evaluate_blocks<Avx2, 3>(blocks, count, t, pose);
 }
+void build_coefficients_avx2(RotationLanes& block) { build_block<Avx2, 4>(block); }
+void build_coefficients_avx2(Vec3Lanes& block) { build_block<Avx2, 3>(block); }
 
 }  // namespace detail
 

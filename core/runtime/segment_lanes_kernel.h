@@ -2,8 +2,9 @@
 // The SIMD kernel of segment_lanes.h, written once over a vector type V that
 // wraps one instruction set's registers (V::kWidth floats) and compiled once
 // per level: segment_lanes.cpp for SSE2, segment_lanes_avx2.cpp with -mavx2.
-// Each operation is the one evaluate_coefficients and normalize_rotation
-// (curve.h) perform, in the same order, so every level gives their bits.
+// Each operation is the one segment_coefficients, evaluate_coefficients and
+// normalize_rotation (curve.h) perform, in the same order, so every level
+// gives their bits.
 // Include it inside an anonymous namespace only: each level's instantiation
 // must stay in its own translation unit, compiled for its own instruction set.
 
@@ -53,4 +54,42 @@ inline void evaluate_block(const Lanes& b, float t, unsigned char* pose) {
 template <class V, int Components, class Lanes>
 inline void evaluate_blocks(const Lanes* blocks, size_t count, float t, unsigned char* pose) {
   for (size_t i = 0; i < count; ++i) evaluate_block<V, Components>(blocks[i], t, pose);
+}
+
+// segment_coefficients(key 0, key 1, key 2, key 3) for every lane of `b`.
+// Where the segment has no length the scalar code returns early; here both
+// results are computed and the held one selected (the tangent scales divide
+// by zero there, harmlessly: those lanes take zeros).
+template <class V, int Components, class Lanes>
+inline void build_block(Lanes& b) {
+  const V zero = V::zero();
+  const V infinity = V::broadcast(std::numeric_limits<float>::infinity());
+  for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
+    const V f0 = V::load(b.key_frame[0] + lane);
+    const V f1 = V::load(b.key_frame[1] + lane);
+    const V f2 = V::load(b.key_frame[2] + lane);
+    const V f3 = V::load(b.key_frame[3] + lane);
+    const V span = f2 - f1;
+    const auto has_span = V::greater(span, zero);
+    // A neighbour at its end key's frame is replaced by that end key.
+    const auto before_is_prev = V::less(f0, f1);
+    const auto after_is_next = V::greater(f3, f2);
+    const V scale_p = span / (f2 - V::select(before_is_prev, f0, f1));
+    const V scale_q = span / (V::select(after_is_next, f3, f2) - f1);
+    f1.store(b.start + lane);
+    V::select(has_span, span, infinity).store(b.span + lane);
+    for (int c = 0; c < Components; ++c) {
+      const V v0 = V::load(b.key_value[0][c] + lane);
+      const V v1 = V::load(b.key_value[1][c] + lane);
+      const V v2 = V::load(b.key_value[2][c] + lane);
+      const V v3 = V::load(b.key_value[3][c] + lane);
+      const V before = V::select(before_is_prev, v0, v1);
+      const V after = V::select(after_is_next, v3, v2);
+      V::select(has_span, v1, v2).store(b.p[c] + lane);
+      v2.store(b.q[c] + lane);
+      V::select(has_span, v2 - v1, zero).store(b.difference[c] + lane);
+      V::select(has_span, (v2 - before) * scale_p, zero).store(b.tangent_p[c] + lane);
+      V::select(has_span, (after - v1) * scale_q, zero).store(b.tangent_q[c] + lane);
+    }
+  }
 }
