@@ -233,35 +233,47 @@ void Player::next_need() {
     m_next_need = kNoKeyDue;
     return;
   }
+  enter_block_of_cursor();
+  m_next_need = m_queue.next_need();
+}
+
+void Player::enter_block_of_cursor() {
   if (m_reader.past_block(m_cursor_key_index)) {
     const uint64_t before = m_reader.blocks_decompressed();
     m_reader.enter_block_of(m_cursor_key_index);
     m_counters.blocks_decompressed += m_reader.blocks_decompressed() - before;
   }
-  m_next_need = m_queue.next_need();
 }
 
-void Player::read_stream_key() {
-  const uint32_t slot = m_queue.pop();
-  TrackWindow& window = m_active_array[slot];
-  read_next_key(m_reader, window);
-  mark_stale(slot);
-  if (window.keys_read < window.key_count) {
-    m_queue.push(need_of_next_key(window), slot);
-  } else {
-    m_finished.push_back(slot);
-  }
-  ++m_cursor_key_index;
-  ++m_counters.keys_read;
-  ++m_counters.window_updates;
+void Player::read_keys_due() {
+  const uint32_t need = m_next_need;
+  m_last_need = need;
+  // The windows due at this need, in slot order: ties go by track index,
+  // the order the packer wrote their keys in (DESIGN §7).
+  m_queue.take_next_need([&](uint32_t slot) {
+    TrackWindow& window = m_active_array[slot];
+    // A window whose next key is due at this need too reads it at once: it
+    // still comes before every slot after it. (Only a forged stream's
+    // frames, which wrap, can make a need go back; it counts as this one.)
+    do {
+      enter_block_of_cursor();
+      read_next_key(m_reader, window);
+      ++m_cursor_key_index;
+      ++m_counters.keys_read;
+      ++m_counters.window_updates;
+    } while (window.keys_read < window.key_count && need_of_next_key(window) <= need);
+    mark_stale(slot);
+    if (window.keys_read < window.key_count) {
+      m_queue.push(need_of_next_key(window), slot);
+    } else {
+      m_finished.push_back(slot);
+    }
+  });
+  next_need();
 }
 
 void Player::advance_to(uint32_t frame) {
-  while (m_next_need <= frame) {
-    m_last_need = m_next_need;
-    read_stream_key();
-    next_need();
-  }
+  while (m_next_need <= frame) read_keys_due();
 }
 
 void Player::seek_frame(float frame_time) {

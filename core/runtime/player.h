@@ -97,8 +97,9 @@ class Player {
   void restart();
   void start_block(uint32_t block);
   void restore(uint32_t jump_index);
-  void read_stream_key();
+  void read_keys_due();   // every key due at m_next_need
   void next_need();
+  void enter_block_of_cursor();
   void advance_to(uint32_t frame);
   void evaluate(float frame_time, std::span<Transform> local_pose);
   void update_lane_keys(TrackWindow& window, const StreamTrack& track);
