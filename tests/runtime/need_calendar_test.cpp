@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "core/runtime/need_calendar.h"
 
@@ -46,6 +47,49 @@ TEST(NeedCalendar, PopsBySmallestNeedThenSlotLikeASortedSet) {
     }
     EXPECT_TRUE(calendar.empty());
     EXPECT_EQ(calendar.next_need(), NeedCalendar::kNone);
+  }
+}
+
+// take_next_need hands out a whole need frame at once: the slots pop()
+// would return for it, in that order, while the visits push slots on to
+// later needs (near, at the ring's edge, and far past it).
+TEST(NeedCalendar, TakingANeedVisitsItsSlotsInPopOrder) {
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    std::mt19937 rng(seed);
+    const uint32_t slots = 1 + rng() % 200;
+    NeedCalendar calendar;
+    calendar.reserve(slots);
+    calendar.clear(0);
+    std::set<std::pair<uint32_t, uint32_t>> expected;  // (need, slot)
+    for (uint32_t s = 0; s < slots; ++s) {
+      const uint32_t need = rng() % 100;
+      calendar.push(need, s);
+      expected.insert({need, s});
+    }
+    int takes = 0;
+    while (!expected.empty()) {
+      SCOPED_TRACE(testing::Message() << "seed " << seed << " take " << takes);
+      const uint32_t need = expected.begin()->first;
+      ASSERT_EQ(calendar.next_need(), need);
+      std::vector<uint32_t> due;
+      while (!expected.empty() && expected.begin()->first == need) {
+        due.push_back(expected.begin()->second);
+        expected.erase(expected.begin());
+      }
+      std::vector<uint32_t> visited;
+      calendar.take_next_need([&](uint32_t slot) {
+        visited.push_back(slot);
+        if (rng() % 8 != 0) {
+          const uint32_t r = rng() % 16;
+          const uint32_t ahead = r == 1 ? 64 + rng() % 500 : (r == 2 ? 63 : 1 + rng() % 12);
+          calendar.push(need + ahead, slot);
+          expected.insert({need + ahead, slot});
+        }
+      });
+      ASSERT_EQ(visited, due);
+      ++takes;
+    }
+    EXPECT_TRUE(calendar.empty());
   }
 }
 
