@@ -169,7 +169,10 @@ void print_rate_distortion(const BenchReport& report, std::FILE* out) {
                "\"over\": bones whose decoded error is above E; \"floor\": the largest quantization floor the fit "
                "reported for them. over must be 0 wherever no floor is reported: a bone over without one is a "
                "VIOLATION of the error bound. The bold last line of each table is the clip's own tolerance "
-               "(--tolerance; ACL's default is 0.1 mm at 3 cm).\n",
+               "(--tolerance; ACL's default is 0.1 mm at 3 cm). \"fixed-width keys / Rice\": the key bits of a candidate "
+               "layout (16 keys to a segment, each segment at the widths its largest differences need, which a "
+               "reader decodes without a serial chain of Rice codes; every track the cheaper of the two) over the "
+               "Rice-coded keys written.\n",
                static_cast<double>(report.shell_distance_m) * 100.0);
   for (const ClipRateDistortion& clip : report.rate_distortion) {
     std::fprintf(out, "\n### %s: %u bones, %u frames at %g Hz\n\n", clip.clip.c_str(), clip.bones, clip.frames,
@@ -180,18 +183,18 @@ void print_rate_distortion(const BenchReport& report, std::FILE* out) {
     }
     std::fprintf(out,
                  "| tolerance | bytes | bytes w/o metadata | zstd bytes | keys | bits/key | ratio | max 3 cm mm | p99 3 cm mm "
-                 "| max 1 m mm | p99 1 m mm | over | floor mm |\n"
-                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                 "| max 1 m mm | p99 1 m mm | over | floor mm | fixed-width keys / Rice |\n"
+                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     std::vector<std::string> notes;
     auto row = [&](const RateDistortionPoint& p, bool bold) {
       const std::string label = bold ? "**" + p.label + "**" : p.label;
       std::string over = std::to_string(p.bones_over);
       if (p.violation()) over += " **VIOLATION**";
-      std::fprintf(out, "| %s | %zu | %zu | %zu | %zu | %.1f | %.1f:1 | %s | %s | %s | %s | %s | %s |\n",
+      std::fprintf(out, "| %s | %zu | %zu | %zu | %zu | %.1f | %.1f:1 | %s | %s | %s | %s | %s | %s | %.3f |\n",
                    label.c_str(), p.stream_bytes, p.stream_bytes_without_metadata(), p.zstd_bytes, p.key_count,
                    p.bits_per_key, p.ratio, mm(p.max_object_error_m[0]).c_str(), mm(p.p99_object_error_m[0]).c_str(),
                    mm(p.max_object_error_m[1]).c_str(), mm(p.p99_object_error_m[1]).c_str(), over.c_str(),
-                   p.floor_m > 0.f ? mm(p.floor_m).c_str() : "-");
+                   p.floor_m > 0.f ? mm(p.floor_m).c_str() : "-", p.segmented_key_ratio());
       if (p.bones_over == 0) return;
       std::string note = p.violation() ? "VIOLATION at " + p.label + ": " + std::to_string(p.bones_over_without_floor) +
                                              " of " + std::to_string(p.bones_over) +
@@ -377,6 +380,8 @@ nlohmann::json point_json(const RateDistortionPoint& p) {
           {"zstd_bytes", p.zstd_bytes},
           {"key_count", p.key_count},
           {"bits_per_key", p.bits_per_key},
+          {"rice_key_bits", p.rice_key_bits},
+          {"segmented_or_rice_key_bits", p.segmented_or_rice_key_bits},
           {"ratio", p.ratio},
           {"tracks_by_coding", {{"identity", p.tracks_by_coding[0]},
                                 {"constant", p.tracks_by_coding[1]},

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "core/offline/key_cost.h"
 #include "core/offline/measure.h"
 #include "core/offline/pack.h"
 #include "core/runtime/stream_view.h"
@@ -152,6 +153,13 @@ Result<RateDistortionPoint> measure_point(const ImportedClip& clip, float tolera
   point.bits_per_key = m.sizes.bits_per_key();
   point.ratio = m.sizes.ratio();
   for (size_t c = 0; c < 3; ++c) point.tracks_by_coding[c] = m.sizes.tracks_by_coding[c];
+  for (const FittedTrack& track : fitted.value().tracks) {
+    if (track.coding != TrackCoding::kAnimated) continue;
+    const KeyCoding coding = choose_key_coding(track);
+    const uint64_t rice = key_bits(track, coding);
+    point.rice_key_bits += rice;
+    point.segmented_or_rice_key_bits += std::min(rice, segmented_key_bits(track, coding, kCandidateSegmentKeys));
+  }
   for (size_t d = 0; d < 2; ++d) {
     point.max_object_error_m[d] = m.max_object_error[d];
     point.p99_object_error_m[d] = m.p99_object_error[d];

@@ -46,6 +46,16 @@ struct RateDistortionPoint {
   double bits_per_key = 0.0;               // bits of key data (initial keys and key stream) per key
   double ratio = 0.0;                      // raw_bytes / stream_bytes
   size_t tracks_by_coding[3] = {0, 0, 0};  // identity, constant, animated
+  /// A candidate layout the stream does not use yet (key_cost.h's
+  /// segmented_key_bits, 16 keys to a segment), for deciding on one: the key
+  /// bits of the animated tracks as written (Rice-coded differences), and as
+  /// they would be with each track taking the cheaper of the two layouts.
+  uint64_t rice_key_bits = 0;
+  uint64_t segmented_or_rice_key_bits = 0;
+  /// segmented_or_rice_key_bits / rice_key_bits; 1 without animated tracks.
+  double segmented_key_ratio() const {
+    return rice_key_bits == 0 ? 1.0 : static_cast<double>(segmented_or_rice_key_bits) / static_cast<double>(rice_key_bits);
+  }
 
   /// Object-space error at kRateDistortionDistances_m (3 cm, 1 m), metres:
   /// the largest, and the 99th percentile over all bone-frames.
@@ -81,6 +91,9 @@ struct RateDistortionPoint {
   /// A bone over its tolerance with no floor to explain it.
   bool violation() const { return bones_over_without_floor > 0; }
 };
+
+/// Keys per segment of the candidate layout the bench measures.
+inline constexpr uint32_t kCandidateSegmentKeys = 16;
 
 /// The default sweep, metres: 0.01, 0.03, 0.1, 0.3, 1, 3 and 10 mm, ascending.
 /// 0.1 mm at 3 cm is ACL's default (and ours).

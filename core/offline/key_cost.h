@@ -30,4 +30,15 @@ uint64_t key_difference_bits(const FittedTrack& track, const KeyCoding& coding, 
 /// key stream together).
 uint64_t key_bits(const FittedTrack& track, const KeyCoding& coding);
 
+/// A candidate key layout the stream does not use yet, measured by the bench
+/// to decide on one (issue 15): keys 1.. in segments of `segment_keys`; each
+/// segment opens with a width (kSegmentWidthBits) for the frame difference
+/// and for each coded component's zigzagged difference, the largest its keys
+/// need, and every key in it takes exactly those widths (plus its "negated"
+/// bit). A key's length then follows from its track alone, so a reader skips
+/// or decodes it without the serial chain of Rice codes. Key 0 is absolute,
+/// as in key_bits. Returns the bits of `track`'s keys in that layout.
+inline constexpr uint32_t kSegmentWidthBits = 5;
+uint64_t segmented_key_bits(const FittedTrack& track, const KeyCoding& coding, uint32_t segment_keys);
+
 }  // namespace ks
