@@ -147,6 +147,12 @@ Result<std::vector<uint8_t>> compress_key_stream(std::span<const uint8_t> plain,
     const size_t size =
         ZSTD_compressCCtx(context.get(), frame.data(), frame.size(), plain.data() + first, end - first, level);
     if (ZSTD_isError(size)) return Error{std::string("zstd: ") + ZSTD_getErrorName(size)};
+    if (end - first > max_zstd_block_bytes(size)) {
+      return Error{"zstd compresses key stream block " + std::to_string(b) + " from " + std::to_string(end - first) +
+                   " to " + std::to_string(size) + " bytes, more than a reader accepts (" +
+                   std::to_string(kMaxZstdExpansion) + "x plus " + std::to_string(kZstdExpansionSlackBytes) +
+                   " bytes): such keys are degenerate; write the stream without zstd"};
+    }
     set_u32(out, static_cast<uint32_t>(4 * b), static_cast<uint32_t>(size));
     out.insert(out.end(), frame.begin(), frame.begin() + static_cast<std::ptrdiff_t>(size));
   }

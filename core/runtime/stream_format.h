@@ -121,5 +121,16 @@ inline constexpr uint32_t kMaxStringBytes = 0xFFFFu;  // metadata strings have a
 /// Largest block a key stream block may decompress to; bigger claims are refused
 /// before anything is allocated.
 inline constexpr uint64_t kMaxKeyStreamBlockBytes = uint64_t{256} << 20;
+/// A zstd key stream block decompresses to at most kMaxZstdExpansion times
+/// its frame's bytes plus kZstdExpansionSlackBytes: what a reader allocates
+/// for a block stays in proportion to the file. Rice-coded keys are near
+/// their entropy (zstd makes every shared clip's stream slightly larger);
+/// only a degenerate stream compresses more, and the packer refuses to write
+/// one with zstd.
+inline constexpr uint64_t kMaxZstdExpansion = 32;
+inline constexpr uint64_t kZstdExpansionSlackBytes = 4096;
+inline constexpr uint64_t max_zstd_block_bytes(uint64_t frame_bytes) {
+  return kMaxZstdExpansion * frame_bytes + kZstdExpansionSlackBytes;
+}
 
 }  // namespace ks

@@ -416,11 +416,12 @@ class StreamParser {
       block.compressed = section.subspan(offset, size);
       offset += size;
       const uint64_t bytes = block.byte_count();
-      // A zstd block of at most 128 KiB takes at least 3 bytes: a frame this
-      // small cannot hold more, whatever its header claims.
-      if (bytes > kMaxKeyStreamBlockBytes || bytes > (uint64_t{size} / 3 + 1) * ZSTD_BLOCKSIZE_MAX) {
+      // Keys compress little (stream_format.h): a frame may not stand for
+      // more than max_zstd_block_bytes, so what a player allocates for a
+      // block stays in proportion to the file.
+      if (bytes > kMaxKeyStreamBlockBytes || bytes > max_zstd_block_bytes(size)) {
         return fail(where + " claims " + std::to_string(bytes) + " bytes, more than its " + std::to_string(size) +
-                    "-byte frame can hold");
+                    "-byte frame may expand to (" + std::to_string(max_zstd_block_bytes(size)) + ")");
       }
       const unsigned long long declared = ZSTD_getFrameContentSize(block.compressed.data(), block.compressed.size());
       if (declared == ZSTD_CONTENTSIZE_ERROR) return fail(where + " is not a zstd frame");

@@ -260,6 +260,65 @@ TEST(KeyStreamBlocks, RefusesADecompressionBombBeforeAllocating) {
   EXPECT_FALSE(StreamView::open(huge, kName).ok());
 }
 
+// A frame of zeros declaring exactly the size its block's keys need passes
+// every check of sizes; what stops it is the expansion a frame may stand for
+// (stream_format.h), checked before anything is allocated: an engine's player
+// would otherwise allocate the claimed block, up to 256 MiB, for a file of a
+// few kilobytes.
+TEST(KeyStreamBlocks, RefusesAFrameStandingForMoreThanItsBytesMayExpandTo) {
+  const test::RandomClip source = test::make_wave_clip(1200);
+  const FittedClip clip = test::fit_or_fail(source.skeleton, source.clip);
+  const Bytes base = test::pack_or_fail(clip, 0.f, true);  // one block
+  const Result<StreamView> view = StreamView::open(base, kName);
+  ASSERT_TRUE(view.ok()) << view.error();
+  ASSERT_EQ(view.value().key_stream_blocks().size(), 1u);
+  const uint64_t need = view.value().key_stream_blocks()[0].byte_count();
+  const Bytes zeros(need, 0);
+  Bytes bomb(ZSTD_compressBound(zeros.size()));
+  bomb.resize(ZSTD_compress(bomb.data(), bomb.size(), zeros.data(), zeros.size(), 19));
+  ASSERT_GT(need, max_zstd_block_bytes(bomb.size())) << "the clip is too short to make the point";
+  const uint32_t table = get_u32(base, ho::kKeyStreamOffset);
+  Bytes bytes = test::splice(base, table + 4, get_u32(base, table), bomb);
+  set_u32(bytes, table, static_cast<uint32_t>(bomb.size()));
+  test::fix_checksum(bytes);
+  for (const StreamCheck check : {StreamCheck::kFast, StreamCheck::kFull}) {
+    EXPECT_TRUE(test::refused_mentioning(StreamView::open(bytes, kName, check), kName,
+                                         {"key stream block 0", "may expand to"}));
+  }
+  // The real frame of the same block is far from the bound.
+  EXPECT_LT(need, max_zstd_block_bytes(get_u32(base, table)) / 8);
+}
+
+// The packer does not write what a reader refuses: keys that zstd shrinks
+// beyond the bound (all the same, differences of 0) are an error naming the
+// block, not a stream.
+TEST(KeyStreamBlocks, PackingRefusesZstdForDegenerateKeys) {
+  FittedClip clip = test::make_random_fitted_clip(3, 6, 200);
+  clip.frame_count = 3000;
+  size_t keys = 0;
+  for (FittedTrack& track : clip.tracks) {
+    if (track.coding != TrackCoding::kAnimated) continue;
+    const FittedKey first = track.keys.front();
+    track.keys.clear();
+    for (uint32_t f = 0; f < clip.frame_count; ++f) {
+      FittedKey key = first;
+      key.frame = static_cast<uint16_t>(f);
+      track.keys.push_back(key);
+    }
+    keys += track.keys.size();
+  }
+  ASSERT_GT(keys, 4000u);
+  PackSettings settings;
+  settings.jump_interval_s = 0.f;
+  settings.zstd = true;
+  const Result<Bytes> packed = pack(clip, settings);
+  ASSERT_FALSE(packed.ok());
+  EXPECT_NE(packed.error().find("key stream block 0"), std::string::npos) << packed.error();
+  EXPECT_NE(packed.error().find("without zstd"), std::string::npos) << packed.error();
+  settings.zstd = false;
+  EXPECT_TRUE(pack(clip, settings).ok());
+}
+
 // Metadata: the section after the jump states.
 uint32_t metadata_offset() { return get_u32(zstd_stream(), ho::kMetadataOffset); }
 
