@@ -178,12 +178,8 @@ Result<tinygltf::Model> load_source(const std::filesystem::path& path) {
 
   // The importer refuses properties of the wrong JSON type, which tinygltf
   // would drop silently; refuse the same files so bone names agree.
-  std::string_view text = bytes.value();
-  if (binary) {  // GLB: magic, version, length, then chunk 0 (length, "JSON", data)
-    uint32_t length = 0;
-    if (text.size() >= 20) std::memcpy(&length, text.data() + 12, 4);
-    text = text.size() >= 20 && length <= text.size() - 20 ? text.substr(20, length) : std::string_view{};
-  }
+  const std::string_view text = gltf::json_text(bytes.value(), binary);
+  if (Status s = gltf::check_json_nesting(text); !s) return Error{where + "not a valid glTF 2.0 file: " + s.error()};
   const nlohmann::json document = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
   if (!document.is_discarded()) {
     if (Status s = gltf::check_json_types(document); !s)

@@ -25,24 +25,14 @@ bool skip_image(tinygltf::Image*, const int, std::string*, std::string*, int, in
   return true;
 }
 
-// The JSON text of a .gltf file, or the JSON chunk of a .glb; empty when the
-// container is broken (tinygltf then says how).
-std::string_view json_text(const std::string& bytes, bool binary) {
-  if (!binary) return bytes;
-  // GLB: magic, version, length, then chunk 0 (length, type "JSON", data).
-  if (bytes.size() < 20 || bytes.compare(0, 4, "glTF") != 0 || bytes.compare(16, 4, "JSON") != 0) return {};
-  uint32_t chunk_length = 0;
-  std::memcpy(&chunk_length, bytes.data() + 12, 4);
-  if (chunk_length > bytes.size() - 20) return {};
-  return std::string_view(bytes).substr(20, chunk_length);
-}
-
 // `bytes` is the whole file at `path`; external buffers are found beside it.
 Result<tinygltf::Model> load_model(const std::filesystem::path& path, const std::string& bytes) {
   const bool binary = lowercase_extension(path) == ".glb";
 
-  // tinygltf drops properties of the wrong type without a word; check first.
-  const std::string_view text = json_text(bytes, binary);
+  // tinygltf drops properties of the wrong type without a word; check first,
+  // and check the nesting before any parser recurses through it.
+  const std::string_view text = gltf::json_text(bytes, binary);
+  if (Status s = gltf::check_json_nesting(text); !s) return Error{"not a valid glTF 2.0 file: " + s.error()};
   const nlohmann::json document = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
   if (!document.is_discarded()) {
     if (Status s = gltf::check_json_types(document); !s) return Error{"not a valid glTF 2.0 file: " + s.error()};

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstring>
 #include <string>
 
 namespace ks::gltf {
@@ -216,6 +217,43 @@ Status check_json_types(const json& document) {
   if (!document.is_object()) return Error{"the document is not a JSON object"};
   if (!document.contains("asset")) return Error{"property asset is missing (every glTF file has one)"};
   return check_object(document, kRoot, "");
+}
+
+Status check_json_nesting(std::string_view text, uint32_t max_depth) {
+  uint32_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character, whatever it is
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) {
+        return Error{"its JSON nests deeper than " + std::to_string(max_depth) + " levels (at byte " +
+                     std::to_string(i) + ")"};
+      }
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return {};
+}
+
+std::string_view json_text(std::string_view bytes, bool binary) {
+  if (!binary) return bytes;
+  // GLB: magic, version, length, then chunk 0 (length, type "JSON", data).
+  if (bytes.size() < 20 || bytes.substr(0, 4) != "glTF" || bytes.substr(16, 4) != "JSON") return {};
+  uint32_t chunk_length = 0;
+  std::memcpy(&chunk_length, bytes.data() + 12, 4);
+  if (chunk_length > bytes.size() - 20) return {};
+  return bytes.substr(20, chunk_length);
 }
 
 }  // namespace ks::gltf

@@ -342,12 +342,17 @@ TEST(GltfExport, RefusesABadSourcePathNamingTheFile) {
   const ImportedClip demo = import_ok(kDemo);
   std::ofstream(dir.path() / "garbage.glb") << "not a glTF file";
   std::ofstream(dir.path() / "walk.bvh") << "HIERARCHY\n";
-  for (const char* name : {"missing.glb", "missing.gltf", "garbage.glb", "walk.bvh", "walk.fbx"}) {
+  // Nesting that would overflow a parser's stack is refused before parsing.
+  std::ofstream(dir.path() / "deep.gltf") << "{\"extras\":" << std::string(20000, '[') << std::string(20000, ']')
+                                          << "}";
+  for (const char* name : {"missing.glb", "missing.gltf", "garbage.glb", "walk.bvh", "walk.fbx", "deep.gltf"}) {
     SCOPED_TRACE(name);
     Result<std::vector<uint8_t>> glb = export_gltf(demo.skeleton, demo.clip, dir.path() / name);
     ASSERT_FALSE(glb.ok());
     EXPECT_NE(glb.error().find(name), std::string::npos) << glb.error();
   }
+  Result<std::vector<uint8_t>> deep = export_gltf(demo.skeleton, demo.clip, dir.path() / "deep.gltf");
+  EXPECT_NE(deep.error().find("nests deeper than"), std::string::npos) << deep.error();
   Result<std::vector<uint8_t>> bvh = export_gltf(demo.skeleton, demo.clip, dir.path() / "walk.bvh");
   EXPECT_NE(bvh.error().find("BVH"), std::string::npos) << bvh.error();
 }

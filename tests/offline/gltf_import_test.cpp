@@ -1,4 +1,5 @@
 #include "core/offline/gltf_import.h"
+#include "core/offline/gltf_schema.h"
 
 #include <gtest/gtest.h>
 #include <tiny_gltf.h>
@@ -583,6 +584,45 @@ TEST(GltfImport, RefusesMissingEmptyAndGarbageFiles) {
     ASSERT_FALSE(r.ok()) << name;
     EXPECT_NE(r.error().find(path.string() + ": not a readable glTF 2.0 file"), std::string::npos) << r.error();
   }
+}
+
+// A few kilobytes of brackets nest tens of thousands of levels: refused by
+// name before a parser recurses through them (it overflowed the stack), in
+// a .gltf and in a .glb's JSON chunk alike.
+TEST(GltfImport, RefusesJsonNestedTooDeepBeforeParsing) {
+  TempDir dir;
+  const std::string deep = "{\"asset\":{\"version\":\"2.0\"},\"extras\":" + std::string(15000, '[') +
+                           std::string(15000, ']') + "}";
+  std::string glb = "glTF";
+  const auto put_u32 = [&](uint32_t v) { glb.append(reinterpret_cast<const char*>(&v), 4); };
+  put_u32(2);
+  put_u32(static_cast<uint32_t>(20 + deep.size()));
+  put_u32(static_cast<uint32_t>(deep.size()));
+  glb += "JSON" + deep;
+  for (const auto& [name, bytes] : {std::pair<std::string, std::string>{"deep.gltf", deep}, {"deep.glb", glb}}) {
+    const std::filesystem::path path = dir.path() / name;
+    std::ofstream(path, std::ios::binary) << bytes;
+    Result<ImportedClip> r = import_gltf(path, {});
+    ASSERT_FALSE(r.ok()) << name;
+    EXPECT_NE(r.error().find(path.string() + ": not a valid glTF 2.0 file: its JSON nests deeper than 256 levels"),
+              std::string::npos)
+        << r.error();
+  }
+}
+
+TEST(GltfJsonNesting, CountsArraysAndObjectsButNotBracketsInStrings) {
+  EXPECT_TRUE(gltf::check_json_nesting("[[[]]]", 3).ok());
+  EXPECT_FALSE(gltf::check_json_nesting("[[[[]]]]", 3).ok());
+  EXPECT_TRUE(gltf::check_json_nesting("{\"a\":{\"b\":[1,2]},\"c\":[]}", 3).ok());
+  EXPECT_FALSE(gltf::check_json_nesting("{\"a\":{\"b\":[{}]}}", 3).ok());
+  // Brackets in strings, and an escaped quote that does not end the string.
+  EXPECT_TRUE(gltf::check_json_nesting("[\"[[[[{{{{\", \"\\\"[[[[\"]", 1).ok());
+  EXPECT_FALSE(gltf::check_json_nesting("[\"\\\\\", [[]]]", 2).ok());  // "\\" ends before [[
+  // Siblings do not add up, and the message says where the limit was passed.
+  EXPECT_TRUE(gltf::check_json_nesting("[[],[],[[]]]", 3).ok());
+  const Status deep = gltf::check_json_nesting("[[[x", 2);
+  ASSERT_FALSE(deep.ok());
+  EXPECT_NE(deep.error().find("deeper than 2 levels (at byte 2)"), std::string::npos) << deep.error();
 }
 
 // Truncations and byte flips of real text and binary files: each either
