@@ -169,10 +169,10 @@ void print_rate_distortion(const BenchReport& report, std::FILE* out) {
                "\"over\": bones whose decoded error is above E; \"floor\": the largest quantization floor the fit "
                "reported for them. over must be 0 wherever no floor is reported: a bone over without one is a "
                "VIOLATION of the error bound. The bold last line of each table is the clip's own tolerance "
-               "(--tolerance; ACL's default is 0.1 mm at 3 cm). \"fixed-width keys / Rice\": the key bits of a candidate "
-               "layout (16 keys to a segment, each segment at the widths its largest differences need, which a "
-               "reader decodes without a serial chain of Rice codes; every track the cheaper of the two) over the "
-               "Rice-coded keys written.\n",
+               "(--tolerance; ACL's default is 0.1 mm at 3 cm). \"fixed-width keys / Rice\": the key bits of a "
+               "candidate layout (16 keys to a segment, each segment at the widths its largest differences need, "
+               "which a reader decodes without a serial chain of Rice codes; every track the cheaper of the two) "
+               "over the Rice-coded keys written.\n",
                static_cast<double>(report.shell_distance_m) * 100.0);
   for (const ClipRateDistortion& clip : report.rate_distortion) {
     std::fprintf(out, "\n### %s: %u bones, %u frames at %g Hz\n\n", clip.clip.c_str(), clip.bones, clip.frames,

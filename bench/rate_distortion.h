@@ -54,7 +54,8 @@ struct RateDistortionPoint {
   uint64_t segmented_or_rice_key_bits = 0;
   /// segmented_or_rice_key_bits / rice_key_bits; 1 without animated tracks.
   double segmented_key_ratio() const {
-    return rice_key_bits == 0 ? 1.0 : static_cast<double>(segmented_or_rice_key_bits) / static_cast<double>(rice_key_bits);
+    if (rice_key_bits == 0) return 1.0;
+    return static_cast<double>(segmented_or_rice_key_bits) / static_cast<double>(rice_key_bits);
   }
 
   /// Object-space error at kRateDistortionDistances_m (3 cm, 1 m), metres:

@@ -49,19 +49,11 @@ struct TrackState {
 
 bool opens_segment(uint32_t key) { return key == 3 || (key - 1) % kSegmentKeys == 0; }
 
-// The widths of the segment holding key `key` of `track`: the largest
-// difference of its keys, per field (as segmented_key_bits counts them).
+// The widths of the segment holding key `key` of `track`, as
+// segmented_key_bits counts them.
 void segment_widths(const FittedTrack& track, const KeyCoding& coding, uint32_t key, uint32_t (&width)[5]) {
   const size_t first = 1 + (key - 1) / kSegmentKeys * kSegmentKeys;
-  const size_t end = std::min(track.keys.size(), first + kSegmentKeys);
-  uint32_t largest[5] = {0, 0, 0, 0, 0};
-  for (size_t k = first; k < end; ++k) {
-    largest[0] = std::max<uint32_t>(largest[0], track.keys[k].frame - track.keys[k - 1].frame - coding.frame_delta_min);
-    for (int c = 0; c < 4; ++c) {
-      largest[c + 1] = std::max(largest[c + 1], zigzag(track.keys[k].codes[c] - track.keys[k - 1].codes[c]));
-    }
-  }
-  for (int f = 0; f < 5; ++f) width[f] = static_cast<uint32_t>(std::bit_width(largest[f]));
+  segment_field_widths(track, coding, first, std::min(track.keys.size(), first + kSegmentKeys), width);
 }
 
 struct Layouts {
@@ -195,16 +187,20 @@ int run(const char* path, int passes) {
         }
       }
       const auto t1 = std::chrono::steady_clock::now();
-      ns_per_key.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(order.size()));
+      const double ns = std::chrono::duration<double, std::nano>(t1 - t0).count();
+      ns_per_key.push_back(ns / static_cast<double>(order.size()));
       // Every track must end at its last key, or the timing means nothing.
       for (uint32_t t = 0; t < clip.tracks.size(); ++t) {
         const FittedTrack& track = clip.tracks[t];
         if (track.coding != TrackCoding::kAnimated || track.keys.size() < 4) continue;
         const FittedKey& last = track.keys.back();
         bool same = states[t].frame == last.frame;
-        for (int c = 0; c < 4; ++c) same = same && (!track.quantization.coded(c) || states[t].codes[c] == last.codes[c]);
+        for (int c = 0; c < 4; ++c) {
+          same = same && (!track.quantization.coded(c) || states[t].codes[c] == last.codes[c]);
+        }
         if (!same) {
-          std::fprintf(stderr, "key_layout_decode: the %s layout decoded track %u wrong\n", fixed ? "fixed" : "Rice", t);
+          std::fprintf(stderr, "key_layout_decode: the %s layout decoded track %u wrong\n",
+                       fixed ? "fixed" : "Rice", t);
           return 1;
         }
       }

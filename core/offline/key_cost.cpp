@@ -83,26 +83,35 @@ uint64_t key_bits(const FittedTrack& track, const KeyCoding& coding) {
   return bits;
 }
 
+void segment_field_widths(const FittedTrack& track, const KeyCoding& coding, size_t first, size_t end,
+                          uint32_t (&widths)[5]) {
+  const std::vector<FittedKey>& keys = track.keys;
+  uint32_t largest[5] = {0, 0, 0, 0, 0};  // frame difference, then each component's
+  for (size_t k = first; k < end; ++k) {
+    largest[0] = std::max<uint32_t>(largest[0], keys[k].frame - keys[k - 1].frame - coding.frame_delta_min);
+    for (int c = 0; c < 4; ++c) {
+      if (track.quantization.coded(c)) {
+        largest[c + 1] = std::max(largest[c + 1], zigzag(keys[k].codes[c] - keys[k - 1].codes[c]));
+      }
+    }
+  }
+  for (int f = 0; f < 5; ++f) widths[f] = static_cast<uint32_t>(std::bit_width(largest[f]));
+}
+
 uint64_t segmented_key_bits(const FittedTrack& track, const KeyCoding& coding, uint32_t segment_keys) {
   const std::vector<FittedKey>& keys = track.keys;
   if (keys.empty()) return 0;
-  const auto width = [](uint32_t v) { return static_cast<uint64_t>(std::bit_width(v)); };
   uint64_t bits = uint64_t{coding.absolute_bits} * static_cast<uint64_t>(track.quantization.coded_count());
   if (coding.negation_bits) ++bits;
   for (size_t first = 1; first < keys.size(); first += segment_keys) {
     const size_t end = std::min(keys.size(), first + segment_keys);
-    uint32_t largest[5] = {0, 0, 0, 0, 0};  // frame difference, then each component's
-    for (size_t k = first; k < end; ++k) {
-      largest[0] = std::max<uint32_t>(largest[0], keys[k].frame - keys[k - 1].frame - coding.frame_delta_min);
-      for (int c = 0; c < 4; ++c) {
-        largest[c + 1] = std::max(largest[c + 1], zigzag(keys[k].codes[c] - keys[k - 1].codes[c]));
-      }
-    }
-    uint64_t key_width = width(largest[0]) + (coding.negation_bits ? 1 : 0);
+    uint32_t widths[5];
+    segment_field_widths(track, coding, first, end, widths);
+    uint64_t key_width = widths[0] + (coding.negation_bits ? 1 : 0);
     bits += kSegmentWidthBits;
     for (int c = 0; c < 4; ++c) {
       if (!track.quantization.coded(c)) continue;
-      key_width += width(largest[c + 1]);
+      key_width += widths[c + 1];
       bits += kSegmentWidthBits;
     }
     bits += key_width * (end - first);

@@ -41,4 +41,11 @@ uint64_t key_bits(const FittedTrack& track, const KeyCoding& coding);
 inline constexpr uint32_t kSegmentWidthBits = 5;
 uint64_t segmented_key_bits(const FittedTrack& track, const KeyCoding& coding, uint32_t segment_keys);
 
+/// The widths of that layout's segment of keys first .. end - 1 (first >= 1):
+/// the bits of its largest frame difference past coding.frame_delta_min,
+/// then of each component's largest zigzagged difference (0 for a component
+/// not coded).
+void segment_field_widths(const FittedTrack& track, const KeyCoding& coding, size_t first, size_t end,
+                          uint32_t (&widths)[5]);
+
 }  // namespace ks

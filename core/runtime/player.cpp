@@ -145,7 +145,8 @@ size_t Player::memory_bytes() const {
   return m_active_array.capacity() * sizeof(TrackWindow) + m_constant_pose.capacity() * sizeof(Transform) +
          m_short_pose.capacity() * sizeof(Transform) + m_rotation_lanes.capacity() * sizeof(RotationLanes) +
          m_vec3_lanes.capacity() * sizeof(Vec3Lanes) +
-         (m_stale_rotation_blocks.capacity() + m_stale_vec3_blocks.capacity()) * sizeof(uint64_t) + m_finished.capacity() * sizeof(uint32_t) +
+         (m_stale_rotation_blocks.capacity() + m_stale_vec3_blocks.capacity()) * sizeof(uint64_t) +
+         m_finished.capacity() * sizeof(uint32_t) +
          m_stale.capacity() * sizeof(uint32_t) + m_queue.memory_bytes() + m_reader.memory_bytes();
 }
 

@@ -71,7 +71,9 @@ void build_scalar(SegmentLanes<Components>& b) {
   const std::span<SegmentLanes<Components>> block(&b, 1);
   for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
     CurveKey keys[kKeysPerLane];
-    for (uint32_t i = 0; i < kKeysPerLane; ++i) keys[i] = lane_key(std::span<const SegmentLanes<Components>>(block), lane, i);
+    for (uint32_t i = 0; i < kKeysPerLane; ++i) {
+      keys[i] = lane_key(std::span<const SegmentLanes<Components>>(block), lane, i);
+    }
     const SegmentCoefficients s = segment_coefficients(keys[0], keys[1], keys[2], keys[3], Components);
     b.start[lane] = s.start;
     b.span[lane] = s.span;

@@ -489,7 +489,8 @@ TEST(Player, ReportsItsMemoryAndStream) {
     EXPECT_EQ(slot, player.active_array().size());
     // The windows, the constant pose and the pose a short output goes
     // through, the lanes (rotations and vec3 tracks in blocks) with a bit per
-    // block marking it for a rebuild, the finished and stale lists, and the calendar (a ring of 64 frames of one bit per
+    // block marking it for a rebuild, the finished and stale lists, and the
+    // calendar (a ring of 64 frames of one bit per
     // window, and a far heap of one entry per window).
     const auto blocks = [](uint32_t lanes) { return (lanes + kLanesPerBlock - 1) / kLanesPerBlock; };
     uint32_t rotations = 0;
@@ -500,7 +501,8 @@ TEST(Player, ReportsItsMemoryAndStream) {
                                          2 * view.bone_count() * sizeof(Transform) +
                                          blocks(rotations) * sizeof(RotationLanes) + blocks(vec3s) * sizeof(Vec3Lanes) +
                                          (64 * words + view.animated_track_count()) * sizeof(uint64_t) +
-                                         ((blocks(rotations) + 63) / 64 + (blocks(vec3s) + 63) / 64) * sizeof(uint64_t));
+                                         ((blocks(rotations) + 63) / 64 + (blocks(vec3s) + 63) / 64) *
+                                             sizeof(uint64_t));
   }
 }
 

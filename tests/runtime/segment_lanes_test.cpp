@@ -182,7 +182,8 @@ TEST(SegmentLanes, ShiftingDropsTheOldestKeysAndKeepsTheOthersInOrder) {
   clear_lanes(std::span<Vec3Lanes>(blocks));
   const uint32_t lane = 11;
   for (uint32_t i = 0; i < kKeysPerLane; ++i) {
-    set_lane_key(std::span<Vec3Lanes>(blocks), lane, i, CurveKey{{static_cast<float>(i), 10.f + static_cast<float>(i), 20.f + static_cast<float>(i), 0.f}, static_cast<float>(100 + i)});
+    const float v = static_cast<float>(i);
+    set_lane_key(std::span<Vec3Lanes>(blocks), lane, i, CurveKey{{v, 10.f + v, 20.f + v, 0.f}, 100.f + v});
   }
   for (uint32_t count = 1; count <= kKeysPerLane; ++count) {
     std::vector<Vec3Lanes> shifted = blocks;
