@@ -20,22 +20,16 @@
 #include "core/offline/fit.h"
 #include "core/offline/import.h"
 #include "core/offline/key_cost.h"
+#include "core/offline/pack.h"
 #include "core/runtime/bit_reader.h"
 #include "core/runtime/key_coding.h"
+#include "core/runtime/stream_format.h"
 
 namespace ks {
 namespace {
 
 constexpr uint32_t kSegmentKeys = 16;
 constexpr uint32_t kWindowBits = 57;  // what BitReader::peek_window guarantees
-
-// A stream key: key `key` (>= 3; keys 0..2 are initial) of track `track`,
-// needed at the frame of key - 2, as the packer orders them.
-struct StreamKey {
-  uint32_t need;
-  uint32_t track;
-  uint32_t key;
-};
 
 // What a reader keeps per track: the newest key, and for the fixed layout
 // where each field sits in a key of the current segment.
@@ -47,7 +41,8 @@ struct TrackState {
   uint32_t key_bits = 0;                // every field and the "negated" bit
 };
 
-bool opens_segment(uint32_t key) { return key == 3 || (key - 1) % kSegmentKeys == 0; }
+// The first stream key of a track opens a segment wherever it falls.
+bool opens_segment(uint32_t key) { return key == kInitialKeysPerTrack || (key - 1) % kSegmentKeys == 0; }
 
 // The widths of the segment holding key `key` of `track`, as
 // segmented_key_bits counts them.
@@ -68,8 +63,8 @@ Layouts write_layouts(const FittedClip& clip, const std::vector<KeyCoding>& codi
   for (const StreamKey& e : order) {
     const FittedTrack& track = clip.tracks[e.track];
     const KeyCoding& coding = codings[e.track];
-    const FittedKey& before = track.keys[e.key - 1];
-    const FittedKey& key = track.keys[e.key];
+    const FittedKey& before = track.keys[e.index - 1];
+    const FittedKey& key = track.keys[e.index];
     const uint32_t frame_difference = key.frame - before.frame - coding.frame_delta_min;
     const bool negated = coding.negation_bits && is_negated(track, key);
     rice.write_rice(frame_difference, coding.frame_rice);
@@ -79,8 +74,8 @@ Layouts write_layouts(const FittedClip& clip, const std::vector<KeyCoding>& codi
     if (coding.negation_bits) rice.write(negated ? 1 : 0, 1);
 
     uint32_t width[5];
-    segment_widths(track, coding, e.key, width);
-    if (opens_segment(e.key)) {
+    segment_widths(track, coding, e.index, width);
+    if (opens_segment(e.index)) {
       fixed.write(width[0], kSegmentWidthBits);
       for (int c = 0; c < 4; ++c) {
         if (track.quantization.coded(c)) fixed.write(width[c + 1], kSegmentWidthBits);
@@ -152,20 +147,16 @@ int run(const char* path, int passes) {
     return 1;
   }
   const FittedClip& clip = fitted.value();
+  const std::vector<StreamKey> order = stream_key_order(clip);
   std::vector<KeyCoding> codings(clip.tracks.size());
-  std::vector<StreamKey> order;
   std::vector<TrackState> start(clip.tracks.size());
   for (uint32_t t = 0; t < clip.tracks.size(); ++t) {
     const FittedTrack& track = clip.tracks[t];
     if (track.coding != TrackCoding::kAnimated || track.keys.size() < 4) continue;
     codings[t] = choose_key_coding(track);
-    for (uint32_t k = 3; k < track.keys.size(); ++k) order.push_back({track.keys[k - 2].frame, t, k});
     std::copy(track.keys[2].codes, track.keys[2].codes + 4, start[t].codes);
     start[t].frame = track.keys[2].frame;
   }
-  std::stable_sort(order.begin(), order.end(), [](const StreamKey& a, const StreamKey& b) {
-    return a.need != b.need ? a.need < b.need : a.track < b.track;
-  });
   const Layouts layouts = write_layouts(clip, codings, order);
   std::printf("%s: %zu stream keys; Rice %zu bytes, fixed widths per %u keys %zu bytes (%.3f)\n", path, order.size(),
               layouts.rice.size() - 8, kSegmentKeys, layouts.fixed.size() - 8,
@@ -181,7 +172,7 @@ int run(const char* path, int passes) {
       for (const StreamKey& e : order) {
         const uint8_t mask = clip.tracks[e.track].quantization.coded_mask;
         if (fixed) {
-          read_fixed_key(reader, states[e.track], codings[e.track], mask, opens_segment(e.key), sink);
+          read_fixed_key(reader, states[e.track], codings[e.track], mask, opens_segment(e.index), sink);
         } else {
           read_rice_key(reader, states[e.track], codings[e.track], mask, sink);
         }

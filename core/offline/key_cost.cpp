@@ -120,4 +120,3 @@ uint64_t segmented_key_bits(const FittedTrack& track, const KeyCoding& coding, u
 }
 
 }  // namespace ks
-

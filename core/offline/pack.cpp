@@ -36,13 +36,6 @@ void put_f32(std::vector<uint8_t>& out, float v) {
 }
 void set_u32(std::vector<uint8_t>& out, uint32_t offset, uint32_t v) { std::memcpy(out.data() + offset, &v, 4); }
 
-// A key of the key stream: track `track`'s key `index`, needed at `need`.
-struct StreamKey {
-  uint32_t need;
-  uint32_t track;
-  uint32_t index;
-};
-
 // Ends a key: its "negated" bit, on tracks that carry one.
 void write_negation(BitWriter& writer, const FittedTrack& track, const KeyCoding& coding, const FittedKey& key) {
   if (coding.negation_bits) writer.write(is_negated(track, key) ? 1 : 0, 1);
@@ -263,6 +256,21 @@ uint32_t jump_interval_frames(float jump_interval_s, float sample_rate_hz) {
   return static_cast<uint32_t>(std::clamp(frames, 1.0, 65535.0));
 }
 
+std::vector<StreamKey> stream_key_order(const FittedClip& clip) {
+  std::vector<StreamKey> order;
+  for (uint32_t t = 0; t < clip.tracks.size(); ++t) {
+    const FittedTrack& track = clip.tracks[t];
+    if (track.coding != TrackCoding::kAnimated) continue;
+    for (uint32_t k = kInitialKeysPerTrack; k < track.keys.size(); ++k) {
+      order.push_back({track.keys[k - 2].frame, t, k});
+    }
+  }
+  std::sort(order.begin(), order.end(), [](const StreamKey& a, const StreamKey& b) {
+    return a.need != b.need ? a.need < b.need : (a.track != b.track ? a.track < b.track : a.index < b.index);
+  });
+  return order;
+}
+
 Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& settings) {
   if (Status s = settings.validate(); !s) return Error{"pack settings: " + s.error()};
   if (Status s = check_clip(clip); !s) return Error{s.error()};
@@ -295,18 +303,7 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
   }
   out.insert(out.end(), initial.bytes().begin(), initial.bytes().end());
 
-  // Key stream, sorted by need frame, then track (then key, for two keys of
-  // one track needed at once beside a discontinuity): the order the
-  // decoder's NeedCalendar reads them in.
-  std::vector<StreamKey> order;
-  for (uint32_t t = 0; t < track_count; ++t) {
-    const FittedTrack& track = clip.tracks[t];
-    if (track.coding != TrackCoding::kAnimated) continue;
-    for (uint32_t k = kInitialKeysPerTrack; k < track.keys.size(); ++k) order.push_back({track.keys[k - 2].frame, t, k});
-  }
-  std::sort(order.begin(), order.end(), [](const StreamKey& a, const StreamKey& b) {
-    return a.need != b.need ? a.need < b.need : (a.track != b.track ? a.track < b.track : a.index < b.index);
-  });
+  const std::vector<StreamKey> order = stream_key_order(clip);
   const uint32_t key_stream_offset = static_cast<uint32_t>(out.size());
   BitWriter stream;
   std::vector<uint64_t> key_offsets;  // bit offset of each stream key, and the end

@@ -39,6 +39,20 @@ inline PackSettings tool_pack_settings() {
 /// the format's rules (naming the track and key).
 Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& settings);
 
+/// A key of the key stream: key `index` (kInitialKeysPerTrack or later) of
+/// track `track`, needed at frame `need`.
+struct StreamKey {
+  uint32_t need;
+  uint32_t track;
+  uint32_t index;
+};
+
+/// The stream keys of `clip`'s animated tracks in the order the key stream
+/// holds them (DESIGN §7): by need frame, then track (then key, for two keys
+/// of one track needed at once beside a discontinuity), the order the
+/// decoder's NeedCalendar reads them in.
+std::vector<StreamKey> stream_key_order(const FittedClip& clip);
+
 /// Frames between jump frames for `jump_interval_s` at `sample_rate_hz`
 /// (at least 1), or 0 for none.
 uint32_t jump_interval_frames(float jump_interval_s, float sample_rate_hz);

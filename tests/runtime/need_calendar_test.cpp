@@ -14,19 +14,26 @@
 namespace ks {
 namespace {
 
+// Starts `calendar` at frame 0 with slots 0 .. slots - 1 at random needs
+// below 100; returns them as (need, slot), the order pop() must follow.
+std::set<std::pair<uint32_t, uint32_t>> push_random_needs(NeedCalendar& calendar, uint32_t slots, std::mt19937& rng) {
+  calendar.reserve(slots);
+  calendar.clear(0);
+  std::set<std::pair<uint32_t, uint32_t>> needs;
+  for (uint32_t s = 0; s < slots; ++s) {
+    const uint32_t need = rng() % 100;
+    calendar.push(need, s);
+    needs.insert({need, s});
+  }
+  return needs;
+}
+
 TEST(NeedCalendar, PopsBySmallestNeedThenSlotLikeASortedSet) {
   for (uint32_t seed = 1; seed <= 40; ++seed) {
     std::mt19937 rng(seed);
     const uint32_t slots = 1 + rng() % 200;  // one to four words per ring frame
     NeedCalendar calendar;
-    calendar.reserve(slots);
-    calendar.clear(0);
-    std::set<std::pair<uint32_t, uint32_t>> expected;  // (need, slot)
-    for (uint32_t s = 0; s < slots; ++s) {
-      const uint32_t need = rng() % 100;
-      calendar.push(need, s);
-      expected.insert({need, s});
-    }
+    std::set<std::pair<uint32_t, uint32_t>> expected = push_random_needs(calendar, slots, rng);
     int pops = 0;
     while (!expected.empty()) {
       SCOPED_TRACE(testing::Message() << "seed " << seed << " pop " << pops);
@@ -58,14 +65,7 @@ TEST(NeedCalendar, TakingANeedVisitsItsSlotsInPopOrder) {
     std::mt19937 rng(seed);
     const uint32_t slots = 1 + rng() % 200;
     NeedCalendar calendar;
-    calendar.reserve(slots);
-    calendar.clear(0);
-    std::set<std::pair<uint32_t, uint32_t>> expected;  // (need, slot)
-    for (uint32_t s = 0; s < slots; ++s) {
-      const uint32_t need = rng() % 100;
-      calendar.push(need, s);
-      expected.insert({need, s});
-    }
+    std::set<std::pair<uint32_t, uint32_t>> expected = push_random_needs(calendar, slots, rng);
     int takes = 0;
     while (!expected.empty()) {
       SCOPED_TRACE(testing::Message() << "seed " << seed << " take " << takes);
