@@ -169,10 +169,10 @@ void print_rate_distortion(const BenchReport& report, std::FILE* out) {
                "\"over\": bones whose decoded error is above E; \"floor\": the largest quantization floor the fit "
                "reported for them. over must be 0 wherever no floor is reported: a bone over without one is a "
                "VIOLATION of the error bound. The bold last line of each table is the clip's own tolerance "
-               "(--tolerance; ACL's default is 0.1 mm at 3 cm). \"fixed-width keys / Rice\": the key bits of a "
-               "candidate layout (16 keys to a segment, each segment at the widths its largest differences need, "
-               "which a reader decodes without a serial chain of Rice codes; every track the cheaper of the two) "
-               "over the Rice-coded keys written.\n",
+               "(--tolerance; ACL's default is 0.1 mm at 3 cm). \"fixed-width keys / Rice\": the animated tracks' key bits as "
+               "written (stream keys in segments of 16 at the widths their largest differences need, which a reader "
+               "decodes without a serial chain of Rice codes) over what they took as Rice-coded differences (format "
+               "version 4).\n",
                static_cast<double>(report.shell_distance_m) * 100.0);
   for (const ClipRateDistortion& clip : report.rate_distortion) {
     std::fprintf(out, "\n### %s: %u bones, %u frames at %g Hz\n\n", clip.clip.c_str(), clip.bones, clip.frames,
@@ -194,7 +194,7 @@ void print_rate_distortion(const BenchReport& report, std::FILE* out) {
                    label.c_str(), p.stream_bytes, p.stream_bytes_without_metadata(), p.zstd_bytes, p.key_count,
                    p.bits_per_key, p.ratio, mm(p.max_object_error_m[0]).c_str(), mm(p.p99_object_error_m[0]).c_str(),
                    mm(p.max_object_error_m[1]).c_str(), mm(p.p99_object_error_m[1]).c_str(), over.c_str(),
-                   p.floor_m > 0.f ? mm(p.floor_m).c_str() : "-", p.segmented_key_ratio());
+                   p.floor_m > 0.f ? mm(p.floor_m).c_str() : "-", p.fixed_width_key_ratio());
       if (p.bones_over == 0) return;
       std::string note = p.violation() ? "VIOLATION at " + p.label + ": " + std::to_string(p.bones_over_without_floor) +
                                              " of " + std::to_string(p.bones_over) +
@@ -381,7 +381,7 @@ nlohmann::json point_json(const RateDistortionPoint& p) {
           {"key_count", p.key_count},
           {"bits_per_key", p.bits_per_key},
           {"rice_key_bits", p.rice_key_bits},
-          {"segmented_or_rice_key_bits", p.segmented_or_rice_key_bits},
+          {"written_key_bits", p.written_key_bits},
           {"ratio", p.ratio},
           {"tracks_by_coding", {{"identity", p.tracks_by_coding[0]},
                                 {"constant", p.tracks_by_coding[1]},

@@ -156,9 +156,8 @@ Result<RateDistortionPoint> measure_point(const ImportedClip& clip, float tolera
   for (const FittedTrack& track : fitted.value().tracks) {
     if (track.coding != TrackCoding::kAnimated) continue;
     const KeyCoding coding = choose_key_coding(track);
-    const uint64_t rice = key_bits(track, coding);
-    point.rice_key_bits += rice;
-    point.segmented_or_rice_key_bits += std::min(rice, segmented_key_bits(track, coding, kCandidateSegmentKeys));
+    point.written_key_bits += key_bits(track, coding);
+    point.rice_key_bits += rice_key_bits(track, coding);
   }
   for (size_t d = 0; d < 2; ++d) {
     point.max_object_error_m[d] = m.max_object_error[d];

@@ -39,23 +39,23 @@ struct RateDistortionPoint {
   size_t stream_bytes = 0;      // the plain stream, jump frames every second, metadata included
   size_t metadata_bytes = 0;    // names and tolerances, which an engine may strip
   size_t table_bytes = 0;       // of which: header, parents, track records (constants included)
-  size_t key_bytes = 0;         // initial keys and key stream
+  size_t key_bytes = 0;         // key widths, initial keys and key stream
   size_t jump_frame_bytes = 0;  // jump index and states (seeking; every second)
   size_t zstd_bytes = 0;        // the same stream with its key stream zstd-compressed (level 19)
   size_t key_count = 0;
   double bits_per_key = 0.0;               // bits of key data (initial keys and key stream) per key
   double ratio = 0.0;                      // raw_bytes / stream_bytes
   size_t tracks_by_coding[3] = {0, 0, 0};  // identity, constant, animated
-  /// A candidate layout the stream does not use yet (key_cost.h's
-  /// segmented_key_bits, 16 keys to a segment), for deciding on one: the key
-  /// bits of the animated tracks as written (Rice-coded differences), and as
-  /// they would be with each track taking the cheaper of the two layouts.
+  /// The animated tracks' key bits as the stream writes them (stream keys
+  /// at fixed widths per segment, format version 5), and as they would be
+  /// with every key a Rice-coded difference (version 4): what the layout
+  /// that makes keys cheap to read costs in bytes.
+  uint64_t written_key_bits = 0;
   uint64_t rice_key_bits = 0;
-  uint64_t segmented_or_rice_key_bits = 0;
-  /// segmented_or_rice_key_bits / rice_key_bits; 1 without animated tracks.
-  double segmented_key_ratio() const {
+  /// written_key_bits / rice_key_bits; 1 without animated tracks.
+  double fixed_width_key_ratio() const {
     if (rice_key_bits == 0) return 1.0;
-    return static_cast<double>(segmented_or_rice_key_bits) / static_cast<double>(rice_key_bits);
+    return static_cast<double>(written_key_bits) / static_cast<double>(rice_key_bits);
   }
 
   /// Object-space error at kRateDistortionDistances_m (3 cm, 1 m), metres:
@@ -92,9 +92,6 @@ struct RateDistortionPoint {
   /// A bone over its tolerance with no floor to explain it.
   bool violation() const { return bones_over_without_floor > 0; }
 };
-
-/// Keys per segment of the candidate layout the bench measures.
-inline constexpr uint32_t kCandidateSegmentKeys = 16;
 
 /// The default sweep, metres: 0.01, 0.03, 0.1, 0.3, 1, 3 and 10 mm, ascending.
 /// 0.1 mm at 3 cm is ACL's default (and ours).

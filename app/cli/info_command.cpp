@@ -46,6 +46,7 @@ constexpr const char* kKindNames[3] = {"translation", "rotation", "scale"};
 /// point into one buffer, so a section's offset is its distance from the start.
 struct SectionSizes {
   size_t header_and_tables = 0;  // header, bone table, track table
+  size_t key_widths = 0;         // the widths of every segment of stream keys
   size_t initial_keys = 0;
   size_t key_stream_plain = 0;  // the key stream before any compression
   size_t key_stream = 0;        // the section as stored (zstd: block table and frames)
@@ -57,7 +58,8 @@ struct SectionSizes {
 SectionSizes section_sizes(const StreamView& view) {
   const uint8_t* start = view.bytes().data();
   SectionSizes s;
-  s.header_and_tables = static_cast<size_t>(view.initial_keys().data() - start);
+  s.header_and_tables = static_cast<size_t>(view.key_widths().data() - start);
+  s.key_widths = view.key_widths().size();
   s.initial_keys = view.initial_keys().size();
   s.key_stream_plain = (size_t{view.key_stream_bits()} + 7) / 8;
   s.key_stream = view.key_stream().size();
@@ -163,6 +165,7 @@ Json info_json(const StreamFile& file, bool list_tracks, bool list_blocks) {
   for (const auto& [coding, count] : track_codings(view)) codings[coding] = count;
   out["track_codings"] = codings;
   out["sections"] = {{"header_and_tables", sections.header_and_tables},
+                     {"key_widths", sections.key_widths},
                      {"initial_keys", sections.initial_keys},
                      {"key_stream_plain", sections.key_stream_plain},
                      {"key_stream_compressed", zstd ? Json(sections.key_stream) : Json(nullptr)},
@@ -248,6 +251,7 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_blocks) {
   for (const auto& [coding, count] : track_codings(view)) std::printf(" %s %d;", coding.c_str(), count);
   std::printf("\nsections\n");
   std::printf("  header+tables  %zu bytes\n", s.header_and_tables);
+  std::printf("  key widths     %zu bytes\n", s.key_widths);
   std::printf("  initial keys   %zu bytes\n", s.initial_keys);
   if (zstd) {
     std::printf("  key stream     %zu bytes plain, %zu bytes zstd (%.2f : 1)\n", s.key_stream_plain, s.key_stream,

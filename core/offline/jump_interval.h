@@ -2,8 +2,8 @@
 // --jump-interval auto (DESIGN §7): the jump interval of a clip from a cost
 // model of bytes against seek cost. A seek restores the jump frame at or
 // before its time (every streamed window: a fixed cost) and reads forward
-// the keys needed since (each a skip: its Rice codes, no dequantization).
-// Halving the interval halves the keys read forward and doubles the bytes of
+// the keys needed since (each a skip: its fixed-width fields, no
+// dequantization). Halving the interval halves the keys read forward and doubles the bytes of
 // jump frames. The choice is the shortest interval whose jump frames stay
 // within a budget of the stream's bytes, stopping where the keys read
 // forward already cost less than the restore (a shorter interval would add
@@ -17,7 +17,7 @@
 
 namespace ks {
 
-/// Costs of a seek in units of one skipped stream key (its Rice codes read),
+/// Costs of a seek in units of one skipped stream key (its fields read),
 /// measured on cmu_cgspeed_01_01 with the bench (docs/benchmarks.md): about
 /// 20 ns per skipped key, 50 ns to restore and re-evaluate one streamed
 /// window.

@@ -74,7 +74,7 @@ uint64_t key_difference_bits(const FittedTrack& track, const KeyCoding& coding, 
   return bits + (coding.negation_bits ? 1 : 0);
 }
 
-uint64_t key_bits(const FittedTrack& track, const KeyCoding& coding) {
+uint64_t rice_key_bits(const FittedTrack& track, const KeyCoding& coding) {
   const std::vector<FittedKey>& keys = track.keys;
   if (keys.empty()) return 0;
   uint64_t bits = uint64_t{coding.absolute_bits} * static_cast<uint64_t>(track.quantization.coded_count());
@@ -83,10 +83,12 @@ uint64_t key_bits(const FittedTrack& track, const KeyCoding& coding) {
   return bits;
 }
 
-void segment_field_widths(const FittedTrack& track, const KeyCoding& coding, size_t first, size_t end,
-                          uint32_t (&widths)[5]) {
+std::array<uint32_t, kKeyFields> segment_widths(const FittedTrack& track, const KeyCoding& coding,
+                                                uint32_t segment) {
   const std::vector<FittedKey>& keys = track.keys;
-  uint32_t largest[5] = {0, 0, 0, 0, 0};  // frame difference, then each component's
+  const size_t first = kInitialKeysPerTrack + size_t{segment} * kKeysPerSegment;
+  const size_t end = std::min(keys.size(), first + kKeysPerSegment);
+  uint32_t largest[kKeyFields] = {0, 0, 0, 0, 0};  // frame difference, then each component's
   for (size_t k = first; k < end; ++k) {
     largest[0] = std::max<uint32_t>(largest[0], keys[k].frame - keys[k - 1].frame - coding.frame_delta_min);
     for (int c = 0; c < 4; ++c) {
@@ -95,26 +97,23 @@ void segment_field_widths(const FittedTrack& track, const KeyCoding& coding, siz
       }
     }
   }
-  for (int f = 0; f < 5; ++f) widths[f] = static_cast<uint32_t>(std::bit_width(largest[f]));
+  std::array<uint32_t, kKeyFields> widths;
+  for (uint32_t f = 0; f < kKeyFields; ++f) widths[f] = static_cast<uint32_t>(std::bit_width(largest[f]));
+  return widths;
 }
 
-uint64_t segmented_key_bits(const FittedTrack& track, const KeyCoding& coding, uint32_t segment_keys) {
+uint64_t key_bits(const FittedTrack& track, const KeyCoding& coding) {
   const std::vector<FittedKey>& keys = track.keys;
   if (keys.empty()) return 0;
   uint64_t bits = uint64_t{coding.absolute_bits} * static_cast<uint64_t>(track.quantization.coded_count());
   if (coding.negation_bits) ++bits;
-  for (size_t first = 1; first < keys.size(); first += segment_keys) {
-    const size_t end = std::min(keys.size(), first + segment_keys);
-    uint32_t widths[5];
-    segment_field_widths(track, coding, first, end, widths);
-    uint64_t key_width = widths[0] + (coding.negation_bits ? 1 : 0);
-    bits += kSegmentWidthBits;
-    for (int c = 0; c < 4; ++c) {
-      if (!track.quantization.coded(c)) continue;
-      key_width += widths[c + 1];
-      bits += kSegmentWidthBits;
-    }
-    bits += key_width * (end - first);
+  for (size_t k = 1; k < keys.size() && k < kInitialKeysPerTrack; ++k) bits += key_difference_bits(track, coding, k);
+  const uint32_t key_count = static_cast<uint32_t>(keys.size());
+  for (uint32_t s = 0; s < segment_count(key_count); ++s) {
+    const std::array<uint32_t, kKeyFields> widths = segment_widths(track, coding, s);
+    const uint32_t keys_in_segment = std::min(kKeysPerSegment, key_count - kInitialKeysPerTrack - s * kKeysPerSegment);
+    bits += segment_width_bits(track.quantization.coded_mask) +
+            uint64_t{keys_in_segment} * make_stream_key_layout(widths.data(), coding.negation_bits).key_bits;
   }
   return bits;
 }

@@ -4,10 +4,12 @@
 // its initial keys and key stream entries. The packer writes with the
 // coding chosen here; the fitter compares choices by the bits counted here.
 
+#include <array>
 #include <cstdint>
 
 #include "core/offline/track_fit.h"
 #include "core/runtime/key_coding.h"
+#include "core/runtime/stream_key_layout.h"
 
 namespace ks {
 
@@ -25,27 +27,20 @@ bool is_negated(const FittedTrack& track, const FittedKey& key);
 /// with `coding`, its "negated" bit included.
 uint64_t key_difference_bits(const FittedTrack& track, const KeyCoding& coding, size_t k);
 
-/// Bits of `track`'s keys with `coding`: key 0 absolute, every later key as
-/// differences, "negated" bits included (the initial keys section and the
-/// key stream together).
+/// Bits of `track`'s keys with `coding` as the stream writes them: key 0
+/// absolute, keys 1 and 2 as Rice-coded differences (the initial keys), the
+/// rest (the key stream) at the fixed widths of their segment, and the
+/// segments' widths (stream_key_layout.h); "negated" bits included.
 uint64_t key_bits(const FittedTrack& track, const KeyCoding& coding);
 
-/// A candidate key layout the stream does not use yet, measured by the bench
-/// to decide on one (issue 15): keys 1.. in segments of `segment_keys`; each
-/// segment opens with a width (kSegmentWidthBits) for the frame difference
-/// and for each coded component's zigzagged difference, the largest its keys
-/// need, and every key in it takes exactly those widths (plus its "negated"
-/// bit). A key's length then follows from its track alone, so a reader skips
-/// or decodes it without the serial chain of Rice codes. Key 0 is absolute,
-/// as in key_bits. Returns the bits of `track`'s keys in that layout.
-inline constexpr uint32_t kSegmentWidthBits = 5;
-uint64_t segmented_key_bits(const FittedTrack& track, const KeyCoding& coding, uint32_t segment_keys);
+/// Bits of `track`'s keys were every key after key 0 a Rice-coded difference
+/// (format version 4): what the bench sets the fixed-width layout against.
+uint64_t rice_key_bits(const FittedTrack& track, const KeyCoding& coding);
 
-/// The widths of that layout's segment of keys first .. end - 1 (first >= 1):
-/// the bits of its largest frame difference past coding.frame_delta_min,
-/// then of each component's largest zigzagged difference (0 for a component
-/// not coded).
-void segment_field_widths(const FittedTrack& track, const KeyCoding& coding, size_t first, size_t end,
-                          uint32_t (&widths)[5]);
+/// The widths of segment `segment` of `track`'s stream keys: the bits of its
+/// largest frame difference past coding.frame_delta_min, then of each
+/// component's largest zigzagged difference (0 for a component not coded).
+std::array<uint32_t, kKeyFields> segment_widths(const FittedTrack& track, const KeyCoding& coding,
+                                                uint32_t segment);
 
 }  // namespace ks

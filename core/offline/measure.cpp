@@ -26,7 +26,7 @@ StreamSizes stream_sizes(const StreamView& stream) {
   StreamSizes sizes;
   sizes.raw_bytes = size_t{stream.frame_count()} * stream.bone_count() * 10 * sizeof(float);
   sizes.compressed_bytes = stream.bytes().size();
-  sizes.key_bytes = stream.initial_keys().size() + stream.key_stream().size();
+  sizes.key_bytes = stream.key_widths().size() + stream.initial_keys().size() + stream.key_stream().size();
   sizes.jump_frame_bytes = stream.jump_frame_bytes();
   sizes.table_bytes = stream.table_bytes();
   sizes.metadata_bytes = sizes.compressed_bytes - sizes.table_bytes - sizes.key_bytes - sizes.jump_frame_bytes;

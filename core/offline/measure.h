@@ -42,7 +42,7 @@ struct StreamSizes {
   size_t raw_bytes = 0;         // float32 T/R/S of every bone at every frame (10 floats)
   size_t compressed_bytes = 0;  // the whole stream
   size_t table_bytes = 0;       // header, parents and track records (constants included)
-  size_t key_bytes = 0;         // initial keys and key stream
+  size_t key_bytes = 0;         // key widths, initial keys and key stream
   size_t jump_frame_bytes = 0;  // jump index and states
   size_t metadata_bytes = 0;    // names and tolerances (an engine may strip them)
   size_t key_count = 0;

@@ -1,6 +1,7 @@
 #include "core/offline/pack.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include "core/runtime/bit_reader.h"
 #include "core/runtime/checksum.h"
 #include "core/runtime/stream_format.h"
+#include "core/runtime/stream_key_layout.h"
 
 namespace ks {
 
@@ -55,6 +57,19 @@ void write_differences(BitWriter& writer, const FittedTrack& track, const KeyCod
   writer.write_rice(key.frame - before.frame - coding.frame_delta_min, coding.frame_rice);
   for (int c = 0; c < 4; ++c) {
     if (track.quantization.coded(c)) writer.write_rice(zigzag(key.codes[c] - before.codes[c]), coding.value_rice[c]);
+  }
+  write_negation(writer, track, coding, key);
+}
+
+// Key k of the key stream (k >= kInitialKeysPerTrack) as differences at the
+// widths of its segment (stream_key_layout.h).
+void write_stream_key(BitWriter& writer, const FittedTrack& track, const KeyCoding& coding,
+                      const std::array<uint32_t, kKeyFields>& widths, size_t k) {
+  const FittedKey& key = track.keys[k];
+  const FittedKey& before = track.keys[k - 1];
+  writer.write(key.frame - before.frame - coding.frame_delta_min, widths[0]);
+  for (int c = 0; c < 4; ++c) {
+    if (track.quantization.coded(c)) writer.write(zigzag(key.codes[c] - before.codes[c]), widths[c + 1]);
   }
   write_negation(writer, track, coding, key);
 }
@@ -291,6 +306,24 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
   put_tables(tables, clip, codings);
   out.insert(out.end(), tables.bytes().begin(), tables.bytes().end());
 
+  // Key widths: every segment of every track's stream keys.
+  const uint32_t key_widths_offset = static_cast<uint32_t>(out.size());
+  std::vector<std::vector<std::array<uint32_t, kKeyFields>>> widths(track_count);
+  BitWriter key_widths;
+  for (uint32_t t = 0; t < track_count; ++t) {
+    const FittedTrack& track = clip.tracks[t];
+    if (track.coding != TrackCoding::kAnimated) continue;
+    const uint32_t segments = segment_count(static_cast<uint32_t>(track.keys.size()));
+    for (uint32_t segment = 0; segment < segments; ++segment) {
+      const std::array<uint32_t, kKeyFields>& w = widths[t].emplace_back(segment_widths(track, codings[t], segment));
+      key_widths.write(w[0], kSegmentWidthBits);
+      for (int c = 0; c < 4; ++c) {
+        if (track.quantization.coded(c)) key_widths.write(w[c + 1], kSegmentWidthBits);
+      }
+    }
+  }
+  out.insert(out.end(), key_widths.bytes().begin(), key_widths.bytes().end());
+
   // Initial keys: those needed at frame 0.
   const uint32_t initial_keys_offset = static_cast<uint32_t>(out.size());
   BitWriter initial;
@@ -310,7 +343,8 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
   key_offsets.reserve(order.size() + 1);
   for (const StreamKey& key : order) {
     key_offsets.push_back(stream.size_bits());
-    write_differences(stream, clip.tracks[key.track], codings[key.track], key.index);
+    write_stream_key(stream, clip.tracks[key.track], codings[key.track],
+                     widths[key.track][segment_of_key(key.index)], key.index);
   }
   key_offsets.push_back(stream.size_bits());
   if (stream.size_bits() > 0xFFFFFFFFull) return Error{name + "key stream exceeds 2^32 bits"};
@@ -381,6 +415,7 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
   set_u32(out, kFrameCount, clip.frame_count);
   set_u32(out, kBoneCount, static_cast<uint32_t>(clip.parents.size()));
   set_u32(out, kJumpIntervalFrames, interval);
+  set_u32(out, kKeyWidthsOffset, key_widths_offset);
   set_u32(out, kInitialKeysOffset, initial_keys_offset);
   set_u32(out, kKeyStreamOffset, key_stream_offset);
   set_u32(out, kJumpIndexOffset, jump_index_offset);

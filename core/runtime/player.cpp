@@ -16,23 +16,47 @@ namespace {
 
 constexpr uint32_t kNoKeyDue = std::numeric_limits<uint32_t>::max();
 
-// Reads the track's next key, written as differences from its newest one,
-// into the window: the oldest key drops out and the new one is decoded in
-// place: no local copy whose components, stored one by one, would be read
-// back at once as a vector (a store-forwarding stall).
-template <class Reader>
-inline void read_next_key(Reader& reader, TrackWindow& window) {
-  // Element by element, front to back: the compiler keeps these in
-  // registers (a memmove here was a library call per key).
+// Makes room for the track's next key in the window: the oldest key drops
+// out. Element by element, front to back: the compiler keeps these in
+// registers (a memmove here was a library call per key).
+inline void shift_window(TrackWindow& window) {
   for (uint32_t i = 0; i + 1 < kWindowSize; ++i) {
     for (int c = 0; c < 4; ++c) window.codes[i][c] = window.codes[i + 1][c];
     window.frames[i] = window.frames[i + 1];
   }
-  const bool negated = read_key_differences(reader, window.coding, window.coded_mask, window.frames[kWindowSize - 1],
-                                            window.codes[kWindowSize - 1]);
+}
+
+inline void finish_key(TrackWindow& window, bool negated) {
   window.negated = static_cast<uint8_t>((window.negated >> 1) | (negated ? 1u << (kWindowSize - 1) : 0u));
   if (window.keys_behind < kWindowSize) ++window.keys_behind;
   ++window.keys_read;
+}
+
+// Reads the track's next key, written as Rice-coded differences from its
+// newest one (keys 1 and 2, the keys a jump frame saves), into the window.
+// The key is decoded in place: no local copy whose components, stored one
+// by one, would be read back at once as a vector (a store-forwarding stall).
+template <class Reader>
+inline void read_next_key(Reader& reader, TrackWindow& window) {
+  shift_window(window);
+  finish_key(window, read_key_differences(reader, window.coding, window.coded_mask, window.frames[kWindowSize - 1],
+                                          window.codes[kWindowSize - 1]));
+}
+
+// The layout of the segment holding the track's next key (keys_read).
+inline void load_segment_layout(TrackWindow& window, std::span<const uint8_t> key_widths) {
+  window.layout = segment_layout(key_widths, window.key_widths_bit, segment_of_key(window.keys_read),
+                                 window.coded_mask, window.coding.negation_bits);
+}
+
+// Reads the track's next key from the key stream (fixed widths per segment,
+// stream_key_layout.h) into the window.
+template <class Reader>
+inline void read_next_stream_key(Reader& reader, std::span<const uint8_t> key_widths, TrackWindow& window) {
+  if (opens_segment(window.keys_read)) load_segment_layout(window, key_widths);
+  shift_window(window);
+  finish_key(window, read_stream_key(reader, window.layout, window.coding.frame_delta_min,
+                                     window.frames[kWindowSize - 1], window.codes[kWindowSize - 1]));
 }
 
 // Fills a window with one key: key 0 of its track, and its clamped copies.
@@ -105,6 +129,7 @@ Player::Player(const StreamView& stream)
       window.coded_mask = track.quantization.coded_mask;
       window.coding = track.key_coding;
       window.lane = track.kind == TrackKind::kRotation ? rotations++ : vec3s++;
+      window.key_widths_bit = track.key_widths_bit;
       m_active_array.push_back(window);
       continue;
     }
@@ -208,7 +233,10 @@ void Player::restore(uint32_t jump_index) {
     for (uint32_t i = 1; i < saved; ++i) read_next_key(state, window);
     window.keys_read = keys_read;
     mark_stale(slot);
-    if (keys_read < window.key_count) m_queue.push(need_of_next_key(window), slot);
+    if (keys_read < window.key_count) {
+      load_segment_layout(window, s.key_widths());
+      m_queue.push(need_of_next_key(window), slot);
+    }
     m_counters.keys_read += saved;
     ++m_counters.window_updates;
   }
@@ -248,6 +276,7 @@ void Player::enter_block_of_cursor() {
 
 void Player::read_keys_due() {
   const uint32_t need = m_next_need;
+  const std::span<const uint8_t> key_widths = m_stream->key_widths();
   m_last_need = need;
   // The windows due at this need, in slot order: ties go by track index,
   // the order the packer wrote their keys in (DESIGN §7).
@@ -258,7 +287,7 @@ void Player::read_keys_due() {
     // frames, which wrap, can make a need go back; it counts as this one.)
     do {
       enter_block_of_cursor();
-      read_next_key(m_reader, window);
+      read_next_stream_key(m_reader, key_widths, window);
       ++m_cursor_key_index;
       ++m_counters.keys_read;
       ++m_counters.window_updates;

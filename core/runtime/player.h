@@ -20,6 +20,7 @@
 #include "core/runtime/need_calendar.h"
 #include "core/runtime/segment_lanes.h"
 #include "core/runtime/stream_format.h"
+#include "core/runtime/stream_key_layout.h"
 #include "core/runtime/stream_view.h"
 #include "core/runtime/transform.h"
 
@@ -42,6 +43,8 @@ struct TrackWindow {
   uint32_t track = 0;          // index of the track in the stream
   uint32_t lane = 0;           // its lane among the rotation or the vec3 lanes
   bool lane_stale = false;     // keys arrived since its lane was last written (it is in Player::m_stale)
+  StreamKeyLayout layout;      // where the fields of its next stream key sit (its segment's widths)
+  uint64_t key_widths_bit = 0;  // where its segments' widths start in the key widths section
 };
 
 /// What the player did, as counted in the x42 measurements. Cumulative until

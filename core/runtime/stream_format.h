@@ -23,9 +23,13 @@
 //                     absolute width: 5 bits (1..kMaxAbsoluteCodeBits)
 //                     per coded component: its Rice parameter, 5 bits
 //                     frame Rice parameter: 5 bits; frame delta minimum: 1 bit
+//   key widths    bit stream, per streamed track (more than 3 keys) in track
+//                 order, per segment of its stream keys (stream_key_layout.h):
+//                 the frame difference's width, then each coded component's,
+//                 kSegmentWidthBits each; then zero bits to a whole byte
 //   initial keys  bit stream, per animated track in track order: key 0 (its
 //                 codes, absolute), then keys 1 and 2 where the track has
-//                 them, each as differences (key_coding.h). A key of a
+//                 them, each as Rice-coded differences (key_coding.h). A key of a
 //                 rotation track with negation bits ends with 1 bit, here,
 //                 in the key stream and in the jump states: the key is the
 //                 negation of its dequantized value. The packer sets it where
@@ -33,8 +37,9 @@
 //                 key) negated the key, so the decoder never runs the chain:
 //                 a seek can skip a key without dequantizing it. A track
 //                 whose chain negates nothing (nearly all) carries no bits.
-//   key stream    bit stream of every other key as differences, sorted by
-//                 need frame, then track. No track id: key k of a track is
+//   key stream    bit stream of every other key as differences in the
+//                 fixed widths of its segment (stream_key_layout.h), sorted
+//                 by need frame, then track. No track id: key k of a track is
 //                 needed at the frame of its key k - 2, which the decoder
 //                 holds, so it knows whose key comes next.
 //   jump index    per jump frame: u32 stream key index, u32 stream bit
@@ -43,7 +48,7 @@
 //                 than 3 keys) in track order: keys read (key_index_bits),
 //                 then its window keys max(0, read - 4) .. read - 1: the
 //                 first as a 16-bit frame and absolute codes, the others as
-//                 differences
+//                 Rice-coded differences
 //   metadata      names and the tolerance the fit promised, for tools; an
 //                 engine may ignore it (see below)
 //
@@ -63,11 +68,13 @@
 // names; then per override: u16 bone, f32 tolerance (m), f32 shell
 // distance (m, 0 = inherited).
 //
-// Versions 1 to 3 are refused with a message to recompress: their sources
+// Versions 1 to 4 are refused with a message to recompress: their sources
 // are what a tool keeps, and one decoder keeps the player small. (Versions 1
 // and 2 had fixed 16-bit vec3 and 10..20-bit smallest-three keys and a track
 // id per key; version 3 had a CRC-32 and ran the hemisphere chain in the
-// decoder, with a sign bit per rotation key in the jump states.)
+// decoder, with a sign bit per rotation key in the jump states; version 4
+// Rice-coded the stream keys too, each a serial chain of variable-length
+// codes, and had no key widths section.)
 
 #include <bit>
 #include <cstdint>
@@ -78,7 +85,7 @@ static_assert(std::endian::native == std::endian::little,
               "the stream is little-endian and read with memcpy");
 
 inline constexpr uint32_t kStreamMagic = 0x5254534Bu;  // "KSTR"
-inline constexpr uint16_t kStreamVersion = 4;        // written and read by this build
+inline constexpr uint16_t kStreamVersion = 5;        // written and read by this build
 inline constexpr uint16_t kNoParent = 0xFFFFu;
 inline constexpr uint32_t kFrameBits = 16;
 inline constexpr uint32_t kKeyCountBits = 17;        // up to 2 * 65535 keys
@@ -103,7 +110,7 @@ inline constexpr uint32_t kSampleRate = 8;          // f32, frames per second
 inline constexpr uint32_t kFrameCount = 12;         // u32
 inline constexpr uint32_t kBoneCount = 16;          // u32
 inline constexpr uint32_t kJumpIntervalFrames = 20; // u32, 0 = no jump frames
-inline constexpr uint32_t kInitialKeysOffset = 24;  // u32, bytes from the start (the tables end here)
+inline constexpr uint32_t kInitialKeysOffset = 24;  // u32, bytes from the start (the key widths end here)
 inline constexpr uint32_t kKeyStreamOffset = 28;
 inline constexpr uint32_t kJumpIndexOffset = 32;
 inline constexpr uint32_t kJumpStatesOffset = 36;
@@ -112,7 +119,7 @@ inline constexpr uint32_t kTotalSize = 44;          // u32, bytes of the whole s
 inline constexpr uint32_t kKeyStreamBits = 48;      // u32, bits used in the key stream
 inline constexpr uint32_t kStreamKeyCount = 52;     // u32, keys in the key stream
 inline constexpr uint32_t kChecksum = 56;           // u32, stream_checksum (checksum.h): XXH3 of the stream but this field
-inline constexpr uint32_t kReserved = 60;           // u32, zero
+inline constexpr uint32_t kKeyWidthsOffset = 60;    // u32 (the tables end here)
 }  // namespace header_offset
 
 inline constexpr uint32_t kHeaderSize = 64;  // the tables start here

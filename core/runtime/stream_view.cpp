@@ -25,6 +25,7 @@ class StreamParser {
     view.m_bytes = m_bytes;
     if (Status s = parse_header(view); !s) return Error{s.error()};
     if (Status s = parse_tables(view); !s) return Error{s.error()};
+    if (Status s = parse_key_widths(view); !s) return Error{s.error()};
     if (Status s = check_initial_keys(view); !s) return Error{s.error()};
     if (Status s = parse_jump_frames(view); !s) return Error{s.error()};
     if (Status s = parse_key_stream_blocks(view); !s) return Error{s.error()};
@@ -81,7 +82,6 @@ class StreamParser {
                   std::to_string(m_bytes.size()) + (total_size > m_bytes.size() ? " (truncated)" : ""));
     }
     if (stream_checksum(m_bytes) != u32(kChecksum)) return fail("checksum mismatch: the content is corrupt");
-    if (u32(kReserved) != 0) return fail("reserved header field is not zero");
 
     view.m_flags = u16(kFlags);
     if ((view.m_flags & ~uint32_t{kFlagZstdKeyStream}) != 0) {
@@ -105,20 +105,21 @@ class StreamParser {
     view.m_key_stream_bits = u32(kKeyStreamBits);
 
     // Sections follow each other in order and end where the next begins.
-    const uint32_t offsets[] = {kHeaderSize,           u32(kInitialKeysOffset), u32(kKeyStreamOffset),
-                                u32(kJumpIndexOffset), u32(kJumpStatesOffset),  u32(kMetadataOffset),
-                                total_size};
+    const uint32_t offsets[] = {kHeaderSize,           u32(kKeyWidthsOffset),  u32(kInitialKeysOffset),
+                                u32(kKeyStreamOffset), u32(kJumpIndexOffset),  u32(kJumpStatesOffset),
+                                u32(kMetadataOffset),  total_size};
     for (size_t i = 1; i < std::size(offsets); ++i) {
       if (offsets[i] < offsets[i - 1] || offsets[i] > total_size) {
         return fail("section offsets are out of order or past the end of the stream");
       }
     }
     m_tables = m_bytes.subspan(offsets[0], offsets[1] - offsets[0]);
-    view.m_initial_keys = m_bytes.subspan(offsets[1], offsets[2] - offsets[1]);
-    view.m_key_stream = m_bytes.subspan(offsets[2], offsets[3] - offsets[2]);
-    view.m_jump_index = m_bytes.subspan(offsets[3], offsets[4] - offsets[3]);
-    view.m_jump_states = m_bytes.subspan(offsets[4], offsets[5] - offsets[4]);
-    m_metadata = m_bytes.subspan(offsets[5], offsets[6] - offsets[5]);
+    view.m_key_widths = m_bytes.subspan(offsets[1], offsets[2] - offsets[1]);
+    view.m_initial_keys = m_bytes.subspan(offsets[2], offsets[3] - offsets[2]);
+    view.m_key_stream = m_bytes.subspan(offsets[3], offsets[4] - offsets[3]);
+    view.m_jump_index = m_bytes.subspan(offsets[4], offsets[5] - offsets[4]);
+    view.m_jump_states = m_bytes.subspan(offsets[5], offsets[6] - offsets[5]);
+    m_metadata = m_bytes.subspan(offsets[6], offsets[7] - offsets[6]);
     view.m_table_bytes = offsets[1];
     return {};
   }
@@ -168,18 +169,48 @@ class StreamParser {
                   std::to_string(view.m_stream_key_count));
     }
     view.m_key_index_bits = bits_for(max_key_count);
-    // A key takes at least one bit per Rice code: bounds what a zstd stream
-    // may claim to decompress to before anything is allocated.
-    uint64_t max_key_bits = 0;
-    for (const StreamTrack& track : view.m_tracks) {
-      if (track.coding == TrackCoding::kAnimated) {
-        max_key_bits = std::max<uint64_t>(max_key_bits, (1 + track.quantization.coded_count()) *
-                                                            uint64_t{kRiceEscapeZeros + kRiceEscapeBits});
+    return {};
+  }
+
+  // Reads every segment's widths: each within what a difference can need,
+  // and all of them together exactly the key stream's length. That bounds
+  // what a zstd stream may claim to decompress to before anything is
+  // allocated, and lets the player trust every width.
+  Status parse_key_widths(StreamView& view) {
+    // The section's size first, from the tables alone: a forged key count
+    // must not make the loop below long.
+    uint64_t expected_bits = 0;
+    for (StreamTrack& track : view.m_tracks) {
+      if (track.coding != TrackCoding::kAnimated) continue;
+      track.key_widths_bit = expected_bits;
+      expected_bits += uint64_t{segment_count(track.key_count)} * segment_width_bits(track.quantization.coded_mask);
+    }
+    if (view.m_key_widths.size() != (expected_bits + 7) / 8) {
+      return fail("key widths section is " + std::to_string(view.m_key_widths.size()) + " bytes, the tracks' " +
+                  "segments need " + std::to_string((expected_bits + 7) / 8));
+    }
+    BitReader reader(view.m_key_widths);
+    uint64_t stream_bits = 0;
+    for (uint32_t t = 0; t < view.m_tracks.size(); ++t) {
+      const StreamTrack& track = view.m_tracks[t];
+      if (track.coding != TrackCoding::kAnimated) continue;
+      const uint32_t segments = segment_count(track.key_count);
+      for (uint32_t s = 0; s < segments; ++s) {
+        uint32_t widths[kKeyFields];
+        read_segment_widths(reader, track.quantization.coded_mask, widths);
+        const uint32_t largest_code = *std::max_element(widths + 1, widths + kKeyFields);
+        if (widths[0] > kMaxFrameDifferenceBits || largest_code > kMaxCodeDifferenceBits) {
+          return fail("track " + std::to_string(t) + " segment " + std::to_string(s) + " has a key field " +
+                      std::to_string(std::max(widths[0], largest_code)) + " bits wide, more than a difference needs");
+        }
+        const uint32_t first = kInitialKeysPerTrack + s * kKeysPerSegment;
+        const uint32_t keys = std::min(kKeysPerSegment, track.key_count - first);
+        stream_bits += uint64_t{keys} * make_stream_key_layout(widths, track.key_coding.negation_bits).key_bits;
       }
     }
-    if (view.m_key_stream_bits > uint64_t{view.m_stream_key_count} * max_key_bits) {
-      return fail("key stream bit count " + std::to_string(view.m_key_stream_bits) + " is more than its " +
-                  std::to_string(view.m_stream_key_count) + " keys can take");
+    if (stream_bits != view.m_key_stream_bits) {
+      return fail("key stream is " + std::to_string(view.m_key_stream_bits) + " bits, its keys' widths add up to " +
+                  std::to_string(stream_bits));
     }
     return {};
   }
@@ -295,7 +326,8 @@ class StreamParser {
     return {};
   }
 
-  // Reads key k of track t (absolute for key 0, else differences) and checks it.
+  // Reads key k of track t (absolute for key 0, Rice-coded differences for
+  // keys 1 and 2, fixed-width differences for stream keys) and checks it.
   template <class Reader>
   Status read_key(Reader& reader, const StreamView& view, uint32_t t, uint32_t k) {
     const StreamTrack& track = view.m_tracks[t];
@@ -304,8 +336,14 @@ class StreamParser {
     if (k == 0) {
       read_absolute_codes(reader, track, codes);
       frame = 0;
-    } else {
+    } else if (k < kInitialKeysPerTrack) {
       read_key_differences(reader, track, frame, codes);
+    } else {
+      if (opens_segment(k)) {
+        m_layouts[t] = segment_layout(view.m_key_widths, track.key_widths_bit, segment_of_key(k),
+                                      track.quantization.coded_mask, track.key_coding.negation_bits);
+      }
+      read_stream_key(reader, m_layouts[t], track.key_coding.frame_delta_min, frame, codes);
     }
     m_frames[3 * t] = m_frames[3 * t + 1];
     m_frames[3 * t + 1] = m_frames[3 * t + 2];
@@ -318,6 +356,7 @@ class StreamParser {
     m_frames.assign(view.m_tracks.size() * 3, 0);
     m_codes.assign(view.m_tracks.size() * 4, 0);
     m_read.assign(view.m_tracks.size(), 0);
+    m_layouts.assign(view.m_tracks.size(), StreamKeyLayout{});
     for (uint32_t t = 0; t < view.m_tracks.size(); ++t) {
       const StreamTrack& track = view.m_tracks[t];
       if (track.coding != TrackCoding::kAnimated) continue;
@@ -515,6 +554,7 @@ class StreamParser {
   std::vector<uint32_t> m_frames;  // per track: frames of the three keys read last, oldest first
   std::vector<int32_t> m_codes;    // per track: codes of the key read last
   std::vector<uint32_t> m_read;    // per track: keys read
+  std::vector<StreamKeyLayout> m_layouts;  // per track: the layout of its current segment of stream keys
 };
 
 Result<StreamView> StreamView::open(std::span<const uint8_t> bytes, const char* name, StreamCheck check) {

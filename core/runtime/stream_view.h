@@ -2,7 +2,8 @@
 // StreamView: a checked view of a packed stream (DESIGN §7). open() trusts
 // nothing: it checks the checksum and bounds-checks every offset, count,
 // index and bit width of the tables, the initial keys, the jump frames and
-// the zstd block table. That is what an engine pays at every load, in
+// the zstd block table, and every segment's key widths, which must add up
+// to the key stream's length. That is what an engine pays at every load, in
 // microseconds: it reads neither the key stream nor a zstd block. A Player
 // may then decode the stream: whatever the key stream holds, it reads
 // nothing out of bounds, allocates nothing and stops after the keys the
@@ -23,6 +24,7 @@
 #include "core/runtime/key_coding.h"
 #include "core/runtime/quantization.h"
 #include "core/runtime/stream_format.h"
+#include "core/runtime/stream_key_layout.h"
 #include "core/runtime/result.h"
 #include "core/runtime/stream_metadata.h"
 
@@ -37,6 +39,8 @@ struct StreamTrack {
   float constant[4] = {0.f, 0.f, 0.f, 0.f};  // identity and constant tracks: the value
   TrackQuantization quantization;  // animated tracks
   KeyCoding key_coding;            // animated tracks
+  uint64_t key_widths_bit = 0;     // tracks of more than three keys: where their segments' widths start in the
+                                   // key widths section (stream_key_layout.h)
 };
 
 /// Where a seek can resume: the state after every key with need frame <= frame.
@@ -100,6 +104,8 @@ class StreamView {
   size_t table_bytes() const { return m_table_bytes; }
 
   std::span<const uint8_t> bytes() const { return m_bytes; }
+  /// The widths of every segment of stream keys (stream_key_layout.h).
+  std::span<const uint8_t> key_widths() const { return m_key_widths; }
   std::span<const uint8_t> initial_keys() const { return m_initial_keys; }
   /// The key stream section: the plain key stream, or for a zstd stream the
   /// block sizes and frames.
@@ -117,6 +123,7 @@ class StreamView {
 
  private:
   std::span<const uint8_t> m_bytes;
+  std::span<const uint8_t> m_key_widths;
   std::span<const uint8_t> m_initial_keys;
   std::span<const uint8_t> m_key_stream;
   std::span<const uint8_t> m_jump_index;
@@ -160,7 +167,8 @@ inline bool read_absolute_codes(Reader& reader, const StreamTrack& track, int32_
   return read_negation(reader, track);
 }
 
-/// Reads a key written as differences from the key before it: `frame` and
+/// Reads a key written as Rice-coded differences from the key before it (a
+/// track's keys 1 and 2, and the keys a jump frame saves): `frame` and
 /// `codes` hold that key's and become this one's; returns whether the key
 /// is negated. Unsigned arithmetic, so untrusted differences wrap instead of
 /// overflowing (StreamView::open refuses codes and frames out of range).

@@ -1,14 +1,16 @@
 #pragma once
 // The fitted clip behind the committed golden stream of the current version
-// (tests/golden/stream_v3.ks): built by hand from integer formulas, not by
+// (tests/golden/stream_v5.ks): built by hand from integer formulas, not by
 // the fitter, so the golden test notices a change of the stream format and
 // nothing else. It covers what the format has to carry: identity, constant
 // and animated tracks; vec3 tracks coding some of their components;
 // relative and full rotations, whose keys cross hemispheres; 2-, 3-, 4- and
 // many-key tracks; discontinuities (at frame 0, inside, at the last frame);
 // keys on adjacent frames; negative codes and a jump large enough for a
-// Rice escape; a bone tolerance override in the metadata; jump frames
-// (every 0.25 s = 8 frames).
+// Rice escape; tracks whose stream keys span two segments, one with keys
+// wider than one 57-bit load (format version 5); a bone tolerance override
+// in the metadata; jump frames (every 0.25 s = 8 frames). Bone 4 was added
+// for version 5: the tracks before it are those of versions 3 and 4.
 
 #include <cstdint>
 #include <cstdio>
@@ -26,7 +28,7 @@ namespace ks::golden {
 
 inline constexpr float kJumpIntervalS = 0.25f;
 inline constexpr uint32_t kFrameCount = 30;
-inline constexpr uint32_t kBoneCount = 4;
+inline constexpr uint32_t kBoneCount = 5;
 inline constexpr size_t kFloatsPerBone = 10;  // translation xyz, rotation xyzw, scale xyz
 
 namespace detail {
@@ -111,8 +113,8 @@ inline FittedTrack make_track(uint32_t t, const TrackSpec& spec, Lcg& lcg) {
 
 }  // namespace detail
 
-/// The golden fitted clip: 4 bones (a root, two children of it, and a child
-/// of the second), 30 frames at 30 Hz.
+/// The golden fitted clip: 5 bones (a root, two children of it, a child of
+/// the second and a child of that), 30 frames at 30 Hz.
 inline FittedClip make_clip() {
   using detail::TrackSpec;
   constexpr TrackCoding kIdentity = TrackCoding::kIdentity;
@@ -140,13 +142,21 @@ inline FittedClip make_clip() {
       {kIdentity, {}, 0, kRelative, 0.f, {0.f, 0.f, 0.f, 0.f}, 0, 0},
       {kConstant, {}, 0, kRelative, 0.f, {0.36f, 0.48f, 0.f, 0.8f}, 0, 0},
       {kConstant, {}, 0, kRelative, 0.f, {0.75f, 0.75f, 0.75f, 0.f}, 0, 0},
+      // bone 4: a translation of 24 keys (stream keys in two segments); a
+      // full rotation of 20 keys whose large steps make every key of its
+      // first segment wider than one 57-bit load; identity scale.
+      {kAnimated, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 16, 18, 20, 22, 24, 25, 26, 27, 28, 29}, 0b111,
+       kRelative, 1.f / 1024.f, {}, 20, 3000},
+      {kAnimated, {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 23, 25, 27, 29}, 0, kFull, 1.f / 16384.f,
+       {}, 9000, 14000},
+      {kIdentity, {}, 0, kRelative, 0.f, {1.f, 1.f, 1.f, 0.f}, 0, 0},
   };
   FittedClip clip;
   clip.name = "golden";
   clip.sample_rate_hz = 30.f;
   clip.frame_count = kFrameCount;
-  clip.parents = {-1, 0, 0, 2};
-  clip.bone_names = {"root", "left", "right", "tip"};
+  clip.parents = {-1, 0, 0, 2, 3};
+  clip.bone_names = {"root", "left", "right", "tip", "end"};
   clip.settings.bone_tolerances = {BoneTolerance{"right", 0.0005f, 0.1f}};
   detail::Lcg lcg{12345u};
   for (uint32_t t = 0; t < 3 * kBoneCount; ++t) clip.tracks.push_back(detail::make_track(t, specs[t], lcg));

@@ -244,7 +244,6 @@ TEST(Pack, WritesAHeaderThatDescribesTheStream) {
   EXPECT_EQ(get_u32(bytes, kBoneCount), 3u);
   EXPECT_EQ(get_u32(bytes, kJumpIntervalFrames), 8u);
   EXPECT_EQ(get_u32(bytes, kTotalSize), bytes.size());
-  EXPECT_EQ(get_u32(bytes, kReserved), 0u);
   size_t stream_keys = 0;
   for (const FittedTrack& t : wave().tracks) {
     if (t.coding == TrackCoding::kAnimated && t.keys.size() > kInitialKeysPerTrack) stream_keys += t.keys.size() - 3;
@@ -252,6 +251,7 @@ TEST(Pack, WritesAHeaderThatDescribesTheStream) {
   EXPECT_EQ(get_u32(bytes, kStreamKeyCount), stream_keys);
   // Sections in order, the tables right after the header.
   const uint32_t offsets[] = {kHeaderSize,
+                              get_u32(bytes, kKeyWidthsOffset),
                               get_u32(bytes, kInitialKeysOffset),
                               get_u32(bytes, kKeyStreamOffset),
                               get_u32(bytes, kJumpIndexOffset),
@@ -320,7 +320,7 @@ void check_layout(const FittedClip& clip, float jump_interval_s) {
   const StreamView& view = opened.value();
   const uint32_t track_count = static_cast<uint32_t>(clip.tracks.size());
   const test::TableLayout layout = test::table_layout(bytes);
-  EXPECT_EQ((layout.end_bit + 7) / 8, get_u32(bytes, header_offset::kInitialKeysOffset));
+  EXPECT_EQ((layout.end_bit + 7) / 8, get_u32(bytes, header_offset::kKeyWidthsOffset));
   BitReader parents(bytes, uint64_t{kHeaderSize} * 8);
   for (size_t b = 0; b < clip.parents.size(); ++b) {
     EXPECT_EQ(static_cast<int32_t>(parents.read(layout.parent_bits)) - 1, clip.parents[b]) << "bone " << b;
@@ -364,6 +364,26 @@ void check_layout(const FittedClip& clip, float jump_interval_s) {
             << "track " << t << " key " << k << " component " << c;
       }
     }
+  }
+  // Each segment of stream keys is as wide as its largest difference needs,
+  // field by field, and no wider.
+  const std::vector<std::vector<test::SegmentWidths>> widths = test::stored_key_widths(bytes, layout);
+  for (uint32_t t = 0; t < track_count; ++t) {
+    const FittedTrack& track = clip.tracks[t];
+    if (track.coding != TrackCoding::kAnimated) continue;
+    const uint32_t delta_min = layout.tracks[t].key_coding.frame_delta_min;
+    std::vector<test::SegmentWidths> expected;
+    for (size_t k = kInitialKeysPerTrack; k < track.keys.size(); ++k) {
+      if ((k - kInitialKeysPerTrack) % test::kTestKeysPerSegment == 0) expected.push_back({});
+      test::SegmentWidths& w = expected.back();
+      w[0] = std::max<uint32_t>(w[0], std::bit_width(track.keys[k].frame - track.keys[k - 1].frame - delta_min));
+      for (int c = 0; c < 4; ++c) {
+        if (!track.quantization.coded(c)) continue;
+        const uint32_t field = zigzag(track.keys[k].codes[c] - track.keys[k - 1].codes[c]);
+        w[c + 1] = std::max<uint32_t>(w[c + 1], std::bit_width(field));
+      }
+    }
+    EXPECT_EQ(widths[t], expected) << "track " << t;
   }
   EXPECT_EQ((keys.initial_bits + 7) / 8, get_u32(bytes, header_offset::kKeyStreamOffset) -
                                              get_u32(bytes, header_offset::kInitialKeysOffset));

@@ -1,15 +1,16 @@
 // The stream format (core/runtime/stream_format.h) and the committed golden
-// streams that pin it: tests/golden/stream_v4.ks (and its zstd twin) must
+// streams that pin it: tests/golden/stream_v5.ks (and its zstd twin) must
 // keep opening and decoding to the committed poses byte for byte, and
 // packing the same fitted input must keep producing them. A failure here
 // means the format changed: bump kStreamVersion and add new golden files
-// (tests/golden/README.md). Versions 1 to 3 are refused with a message to
+// (tests/golden/README.md). Versions 1 to 4 are refused with a message to
 // recompress.
 
 #include "core/runtime/stream_format.h"
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -20,6 +21,7 @@
 #include "core/offline/pack.h"
 #include "core/offline/quantize.h"
 #include "core/runtime/player.h"
+#include "core/runtime/stream_key_layout.h"
 #include "core/runtime/stream_view.h"
 #include "tests/golden/golden_clip.h"
 
@@ -34,22 +36,30 @@ std::vector<uint8_t> read_golden(const char* name) {
   return text.ok() ? std::vector<uint8_t>(text.value().begin(), text.value().end()) : std::vector<uint8_t>{};
 }
 
-TEST(StreamFormat, HeaderLayoutIsVersionFour) {
-  EXPECT_EQ(kStreamVersion, 4u);
+TEST(StreamFormat, HeaderLayoutIsVersionFive) {
+  EXPECT_EQ(kStreamVersion, 5u);
   EXPECT_EQ(kHeaderSize, 64u);
-  EXPECT_EQ(header_offset::kChecksum + 4, header_offset::kReserved);
-  EXPECT_EQ(header_offset::kReserved + 4, kHeaderSize);
+  EXPECT_EQ(header_offset::kChecksum + 4, header_offset::kKeyWidthsOffset);
+  EXPECT_EQ(header_offset::kKeyWidthsOffset + 4, kHeaderSize);
   const char magic[4] = {'K', 'S', 'T', 'R'};
   EXPECT_EQ(std::memcmp(&kStreamMagic, magic, 4), 0);
   // The widest absolute code holds every code a key may have.
   EXPECT_EQ(kMaxAbsoluteCodeBits, bits_for(kMaxCodeMagnitude) + 1);
   EXPECT_LE(kMaxAbsoluteCodeBits, (1u << kAbsoluteWidthBits) - 1);
   EXPECT_LE(kMaxRiceParameter, (1u << kRiceParameterBits) - 1);
+  // A stream key's widths hold the largest difference of two codes in range
+  // and of two frames, and a whole key's bits fit StreamKeyLayout::key_bits.
+  EXPECT_EQ(kMaxCodeDifferenceBits, std::bit_width(zigzag(-2 * kMaxCodeMagnitude)));
+  EXPECT_EQ(kMaxCodeDifferenceBits, std::bit_width(zigzag(2 * kMaxCodeMagnitude)));
+  EXPECT_EQ(kMaxFrameDifferenceBits, std::bit_width(65534u));
+  EXPECT_LE(kMaxCodeDifferenceBits, (1u << kSegmentWidthBits) - 1);
+  EXPECT_LE(kMaxFrameDifferenceBits + 4 * kMaxCodeDifferenceBits + 1, 255u);
   EXPECT_GE(uint64_t{1} << kKeyCountBits, 2 * uint64_t{65535} + 1);
 }
 
 TEST(OldStreams, AreRefusedWithAMessageToRecompress) {
-  for (const char* name : {"stream_v1.ks", "stream_v2.ks", "stream_v2_zstd.ks", "stream_v3.ks", "stream_v3_zstd.ks"}) {
+  for (const char* name : {"stream_v1.ks", "stream_v2.ks", "stream_v2_zstd.ks", "stream_v3.ks", "stream_v3_zstd.ks",
+                           "stream_v4.ks", "stream_v4_zstd.ks"}) {
     SCOPED_TRACE(name);
     const std::vector<uint8_t> stream = read_golden(name);
     ASSERT_GE(stream.size(), kHeaderSize);
@@ -68,8 +78,8 @@ struct GoldenFile {
   const char* poses;
 };
 constexpr GoldenFile kGoldenFiles[] = {
-    {"stream_v4.ks", "stream_v4_poses.bin"},
-    {"stream_v4_zstd.ks", "stream_v4_poses.bin"},
+    {"stream_v5.ks", "stream_v5_poses.bin"},
+    {"stream_v5_zstd.ks", "stream_v5_poses.bin"},
 };
 
 TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
@@ -79,7 +89,7 @@ TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
     const std::vector<uint8_t> poses = read_golden(file.poses);
     const Result<StreamView> view = StreamView::open(stream, file.stream);
     ASSERT_TRUE(view.ok()) << view.error();
-    EXPECT_EQ(view.value().version(), 4u);
+    EXPECT_EQ(view.value().version(), 5u);
     EXPECT_EQ(view.value().frame_count(), golden::kFrameCount);
     EXPECT_EQ(view.value().bone_count(), golden::kBoneCount);
     const std::vector<float> times = golden::frame_times();
@@ -104,7 +114,7 @@ TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
 TEST(GoldenStream, DecodesToTheFittedCurves) {
   // The committed poses are the fitted clip's curves, bit for bit.
   const FittedClip clip = golden::make_clip();
-  const std::vector<uint8_t> poses = read_golden("stream_v4_poses.bin");
+  const std::vector<uint8_t> poses = read_golden("stream_v5_poses.bin");
   const std::vector<float> times = golden::frame_times();
   ASSERT_EQ(poses.size(), times.size() * golden::kBoneCount * sizeof(Transform));
   for (size_t i = 0; i < times.size(); ++i) {
@@ -124,7 +134,7 @@ TEST(GoldenStream, DecodesToTheFittedCurves) {
 
 TEST(GoldenStream, CarriesItsMetadata) {
   const FittedClip clip = golden::make_clip();
-  for (const char* name : {"stream_v4.ks", "stream_v4_zstd.ks"}) {
+  for (const char* name : {"stream_v5.ks", "stream_v5_zstd.ks"}) {
     SCOPED_TRACE(name);
     const std::vector<uint8_t> stream = read_golden(name);
     const Result<StreamView> view = StreamView::open(stream);
@@ -150,7 +160,7 @@ TEST(GoldenStream, CarriesItsMetadata) {
 
 TEST(GoldenStream, PackingTheGoldenClipReproducesTheCommittedBytes) {
   for (const bool zstd : {false, true}) {
-    const char* name = zstd ? "stream_v4_zstd.ks" : "stream_v4.ks";
+    const char* name = zstd ? "stream_v5_zstd.ks" : "stream_v5.ks";
     SCOPED_TRACE(name);
     const std::vector<uint8_t> committed = read_golden(name);
     const Result<std::vector<uint8_t>> packed = pack(golden::make_clip(), golden::pack_settings(zstd));
@@ -163,14 +173,14 @@ TEST(GoldenStream, PackingTheGoldenClipReproducesTheCommittedBytes) {
 }
 
 TEST(GoldenStream, CoversTheFormatsFeatures) {
-  const std::vector<uint8_t> stream = read_golden("stream_v4.ks");
+  const std::vector<uint8_t> stream = read_golden("stream_v5.ks");
   const Result<StreamView> opened = StreamView::open(stream);
   ASSERT_TRUE(opened.ok()) << opened.error();
   const StreamView& view = opened.value();
   EXPECT_EQ(view.jump_frames().size(), 3u);  // frames 8, 16, 24
   EXPECT_GT(view.stream_key_count(), 0u);
-  EXPECT_EQ(view.animated_track_count(), 7u);
-  EXPECT_EQ(view.streamed_track_count(), 5u);
+  EXPECT_EQ(view.animated_track_count(), 9u);
+  EXPECT_EQ(view.streamed_track_count(), 7u);
   uint32_t codings[3] = {0, 0, 0};
   uint32_t rotation_codings[2] = {0, 0};
   bool partial_vec3 = false;
@@ -180,11 +190,11 @@ TEST(GoldenStream, CoversTheFormatsFeatures) {
     if (track.kind == TrackKind::kRotation) ++rotation_codings[static_cast<int>(track.quantization.rotation)];
     if (track.kind != TrackKind::kRotation && track.quantization.coded_mask != 0b111) partial_vec3 = true;
   }
-  EXPECT_EQ(codings[0], 2u);  // identity
+  EXPECT_EQ(codings[0], 3u);  // identity
   EXPECT_EQ(codings[1], 3u);  // constant
-  EXPECT_EQ(codings[2], 7u);  // animated
+  EXPECT_EQ(codings[2], 9u);  // animated
   EXPECT_EQ(rotation_codings[0], 2u);
-  EXPECT_EQ(rotation_codings[1], 1u);
+  EXPECT_EQ(rotation_codings[1], 2u);
   EXPECT_TRUE(partial_vec3);
   // Some rotation keys cross hemispheres, so the player negates them; some
   // key differences are large enough for a Rice escape.
@@ -205,6 +215,24 @@ TEST(GoldenStream, CoversTheFormatsFeatures) {
   }
   EXPECT_GT(negated, 0);
   EXPECT_GT(escapes, 0);
+  // Stream keys in more than one segment; a segment whose keys are wider
+  // than one 57-bit load (read field by field); one with a field of 0 bits.
+  uint32_t most_segments = 0, widest_key = 0;
+  bool empty_field = false;
+  for (const FittedTrack& track : golden::make_clip().tracks) {
+    if (track.coding != TrackCoding::kAnimated) continue;
+    const KeyCoding coding = choose_key_coding(track);
+    const uint32_t segments = segment_count(static_cast<uint32_t>(track.keys.size()));
+    most_segments = std::max(most_segments, segments);
+    for (uint32_t s = 0; s < segments; ++s) {
+      const std::array<uint32_t, kKeyFields> widths = segment_widths(track, coding, s);
+      widest_key = std::max<uint32_t>(widest_key, make_stream_key_layout(widths.data(), coding.negation_bits).key_bits);
+      for (uint32_t c = 0; c < 4; ++c) empty_field = empty_field || (track.quantization.coded(static_cast<int>(c)) && widths[c + 1] == 0);
+    }
+  }
+  EXPECT_GE(most_segments, 2u);
+  EXPECT_GT(widest_key, 57u);
+  EXPECT_TRUE(empty_field);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -88,8 +89,8 @@ inline std::vector<uint8_t> splice(const std::vector<uint8_t>& original, uint32_
   bytes.insert(bytes.begin() + at, insert.begin(), insert.end());
   const int64_t delta = static_cast<int64_t>(insert.size()) - static_cast<int64_t>(erase);
   namespace ho = header_offset;
-  for (const uint32_t field : {ho::kInitialKeysOffset, ho::kKeyStreamOffset, ho::kJumpIndexOffset,
-                               ho::kJumpStatesOffset, ho::kMetadataOffset}) {
+  for (const uint32_t field : {ho::kKeyWidthsOffset, ho::kInitialKeysOffset, ho::kKeyStreamOffset,
+                               ho::kJumpIndexOffset, ho::kJumpStatesOffset, ho::kMetadataOffset}) {
     const uint32_t offset = get_u32(bytes, field);
     if (offset >= uint64_t{at} + erase) set_u32(bytes, field, static_cast<uint32_t>(offset + delta));
   }
@@ -110,7 +111,7 @@ inline void write_bits(std::vector<uint8_t>& bytes, uint64_t bit_offset, uint64_
   }
 }
 
-// --- an independent reading of the version 4 layout (stream_format.h) -------
+// --- an independent reading of the version 5 layout (stream_format.h) -------
 // Written from the format's description, not from StreamView, so the pack
 // tests check the bytes against the documentation and the stream view tests
 // can find (and change) any field.
@@ -139,7 +140,7 @@ struct TableLayout {
   uint64_t parent_bit(uint32_t bone) const { return uint64_t{kHeaderSize} * 8 + uint64_t{bone} * parent_bits; }
 };
 
-/// The tables of a well-formed version 4 stream.
+/// The tables of a well-formed version 5 stream.
 inline TableLayout table_layout(std::span<const uint8_t> bytes) {
   TableLayout layout;
   layout.bone_count = get_u32(bytes, header_offset::kBoneCount);
@@ -226,7 +227,35 @@ struct StoredKeys {
   uint64_t initial_bits = 0, stream_bits = 0;  // where each section's keys end
 };
 
-inline void read_stored_key(BitReader& reader, const TrackRecord& r, const StoredKey* before, StoredKey& key) {
+/// Widths of one segment of stream keys: the frame difference's, then
+/// components 0..3 (0 for a component not coded).
+using SegmentWidths = std::array<uint32_t, 5>;
+inline constexpr uint32_t kTestKeysPerSegment = 16;  // stream_key_layout.h's kKeysPerSegment, restated
+
+/// The key widths section: per streamed track, the widths of each segment
+/// of its stream keys (keys 3..18, 19..34, ...).
+inline std::vector<std::vector<SegmentWidths>> stored_key_widths(std::span<const uint8_t> bytes,
+                                                                 const TableLayout& layout) {
+  std::vector<std::vector<SegmentWidths>> out(layout.tracks.size());
+  BitReader reader(bytes, uint64_t{get_u32(bytes, header_offset::kKeyWidthsOffset)} * 8);
+  for (uint32_t t = 0; t < layout.tracks.size(); ++t) {
+    const TrackRecord& r = layout.tracks[t];
+    if (r.coding != TrackCoding::kAnimated) continue;
+    for (uint32_t first = kInitialKeysPerTrack; first < r.key_count; first += kTestKeysPerSegment) {
+      SegmentWidths w{};
+      w[0] = reader.read(5);
+      for (int c = 0; c < 4; ++c) w[c + 1] = r.coded(c) ? reader.read(5) : 0;
+      out[t].push_back(w);
+    }
+  }
+  return out;
+}
+
+/// Reads one key: absolute when `before` is null; else its differences,
+/// Rice coded when `widths` is null (keys 1 and 2, jump states), or at
+/// `widths` (the key stream).
+inline void read_stored_key(BitReader& reader, const TrackRecord& r, const StoredKey* before, StoredKey& key,
+                            const SegmentWidths* widths = nullptr) {
   key.bit_offset = reader.position();
   if (before == nullptr) {
     for (int c = 0; c < 4; ++c) {
@@ -236,12 +265,14 @@ inline void read_stored_key(BitReader& reader, const TrackRecord& r, const Store
       key.codes[c] = static_cast<int32_t>(field << (32 - bits)) >> (32 - bits);
     }
   } else {
-    key.frame = before->frame + read_rice_slowly(reader, r.key_coding.frame_rice) + r.key_coding.frame_delta_min;
+    const uint32_t frame_field =
+        widths != nullptr ? reader.read((*widths)[0]) : read_rice_slowly(reader, r.key_coding.frame_rice);
+    key.frame = before->frame + frame_field + r.key_coding.frame_delta_min;
     for (int c = 0; c < 4; ++c) {
       if (!r.coded(c)) continue;
-      const uint32_t u = read_rice_slowly(reader, r.key_coding.value_rice[c]);
+      const uint32_t u = widths != nullptr ? reader.read((*widths)[c + 1]) : read_rice_slowly(reader, r.key_coding.value_rice[c]);
       const int32_t difference = static_cast<int32_t>(u >> 1) ^ -static_cast<int32_t>(u & 1u);
-      key.codes[c] = before->codes[c] + difference;
+      key.codes[c] = static_cast<int32_t>(static_cast<uint32_t>(before->codes[c]) + static_cast<uint32_t>(difference));
     }
   }
   if (r.key_coding.negation_bits) {
@@ -270,6 +301,7 @@ inline StoredKeys stored_keys(std::span<const uint8_t> bytes, const TableLayout&
     }
   }
   out.initial_bits = initial.position();
+  const std::vector<std::vector<SegmentWidths>> widths = stored_key_widths(bytes, layout);
   BitReader stream(bytes.subspan(stream_at, stream_end - stream_at));
   while (true) {
     uint32_t next = ~0u, need = ~0u;
@@ -286,7 +318,8 @@ inline StoredKeys stored_keys(std::span<const uint8_t> bytes, const TableLayout&
     StoredKey key;
     key.track = next;
     key.key = static_cast<uint32_t>(out.tracks[next].size());
-    read_stored_key(stream, layout.tracks[next], &out.tracks[next].back(), key);
+    read_stored_key(stream, layout.tracks[next], &out.tracks[next].back(), key,
+                    &widths[next][(key.key - kInitialKeysPerTrack) / kTestKeysPerSegment]);
     out.tracks[next].push_back(key);
     out.stream.push_back(key);
   }
@@ -294,8 +327,25 @@ inline StoredKeys stored_keys(std::span<const uint8_t> bytes, const TableLayout&
   return out;
 }
 
-/// Appends `key` (absolute when `before` is null) as the stream writes it.
-inline void write_stored_key(BitWriter& writer, const TrackRecord& r, const StoredKey* before, const StoredKey& key) {
+// The fields of `key` after `before`: the frame difference past the minimum,
+// then each component's zigzagged difference (0 for a component not coded).
+// Wrapping, as the decoder adds: a test may store codes far out of range.
+inline SegmentWidths difference_fields(const TrackRecord& r, const StoredKey& before, const StoredKey& key) {
+  SegmentWidths fields{};
+  fields[0] = key.frame - before.frame - r.key_coding.frame_delta_min;
+  for (int c = 0; c < 4; ++c) {
+    const auto difference =
+        static_cast<int32_t>(static_cast<uint32_t>(key.codes[c]) - static_cast<uint32_t>(before.codes[c]));
+    if (r.coded(c)) fields[c + 1] = zigzag(difference);
+  }
+  return fields;
+}
+
+/// Appends `key` (absolute when `before` is null) as the stream writes it:
+/// differences Rice coded when `widths` is null, else at `widths` (each
+/// field cut to its width: a test may ask for more than a width holds).
+inline void write_stored_key(BitWriter& writer, const TrackRecord& r, const StoredKey* before, const StoredKey& key,
+                             const SegmentWidths* widths = nullptr) {
   if (before == nullptr) {
     for (int c = 0; c < 4; ++c) {
       if (r.coded(c)) writer.write_signed(key.codes[c], r.key_coding.absolute_bits);
@@ -303,39 +353,72 @@ inline void write_stored_key(BitWriter& writer, const TrackRecord& r, const Stor
     if (r.key_coding.negation_bits) writer.write(key.negated ? 1 : 0, 1);
     return;
   }
-  writer.write_rice(key.frame - before->frame - r.key_coding.frame_delta_min, r.key_coding.frame_rice);
-  for (int c = 0; c < 4; ++c) {
-    // Wrapping, as the decoder adds: a test may store codes far out of range.
-    const auto difference =
-        static_cast<int32_t>(static_cast<uint32_t>(key.codes[c]) - static_cast<uint32_t>(before->codes[c]));
-    if (r.coded(c)) writer.write_rice(zigzag(difference), r.key_coding.value_rice[c]);
+  const SegmentWidths fields = difference_fields(r, *before, key);
+  if (widths != nullptr) {
+    for (int f = 0; f < 5; ++f) {
+      if (f == 0 || r.coded(f - 1)) writer.write(fields[f] & ((uint64_t{1} << (*widths)[f]) - 1u), (*widths)[f]);
+    }
+  } else {
+    writer.write_rice(fields[0], r.key_coding.frame_rice);
+    for (int c = 0; c < 4; ++c) {
+      if (r.coded(c)) writer.write_rice(fields[c + 1], r.key_coding.value_rice[c]);
+    }
   }
   if (r.key_coding.negation_bits) writer.write(key.negated ? 1 : 0, 1);
 }
 
+/// The widths the packer gives `track`'s keys: per segment, the bits its
+/// largest field needs (at most 31, what 5 bits hold).
+inline std::vector<SegmentWidths> widths_for(const TrackRecord& r, const std::vector<StoredKey>& track) {
+  std::vector<SegmentWidths> out;
+  for (size_t first = kInitialKeysPerTrack; first < track.size(); first += kTestKeysPerSegment) {
+    SegmentWidths w{};
+    for (size_t k = first; k < std::min(track.size(), first + kTestKeysPerSegment); ++k) {
+      const SegmentWidths fields = difference_fields(r, track[k - 1], track[k]);
+      for (int f = 0; f < 5; ++f) w[f] = std::max<uint32_t>(w[f], std::min<uint32_t>(31, std::bit_width(fields[f])));
+    }
+    out.push_back(w);
+  }
+  return out;
+}
+
 /// `bytes` (a plain stream without jump frames) with its key sections
 /// rewritten from `keys`: every track's keys in `keys.tracks`, the key stream
-/// in the order of `keys.stream` (whose entries name the track and key).
-/// Header offsets, counts, size and checksum follow.
+/// in the order of `keys.stream` (whose entries name the track and key), the
+/// key widths those keys need. Header offsets, counts, size and checksum
+/// follow.
 inline std::vector<uint8_t> with_keys(const std::vector<uint8_t>& bytes, const TableLayout& layout,
                                       const StoredKeys& keys) {
-  BitWriter initial, stream;
+  BitWriter key_widths, initial, stream;
+  std::vector<std::vector<SegmentWidths>> widths(layout.tracks.size());
   for (uint32_t t = 0; t < layout.tracks.size(); ++t) {
+    const TrackRecord& r = layout.tracks[t];
     const std::vector<StoredKey>& track = keys.tracks[t];
     for (size_t k = 0; k < track.size() && k < kInitialKeysPerTrack; ++k) {
-      write_stored_key(initial, layout.tracks[t], k == 0 ? nullptr : &track[k - 1], track[k]);
+      write_stored_key(initial, r, k == 0 ? nullptr : &track[k - 1], track[k]);
+    }
+    if (r.coding != TrackCoding::kAnimated) continue;
+    widths[t] = widths_for(r, track);
+    for (const SegmentWidths& w : widths[t]) {
+      for (int f = 0; f < 5; ++f) {
+        if (f == 0 || r.coded(f - 1)) key_widths.write(w[f], 5);
+      }
     }
   }
   for (const StoredKey& entry : keys.stream) {
     const std::vector<StoredKey>& track = keys.tracks[entry.track];
-    write_stored_key(stream, layout.tracks[entry.track], &track[entry.key - 1], track[entry.key]);
+    write_stored_key(stream, layout.tracks[entry.track], &track[entry.key - 1], track[entry.key],
+                     &widths[entry.track][(entry.key - kInitialKeysPerTrack) / kTestKeysPerSegment]);
   }
   namespace ho = header_offset;
-  const uint32_t initial_at = get_u32(bytes, ho::kInitialKeysOffset);
+  const uint32_t key_widths_at = get_u32(bytes, ho::kKeyWidthsOffset);
   const uint32_t jump_index_at = get_u32(bytes, ho::kJumpIndexOffset);
-  std::vector<uint8_t> sections = initial.bytes();
+  std::vector<uint8_t> sections = key_widths.bytes();
+  sections.insert(sections.end(), initial.bytes().begin(), initial.bytes().end());
   sections.insert(sections.end(), stream.bytes().begin(), stream.bytes().end());
-  std::vector<uint8_t> out = splice(bytes, initial_at, jump_index_at - initial_at, sections);
+  std::vector<uint8_t> out = splice(bytes, key_widths_at, jump_index_at - key_widths_at, sections);
+  const uint32_t initial_at = key_widths_at + static_cast<uint32_t>(key_widths.bytes().size());
+  set_u32(out, ho::kInitialKeysOffset, initial_at);
   set_u32(out, ho::kKeyStreamOffset, initial_at + static_cast<uint32_t>(initial.bytes().size()));
   set_u32(out, ho::kKeyStreamBits, static_cast<uint32_t>(stream.size_bits()));
   set_u32(out, ho::kStreamKeyCount, static_cast<uint32_t>(keys.stream.size()));

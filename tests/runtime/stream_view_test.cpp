@@ -154,7 +154,7 @@ TEST(StreamViewOpen, OpensAValidStream) {
   EXPECT_EQ(view.jump_interval_frames(), 8u);
   ASSERT_EQ(view.jump_frames().size(), 4u);
   EXPECT_EQ(view.jump_frames()[3].frame, 32u);
-  EXPECT_EQ(view.table_bytes(), get_u32(valid(), ho::kInitialKeysOffset));
+  EXPECT_EQ(view.table_bytes(), get_u32(valid(), ho::kKeyWidthsOffset));
   EXPECT_EQ((layout().end_bit + 7) / 8, view.table_bytes());
   EXPECT_EQ(view.bytes().data(), valid().data());  // a view, not a copy
   EXPECT_GT(view.jump_frame_bytes(), 4 * kJumpIndexEntrySize);
@@ -187,15 +187,15 @@ TEST(StreamViewOpen, RefusesWrongMagic) {
 }
 
 TEST(StreamViewOpen, RefusesOtherVersions) {
-  for (const uint16_t version : {uint16_t{0}, uint16_t{1}, uint16_t{2}, uint16_t{3}}) {
+  for (const uint16_t version : {uint16_t{0}, uint16_t{1}, uint16_t{2}, uint16_t{3}, uint16_t{4}}) {
     const Bytes bytes = patched([&](Bytes& b) { set_u16(b, ho::kVersion, version); });
     EXPECT_TRUE(refused_mentioning(open(bytes), {"format version " + std::to_string(version) + " is no longer read",
-                                                 "reads version 4", "recompress"}));
+                                                 "reads version 5", "recompress"}));
   }
-  for (const uint16_t version : {uint16_t{5}, uint16_t{0xFFFF}}) {
+  for (const uint16_t version : {uint16_t{6}, uint16_t{0xFFFF}}) {
     const Bytes bytes = patched([&](Bytes& b) { set_u16(b, ho::kVersion, version); });
     EXPECT_TRUE(refused_mentioning(open(bytes), {"format version " + std::to_string(version),
-                                                 "written by a newer keystream", "reads version 4"}));
+                                                 "written by a newer keystream", "reads version 5"}));
   }
 }
 
@@ -233,12 +233,11 @@ TEST(StreamViewOpen, RefusesHeaderFieldsOutOfRange) {
                                           " bytes) are too short for 4000 bones"},
            Case{ho::kStreamKeyCount, get_u32(valid(), ho::kStreamKeyCount) - 1, "the key stream should hold"},
            Case{ho::kKeyStreamBits, section_bits + 1,
-                "key stream section is " + std::to_string(section_bits / 8) + " bytes, expected " +
-                    std::to_string(section_bits / 8 + 1)},
-           Case{ho::kKeyStreamBits, 0xFFFFFFF0u, "keys can take"},
+                "key stream is " + std::to_string(section_bits + 1) + " bits, its keys' widths add up to " +
+                    std::to_string(get_u32(valid(), ho::kKeyStreamBits))},
+           Case{ho::kKeyStreamBits, 0xFFFFFFF0u, "key stream is 4294967280 bits, its keys' widths add up to"},
            Case{ho::kJumpIntervalFrames, 0, "jump index is 48 bytes, expected 12 for each of 0 jump frames"},
            Case{ho::kJumpIntervalFrames, 7, "jump index is 48 bytes, expected 12 for each of 5 jump frames"},
-           Case{ho::kReserved, 1, "reserved header field is not zero"},
        }) {
     SCOPED_TRACE(c.message);
     const Bytes bytes = patched([&](Bytes& b) { set_u32(b, c.offset, c.value); });
@@ -260,8 +259,8 @@ TEST(StreamViewOpen, RefusesSectionOffsetsOutOfOrderOrPastTheEnd) {
     set_u32(b, ho::kKeyStreamOffset, initial);
   });
   EXPECT_TRUE(refused_mentioning(open(swapped), {"section offsets are out of order or past the end"}));
-  for (const uint32_t field : {ho::kInitialKeysOffset, ho::kKeyStreamOffset, ho::kJumpIndexOffset,
-                               ho::kJumpStatesOffset, ho::kMetadataOffset}) {
+  for (const uint32_t field : {ho::kKeyWidthsOffset, ho::kInitialKeysOffset, ho::kKeyStreamOffset,
+                               ho::kJumpIndexOffset, ho::kJumpStatesOffset, ho::kMetadataOffset}) {
     SCOPED_TRACE(field);
     for (const uint32_t value : {size + 1, 0xFFFFFFFFu}) {
       const Bytes bytes = patched([&](Bytes& b) { set_u32(b, field, value); });
@@ -331,9 +330,9 @@ TEST(StreamViewOpen, RefusesBadTrackRecords) {
   }
   // Padding after the last record, and records cut short.
   EXPECT_TRUE(
-      refused_mentioning(open(insert_bytes(valid(), get_u32(valid(), ho::kInitialKeysOffset), 1)), {"tables have trailing bytes"}));
+      refused_mentioning(open(insert_bytes(valid(), get_u32(valid(), ho::kKeyWidthsOffset), 1)), {"tables have trailing bytes"}));
   EXPECT_TRUE(refused_mentioning(
-      open(patched([](Bytes& b) { set_u32(b, ho::kInitialKeysOffset, get_u32(b, ho::kInitialKeysOffset) - 8); })),
+      open(patched([](Bytes& b) { set_u32(b, ho::kKeyWidthsOffset, get_u32(b, ho::kKeyWidthsOffset) - 8); })),
       {"tables are truncated at track"}));
 }
 
@@ -393,6 +392,20 @@ Bytes with_changed_keys(Change change) {
   return test::with_keys(plain(), l, keys);
 }
 
+// The same, with track `t`'s table allowing keys at one frame (frame delta
+// minimum 0): only then can a stream key, whose frame difference is an
+// unsigned field, stay at the frame of the key before it.
+template <class Change>
+Bytes with_changed_discontinuous_keys(uint32_t t, Change change) {
+  TableLayout l = test::table_layout(plain());
+  StoredKeys keys = test::stored_keys(plain(), l);
+  change(keys);
+  Bytes base = plain();
+  test::write_bits(base, l.tracks[t].frame_delta_min_bit, 0, 1);
+  l.tracks[t].key_coding.frame_delta_min = 0;
+  return test::with_keys(base, l, keys);
+}
+
 TEST(StreamViewOpen, TheTestEncoderReproducesThePackedKeys) {
   // What the tests below change is the packed stream and nothing else.
   const TableLayout l = test::table_layout(plain());
@@ -413,17 +426,30 @@ TEST(StreamViewOpen, TheTestEncoderReproducesThePackedKeys) {
 
 TEST(StreamViewOpen, RefusesKeysPastTheLastFrameOrGoingBack) {
   const uint32_t t = animated_track(TrackKind::kRotation, 8);
+  const std::vector<FittedKey>& fitted_keys = fitted().tracks[t].keys;
+  const size_t last = fitted_keys.size() - 1;
   const std::string track = "track " + std::to_string(t);
   EXPECT_TRUE(refused_mentioning(open(with_changed_keys([&](StoredKeys& k) { k.tracks[t].back().frame = 40; })),
-                                 {track + " key " + std::to_string(fitted().tracks[t].keys.size() - 1) + " is at frame 40, past the last frame 39"}));
-  EXPECT_TRUE(refused_mentioning(open(with_changed_keys([&](StoredKeys& k) { k.tracks[t].back().frame = 38; })),
-                                 {"is the last key but is at frame 38, not the last frame 39"}));
-  // Key 5 one frame before key 4: the frame difference wraps (an escape).
-  const uint32_t frame4 = fitted().tracks[t].keys[4].frame;
-  ASSERT_GT(frame4, 0u);
+                                 {track + " key " + std::to_string(last) + " is at frame 40, past the last frame 39"}));
+  // The last key at the frame of the key before it, short of the last frame.
+  const uint32_t early = fitted_keys[last - 1].frame;
+  ASSERT_LT(early, 39u);
+  EXPECT_TRUE(refused_mentioning(
+      open(with_changed_discontinuous_keys(t, [&](StoredKeys& k) { k.tracks[t].back().frame = early; })),
+      {"is the last key but is at frame " + std::to_string(early) + ", not the last frame 39"}));
+  // Key 2 (Rice coded, in the initial keys) one frame before key 1: the
+  // frame difference wraps (an escape).
+  const uint32_t frame1 = fitted_keys[1].frame;
+  ASSERT_GT(frame1, 0u);
+  EXPECT_TRUE(refused_mentioning(open(with_changed_keys([&](StoredKeys& k) { k.tracks[t][2].frame = frame1 - 1; })),
+                                 {track + " key 2 is at frame " + std::to_string(frame1 - 1) +
+                                  ", before the key it follows (frame " + std::to_string(frame1) + ")"}));
+  // A stream key's frame difference is a field of at most 16 bits: going
+  // back, it wraps to a difference no frame needs, refused with its
+  // segment's widths before any key is read.
+  const uint32_t frame4 = fitted_keys[4].frame;
   EXPECT_TRUE(refused_mentioning(open(with_changed_keys([&](StoredKeys& k) { k.tracks[t][5].frame = frame4 - 1; })),
-                                 {track + " key 5 is at frame " + std::to_string(frame4 - 1) +
-                                  ", before the key it follows (frame " + std::to_string(frame4) + ")"}));
+                                 {track + " segment 0 has a key field 31 bits wide, more than a difference needs"}));
 }
 
 TEST(StreamViewOpen, RefusesThreeKeysAtOneFrame) {
@@ -437,7 +463,7 @@ TEST(StreamViewOpen, RefusesThreeKeysAtOneFrame) {
   // In the key stream: keys 3 and 4 moved to key 2's frame.
   const uint32_t r = animated_track(TrackKind::kRotation, 8);
   const uint16_t frame = fitted().tracks[r].keys[2].frame;
-  EXPECT_TRUE(refused_mentioning(open(with_changed_keys([&](StoredKeys& k) {
+  EXPECT_TRUE(refused_mentioning(open(with_changed_discontinuous_keys(r, [&](StoredKeys& k) {
                                    k.tracks[r][3].frame = frame;
                                    k.tracks[r][4].frame = frame;
                                  })),
@@ -446,11 +472,20 @@ TEST(StreamViewOpen, RefusesThreeKeysAtOneFrame) {
 
 TEST(StreamViewOpen, RefusesCodesOutOfRange) {
   const uint32_t t = animated_track(TrackKind::kTranslation, 8);
-  for (const int32_t code : {kMaxCodeMagnitude + 1, -kMaxCodeMagnitude - 1, std::numeric_limits<int32_t>::min()}) {
+  for (const int32_t code : {kMaxCodeMagnitude + 1, -kMaxCodeMagnitude - 1}) {
     EXPECT_TRUE(refused_mentioning(open(with_changed_keys([&](StoredKeys& k) { k.tracks[t][5].codes[0] = code; })),
                                    {"track " + std::to_string(t) + " key 5 has a code out of range (" +
                                     std::to_string(code) + ")"}));
   }
+  // In a Rice-coded key, any code: the difference escapes.
+  const int32_t lowest = std::numeric_limits<int32_t>::min();
+  EXPECT_TRUE(refused_mentioning(open(with_changed_keys([&](StoredKeys& k) { k.tracks[t][1].codes[0] = lowest; })),
+                                 {"track " + std::to_string(t) + " key 1 has a code out of range (" +
+                                  std::to_string(lowest) + ")"}));
+  // In a stream key, a difference no two codes in range have is refused
+  // with its segment's widths.
+  EXPECT_TRUE(refused_mentioning(open(with_changed_keys([&](StoredKeys& k) { k.tracks[t][5].codes[0] = lowest; })),
+                                 {"track " + std::to_string(t) + " segment 0 has a key field 31 bits wide"}));
   // Codes within range, but a rotation component beyond 2.
   const uint32_t r = animated_track(TrackKind::kRotation, 8);
   const float step = fitted().tracks[r].quantization.step;
@@ -464,33 +499,48 @@ TEST(StreamViewOpen, RefusesCodesOutOfRange) {
                                  {"track " + std::to_string(r) + " key 1 has a code out of range"}));
 }
 
+TEST(StreamViewOpen, RefusesKeyWidthsWiderThanADifference) {
+  // The first segment's widths of an animated translation: its frame width,
+  // then one per coded component (the first is component 0).
+  const TableLayout& l = layout();
+  const uint32_t t = animated_track(TrackKind::kTranslation, 8);
+  ASSERT_TRUE(l.tracks[t].coded(0));
+  uint64_t bit = uint64_t{get_u32(valid(), ho::kKeyWidthsOffset)} * 8;
+  for (uint32_t u = 0; u < t; ++u) {
+    const test::TrackRecord& r = l.tracks[u];
+    if (r.coding != TrackCoding::kAnimated || r.key_count <= kInitialKeysPerTrack) continue;
+    const uint64_t segments = (r.key_count - kInitialKeysPerTrack + test::kTestKeysPerSegment - 1) / test::kTestKeysPerSegment;
+    uint64_t fields = 1;
+    for (int c = 0; c < 4; ++c) fields += r.coded(c) ? 1 : 0;
+    bit += segments * fields * 5;
+  }
+  const std::string segment = "track " + std::to_string(t) + " segment 0 has a key field ";
+  EXPECT_TRUE(refused_mentioning(open(patched([&](Bytes& b) { test::write_bits(b, bit, 17, 5); })),
+                                 {segment + "17 bits wide, more than a difference needs"}));
+  EXPECT_TRUE(refused_mentioning(open(patched([&](Bytes& b) { test::write_bits(b, bit + 5, 27, 5); })),
+                                 {segment + "27 bits wide, more than a difference needs"}));
+  // Within range but not the keys' widths: the key stream's length says so.
+  const uint32_t frame_width = static_cast<uint32_t>(BitReader(valid(), bit).read(5));
+  EXPECT_TRUE(refused_mentioning(open(patched([&](Bytes& b) { test::write_bits(b, bit, frame_width + 1, 5); })),
+                                 {"its keys' widths add up to"}));
+}
+
 TEST(StreamViewOpen, RefusesKeyStreamWithTooFewOrTooManyBits) {
-  // On many streams, since where the last key ends within its byte matters.
+  // Every stream key is as long as its segment's widths say: the key stream
+  // must be exactly their sum, one bit more or less is refused before any
+  // key is read (on many streams).
   for (uint32_t seed = 1; seed <= 100; ++seed) {
     SCOPED_TRACE(seed);
     const Bytes original = test::pack_or_fail(test::make_random_fitted_clip(seed), 0.2f);
     const uint32_t bits = get_u32(original, ho::kKeyStreamBits);
     if (bits == 0) continue;
-    const Result<StreamView> view = StreamView::open(original, kName);
-    ASSERT_TRUE(view.ok()) << view.error();
-    Bytes fewer = original;
-    set_u32(fewer, ho::kKeyStreamBits, bits - 1);  // the last key does not fit
-    test::fix_checksum(fewer);
-    // A jump frame at the very end now points past it; else fewer bits fit
-    // in one byte less, or the last key runs past them.
-    const bool jump_at_end =
-        !view.value().jump_frames().empty() && view.value().jump_frames().back().stream_bit_offset == bits;
-    EXPECT_TRUE(refused_mentioning(open(fewer),
-                                   {jump_at_end    ? "points past the end of the key stream"
-                                    : bits % 8 == 1 ? "key stream section is"
-                                                    : "key stream is truncated at key stream entry"}));
-    Bytes more = original;
-    set_u32(more, ho::kKeyStreamBits, bits + 1);  // a bit past the last key, or past the section
-    test::fix_checksum(more);
-    const Result<StreamView> opened_more = open(more);
-    ASSERT_FALSE(opened_more.ok());
-    const std::string expected = bits % 8 == 0 ? "key stream section is" : "key stream has bits past its last key";
-    EXPECT_TRUE(opened_more.error().find(expected) != std::string::npos) << opened_more.error();
+    for (const uint32_t wrong : {bits - 1, bits + 1}) {
+      Bytes bytes = original;
+      set_u32(bytes, ho::kKeyStreamBits, wrong);
+      test::fix_checksum(bytes);
+      EXPECT_TRUE(refused_mentioning(open(bytes), {"key stream is " + std::to_string(wrong) +
+                                                   " bits, its keys' widths add up to " + std::to_string(bits)}));
+    }
   }
 }
 
@@ -636,7 +686,8 @@ TEST(StreamViewOpen, RefusesTrailingBytes) {
     const char* message;
   };
   for (const Case& c : {
-           Case{get_u32(b, ho::kInitialKeysOffset), 1, "tables have trailing bytes"},
+           Case{get_u32(b, ho::kKeyWidthsOffset), 1, "tables have trailing bytes"},
+           Case{get_u32(b, ho::kInitialKeysOffset), 1, "key widths section is"},
            Case{get_u32(b, ho::kKeyStreamOffset), 1, "initial keys section has trailing bytes"},
            Case{get_u32(b, ho::kJumpIndexOffset), 1, "key stream section is"},
            Case{get_u32(b, ho::kJumpStatesOffset), 12, "jump index is 60 bytes, expected 12 for each of 4 jump frames"},
