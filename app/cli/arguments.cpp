@@ -13,7 +13,9 @@ const char* const kImportOptionsHelp =
     "  --sample-rate HZ         resampling rate for glTF (default: the keys' own\n"
     "                           rate where uniform, else 30)\n"
     "  --bvh-unit-scale M       metres per BVH file unit (default: guessed from\n"
-    "                           the skeleton's height; 0.01 for centimetres)\n";
+    "                           the skeleton's height; 0.01 for centimetres)\n"
+    "  --allow-outside-uris     let a glTF read buffers outside its own folder\n"
+    "                           (refused by default: an absolute path or '..')\n";
 
 const char* const kToleranceOptionsHelp =
     "  --tolerance MM           object-space tolerance E: at every frame, every\n"
@@ -113,6 +115,10 @@ bool parse_import_option(Arguments& args, std::string_view arg, ImportSettings& 
   }
   if (arg == "--bvh-unit-scale") {
     ok = args.number(arg, settings.bvh_unit_scale_m);
+    return true;
+  }
+  if (arg == "--allow-outside-uris") {
+    settings.allow_outside_uris = true;
     return true;
   }
   return false;

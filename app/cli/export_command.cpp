@@ -33,6 +33,8 @@ constexpr const char* kExportHelp =
     "  -o OUT.glb               the file to write (required)\n"
     "  --source SRC.gltf|.glb   the glTF file the stream was made from; bones\n"
     "                           are matched to its nodes by name\n"
+    "  --allow-outside-uris     let the source read buffers and images outside\n"
+    "                           its own folder (refused by default)\n"
     "  -h, --help               show this help\n";
 
 }  // namespace
@@ -46,6 +48,7 @@ int run_export(const std::vector<std::string_view>& raw_args) {
   std::filesystem::path path;
   std::filesystem::path out;
   std::optional<std::filesystem::path> source;
+  bool allow_outside_uris = false;
   while (!args.done()) {
     const std::string_view arg = args.next();
     std::string_view value;
@@ -55,6 +58,8 @@ int run_export(const std::vector<std::string_view>& raw_args) {
     } else if (arg == "--source") {
       if (!args.value(arg, value)) return 2;
       source = std::filesystem::path(std::string(value));
+    } else if (arg == "--allow-outside-uris") {
+      allow_outside_uris = true;
     } else if (!args.source(arg, path, "FILE.ks")) {
       return 2;
     }
@@ -91,7 +96,7 @@ int run_export(const std::vector<std::string_view>& raw_args) {
     return 1;
   }
   const DecodedStream decoded = decode_stream(file.value()->view);
-  Result<std::vector<uint8_t>> glb = export_gltf(decoded.skeleton, decoded.clip, source);
+  Result<std::vector<uint8_t>> glb = export_gltf(decoded.skeleton, decoded.clip, source, allow_outside_uris);
   if (!glb) {
     std::fprintf(stderr, "keystream: %s: cannot export: %s\n", path.string().c_str(), glb.error().c_str());
     return 1;

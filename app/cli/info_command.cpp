@@ -12,6 +12,7 @@
 
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
+#include "core/offline/excerpt.h"
 #include "core/offline/measure.h"
 #include "core/offline/stream_file.h"
 
@@ -234,11 +235,13 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_blocks) {
     for (const StreamBoneTolerance& o : meta.bone_tolerances) {
       const std::string distance =
           o.shell_distance_m > 0.f ? text_threshold(o.shell_distance_m, 100.f, " cm") : "the inherited distance";
-      std::printf("  override       %s: %s at %s, and the bones below it\n", bone_name(view, o.bone).c_str(),
+      std::printf("  override       %s: %s at %s, and the bones below it\n", excerpt(bone_name(view, o.bone)).c_str(),
                   text_threshold(o.tolerance_m, 1000.f, " mm").c_str(), distance.c_str());
     }
   }
-  const auto quoted = [](const std::string& name) { return name.empty() ? "(not stored)" : "'" + name + "'"; };
+  // Names come from the file: shown short and printable, so a hostile name
+  // can neither flood the terminal nor send it escape sequences.
+  const auto quoted = [](const std::string& name) { return name.empty() ? "(not stored)" : "'" + excerpt(name) + "'"; };
   std::printf("clip             %s from %s\n", quoted(meta.clip_name).c_str(), quoted(meta.source_name).c_str());
   std::printf("skeleton         %u bones, %zu tracks\n", view.bone_count(), view.tracks().size());
   std::printf("frames           %u at %.4g Hz = %.3f s\n", view.frame_count(),
@@ -279,7 +282,7 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_blocks) {
   if (list_tracks) {
     for (size_t t = 0; t < view.tracks().size(); ++t) {
       const StreamTrack& track = view.tracks()[t];
-      std::printf("track %5zu %-28s %-11s %-8s %6u keys", t, bone_name(view, track.bone).c_str(),
+      std::printf("track %5zu %-28s %-11s %-8s %6u keys", t, excerpt(bone_name(view, track.bone)).c_str(),
                   kKindNames[static_cast<int>(track.kind)], kCodingNames[static_cast<int>(track.coding)],
                   track.key_count);
       if (track.coding == TrackCoding::kAnimated) std::printf(" step %.4g", track.quantization.step);

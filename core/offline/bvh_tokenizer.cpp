@@ -5,6 +5,8 @@
 #include <limits>
 #include <system_error>
 
+#include "core/offline/excerpt.h"
+
 namespace ks::bvh {
 
 bool is_space(char c) {
@@ -25,29 +27,7 @@ std::string_view trim(std::string_view s) {
 
 // A token for an error message: quoted, shortened, control bytes replaced, so
 // that a hostile file cannot make the message huge or unprintable.
-std::string shown(std::string_view s) {
-  constexpr size_t kMax = 40;
-  std::string out = "'";
-  size_t i = 0;
-  while (i < s.size() && i < kMax) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    // A well-formed UTF-8 sequence is kept whole (names may be in any
-    // script); any other byte outside printable ASCII becomes '?'.
-    const size_t length = c < 0x80 ? 1 : (c >= 0xC2 && c <= 0xDF) ? 2 : (c >= 0xE0 && c <= 0xEF) ? 3 : (c >= 0xF0 && c <= 0xF4) ? 4 : 0;
-    bool valid = length > 0 && i + length <= s.size();
-    for (size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-    if (length == 1 && (c < 0x20 || c == 0x7f)) valid = false;
-    if (valid) {
-      out.append(s.substr(i, length));
-      i += length;
-    } else {
-      out += '?';
-      ++i;
-    }
-  }
-  if (s.size() > kMax) out += "...";
-  return out + "'";
-}
+std::string shown(std::string_view s) { return "'" + excerpt(s, 40) + "'"; }
 
 bool LineReader::next(std::string_view& line) {
   if (m_pos >= m_text.size()) return false;

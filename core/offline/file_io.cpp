@@ -16,38 +16,69 @@ namespace {
 
 std::string describe_errno() { return std::strerror(errno); }
 
+// What a file that is not a regular file is, for a refusal.
+const char* file_type_name(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "a special file";
+}
+
 }  // namespace
 
-Result<std::string> read_file(const std::filesystem::path& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (!file) return Error{path.string() + ": cannot open: " + std::generic_category().message(errno)};
-  // A regular file's size is known up front: refuse a huge one before
-  // reading any of it. Other files (pipes) are caught by the loop below.
+namespace {
+
+// Reads at most `max_bytes` of the regular file at `path`; with
+// `refuse_larger`, a file larger than that is refused from its size,
+// before anything is allocated or read.
+Result<std::string> read_regular_file(const std::filesystem::path& path, size_t max_bytes, bool refuse_larger) {
+  // Non-blocking, so that opening a FIFO returns at once instead of waiting
+  // for a writer; anything but a regular file is then refused by its type.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return Error{path.string() + ": cannot open: " + std::generic_category().message(errno)};
   struct stat info {};
-  if (::fstat(::fileno(file), &info) == 0 && S_ISREG(info.st_mode) &&
-      static_cast<uintmax_t>(info.st_size) > kMaxReadFileBytes) {
-    std::fclose(file);
+  if (::fstat(fd, &info) != 0) {
+    const std::string why = describe_errno();
+    ::close(fd);
+    return Error{path.string() + ": cannot read: " + why};
+  }
+  if (!S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return Error{path.string() + ": cannot read " + file_type_name(info.st_mode) + ", only a regular file"};
+  }
+  const size_t size = static_cast<size_t>(info.st_size);
+  if (refuse_larger && size > max_bytes) {
+    ::close(fd);
     return Error{path.string() + ": the file is larger than 1 GiB"};
   }
-  std::string text;
-  constexpr size_t kChunk = size_t{1} << 16;
-  for (;;) {
-    const size_t old_size = text.size();
-    text.resize(old_size + kChunk);
-    const size_t n = std::fread(text.data() + old_size, 1, kChunk, file);
-    const int read_errno = errno;  // before anything else can change it
-    text.resize(old_size + n);
-    if (n < kChunk) {
-      const bool failed = std::ferror(file) != 0;
-      std::fclose(file);
-      if (!failed) return text;
-      return Error{path.string() + ": cannot read: " + std::generic_category().message(read_errno)};
+  std::string bytes(size < max_bytes ? size : max_bytes, '\0');
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const std::string why = describe_errno();
+      ::close(fd);
+      return Error{path.string() + ": cannot read: " + why};
     }
-    if (text.size() > kMaxReadFileBytes) {
-      std::fclose(file);
-      return Error{path.string() + ": the file is larger than 1 GiB"};
-    }
+    if (n == 0) break;  // the file shrank since fstat
+    done += static_cast<size_t>(n);
   }
+  ::close(fd);
+  bytes.resize(done);
+  return bytes;
+}
+
+}  // namespace
+
+Result<std::string> read_file_prefix(const std::filesystem::path& path, size_t max_bytes) {
+  return read_regular_file(path, max_bytes, false);
+}
+
+Result<std::string> read_file(const std::filesystem::path& path) {
+  return read_regular_file(path, kMaxReadFileBytes, true);
 }
 
 Status write_file_atomically(const std::filesystem::path& path, std::span<const unsigned char> bytes) {

@@ -17,10 +17,18 @@ namespace ks {
 inline constexpr size_t kMaxReadFileBytes = size_t{1} << 30;
 
 /// Reads the whole file at `path` as bytes (no newline translation, NUL bytes
-/// kept). Refuses a file that cannot be opened or read (a directory, for
-/// one) or that is larger than kMaxReadFileBytes; the error names the path
-/// and the reason, e.g. "clips/walk.bvh: cannot open: No such file or directory".
+/// kept). Refuses a file that cannot be opened or read, anything but a
+/// regular file (a directory, a FIFO, which would wait for a writer, a
+/// device such as /dev/zero, which never ends), and a file larger than
+/// kMaxReadFileBytes; the error names the path and the reason, e.g.
+/// "clips/walk.bvh: cannot open: No such file or directory" or "x.bvh:
+/// cannot read a FIFO, only a regular file".
 Result<std::string> read_file(const std::filesystem::path& path);
+
+/// The first `max_bytes` bytes of the regular file at `path` (all of it when
+/// shorter), refused as read_file refuses: what a reader that needs only a
+/// declared length reads, however large the file.
+Result<std::string> read_file_prefix(const std::filesystem::path& path, size_t max_bytes);
 
 /// Replaces `path` with `bytes` atomically: readers see the old file or the
 /// new one, never a mix, and an interrupted write leaves the old file intact.

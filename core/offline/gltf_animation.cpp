@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
+#include "core/offline/excerpt.h"
 #include "core/offline/gltf_accessor.h"
 
 namespace ks::gltf {
@@ -186,8 +188,11 @@ double uniform_key_rate(const std::vector<Channel>& channels, double start_s, do
 double resampling_rate(const std::vector<Channel>& channels, double start_s, double end_s,
                        const ImportSettings& settings) {
   if (settings.sample_rate_hz > 0.f) return settings.sample_rate_hz;
-  const double key_rate = uniform_key_rate(channels, start_s, end_s);
-  if (key_rate <= 0.0) return kFallbackRateHz;
+  double key_rate = uniform_key_rate(channels, start_s, end_s);
+  // Keys further apart than a second still land on frames at a whole
+  // multiple of their rate; keys closer than the fastest rate cannot.
+  if (key_rate > 0.0 && key_rate < kMinSampleRateHz) key_rate *= std::ceil(kMinSampleRateHz / key_rate - 1e-9);
+  if (key_rate <= 0.0 || key_rate > kMaxSampleRateHz) return kFallbackRateHz;
   const bool all_linear = std::all_of(channels.begin(), channels.end(),
                                       [](const Channel& c) { return c.interpolation == Interpolation::kLinear; });
   if (all_linear || key_rate >= kFallbackRateHz) return key_rate;
@@ -280,17 +285,21 @@ Result<RawClip> sample_clip(const tinygltf::Model& model, int animation_index, c
   // off; the slack absorbs float key times (82.00008 frames is 82).
   const double frames = std::ceil(duration * rate - 0.01) + 1.0;
   if (frames > kMaxFrameCount) {
-    return Error{"'" + clip.name + "' lasts " + std::to_string(duration) + " s, which at " + std::to_string(rate) +
-                 " Hz is " + std::to_string(static_cast<uint64_t>(frames)) +
+    // Printed as a double: the frame count of a forged key time may be far
+    // beyond any integer type.
+    char count[64];
+    std::snprintf(count, sizeof count, "%.6g", frames);
+    return Error{"'" + excerpt(clip.name) + "' lasts " + std::to_string(duration) + " s, which at " +
+                 std::to_string(rate) + " Hz is " + count +
                  " frames; at most 65535 are supported (choose a lower sample rate)"};
   }
   clip.frame_count = static_cast<uint32_t>(frames);
   if (clip.frame_count < kMinFrameCount) {
-    warnings.push_back("'" + clip.name + "' is a single pose; it is imported as two identical frames");
+    warnings.push_back("'" + excerpt(clip.name) + "' is a single pose; it is imported as two identical frames");
     clip.frame_count = kMinFrameCount;
   }
   if (static_cast<uint64_t>(clip.frame_count) * skeleton.bone_count() > kMaxBoneFrames) {
-    return Error{"'" + clip.name + "' has " + std::to_string(skeleton.bone_count()) + " bones x " +
+    return Error{"'" + excerpt(clip.name) + "' has " + std::to_string(skeleton.bone_count()) + " bones x " +
                  std::to_string(clip.frame_count) + " frames, more than can be held in memory"};
   }
 

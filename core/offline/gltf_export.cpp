@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "core/offline/file_io.h"
+#include "core/offline/gltf_files.h"
 #include "core/offline/gltf_hierarchy.h"
 #include "core/offline/import.h"
 #include "core/offline/gltf_schema.h"
@@ -160,7 +161,7 @@ std::string image_mime_type(const std::vector<unsigned char>& bytes) {
 }
 
 // Errors name the file.
-Result<tinygltf::Model> load_source(const std::filesystem::path& path) {
+Result<tinygltf::Model> load_source(const std::filesystem::path& path, bool allow_outside_uris) {
   const std::string where = path.string() + ": ";
   const std::string ext = lowercase_extension(path);
   if (ext == ".bvh") {
@@ -171,7 +172,7 @@ Result<tinygltf::Model> load_source(const std::filesystem::path& path) {
   if (ext != ".gltf" && ext != ".glb")
     return Error{where + "the source must be a .gltf or .glb file, not '" + ext + "'"};
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return Error{where + "no such file"};
+  if (!std::filesystem::exists(path, ec)) return Error{where + "no such file"};  // read_file names other cases
   Result<std::string> bytes = read_file(path);
   if (!bytes) return Error{bytes.error()};  // names the path already
   const bool binary = ext == ".glb";
@@ -188,6 +189,9 @@ Result<tinygltf::Model> load_source(const std::filesystem::path& path) {
 
   tinygltf::TinyGLTF loader;
   loader.SetImageLoader(keep_image_bytes, nullptr);
+  Result<gltf::ExternalFiles> files = gltf::ExternalFiles::plan(document, path, {true, allow_outside_uris});
+  if (!files) return Error{where + files.error()};
+  files.value().install(loader);
   tinygltf::Model model;
   std::string error, warning;
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.value().data());
@@ -196,8 +200,7 @@ Result<tinygltf::Model> load_source(const std::filesystem::path& path) {
   const bool ok = binary ? loader.LoadBinaryFromMemory(&model, &error, &warning, data, size, base_dir)
                          : loader.LoadASCIIFromString(&model, &error, &warning, bytes.value().data(), size, base_dir);
   if (!ok) {
-    while (!error.empty() && std::isspace(static_cast<unsigned char>(error.back()))) error.pop_back();
-    return Error{where + "not a readable glTF 2.0 file: " + (error.empty() ? warning : error)};
+    return Error{where + "not a readable glTF 2.0 file: " + gltf::loader_message(error.empty() ? warning : error)};
   }
   return model;
 }
@@ -345,9 +348,9 @@ Status pack_buffers(tinygltf::Model& model) {
 }
 
 // Errors name the file.
-Result<tinygltf::Model> source_model(const std::filesystem::path& path, const Skeleton& skeleton,
-                                     std::vector<int>& node_of_bone) {
-  Result<tinygltf::Model> model = load_source(path);
+Result<tinygltf::Model> source_model(const std::filesystem::path& path, bool allow_outside_uris,
+                                     const Skeleton& skeleton, std::vector<int>& node_of_bone) {
+  Result<tinygltf::Model> model = load_source(path, allow_outside_uris);
   if (!model) return model;
   Result<std::vector<int>> matched = match_bones(model.value(), skeleton);
   if (!matched) return Error{path.string() + ": " + matched.error()};
@@ -366,14 +369,15 @@ Result<tinygltf::Model> source_model(const std::filesystem::path& path, const Sk
 }  // namespace
 
 Result<std::vector<uint8_t>> export_gltf(const Skeleton& skeleton, const RawClip& clip,
-                                         const std::optional<std::filesystem::path>& source) {
+                                         const std::optional<std::filesystem::path>& source,
+                                         bool allow_outside_uris) {
   if (Status s = skeleton.validate(); !s) return Error{"cannot export an invalid skeleton: " + s.error()};
   if (Status s = clip.validate(skeleton); !s) return Error{"cannot export an invalid clip: " + s.error()};
 
   std::vector<int> node_of_bone;
   tinygltf::Model model;
   if (source) {
-    Result<tinygltf::Model> loaded = source_model(*source, skeleton, node_of_bone);
+    Result<tinygltf::Model> loaded = source_model(*source, allow_outside_uris, skeleton, node_of_bone);
     if (!loaded) return Error{loaded.error()};
     model = std::move(loaded.value());
   } else {

@@ -36,10 +36,13 @@ namespace ks {
 /// - data only the old animations used is dropped, unless the file uses
 ///   extensions (which may refer to it by index);
 /// - an external image that cannot be read (missing file) keeps its uri.
+/// The source's buffers and images are read only from its own folder
+/// (gltf_files.h) unless `allow_outside_uris`.
 /// Refuses an invalid skeleton or clip, a BVH or unreadable source, a source
 /// whose JSON or node hierarchy the importer would refuse, and output over
 /// the 4 GiB a .glb can hold.
 Result<std::vector<uint8_t>> export_gltf(const Skeleton& skeleton, const RawClip& clip,
-                                         const std::optional<std::filesystem::path>& source = std::nullopt);
+                                         const std::optional<std::filesystem::path>& source = std::nullopt,
+                                         bool allow_outside_uris = false);
 
 }  // namespace ks

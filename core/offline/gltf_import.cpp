@@ -11,6 +11,7 @@
 
 #include "core/offline/file_io.h"
 #include "core/offline/gltf_animation.h"
+#include "core/offline/gltf_files.h"
 #include "core/offline/gltf_hierarchy.h"
 #include "core/offline/gltf_mesh.h"
 #include "core/offline/gltf_schema.h"
@@ -25,8 +26,10 @@ bool skip_image(tinygltf::Image*, const int, std::string*, std::string*, int, in
   return true;
 }
 
-// `bytes` is the whole file at `path`; external buffers are found beside it.
-Result<tinygltf::Model> load_model(const std::filesystem::path& path, const std::string& bytes) {
+// `bytes` is the whole file at `path`; external buffers are read beside it
+// only (gltf_files.h), unless `allow_outside_uris`.
+Result<tinygltf::Model> load_model(const std::filesystem::path& path, const std::string& bytes,
+                                   bool allow_outside_uris) {
   const bool binary = lowercase_extension(path) == ".glb";
 
   // tinygltf drops properties of the wrong type without a word; check first,
@@ -40,6 +43,9 @@ Result<tinygltf::Model> load_model(const std::filesystem::path& path, const std:
 
   tinygltf::TinyGLTF loader;
   loader.SetImageLoader(skip_image, nullptr);
+  Result<gltf::ExternalFiles> files = gltf::ExternalFiles::plan(document, path, {false, allow_outside_uris});
+  if (!files) return Error{files.error()};
+  files.value().install(loader);
   tinygltf::Model model;
   std::string error;
   std::string warning;
@@ -49,8 +55,7 @@ Result<tinygltf::Model> load_model(const std::filesystem::path& path, const std:
   const bool ok = binary ? loader.LoadBinaryFromMemory(&model, &error, &warning, data, size, base_dir)
                          : loader.LoadASCIIFromString(&model, &error, &warning, bytes.data(), size, base_dir);
   if (!ok) {
-    while (!error.empty() && (error.back() == '\n' || error.back() == ' ')) error.pop_back();
-    return Error{"not a readable glTF 2.0 file: " + (error.empty() ? warning : error)};
+    return Error{"not a readable glTF 2.0 file: " + gltf::loader_message(error.empty() ? warning : error)};
   }
   return model;
 }
@@ -96,13 +101,13 @@ Result<ImportedClip> import_model(const tinygltf::Model& model, const ImportSett
 
 Result<ImportedClip> import_gltf(const std::filesystem::path& path, const ImportSettings& settings) {
   if (Status s = settings.validate(); !s) return Error{path.string() + ": " + s.error()};
-  // Only a regular file can be a model: a missing path, a directory or a
-  // device gets one plain answer rather than a read error.
+  // A missing path gets one plain answer; read_file refuses a directory, a
+  // FIFO or a device by what it is.
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return Error{path.string() + ": no such file"};
+  if (!std::filesystem::exists(path, ec)) return Error{path.string() + ": no such file"};
   const Result<std::string> bytes = read_file(path);
   if (!bytes) return Error{bytes.error()};  // names the path already
-  Result<tinygltf::Model> model = load_model(path, bytes.value());
+  Result<tinygltf::Model> model = load_model(path, bytes.value(), settings.allow_outside_uris);
   if (!model) return Error{path.string() + ": " + model.error()};
   std::vector<std::string> warnings;
   Result<ImportedClip> imported = import_model(model.value(), settings, warnings);

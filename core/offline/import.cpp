@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "core/offline/bvh_import.h"
@@ -14,8 +15,10 @@ Status ImportSettings::validate() const {
   if (animation_index < 0) {
     return Error{"animation index " + std::to_string(animation_index) + " is negative"};
   }
-  if (!std::isfinite(sample_rate_hz) || sample_rate_hz < 0.f || sample_rate_hz > 10000.f) {
-    return Error{"sample rate " + std::to_string(sample_rate_hz) + " Hz is outside 0 (automatic) to 10000"};
+  if (!(sample_rate_hz == 0.f || (sample_rate_hz >= kMinSampleRateHz && sample_rate_hz <= kMaxSampleRateHz))) {
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%g", static_cast<double>(sample_rate_hz));
+    return Error{std::string("sample rate ") + rate + " Hz is not 0 (automatic) or within 1 to 10000 Hz"};
   }
   if (!std::isfinite(bvh_unit_scale_m) || bvh_unit_scale_m < 0.f) {
     return Error{"BVH unit scale " + std::to_string(bvh_unit_scale_m) +

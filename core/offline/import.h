@@ -15,13 +15,21 @@
 namespace ks {
 
 /// How a source file becomes a clip.
+/// The resampling rates a clip may have, Hz: slower rates make key times a
+/// glTF export cannot write (1e-38 Hz puts frame 1 at 1e38 s), faster ones
+/// make frames no source needs.
+inline constexpr float kMinSampleRateHz = 1.f;
+inline constexpr float kMaxSampleRateHz = 10000.f;
+
 struct ImportSettings {
   int animation_index = 0;      // which animation of a glTF file; default 0
   std::string animation_name;   // when non-empty, selects by name instead of index; default ""
   float sample_rate_hz = 0.f;   // glTF resampling rate, Hz; 0 = automatic (see gltf_import.h)
   float bvh_unit_scale_m = 0.f; // BVH metres per file unit; 0 = guess from the skeleton's height
+  bool allow_outside_uris = false;  // glTF buffers may be read from outside the file's folder (gltf_files.h)
 
-  /// Refuses negative or non-finite rates and scales, a negative index.
+  /// Refuses a rate other than 0 outside kMinSampleRateHz..kMaxSampleRateHz,
+  /// negative or non-finite scales, a negative index.
   Status validate() const;
 };
 

@@ -14,45 +14,14 @@
 #include <string>
 #include <vector>
 
+#include "tests/temp_dir.h"
+
 namespace ks {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh, empty directory per test, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    m_path = fs::temp_directory_path() / ("ks_file_io_test_" + std::to_string(::getpid()) + "_" +
-                                          std::to_string(counter++) + "_" + test->name());
-    fs::remove_all(m_path);
-    fs::create_directories(m_path);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::permissions(m_path, fs::perms::owner_all, fs::perm_options::add, ignored);
-    fs::remove_all(m_path, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const fs::path& path() const { return m_path; }
-  fs::path operator/(const std::string& name) const { return m_path / name; }
-
-  /// Names of the entries in the directory.
-  std::set<std::string> entries() const {
-    std::set<std::string> names;
-    for (const fs::directory_entry& entry : fs::directory_iterator(m_path)) {
-      names.insert(entry.path().filename().string());
-    }
-    return names;
-  }
-
- private:
-  fs::path m_path;
-};
+using TempDir = test::TempDir;
 
 std::string read_all(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -91,7 +60,33 @@ TEST(ReadFile, RefusesDirectoryNamingThePath) {
   fs::create_directory(path);
   const Result<std::string> read = read_file(path);
   EXPECT_TRUE(refused_naming(read, path));
-  EXPECT_EQ(read.error().rfind(path.string() + ": cannot", 0), 0u) << read.error();
+  EXPECT_EQ(read.error(), path.string() + ": cannot read a directory, only a regular file");
+}
+
+// A FIFO would block a plain open until a writer came; /dev/zero never ends.
+TEST(ReadFile, RefusesFifosAndDevicesWithoutWaiting) {
+  const TempDir dir;
+  const fs::path fifo = dir / "take.bvh";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const Result<std::string> read = read_file(fifo);
+  EXPECT_TRUE(refused_naming(read, fifo));
+  EXPECT_EQ(read.error(), fifo.string() + ": cannot read a FIFO, only a regular file");
+  const Result<std::string> zero = read_file("/dev/zero");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.error(), "/dev/zero: cannot read a character device, only a regular file");
+  EXPECT_FALSE(read_file_prefix(fifo, 100).ok());
+}
+
+TEST(ReadFilePrefix, ReadsAtMostTheBytesAsked) {
+  const TempDir dir;
+  const fs::path path = dir / "data.bin";
+  write_plain(path, "0123456789");
+  const Result<std::string> part = read_file_prefix(path, 4);
+  ASSERT_TRUE(part.ok()) << part.error();
+  EXPECT_EQ(part.value(), "0123");
+  const Result<std::string> all = read_file_prefix(path, 100);
+  ASSERT_TRUE(all.ok()) << all.error();
+  EXPECT_EQ(all.value(), "0123456789");
 }
 
 // A sparse file: refused from its size, without reading (or allocating) 1 GiB.

@@ -16,6 +16,7 @@
 #include "core/offline/file_io.h"
 #include "core/offline/import.h"
 #include "tests/offline/gltf_test_files.h"
+#include "tests/temp_dir.h"
 
 namespace ks {
 namespace {
@@ -25,21 +26,7 @@ namespace fs = std::filesystem;
 const fs::path kClips = KS_CLIPS_DIR;
 const fs::path kDemo = fs::path(KS_ASSETS_DIR) / "demo_walk.glb";
 
-// A fresh directory under the test temp dir, removed with its files.
-class ScratchDir {
- public:
-  ScratchDir() {
-    static int counter = 0;
-    m_path = fs::path(::testing::TempDir()) /
-             ("ks_gltf_export_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(m_path);
-  }
-  ~ScratchDir() { fs::remove_all(m_path); }
-  const fs::path& path() const { return m_path; }
-
- private:
-  fs::path m_path;
-};
+using ScratchDir = test::TempDir;
 
 ImportedClip import_ok(const fs::path& path, int animation_index = 0) {
   ImportSettings settings;

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "tests/offline/gltf_test_files.h"
+#include "tests/temp_dir.h"
 
 namespace ks {
 namespace {
@@ -34,21 +35,7 @@ ImportedClip import_animation(const std::filesystem::path& path, const std::stri
   return import_ok(path, settings);
 }
 
-// A fresh directory for files a test writes.
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    m_path = std::filesystem::temp_directory_path() /
-             ("ks_gltf_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    std::filesystem::create_directories(m_path);
-  }
-  ~TempDir() { std::filesystem::remove_all(m_path); }
-  const std::filesystem::path& path() const { return m_path; }
-
- private:
-  std::filesystem::path m_path;
-};
+using TempDir = test::TempDir;
 
 // ---------------------------------------------------------------------------
 // The shared clips, against the MANIFEST

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "tests/refused_mentioning.h"
+#include "tests/temp_dir.h"
 
 namespace ks {
 namespace {
@@ -24,35 +25,7 @@ const fs::path kClips = KS_CLIPS_DIR;
 
 using test::refused_mentioning;
 
-// A fresh, empty directory per test, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    m_path = fs::temp_directory_path() /
-             ("ks_import_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(m_path);
-    fs::create_directories(m_path);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(m_path, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  fs::path operator/(const std::string& name) const { return m_path / name; }
-
-  /// A link named `name` in this directory to `target`.
-  fs::path link(const std::string& name, const fs::path& target) const {
-    const fs::path path = m_path / name;
-    fs::create_symlink(target, path);
-    return path;
-  }
-
- private:
-  fs::path m_path;
-};
+using TempDir = test::TempDir;
 
 // --- ImportSettings::validate ------------------------------------------------
 
@@ -86,10 +59,19 @@ TEST(ImportSettingsValidate, RefusesNegativeOrNonFiniteSampleRate) {
   }
 }
 
-TEST(ImportSettingsValidate, RefusesSampleRateAbove10000) {
-  ImportSettings settings;
-  settings.sample_rate_hz = 10001.f;
-  EXPECT_TRUE(refused_mentioning(settings.validate(), {"sample rate 10001"}));
+TEST(ImportSettingsValidate, RefusesSampleRateAbove10000OrBelow1) {
+  // 1e-38 Hz put frame 1 at 1e38 s, which a glTF export wrote as null.
+  for (const auto& [rate, text] : {std::pair<float, const char*>{10001.f, "sample rate 10001 Hz"},
+                                   {3.4e38f, "sample rate 3.4e+38 Hz"},
+                                   {1e-38f, "sample rate 1e-38 Hz"},
+                                   {0.5f, "sample rate 0.5 Hz"}}) {
+    ImportSettings settings;
+    settings.sample_rate_hz = rate;
+    EXPECT_TRUE(refused_mentioning(settings.validate(), {text, "within 1 to 10000 Hz"})) << rate;
+  }
+  ImportSettings slowest;
+  slowest.sample_rate_hz = 1.f;
+  EXPECT_TRUE(slowest.validate().ok());
 }
 
 TEST(ImportSettingsValidate, RefusesNegativeOrNonFiniteBvhUnitScale) {
