@@ -162,7 +162,9 @@ std::string one_line(const ClipReport& r) {
             format("%.4g", worst.max_error_m * 1e3) + " mm > " + format("%.4g", worst.tolerance_m * 1e3) +
             " mm at frame " + std::to_string(worst.worst_frame) + ")";
   }
-  line += r.written ? " -> " + r.output.string() : " (not written)";
+  line += r.written         ? " -> " + r.output.string()
+          : r.kept_existing ? " (not written: " + r.output.string() + " exists and is kept; --force replaces it)"
+                            : " (not written)";
   return line;
 }
 
@@ -208,7 +210,10 @@ void print_misses(const std::vector<ClipReport>& reports, size_t limit, std::FIL
     if (!r.animation.empty()) name += " [" + r.animation + "]";
     if (r.bones_over > 0) {
       std::fprintf(out, "%s: %zu of %zu bones over their tolerance%s:\n", name.c_str(), r.bones_over,
-                   r.bone_errors.size(), r.written ? " (the stream is written, for inspection)" : "");
+                   r.bone_errors.size(),
+                   r.written         ? " (the stream is written, for inspection)"
+                   : r.kept_existing ? " (not written: the existing file is kept; --force replaces it)"
+                                     : "");
       size_t shown = 0;
       for (const size_t b : worst_first(r.bone_errors)) {
         if (!r.bone_errors[b].over() || shown == limit) break;
@@ -255,7 +260,8 @@ std::string reports_json(const std::vector<ClipReport>& reports, const FitSettin
   for (const ClipReport& r : reports) {
     nlohmann::json c = {{"source", r.source.string()}, {"output", r.output.string()},
                         {"animation", r.animation},    {"ok", r.ok()},
-                        {"written", r.written},        {"error", r.error}};
+                        {"written", r.written},        {"kept_existing", r.kept_existing},
+                        {"error", r.error}};
     if (r.error.empty()) {
       c["bones"] = r.bones;
       c["frames"] = r.frames;

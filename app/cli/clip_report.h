@@ -88,6 +88,7 @@ struct ClipReport {
   size_t bones_over = 0;                 // object space: bones whose error exceeds their tolerance
   size_t metadata_bytes = 0;
   bool written = false;
+  bool kept_existing = false;  // missed its bound, so the file already at `output` was kept (no --force)
   std::string error;  // why the clip failed, empty when it did not
 
   bool ok() const { return error.empty() && missed_tracks.empty() && bones_over == 0 && written; }

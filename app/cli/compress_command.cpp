@@ -47,15 +47,19 @@ constexpr const char* kCompressHelp =
     "space, every bone against its own tolerance and shell distance; with\n"
     "--local, every track against its threshold. When a fit cannot meet it (a\n"
     "quantization floor), the bones (or tracks) over it are listed with the\n"
-    "frame and the floor, the stream is still written for inspection, and the\n"
-    "exit code is 1. Exits 1 when a clip fails or misses its bound, 2 for bad\n"
-    "usage (a bad value, or a --bone-tolerance naming a bone the clip lacks).\n"
+    "frame and the floor, the stream is still written for inspection (but an\n"
+    "existing file is kept unless --force), and the exit code is 1. Exits 1\n"
+    "when a clip fails or misses its bound, 2 for bad usage (a bad value, a\n"
+    "--bone-tolerance naming a bone the clip lacks, two clips that would write\n"
+    "one file, or an output that is one of the inputs).\n"
     "\n"
     "options:\n"
     "  -o, --output OUT         stream file, or folder for several clips\n"
     "  --zstd                   compress the key stream in zstd blocks cut at\n"
     "                           the jump frames\n"
     "  --zstd-level N           1..22 (default 19)\n"
+    "  --force                  replace an existing stream even with a clip\n"
+    "                           that misses its bound\n"
     "  --all-animations         every animation of a glTF file, as\n"
     "                           NAME.ANIMATION.ks\n"
     "  --jobs N                 clips compressed at once (default: all cores)\n"
@@ -69,13 +73,14 @@ constexpr size_t kMissesListed = 10;
 // One source file and where its stream(s) go.
 struct Job {
   fs::path source;
-  fs::path output;  // the .ks file, or with --all-animations the folder
+  std::vector<fs::path> outputs;  // the .ks file; with --all-animations one per animation, in file order
 };
 
 struct Options {
   ImportSettings import;
   CodecOptions codec;
   bool all_animations = false;
+  bool force = false;  // replace an existing stream even when the clip misses its bound
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::string json_path;
 };
@@ -85,6 +90,36 @@ std::string file_safe(const std::string& name) {
   std::string out;
   for (const char c : name) out += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '_';
   return out.empty() ? "unnamed" : out;
+}
+
+std::string lowercase(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// The file-name part of each animation: its safe name, with the animation's
+// index added to names that several animations share once made safe ("Run!"
+// and "Run?" are both "Run_"), ignoring case, so no two overwrite each other.
+std::vector<std::string> animation_file_names(const std::vector<std::string>& names) {
+  std::vector<std::string> safe;
+  std::map<std::string, int> uses;
+  for (const std::string& name : names) {
+    safe.push_back(file_safe(name));
+    ++uses[lowercase(safe.back())];
+  }
+  for (size_t a = 0; a < safe.size(); ++a) {
+    if (uses[lowercase(safe[a])] > 1) safe[a] += "_" + std::to_string(a);
+  }
+  return safe;
+}
+
+// What identifies a file whatever the spelling: its absolute, normalised
+// path, in lower case (two names differing in case are one file on a
+// case-insensitive file system, and confusing on any other).
+std::string file_key(const fs::path& path) {
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  return lowercase((ec ? path : canonical).string());
 }
 
 // Compresses one animation of an imported clip into `output`.
@@ -123,6 +158,14 @@ ClipReport compress_clip(const ImportedClip& imported, const Options& options, c
   Result<ClipMeasurement> measured = measure(imported.skeleton, imported.clip, view.value(), measure_settings);
   if (!measured) return failed(std::move(report), measured.error());
   add_measurement(report, measured.value(), fitted.value(), tolerances);
+  // A stream that misses its bound is written for inspection, but never in
+  // place of one the user already has.
+  std::error_code ec;
+  const bool missed = report.bones_over > 0 || !report.missed_tracks.empty();
+  if (missed && !options.force && fs::exists(output, ec)) {
+    report.kept_existing = true;
+    return report;
+  }
   if (Status s = write_stream_file(output, chosen); !s) return failed(std::move(report), s.error());
   report.written = true;
   return report;
@@ -164,18 +207,15 @@ std::vector<ClipReport> run_job(const Job& job, const Options& options, unsigned
     return reports;
   }
   if (!options.all_animations) {
-    reports.push_back(compress_clip(first.value(), options, job.output, fit_threads));
+    reports.push_back(compress_clip(first.value(), options, job.outputs.front(), fit_threads));
     return reports;
   }
-  const std::vector<std::string> names = first.value().animation_names;
-  const size_t count = std::max<size_t>(names.size(), 1);
-  for (size_t a = 0; a < count; ++a) {
+  for (size_t a = 0; a < job.outputs.size(); ++a) {
     ImportSettings settings = options.import;
     settings.animation_name.clear();
     settings.animation_index = static_cast<int>(a);
     Result<ImportedClip> imported = a == 0 ? std::move(first) : import_clip(job.source, settings);
-    const std::string animation = a < names.size() ? file_safe(names[a]) : "0";
-    const fs::path output = job.output / (job.source.stem().string() + "." + animation + ".ks");
+    const fs::path& output = job.outputs[a];
     if (!imported) {
       ClipReport report;
       report.source = job.source;
@@ -219,6 +259,8 @@ int run_compress(const std::vector<std::string_view>& raw_args) {
       options.codec.pack.zstd_level = static_cast<int>(n);
     } else if (arg == "--all-animations") {
       options.all_animations = true;
+    } else if (arg == "--force") {
+      options.force = true;
     } else if (arg == "--jobs") {
       if (!args.whole_number(arg, 1, 256, n)) return 2;
       options.jobs = static_cast<unsigned>(n);
@@ -256,26 +298,52 @@ int run_compress(const std::vector<std::string_view>& raw_args) {
                                       : std::to_string(sources.size()) + " clips need a folder"));
     return 2;
   }
+  // Every output is named before any work: none may be an input, and no two
+  // clips may write one file (whatever the folders or the case).
+  std::map<std::string, std::string> inputs_by_key;  // file key -> the input as given
+  for (const fs::path& source : sources) inputs_by_key.emplace(file_key(source), source.string());
+  std::map<std::string, std::string> claimed;  // file key -> the clip writing it
+  const auto claim = [&](const fs::path& out, const std::string& clip) {
+    const std::string key = file_key(out);
+    if (const auto input = inputs_by_key.find(key); input != inputs_by_key.end()) {
+      return args.fail("the output " + out.string() + " of " + clip + " is the input " + input->second +
+                       "; write the stream elsewhere");
+    }
+    const auto [it, inserted] = claimed.emplace(key, clip);
+    if (!inserted) {
+      return args.fail("both " + it->second + " and " + clip + " would write " + out.string() +
+                       "; compress them into different folders");
+    }
+    return true;
+  };
   std::vector<Job> jobs;
-  std::map<fs::path, fs::path> claimed;  // output -> source, to refuse two sources writing one file
   for (const fs::path& source : sources) {
     Job job{source, {}};
     if (single) {
-      job.output = output_given ? output : fs::path(source.stem().string() + ".ks");
+      job.outputs.push_back(output_given ? output : fs::path(source.stem().string() + ".ks"));
+    } else if (!options.all_animations) {
+      job.outputs.push_back((output_given ? output : fs::path(".")) / (source.stem().string() + ".ks"));
     } else {
-      const fs::path folder = output_given ? output : fs::path(".");
-      job.output = options.all_animations ? folder : folder / (source.stem().string() + ".ks");
-    }
-    if (!options.all_animations) {
-      const auto [it, inserted] = claimed.emplace(job.output, source);
-      if (!inserted) {
-        args.fail("both " + it->second.string() + " and " + source.string() + " would write " + job.output.string() +
-                  "; compress them into different folders");
-        return 2;
+      // The file's animations, to name each output (a file that does not
+      // import gets one name, for its failure to be reported under).
+      ImportSettings first = options.import;
+      first.animation_name.clear();
+      first.animation_index = 0;
+      Result<ImportedClip> imported = import_clip(source, first);
+      const std::vector<std::string> names = imported ? animation_file_names(imported.value().animation_names)
+                                                      : std::vector<std::string>{"0"};
+      for (const std::string& name : names) {
+        job.outputs.push_back((output_given ? output : fs::path(".")) /
+                              (source.stem().string() + "." + name + ".ks"));
       }
+    }
+    for (size_t a = 0; a < job.outputs.size(); ++a) {
+      const std::string clip = source.string() + (options.all_animations ? " animation " + std::to_string(a) : "");
+      if (!claim(job.outputs[a], clip)) return 2;
     }
     jobs.push_back(job);
   }
+  if (!options.json_path.empty() && options.json_path != "-" && !claim(options.json_path, "--json")) return 2;
   if (!single) {
     std::error_code ec;
     const fs::path folder = output_given ? output : fs::path(".");

@@ -81,39 +81,88 @@ Result<std::string> read_file(const std::filesystem::path& path) {
   return read_regular_file(path, kMaxReadFileBytes, true);
 }
 
-Status write_file_atomically(const std::filesystem::path& path, std::span<const unsigned char> bytes) {
-  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
-  // Built by appending: GCC 12 at -O3 reports a false -Wrestrict for
-  // "." + string + "..." (GCC bug 105329).
-  std::string temp_name = ".";
-  temp_name += path.filename().string();
-  temp_name += ".XXXXXX";
-  std::string temp = (dir / temp_name).string();
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) return Error{path.string() + ": cannot create a temporary file in " + dir.string() + ": " + describe_errno()};
+namespace {
 
+// Writes all of `bytes` to `fd`, gives it `mode` and flushes it to disk; an
+// empty string, or why it failed.
+std::string write_and_sync(int fd, std::span<const unsigned char> bytes, mode_t mode) {
   size_t written = 0;
   while (written < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
     if (n < 0) {
       if (errno == EINTR) continue;
-      const std::string why = describe_errno();
-      ::close(fd);
-      ::unlink(temp.c_str());
-      return Error{path.string() + ": write failed: " + why};
+      return "write failed: " + describe_errno();
     }
     written += static_cast<size_t>(n);
   }
-  // mkstemp creates the file 0600: keep the permissions of the file being
-  // replaced, or give a new one the usual rw-r--r-- (reading the umask would
-  // mean changing it, which is not thread-safe).
+  if (::fchmod(fd, mode) != 0 || ::fsync(fd) != 0) return "cannot finish the temporary file: " + describe_errno();
+  return {};
+}
+
+// Gives the complete unnamed file `fd` (O_TMPFILE) a fresh hidden name in
+// `dir`, beside `path`; false when the system cannot (no /proc).
+bool name_unnamed_file(int fd, const std::filesystem::path& dir, const std::filesystem::path& path,
+                       std::string& temp) {
+  const std::string self = "/proc/self/fd/" + std::to_string(fd);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    // Built by appending: GCC 12 at -O3 reports a false -Wrestrict for
+    // "." + string + "..." (GCC bug 105329).
+    std::string name = ".";
+    name += path.filename().string();
+    name += "." + std::to_string(::getpid()) + "." + std::to_string(attempt);
+    temp = (dir / name).string();
+    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, temp.c_str(), AT_SYMLINK_FOLLOW) == 0) return true;
+    if (errno != EEXIST) break;
+  }
+  temp.clear();
+  return false;
+}
+
+}  // namespace
+
+Status write_file_atomically(const std::filesystem::path& path, std::span<const unsigned char> bytes) {
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
+  // Keep the permissions of the file being replaced, or give a new one the
+  // usual rw-r--r-- (reading the umask would mean changing it, which is not
+  // thread-safe).
   struct stat existing {};
   const mode_t mode = ::stat(path.c_str(), &existing) == 0 ? (existing.st_mode & 07777) : 0644;
-  if (::fchmod(fd, mode) != 0 || ::fsync(fd) != 0) {
-    const std::string why = describe_errno();
-    ::close(fd);
-    ::unlink(temp.c_str());
-    return Error{path.string() + ": cannot finish the temporary file: " + why};
+
+  // First choice: an unnamed file in the target's folder (O_TMPFILE), named
+  // only once it is complete and flushed, then renamed over the target at
+  // once: a crash or kill -9 while writing leaves nothing behind.
+  std::string temp;
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    const std::string failure = write_and_sync(fd, bytes, mode);
+    if (!failure.empty()) {
+      ::close(fd);
+      return Error{path.string() + ": " + failure};
+    }
+    if (!name_unnamed_file(fd, dir, path, temp)) {
+      ::close(fd);
+      fd = -1;  // the file system cannot name it: write a named one instead
+    }
+  } else if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
+    return Error{path.string() + ": cannot create a temporary file in " + dir.string() + ": " + describe_errno()};
+  }
+  if (fd < 0) {
+    // A file system without O_TMPFILE: a named temporary file, removed on
+    // every error (only a kill while writing can leave it).
+    std::string name = ".";
+    name += path.filename().string();
+    name += ".XXXXXX";
+    temp = (dir / name).string();
+    fd = ::mkstemp(temp.data());
+    if (fd < 0) {
+      return Error{path.string() + ": cannot create a temporary file in " + dir.string() + ": " + describe_errno()};
+    }
+    const std::string failure = write_and_sync(fd, bytes, mode);
+    if (!failure.empty()) {
+      ::close(fd);
+      ::unlink(temp.c_str());
+      return Error{path.string() + ": " + failure};
+    }
   }
   if (::close(fd) != 0) {
     const std::string why = describe_errno();

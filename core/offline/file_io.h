@@ -32,6 +32,10 @@ Result<std::string> read_file_prefix(const std::filesystem::path& path, size_t m
 
 /// Replaces `path` with `bytes` atomically: readers see the old file or the
 /// new one, never a mix, and an interrupted write leaves the old file intact.
+/// The bytes go to an unnamed file (O_TMPFILE) that gets a name only when
+/// complete, so even kill -9 while writing leaves no temporary file behind
+/// (on a file system without O_TMPFILE, a named one that only such a kill
+/// can leave).
 Status write_file_atomically(const std::filesystem::path& path, std::span<const unsigned char> bytes);
 
 /// Same, for text or a std::string buffer.

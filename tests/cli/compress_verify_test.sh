@@ -277,4 +277,42 @@ expect 2 "needs SOURCE and FILE.ks" "$ks" verify "$work/one.ks"
 expect 1 "FAILED" "$ks" compress "$demo" "$work/broken.bvh" -o "$work/mixed"
 [ -f "$work/mixed/demo_walk.ks" ] || fail "the good clip of a mixed batch was not written"
 ls -A "$work/mixed" | grep -q '^\.' && fail "temporary files left behind: $(ls -A "$work/mixed")"
+
+# --- Nothing the user had is lost.
+# A clip that misses its bound does not replace an existing stream, unless --force.
+cp "$work/one.ks" "$work/kept.ks"
+expect 1 "exists and is kept; --force replaces it" "$ks" compress "$demo" -o "$work/kept.ks" --tolerance 0.000001
+cmp -s "$work/one.ks" "$work/kept.ks" || fail "a clip that missed its bound replaced an existing stream"
+expect 1 "MISSED" "$ks" compress "$demo" -o "$work/kept.ks" --tolerance 0.000001 --force
+cmp -s "$work/one.ks" "$work/kept.ks" && fail "--force did not replace the stream"
+# An output (or the JSON report) that is an input is refused before any work, in any spelling.
+cp "$work/chain.bvh" "$work/self.bvh"
+expect 2 "is the input $work/self.bvh" "$ks" compress "$work/self.bvh" -o "$work/self.bvh"
+expect 2 "is the input" "$ks" compress "$work/self.bvh" -o "$work/./SELF.bvh"
+expect 2 "is the input" "$ks" compress "$work/self.bvh" -o "$work/self.ks" --json "$work/self.bvh"
+cmp -s "$work/chain.bvh" "$work/self.bvh" || fail "compress replaced its source"
+[ -e "$work/self.ks" ] && fail "a refused compress wrote its output"
+# Two files of one name in different folders, one animation each per output folder: refused.
+expect 2 "would write" "$ks" compress "$work/a/same.glb" "$work/b/same.glb" --all-animations -o "$work/same_all"
+[ -e "$work/same_all" ] && fail "a refused batch created its folder"
+# Animation names that are one file name once made safe ("Run!", "run?") each get their own file.
+python3 - "$demo" "$work/run.glb" <<'PY' || fail "could not write run.glb"
+import json, struct, sys
+data = open(sys.argv[1], 'rb').read()
+length, kind = struct.unpack('<I4s', data[12:20])
+doc = json.loads(data[20:20 + length])
+doc['animations'][0]['name'], doc['animations'][1]['name'] = 'Run!', 'run?'
+text = json.dumps(doc).encode()
+text += b' ' * (-len(text) % 4)
+rest = data[20 + length:]
+with open(sys.argv[2], 'wb') as out:
+    out.write(struct.pack('<4sII', b'glTF', 2, 20 + len(text) + len(rest)) + struct.pack('<I4s', len(text), b'JSON'))
+    out.write(text + rest)
+PY
+"$ks" compress "$work/run.glb" --all-animations -o "$work/runs" >/dev/null 2>&1 || fail "compress of run.glb"
+[ -f "$work/runs/run.Run__0.ks" ] && [ -f "$work/runs/run.run__1.ks" ] ||
+  fail "colliding animation names: $(ls "$work/runs")"
+expect 0 "[Run!]" "$ks" verify "$work/run.glb" "$work/runs/run.Run__0.ks"
+expect 0 "[run?]" "$ks" verify "$work/run.glb" "$work/runs/run.run__1.ks"
+
 echo "compress/verify: ${#sources[@]} sources round-trip plain and zstd; overrides, local mode, misses and refusals checked"

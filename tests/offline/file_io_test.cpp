@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -191,6 +192,36 @@ TEST(WriteFileAtomically, LeavesNoTemporaryFiles) {
   }
   EXPECT_EQ(dir.entries(), std::set<std::string>{"out.txt"});
   EXPECT_EQ(read_all(path), "version 4");
+}
+
+// kill -9 in the middle of writing: nothing but the target may remain (a
+// named temporary file, which earlier versions wrote to, was left behind).
+TEST(WriteFileAtomically, LeavesNothingBehindWhenKilledWhileWriting) {
+  const TempDir dir;
+  const fs::path path = dir / "stream.ks";
+  for (int run = 0; run < 5; ++run) {
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      // Write over and over until killed: the kill lands in some write.
+      const std::string bytes(size_t{8} << 20, 'k');
+      for (;;) {
+        if (!write_file_atomically(path, std::string_view(bytes)).ok()) ::_exit(1);
+      }
+    }
+    ::usleep(30000 + 7000 * run);
+    ::kill(child, SIGKILL);
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "the writer stopped by itself: it failed to write";
+    const std::set<std::string> left = dir.entries();
+    std::string names;
+    for (const std::string& name : left) names += " " + name;
+    EXPECT_TRUE(left.empty() || left == std::set<std::string>{"stream.ks"}) << "left behind:" << names;
+    if (fs::exists(path)) {
+      EXPECT_EQ(fs::file_size(path), size_t{8} << 20);  // whole, never partial
+    }
+  }
 }
 
 TEST(WriteFileAtomically, WritesIntoCurrentDirectoryForBareName) {
