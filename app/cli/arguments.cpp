@@ -15,7 +15,9 @@ const char* const kImportOptionsHelp =
     "  --bvh-unit-scale M       metres per BVH file unit (default: guessed from\n"
     "                           the skeleton's height; 0.01 for centimetres)\n"
     "  --allow-outside-uris     let a glTF read buffers outside its own folder\n"
-    "                           (refused by default: an absolute path or '..')\n";
+    "                           (refused by default: an absolute path or '..')\n"
+    "  --max-bone-frames N      largest clip, bones x frames (default 1048576,\n"
+    "                           about 200 MB to fit)\n";
 
 const char* const kToleranceOptionsHelp =
     "  --tolerance MM           object-space tolerance E: at every frame, every\n"
@@ -119,6 +121,12 @@ bool parse_import_option(Arguments& args, std::string_view arg, ImportSettings& 
   }
   if (arg == "--allow-outside-uris") {
     settings.allow_outside_uris = true;
+    return true;
+  }
+  if (arg == "--max-bone-frames") {
+    long n = 0;
+    ok = args.whole_number(arg, 2, long{1} << 40, n);
+    if (ok) settings.max_bone_frames = static_cast<uint64_t>(n);
     return true;
   }
   return false;

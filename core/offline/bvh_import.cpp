@@ -31,7 +31,6 @@ using bvh::JointDecl;
 using bvh::shown;
 using bvh::to_float;
 
-constexpr uint64_t kMaxBoneFrames = uint64_t{1} << 26;  // bones x frames; beyond this the tracks need gigabytes
 
 // ---------------------------------------------------------------------------
 // Rotations
@@ -126,7 +125,8 @@ void append_sample(const JointDecl& joint, const double* values, double scale, B
 
 // Second pass over the motion: the frame lines are known to be good, and
 // their count is final, so the tracks are allocated once, at their size.
-Status build_clip(const bvh::Document& document, double scale, Diagnostics& diagnostics, RawClip& clip) {
+Status build_clip(const bvh::Document& document, double scale, const ImportSettings& settings,
+                  Diagnostics& diagnostics, RawClip& clip) {
   const Hierarchy& h = document.hierarchy;
   clip.sample_rate_hz = to_float(1.0 / document.frame_time_s);
   std::vector<FrameLine> frames = document.frames;
@@ -135,11 +135,8 @@ Status build_clip(const bvh::Document& document, double scale, Diagnostics& diag
     diagnostics.warn("the motion has a single frame; it is repeated to make a 2-frame static clip");
     frames.push_back(frames[0]);
   }
-  const uint64_t samples = uint64_t{frames.size()} * h.joints.size();
-  if (samples > kMaxBoneFrames) {
-    return diagnostics.error(document.end_line, "clip too large: " + std::to_string(h.joints.size()) + " bones x " +
-                                                    std::to_string(frames.size()) + " frames is more than " +
-                                                    std::to_string(kMaxBoneFrames) + " samples");
+  if (Status s = check_clip_size(h.joints.size(), frames.size(), settings); !s) {
+    return diagnostics.error(document.end_line, "clip too large: " + s.error());
   }
 
   clip.frame_count = static_cast<uint32_t>(frames.size());
@@ -238,7 +235,7 @@ Result<ImportedClip> import_bvh_text(std::string_view text, std::string_view sou
       settings.bvh_unit_scale_m > 0.f ? settings.bvh_unit_scale_m : automatic_unit_scale(rest_extent(hierarchy));
 
   ImportedClip out;
-  if (Status s = build_clip(document.value(), scale, diagnostics, out.clip); !s) return Error{s.error()};
+  if (Status s = build_clip(document.value(), scale, settings, diagnostics, out.clip); !s) return Error{s.error()};
   out.skeleton = build_skeleton(hierarchy, scale, diagnostics);
   out.clip.name = std::filesystem::path(source_name).stem().string();
   if (out.clip.name.empty()) out.clip.name = std::string(source_name);

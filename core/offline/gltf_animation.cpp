@@ -17,7 +17,6 @@ namespace {
 
 constexpr float kFallbackRateHz = 30.f;
 // Bones x frames beyond this would need gigabytes; refuse rather than crash.
-constexpr uint64_t kMaxBoneFrames = uint64_t{1} << 26;
 
 // ---------------------------------------------------------------------------
 // Channels
@@ -298,9 +297,8 @@ Result<RawClip> sample_clip(const tinygltf::Model& model, int animation_index, c
     warnings.push_back("'" + excerpt(clip.name) + "' is a single pose; it is imported as two identical frames");
     clip.frame_count = kMinFrameCount;
   }
-  if (static_cast<uint64_t>(clip.frame_count) * skeleton.bone_count() > kMaxBoneFrames) {
-    return Error{"'" + excerpt(clip.name) + "' has " + std::to_string(skeleton.bone_count()) + " bones x " +
-                 std::to_string(clip.frame_count) + " frames, more than can be held in memory"};
+  if (Status s = check_clip_size(skeleton.bone_count(), clip.frame_count, settings); !s) {
+    return Error{"'" + excerpt(clip.name) + "': " + s.error()};
   }
 
   clip.bones.resize(skeleton.bone_count());

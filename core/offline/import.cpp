@@ -20,11 +20,22 @@ Status ImportSettings::validate() const {
     std::snprintf(rate, sizeof rate, "%g", static_cast<double>(sample_rate_hz));
     return Error{std::string("sample rate ") + rate + " Hz is not 0 (automatic) or within 1 to 10000 Hz"};
   }
+  if (max_bone_frames < 2) return Error{"the bone-frame limit must be at least 2"};
   if (!std::isfinite(bvh_unit_scale_m) || bvh_unit_scale_m < 0.f) {
     return Error{"BVH unit scale " + std::to_string(bvh_unit_scale_m) +
                  " m per unit is not a positive number (0 = automatic)"};
   }
   return {};
+}
+
+Status check_clip_size(uint64_t bones, uint64_t frames, const ImportSettings& settings) {
+  // bones and frames are below 2^32 each: the product cannot overflow.
+  if (bones * frames <= settings.max_bone_frames) return {};
+  return Error{std::to_string(bones) + " bones x " + std::to_string(frames) + " frames is " +
+               std::to_string(bones * frames) + " bone-frames, more than the limit of " +
+               std::to_string(settings.max_bone_frames) + " (about " +
+               std::to_string(settings.max_bone_frames * 190 / 1000000) +
+               " MB to fit); --max-bone-frames N raises it"};
 }
 
 std::string lowercase_extension(const std::filesystem::path& path) {

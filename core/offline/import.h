@@ -21,17 +21,30 @@ namespace ks {
 inline constexpr float kMinSampleRateHz = 1.f;
 inline constexpr float kMaxSampleRateHz = 10000.f;
 
+/// Bones x frames a clip may have unless the caller raises it: about 200 MB
+/// at the peak of a fit (some 190 bytes per bone and frame, measured on the
+/// CMU takes). A file of a few kilobytes can ask for any number of frames (a
+/// key at 2,000 s); this keeps what it costs in proportion.
+inline constexpr uint64_t kDefaultMaxBoneFrames = uint64_t{1} << 20;
+
 struct ImportSettings {
   int animation_index = 0;      // which animation of a glTF file; default 0
   std::string animation_name;   // when non-empty, selects by name instead of index; default ""
   float sample_rate_hz = 0.f;   // glTF resampling rate, Hz; 0 = automatic (see gltf_import.h)
   float bvh_unit_scale_m = 0.f; // BVH metres per file unit; 0 = guess from the skeleton's height
   bool allow_outside_uris = false;  // glTF buffers may be read from outside the file's folder (gltf_files.h)
+  uint64_t max_bone_frames = kDefaultMaxBoneFrames;  // bones x frames allowed, checked before allocating
 
   /// Refuses a rate other than 0 outside kMinSampleRateHz..kMaxSampleRateHz,
-  /// negative or non-finite scales, a negative index.
+  /// negative or non-finite scales, a negative index, a bone-frame limit
+  /// below 2.
   Status validate() const;
 };
+
+/// Refuses a clip of `bones` x `frames` beyond `settings.max_bone_frames`,
+/// before anything of that size is allocated; the message says how to raise
+/// the limit.
+Status check_clip_size(uint64_t bones, uint64_t frames, const ImportSettings& settings);
 
 /// Everything an import produces.
 struct ImportedClip {

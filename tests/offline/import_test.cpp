@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "tests/offline/gltf_test_files.h"
 #include "tests/refused_mentioning.h"
 #include "tests/temp_dir.h"
 
@@ -175,6 +176,43 @@ TEST(ImportClip, DispatchesOnExtensionNotContent) {
   // glTF JSON named .bvh goes to the BVH parser, which must refuse it.
   const fs::path path = dir.link("rigged.bvh", kClips / "rigged_simple.gltf");
   EXPECT_TRUE(refused_mentioning(import_clip(path), {path.string()}));
+}
+
+// A few kilobytes can ask for any number of frames: bones x frames is
+// checked against the limit before the tracks are allocated, in either
+// format, and the limit moves with the setting.
+TEST(ImportClip, RefusesAClipPastTheBoneFrameLimitBeforeAllocating) {
+  TempDir dir;
+  // A glTF whose last key is at 2,000 s: at 30 Hz, 60,001 frames of 3 bones.
+  test::GltfDocument doc = test::make_skinned_document();
+  const int times = doc.buffer.add_floats({0.f, 0.5f, 2000.f}, "SCALAR", 1);
+  const int values = doc.buffer.add_floats({0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1}, "VEC4", 4);
+  doc.json["animations"][0]["samplers"][0]["input"] = times;
+  doc.json["animations"][0]["samplers"][0]["output"] = values;
+  const fs::path gltf = doc.write(dir.path(), "long");
+  ImportSettings settings;
+  settings.sample_rate_hz = 30.f;
+  settings.max_bone_frames = 100000;
+  EXPECT_TRUE(refused_mentioning(import_clip(gltf, settings),
+                                 {"long.gltf", "3 bones x 60001 frames is 180003 bone-frames, more than the limit of "
+                                               "100000", "--max-bone-frames N raises it"}));
+  settings.max_bone_frames = 180003;
+  const Result<ImportedClip> raised = import_clip(gltf, settings);
+  ASSERT_TRUE(raised.ok()) << raised.error();
+  EXPECT_EQ(raised.value().clip.frame_count, 60001u);
+  // A BVH of 2 joints and 50 frames.
+  std::string bvh = "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n CHANNELS 3 Xrotation Yrotation Zrotation\n"
+                    " JOINT Spine\n {\n  OFFSET 0 10 0\n  CHANNELS 3 Xrotation Yrotation Zrotation\n"
+                    "  End Site\n  {\n   OFFSET 0 10 0\n  }\n }\n}\nMOTION\nFrames: 50\nFrame Time: 0.0333333\n";
+  for (int f = 0; f < 50; ++f) bvh += "0 0 0 0 0 " + std::to_string(f) + "\n";
+  const fs::path path = dir.path() / "short.bvh";
+  std::ofstream(path) << bvh;
+  settings.max_bone_frames = 99;
+  EXPECT_TRUE(refused_mentioning(import_clip(path, settings), {"short.bvh", "2 bones x 50 frames is 100 bone-frames"}));
+  settings.max_bone_frames = 100;
+  EXPECT_TRUE(import_clip(path, settings).ok());
+  settings.max_bone_frames = 1;
+  EXPECT_TRUE(refused_mentioning(settings.validate(), {"the bone-frame limit must be at least 2"}));
 }
 
 TEST(ImportClip, SharedClipsExist) {
