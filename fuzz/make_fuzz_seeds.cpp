@@ -1,8 +1,9 @@
 // make_fuzz_seeds: writes the stream seed corpus of stream_fuzzer
 // (fuzz/corpus/stream, see fuzz/README.md): the demo clip's "idle" animation
 // and a tiny synthetic clip, fitted and packed with a few settings, so the
-// fuzzer starts from streams that open and mutates every section of them.
-// Rerun it (scripts/fuzz --refresh-seeds) when the stream format changes.
+// fuzzer starts from streams that open and mutates every section of them;
+// and the glTF seeds of gltf_fuzzer (gltf_seeds.h, fuzz/corpus/gltf). Rerun
+// it (scripts/fuzz --refresh-seeds) when the stream format changes.
 //
 //   make_fuzz_seeds <output folder>
 
@@ -18,6 +19,7 @@
 #include "core/offline/import.h"
 #include "core/offline/pack.h"
 #include "core/runtime/stream_view.h"
+#include "fuzz/gltf_seeds.h"
 
 namespace {
 
@@ -182,5 +184,6 @@ int main(int argc, char** argv) {
   RawClip clip;
   make_synthetic(skeleton, clip);
   for (const Seed& seed : kSyntheticSeeds) ok = write_seed(skeleton, clip, seed, "", folder) && ok;
+  ok = fuzz::write_gltf_seeds(folder) && ok;
   return ok ? 0 : 1;
 }
