@@ -23,24 +23,6 @@ inline constexpr const char* kExternalBuffer = "walk.bin";
 /// Its bytes: the skinned test document's buffer.
 inline std::vector<unsigned char> external_buffer_bytes() { return test::make_skinned_document().buffer.bytes; }
 
-/// A binary glTF of `json` (padded with spaces) and `bin` (padded with zeros).
-inline std::string make_glb(std::string json, std::vector<unsigned char> bin) {
-  while (json.size() % 4 != 0) json += ' ';
-  while (bin.size() % 4 != 0) bin.push_back(0);
-  std::string out = "glTF";
-  const auto put_u32 = [&](uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
-  put_u32(2);
-  put_u32(static_cast<uint32_t>(12 + 8 + json.size() + (bin.empty() ? 0 : 8 + bin.size())));
-  put_u32(static_cast<uint32_t>(json.size()));
-  out += "JSON" + json;
-  if (!bin.empty()) {
-    put_u32(static_cast<uint32_t>(bin.size()));
-    out += std::string("BIN\0", 4);
-    out.append(reinterpret_cast<const char*>(bin.data()), bin.size());
-  }
-  return out;
-}
-
 /// Every seed: a file name (its extension says the container) and its bytes.
 inline std::vector<std::pair<std::string, std::string>> gltf_seeds() {
   std::vector<std::pair<std::string, std::string>> seeds;
@@ -54,7 +36,7 @@ inline std::vector<std::pair<std::string, std::string>> gltf_seeds() {
 
   nlohmann::json binary = embedded;
   binary["buffers"][0].erase("uri");
-  const std::string glb = make_glb(binary.dump(), doc.buffer.bytes);
+  const std::string glb = test::make_glb(binary.dump(), doc.buffer.bytes);
   seeds.emplace_back("skinned.glb", glb);
   seeds.emplace_back("skinned_truncated.glb", glb.substr(0, glb.size() / 2));
 

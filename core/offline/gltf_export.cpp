@@ -179,6 +179,11 @@ Result<tinygltf::Model> load_source(const std::filesystem::path& path, bool allo
 
   // The importer refuses properties of the wrong JSON type, which tinygltf
   // would drop silently; refuse the same files so bone names agree.
+  if (binary) {
+    if (Status s = gltf::check_glb_container(bytes.value()); !s) {
+      return Error{where + "not a readable glTF 2.0 file: " + s.error()};
+    }
+  }
   const std::string_view text = gltf::json_text(bytes.value(), binary);
   if (Status s = gltf::check_json_nesting(text); !s) return Error{where + "not a valid glTF 2.0 file: " + s.error()};
   const nlohmann::json document = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);

@@ -34,6 +34,9 @@ Result<tinygltf::Model> load_model(const std::filesystem::path& path, const std:
 
   // tinygltf drops properties of the wrong type without a word; check first,
   // and check the nesting before any parser recurses through it.
+  if (binary) {
+    if (Status s = gltf::check_glb_container(bytes); !s) return Error{"not a readable glTF 2.0 file: " + s.error()};
+  }
   const std::string_view text = gltf::json_text(bytes, binary);
   if (Status s = gltf::check_json_nesting(text); !s) return Error{"not a valid glTF 2.0 file: " + s.error()};
   const nlohmann::json document = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);

@@ -246,6 +246,43 @@ Status check_json_nesting(std::string_view text, uint32_t max_depth) {
   return {};
 }
 
+Status check_glb_container(std::string_view bytes) {
+  const auto u32 = [&](size_t at) {
+    uint32_t v = 0;
+    std::memcpy(&v, bytes.data() + at, 4);
+    return v;
+  };
+  const std::string size = std::to_string(bytes.size());
+  if (bytes.size() < 12) return Error{"truncated: " + size + " bytes, shorter than the 12-byte GLB header"};
+  if (bytes.substr(0, 4) != "glTF") return Error{"not a binary glTF file (its first 4 bytes are not 'glTF')"};
+  if (u32(4) != 2) return Error{"GLB version " + std::to_string(u32(4)) + "; only version 2 is read"};
+  const uint64_t declared = u32(8);
+  if (declared > bytes.size()) {
+    return Error{"truncated: the GLB header says " + std::to_string(declared) + " bytes, the file has " + size};
+  }
+  if (declared < bytes.size()) {
+    return Error{"the GLB header says " + std::to_string(declared) + " bytes, the file has " + size +
+                 " (bytes after the end)"};
+  }
+  // Chunks: length, type, data, back to back; JSON first, then an optional BIN.
+  uint64_t at = 12;
+  for (int chunk = 0; at < declared; ++chunk) {
+    const char* what = chunk == 0 ? "JSON chunk" : chunk == 1 ? "BIN chunk" : "extra chunk";
+    if (declared - at < 8) return Error{"truncated: the " + std::string(what) + "'s 8-byte header is cut short"};
+    const uint64_t length = u32(at);
+    const std::string_view type = bytes.substr(at + 4, 4);
+    if (chunk == 0 && type != "JSON") return Error{"the first GLB chunk is not JSON"};
+    if (chunk == 1 && type != std::string_view("BIN\0", 4)) return Error{"the second GLB chunk is not BIN"};
+    if (length > declared - at - 8) {
+      return Error{"truncated: the " + std::string(what) + " of " + std::to_string(length) + " bytes runs " +
+                   std::to_string(length - (declared - at - 8)) + " bytes past the end of the file"};
+    }
+    at += 8 + length;
+  }
+  if (at == 12) return Error{"truncated: the GLB has no JSON chunk"};
+  return {};
+}
+
 std::string_view json_text(std::string_view bytes, bool binary) {
   if (!binary) return bytes;
   // GLB: magic, version, length, then chunk 0 (length, type "JSON", data).

@@ -34,6 +34,11 @@ inline constexpr uint32_t kMaxJsonDepth = 256;
 /// Malformed text otherwise passes: the parser says what is wrong with it.
 Status check_json_nesting(std::string_view text, uint32_t max_depth = kMaxJsonDepth);
 
+/// Checks a .glb file's container: its 12-byte header (magic, version 2, a
+/// length equal to the file's), then chunks that fit in it, JSON first and
+/// an optional BIN second; says "truncated" where the file is cut short.
+Status check_glb_container(std::string_view bytes);
+
 /// The JSON text of a .gltf file (`binary` false: all of `bytes`) or of a
 /// .glb's first chunk; empty when the GLB container is broken (the loader
 /// then says how).

@@ -55,6 +55,24 @@ inline std::string base64(const std::vector<unsigned char>& data) {
   return out;
 }
 
+/// A binary glTF of `json` (padded with spaces) and `bin` (padded with zeros).
+inline std::string make_glb(std::string json, std::vector<unsigned char> bin) {
+  while (json.size() % 4 != 0) json += ' ';
+  while (bin.size() % 4 != 0) bin.push_back(0);
+  std::string out = "glTF";
+  const auto put_u32 = [&](uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
+  put_u32(2);
+  put_u32(static_cast<uint32_t>(12 + 8 + json.size() + (bin.empty() ? 0 : 8 + bin.size())));
+  put_u32(static_cast<uint32_t>(json.size()));
+  out += "JSON" + json;
+  if (!bin.empty()) {
+    put_u32(static_cast<uint32_t>(bin.size()));
+    out += std::string("BIN\0", 4);
+    out.append(reinterpret_cast<const char*>(bin.data()), bin.size());
+  }
+  return out;
+}
+
 /// A document under construction: JSON plus the buffer it embeds.
 struct GltfDocument {
   nlohmann::json json;
