@@ -105,6 +105,7 @@ ClipReport start_report(const ImportedClip& imported) {
   report.frames = imported.clip.frame_count;
   report.sample_rate_hz = imported.clip.sample_rate_hz;
   report.raw_bytes = size_t{10} * sizeof(float) * report.bones * report.frames;
+  report.warnings = imported.warnings;
   return report;
 }
 
@@ -203,6 +204,14 @@ void print_summary_table(const std::vector<ClipReport>& reports, bool zstd_writt
                ratio(raw, zstd_written ? zstd : plain), failures);
 }
 
+void print_warnings(const std::vector<ClipReport>& reports, std::FILE* out) {
+  for (const ClipReport& r : reports) {
+    std::string name = r.source.filename().string();
+    if (!r.animation.empty()) name += " [" + r.animation + "]";
+    for (const std::string& warning : r.warnings) std::fprintf(out, "%s: warning: %s\n", name.c_str(), warning.c_str());
+  }
+}
+
 void print_misses(const std::vector<ClipReport>& reports, size_t limit, std::FILE* out) {
   for (const ClipReport& r : reports) {
     if (!r.error.empty() || (r.bones_over == 0 && r.missed_tracks.empty())) continue;
@@ -261,6 +270,7 @@ std::string reports_json(const std::vector<ClipReport>& reports, const FitSettin
     nlohmann::json c = {{"source", r.source.string()}, {"output", r.output.string()},
                         {"animation", r.animation},    {"ok", r.ok()},
                         {"written", r.written},        {"kept_existing", r.kept_existing},
+                        {"warnings", r.warnings},
                         {"error", r.error}};
     if (r.error.empty()) {
       c["bones"] = r.bones;

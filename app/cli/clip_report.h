@@ -88,6 +88,7 @@ struct ClipReport {
   size_t bones_over = 0;                 // object space: bones whose error exceeds their tolerance
   size_t metadata_bytes = 0;
   bool written = false;
+  std::vector<std::string> warnings;  // what the import accepted with a fix-up or could not use
   bool kept_existing = false;  // missed its bound, so the file already at `output` was kept (no --force)
   std::string error;  // why the clip failed, empty when it did not
 
@@ -110,6 +111,8 @@ void print_summary_table(const std::vector<ClipReport>& reports, bool zstd_writt
 /// For each report that missed its bound, the bones (or tracks) over it,
 /// worst first, at most `limit` per clip, with frame and floor.
 void print_misses(const std::vector<ClipReport>& reports, size_t limit, std::FILE* out);
+/// Every clip's import warnings, one line each, named by clip.
+void print_warnings(const std::vector<ClipReport>& reports, std::FILE* out);
 /// Every report and the settings as a JSON document.
 std::string reports_json(const std::vector<ClipReport>& reports, const FitSettings& fit, const PackSettings& pack);
 

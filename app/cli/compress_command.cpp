@@ -382,6 +382,7 @@ int run_compress(const std::vector<std::string_view>& raw_args) {
   }
   // With the JSON on stdout, the table goes to stderr so stdout stays parseable.
   print_summary_table(reports, options.codec.pack.zstd, options.json_path == "-" ? stderr : stdout);
+  print_warnings(reports, stderr);
   print_misses(reports, kMissesListed, stderr);
   if (!options.json_path.empty()) {
     const std::string json = reports_json(reports, options.codec.fit, options.codec.pack);

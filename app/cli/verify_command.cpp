@@ -198,6 +198,11 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
   }
   if (!imported) return std::fprintf(stderr, "keystream: %s\n", imported.error().c_str()), 1;
   const ImportedClip& clip = imported.value();
+  // What the import could not use is part of the answer: a clean bound over
+  // a clip that lost a channel would be a false "ok".
+  for (const std::string& warning : clip.warnings) {
+    std::fprintf(stderr, "keystream verify: %s: warning: %s\n", source.string().c_str(), warning.c_str());
+  }
   const Skeleton& skeleton = clip.skeleton;
   if (Status s = check_bones(skeleton, stream, source.string()); !s) {
     return std::fprintf(stderr, "keystream verify: %s: %s\n", stream_name.c_str(), s.error().c_str()), 1;
@@ -238,6 +243,7 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
 
   if (json) {
     nlohmann::json doc = {{"source", source.string()},
+                          {"warnings", clip.warnings},
                           {"stream", stream_name},
                           {"animation", clip.clip.name},
                           {"frames", clip.clip.frame_count},

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/studio/panels.h"
+#include "core/offline/excerpt.h"
 #include "core/offline/import.h"
 
 namespace ks::studio {
@@ -82,8 +83,12 @@ void draw_open_panel(StudioState& state, bool* open) {
   }
   if (state.clip && state.clip->animation_names.size() > 1) {
     int index = state.clip->animation_index;
+    // Shortened: ImGui draws a label of tens of thousands of characters past
+    // its 16-bit vertex indices, and a file may name an animation so.
+    std::vector<std::string> shown;
+    for (const std::string& n : state.clip->animation_names) shown.push_back(excerpt(n, 120));
     std::vector<const char*> names;
-    for (const std::string& n : state.clip->animation_names) names.push_back(n.c_str());
+    for (const std::string& n : shown) names.push_back(n.c_str());
     if (ImGui::Combo("animation", &index, names.data(), static_cast<int>(names.size()))) {
       state.import_settings.animation_name.clear();
       state.import_settings.animation_index = index;

@@ -19,6 +19,7 @@
 #include "app/studio/layout.h"
 #include "app/studio/panels.h"
 #include "app/studio/png_writer.h"
+#include "core/offline/excerpt.h"
 #include "core/offline/file_io.h"
 #include "core/offline/import.h"
 #include "core/offline/stream_file.h"
@@ -118,6 +119,7 @@ Status StudioApp::open_clip(const std::filesystem::path& path) {
     return Error{loaded.error()};
   }
   m_state.load_error.clear();
+  m_state.warnings_dismissed = false;
   m_state.clip = std::make_shared<const ImportedClip>(std::move(loaded.value()));
   m_state.clip_path = path;
   // Overrides name bones: those of another skeleton would fail the fit.
@@ -230,10 +232,29 @@ void StudioApp::draw_menu_bar() {
     if (ImGui::MenuItem("Keyboard shortcuts", "F1")) m_show_help = true;
     ImGui::EndMenu();
   }
+  // What the import could not use stays in view until dismissed: an
+  // animation that lost a channel must not look whole.
+  if (m_state.clip && !m_state.clip->warnings.empty() && !m_state.warnings_dismissed) {
+    const std::vector<std::string>& warnings = m_state.clip->warnings;
+    const std::string label =
+        std::to_string(warnings.size()) + (warnings.size() == 1 ? " import warning" : " import warnings");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.8f, 0.3f, 1.f));
+    const bool open = ImGui::BeginMenu(label.c_str());
+    ImGui::PopStyleColor();
+    if (open) {
+      ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40.f);
+      for (const std::string& warning : warnings) ImGui::TextUnformatted(excerpt(warning, 300).c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::Separator();
+      if (ImGui::MenuItem("Dismiss")) m_state.warnings_dismissed = true;
+      ImGui::EndMenu();
+    }
+  }
   if (m_state.clip) {
     const RawClip& clip = m_state.clip->clip;
     ImGui::Separator();
-    ImGui::Text("%s [%s]  frame %.1f / %u  %s", m_state.clip_path.filename().string().c_str(), clip.name.c_str(),
+    ImGui::Text("%s [%s]  frame %.1f / %u  %s", excerpt(m_state.clip_path.filename().string(), 120).c_str(),
+                excerpt(clip.name, 120).c_str(),
                 static_cast<double>(m_state.frame_time), clip.frame_count - 1,
                 m_state.playing ? "playing (space: pause)" : "paused (space: play)");
   }

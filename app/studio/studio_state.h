@@ -19,6 +19,7 @@ struct StudioState {
   std::filesystem::path clip_path;
   ImportSettings import_settings;
   std::string load_error;  // the last open that failed, shown until the next succeeds
+  bool warnings_dismissed = false;  // the open clip's import warnings, shown in the menu bar until dismissed
   std::vector<std::filesystem::path> recent_files;  // newest first
 
   // The settings the user is editing, and the newest finished fit (possibly

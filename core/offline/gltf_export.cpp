@@ -215,13 +215,15 @@ Result<tinygltf::Model> load_source(const std::filesystem::path& path, bool allo
 Result<std::vector<int>> match_bones(const tinygltf::Model& model, const Skeleton& skeleton) {
   Result<std::vector<int>> parents = gltf::node_parents(model);
   if (!parents) return Error{parents.error()};
-  std::vector<std::string> warnings;  // about several skins: the importer says it
-  Result<int> skin = gltf::choose_skin(model, warnings);
+  Result<int> skin = gltf::choose_skin(model);
   if (!skin) return Error{skin.error()};
-  Result<std::vector<int>> bones = gltf::bone_nodes(model, parents.value(), skin.value());
+  Result<std::vector<int>> bones = gltf::bone_nodes(model, parents.value());
   if (!bones) return Error{bones.error()};
   std::vector<int> bone_of_node;
-  Result<Skeleton> file = gltf::build_skeleton(model, parents.value(), bones.value(), skin.value(), bone_of_node);
+  std::vector<char> usable_skin;
+  std::vector<std::string> warnings;  // about skins that disagree: the importer says it
+  Result<Skeleton> file = gltf::build_skeleton(model, parents.value(), bones.value(), skin.value(), bone_of_node,
+                                               usable_skin, warnings);
   if (!file) return Error{file.error()};
 
   std::vector<int> node_of_bone(skeleton.bone_count());

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <unordered_set>
 
+#include "core/offline/excerpt.h"
 #include "core/offline/gltf_accessor.h"
 
 namespace ks::gltf {
@@ -114,7 +115,7 @@ Result<std::vector<int>> node_parents(const tinygltf::Model& model) {
   return parents;
 }
 
-Result<int> choose_skin(const tinygltf::Model& model, std::vector<std::string>& warnings) {
+Result<int> choose_skin(const tinygltf::Model& model) {
   if (model.skins.empty()) return -1;
   int chosen = -1;
   for (const tinygltf::Node& node : model.nodes) {
@@ -127,27 +128,35 @@ Result<int> choose_skin(const tinygltf::Model& model, std::vector<std::string>& 
   if (static_cast<size_t>(chosen) >= model.skins.size()) {
     return Error{"a node uses skin " + std::to_string(chosen) + ", which does not exist"};
   }
-  if (model.skins.size() > 1) {
-    warnings.push_back("the file has " + std::to_string(model.skins.size()) + " skins; skin " + std::to_string(chosen) +
-                       " is imported");
-  }
   return chosen;
 }
 
-Result<std::vector<int>> bone_nodes(const tinygltf::Model& model, const std::vector<int>& parents, int skin) {
+Result<std::vector<int>> bone_nodes(const tinygltf::Model& model, const std::vector<int>& parents) {
   const size_t n = model.nodes.size();
-  std::vector<char> wanted(n, skin < 0 ? 1 : 0);
-  if (skin >= 0) {
-    const tinygltf::Skin& s = model.skins[static_cast<size_t>(skin)];
+  std::vector<char> wanted(n, model.skins.empty() ? 1 : 0);
+  const auto want = [&](int node) {
+    for (int a = node; a != -1 && !wanted[static_cast<size_t>(a)]; a = parents[static_cast<size_t>(a)]) {
+      wanted[static_cast<size_t>(a)] = 1;
+    }
+  };
+  for (size_t skin = 0; skin < model.skins.size(); ++skin) {
+    const tinygltf::Skin& s = model.skins[skin];
     if (s.joints.empty()) return Error{"skin " + std::to_string(skin) + " has no joints"};
     for (int joint : s.joints) {
       if (joint < 0 || static_cast<size_t>(joint) >= n) {
         return Error{"skin " + std::to_string(skin) + " lists joint node " + std::to_string(joint) +
                      ", which does not exist"};
       }
-      for (int a = joint; a != -1 && !wanted[static_cast<size_t>(a)]; a = parents[static_cast<size_t>(a)]) {
-        wanted[static_cast<size_t>(a)] = 1;
-      }
+      want(joint);
+    }
+  }
+  // Every node an animation moves, in any animation: the skeleton is the
+  // same whichever animation is imported.
+  for (const tinygltf::Animation& animation : model.animations) {
+    for (const tinygltf::AnimationChannel& channel : animation.channels) {
+      const bool moves = channel.target_path == "translation" || channel.target_path == "rotation" ||
+                         channel.target_path == "scale";
+      if (moves && channel.target_node >= 0 && static_cast<size_t>(channel.target_node) < n) want(channel.target_node);
     }
   }
   // Depth-first from each root, children in file order (iterative: a deep
@@ -174,7 +183,8 @@ Result<std::vector<int>> bone_nodes(const tinygltf::Model& model, const std::vec
 }
 
 Result<Skeleton> build_skeleton(const tinygltf::Model& model, const std::vector<int>& parents,
-                                const std::vector<int>& bones, int skin, std::vector<int>& bone_of_node) {
+                                const std::vector<int>& bones, int skin, std::vector<int>& bone_of_node,
+                                std::vector<char>& usable_skin, std::vector<std::string>& warnings) {
   Skeleton skeleton;
   bone_of_node.assign(model.nodes.size(), -1);
   for (size_t b = 0; b < bones.size(); ++b) bone_of_node[static_cast<size_t>(bones[b])] = static_cast<int>(b);
@@ -196,21 +206,49 @@ Result<Skeleton> build_skeleton(const tinygltf::Model& model, const std::vector<
   }
 
   if (skin >= 0) {
-    const tinygltf::Skin& s = model.skins[static_cast<size_t>(skin)];
-    skeleton.inverse_bind.assign(bones.size(), Mat4{});
-    for (int joint : s.joints) skeleton.skin_joints.push_back(bone_of_node[static_cast<size_t>(joint)]);
+    for (int joint : model.skins[static_cast<size_t>(skin)].joints) {
+      skeleton.skin_joints.push_back(bone_of_node[static_cast<size_t>(joint)]);
+    }
+  }
+  // Every skin's inverse bind matrices; a joint two skins share must have
+  // the same one in both, or the second skin's meshes cannot be drawn.
+  usable_skin.assign(model.skins.size(), 1);
+  if (!model.skins.empty()) skeleton.inverse_bind.assign(bones.size(), Mat4{});
+  std::vector<int> bound_by(bones.size(), -1);  // the skin that set each bone's matrix
+  for (size_t k = 0; k < model.skins.size(); ++k) {
+    const tinygltf::Skin& s = model.skins[k];
+    const std::string what = "skin " + std::to_string(k);
+    std::vector<float> matrices(s.joints.size() * 16, 0.f);
+    for (size_t j = 0; j < s.joints.size(); ++j) {
+      for (int d = 0; d < 4; ++d) matrices[j * 16 + static_cast<size_t>(d) * 5] = 1.f;  // identity
+    }
     if (s.inverseBindMatrices >= 0) {
-      Result<std::vector<float>> matrices =
-          read_floats(model, s.inverseBindMatrices, {TINYGLTF_TYPE_MAT4, {TINYGLTF_COMPONENT_TYPE_FLOAT}},
-                      "skin " + std::to_string(skin) + " inverse bind matrices");
-      if (!matrices) return Error{matrices.error()};
-      if (matrices.value().size() < s.joints.size() * 16) {
-        return Error{"skin " + std::to_string(skin) + " has " + std::to_string(matrices.value().size() / 16) +
-                     " inverse bind matrices for " + std::to_string(s.joints.size()) + " joints"};
+      Result<std::vector<float>> read = read_floats(model, s.inverseBindMatrices,
+                                                    {TINYGLTF_TYPE_MAT4, {TINYGLTF_COMPONENT_TYPE_FLOAT}},
+                                                    what + " inverse bind matrices");
+      if (!read) return Error{read.error()};
+      if (read.value().size() < s.joints.size() * 16) {
+        return Error{what + " has " + std::to_string(read.value().size() / 16) + " inverse bind matrices for " +
+                     std::to_string(s.joints.size()) + " joints"};
       }
-      for (size_t j = 0; j < s.joints.size(); ++j) {
-        Mat4& m = skeleton.inverse_bind[static_cast<size_t>(bone_of_node[static_cast<size_t>(s.joints[j])])];
-        std::copy_n(matrices.value().begin() + static_cast<std::ptrdiff_t>(j * 16), 16, m.m);
+      std::copy_n(read.value().begin(), matrices.size(), matrices.begin());
+    }
+    for (size_t j = 0; j < s.joints.size() && usable_skin[k]; ++j) {
+      const size_t bone = static_cast<size_t>(bone_of_node[static_cast<size_t>(s.joints[j])]);
+      Mat4& m = skeleton.inverse_bind[bone];
+      if (bound_by[bone] < 0) {
+        std::copy_n(matrices.begin() + static_cast<std::ptrdiff_t>(j * 16), 16, m.m);
+        bound_by[bone] = static_cast<int>(k);
+        continue;
+      }
+      for (size_t e = 0; e < 16; ++e) {
+        if (std::fabs(m.m[e] - matrices[j * 16 + e]) > 1e-4f * std::max(1.f, std::fabs(m.m[e]))) {
+          usable_skin[k] = 0;
+          warnings.push_back(what + " binds joint '" + excerpt(skeleton.bone_names[bone]) +
+                             "' differently from skin " + std::to_string(bound_by[bone]) +
+                             "; its meshes are not shown (the animation is imported whole)");
+          break;
+        }
       }
     }
   }

@@ -68,14 +68,16 @@ Result<ImportedClip> import_model(const tinygltf::Model& model, const ImportSett
   ImportedClip imported;
   Result<std::vector<int>> parents = gltf::node_parents(model);
   if (!parents) return Error{parents.error()};
-  Result<int> skin = gltf::choose_skin(model, warnings);
+  Result<int> skin = gltf::choose_skin(model);
   if (!skin) return Error{skin.error()};
-  Result<std::vector<int>> bones = gltf::bone_nodes(model, parents.value(), skin.value());
+  Result<std::vector<int>> bones = gltf::bone_nodes(model, parents.value());
   if (!bones) return Error{bones.error()};
   std::vector<int> bone_of_node;
-  Result<Skeleton> skeleton = gltf::build_skeleton(model, parents.value(), bones.value(), skin.value(), bone_of_node);
+  std::vector<char> usable_skin;
+  Result<Skeleton> skeleton = gltf::build_skeleton(model, parents.value(), bones.value(), skin.value(), bone_of_node,
+                                                   usable_skin, warnings);
   if (!skeleton) return Error{skeleton.error()};
-  Result<std::optional<SkinnedMesh>> mesh = gltf::read_meshes(model, skin.value(), bone_of_node, warnings);
+  Result<std::optional<SkinnedMesh>> mesh = gltf::read_meshes(model, usable_skin, bone_of_node, warnings);
   if (!mesh) return Error{mesh.error()};
 
   Result<int> animation = gltf::choose_animation(model, settings);

@@ -171,10 +171,10 @@ Result<PrimitiveData> read_primitive(const tinygltf::Model& model, const tinyglt
 
 }  // namespace
 
-Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, int skin,
+Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, const std::vector<char>& usable_skin,
                                                const std::vector<int>& bone_of_node,
                                                std::vector<std::string>& warnings) {
-  std::vector<char> skinned_mesh(model.meshes.size(), 0);
+  std::vector<char> skinned(model.meshes.size(), 0);  // some node draws the mesh with a usable skin
   for (size_t i = 0; i < model.nodes.size(); ++i) {
     const tinygltf::Node& node = model.nodes[i];
     if (node.mesh >= 0 && static_cast<size_t>(node.mesh) >= model.meshes.size()) {
@@ -183,10 +183,13 @@ Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, int
     if (node.skin >= 0 && static_cast<size_t>(node.skin) >= model.skins.size()) {
       return Error{"node " + std::to_string(i) + " uses skin " + std::to_string(node.skin) + ", which does not exist"};
     }
-    if (node.mesh >= 0 && skin >= 0 && node.skin == skin) skinned_mesh[static_cast<size_t>(node.mesh)] = 1;
+    if (node.mesh >= 0 && node.skin >= 0 && usable_skin[static_cast<size_t>(node.skin)]) {
+      skinned[static_cast<size_t>(node.mesh)] = 1;
+    }
   }
 
-  std::optional<SkinnedMesh> result;
+  // Every triangle primitive is read and checked; the skinned ones are kept.
+  std::vector<std::vector<std::pair<std::string, PrimitiveData>>> primitives(model.meshes.size());
   size_t skipped_primitives = 0;
   for (size_t m = 0; m < model.meshes.size(); ++m) {
     for (size_t p = 0; p < model.meshes[m].primitives.size(); ++p) {
@@ -196,37 +199,45 @@ Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, int
         continue;
       }
       const std::string where = "mesh " + std::to_string(m) + " primitive " + std::to_string(p);
-      Result<PrimitiveData> data = read_primitive(model, primitive, where, skinned_mesh[m] != 0);
+      Result<PrimitiveData> data = read_primitive(model, primitive, where, skinned[m] != 0);
       if (!data) return Error{data.error()};
-      if (!skinned_mesh[m]) continue;
-
-      if (!result) result.emplace();
-      SkinnedMesh& mesh = *result;
-      const std::vector<int>& joints = model.skins[static_cast<size_t>(skin)].joints;
-      const size_t base = mesh.positions.size();
-      if (base + data.value().positions.size() > 0xffffffffu) return Error{"the skinned meshes have too many vertices"};
-      for (size_t v = 0; v < data.value().positions.size(); ++v) {
-        std::array<uint16_t, 4> bones{};
-        for (size_t k = 0; k < 4; ++k) {
-          const uint32_t joint = data.value().joints[v][k];
-          if (data.value().weights[v][k] > 0.f && joint >= joints.size()) {
-            return Error{where + ": vertex " + std::to_string(v) + " uses joint " + std::to_string(joint) +
-                         " but the skin has " + std::to_string(joints.size()) + " joints"};
-          }
-          const int bone = joint < joints.size() ? bone_of_node[static_cast<size_t>(joints[joint])] : 0;
-          bones[k] = static_cast<uint16_t>(data.value().weights[v][k] > 0.f ? bone : 0);
-        }
-        mesh.joints.push_back(bones);
-        mesh.weights.push_back(data.value().weights[v]);
-        mesh.positions.push_back(data.value().positions[v]);
-        mesh.normals.push_back(data.value().normals[v]);
-        mesh.colors.push_back(data.value().color);
-      }
-      for (uint32_t index : data.value().indices) mesh.indices.push_back(static_cast<uint32_t>(base) + index);
+      if (skinned[m]) primitives[m].emplace_back(where, std::move(data.value()));
     }
   }
   if (skipped_primitives > 0) {
     warnings.push_back(std::to_string(skipped_primitives) + " mesh primitives are not triangle lists and were skipped");
+  }
+
+  // Each node that draws a mesh with a usable skin adds its primitives, in
+  // bind pose, their joints mapped through that node's skin to bones.
+  std::optional<SkinnedMesh> result;
+  for (const tinygltf::Node& node : model.nodes) {
+    if (node.mesh < 0 || node.skin < 0 || !usable_skin[static_cast<size_t>(node.skin)]) continue;
+    const std::vector<int>& joints = model.skins[static_cast<size_t>(node.skin)].joints;
+    for (const auto& [where, data] : primitives[static_cast<size_t>(node.mesh)]) {
+      if (!result) result.emplace();
+      SkinnedMesh& mesh = *result;
+      const size_t base = mesh.positions.size();
+      if (base + data.positions.size() > 0xffffffffu) return Error{"the skinned meshes have too many vertices"};
+      for (size_t v = 0; v < data.positions.size(); ++v) {
+        std::array<uint16_t, 4> bones{};
+        for (size_t k = 0; k < 4; ++k) {
+          const uint32_t joint = data.joints[v][k];
+          if (data.weights[v][k] > 0.f && joint >= joints.size()) {
+            return Error{where + ": vertex " + std::to_string(v) + " uses joint " + std::to_string(joint) +
+                         " but the skin has " + std::to_string(joints.size()) + " joints"};
+          }
+          const int bone = joint < joints.size() ? bone_of_node[static_cast<size_t>(joints[joint])] : 0;
+          bones[k] = static_cast<uint16_t>(data.weights[v][k] > 0.f ? bone : 0);
+        }
+        mesh.joints.push_back(bones);
+        mesh.weights.push_back(data.weights[v]);
+        mesh.positions.push_back(data.positions[v]);
+        mesh.normals.push_back(data.normals[v]);
+        mesh.colors.push_back(data.color);
+      }
+      for (uint32_t index : data.indices) mesh.indices.push_back(static_cast<uint32_t>(base) + index);
+    }
   }
   return result;
 }

@@ -16,13 +16,14 @@ class Model;
 namespace ks::gltf {
 
 /// Checks every triangle primitive of every mesh (so that a malformed file is
-/// refused even where the broken mesh is not the skinned one) and gathers the
-/// primitives of the nodes that use `skin` into one mesh, in bind pose, with
-/// the four largest weights of each vertex and joints mapped to bones through
-/// `bone_of_node`. nullopt when no node uses the skin (or `skin` is -1).
+/// refused even where the broken mesh is not a skinned one) and gathers the
+/// primitives of the nodes that use a skin marked in `usable_skin` into one
+/// mesh, in bind pose, with the four largest weights of each vertex and
+/// joints mapped through the node's skin to bones (`bone_of_node`). nullopt
+/// when no node uses such a skin.
 /// Primitives that are not triangle lists are skipped with a warning; a
 /// primitive without NORMAL gets area-weighted vertex normals.
-Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, int skin,
+Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, const std::vector<char>& usable_skin,
                                                const std::vector<int>& bone_of_node,
                                                std::vector<std::string>& warnings);
 

@@ -278,6 +278,24 @@ expect 1 "FAILED" "$ks" compress "$demo" "$work/broken.bvh" -o "$work/mixed"
 [ -f "$work/mixed/demo_walk.ks" ] || fail "the good clip of a mixed batch was not written"
 ls -A "$work/mixed" | grep -q '^\.' && fail "temporary files left behind: $(ls -A "$work/mixed")"
 
+# glb_with SRC DST CODE: the binary glTF SRC with its JSON changed by the
+# Python statement CODE (on `doc`), written as DST.
+glb_with() {
+  python3 - "$@" <<'PY' || fail "could not write $2"
+import json, struct, sys
+data = open(sys.argv[1], 'rb').read()
+length, kind = struct.unpack('<I4s', data[12:20])
+doc = json.loads(data[20:20 + length])
+exec(sys.argv[3])
+text = json.dumps(doc).encode()
+text += b' ' * (-len(text) % 4)
+rest = data[20 + length:]
+with open(sys.argv[2], 'wb') as out:
+    out.write(struct.pack('<4sII', b'glTF', 2, 20 + len(text) + len(rest)) + struct.pack('<I4s', len(text), b'JSON'))
+    out.write(text + rest)
+PY
+}
+
 # --- Nothing the user had is lost.
 # A clip that misses its bound does not replace an existing stream, unless --force.
 cp "$work/one.ks" "$work/kept.ks"
@@ -296,23 +314,20 @@ cmp -s "$work/chain.bvh" "$work/self.bvh" || fail "compress replaced its source"
 expect 2 "would write" "$ks" compress "$work/a/same.glb" "$work/b/same.glb" --all-animations -o "$work/same_all"
 [ -e "$work/same_all" ] && fail "a refused batch created its folder"
 # Animation names that are one file name once made safe ("Run!", "run?") each get their own file.
-python3 - "$demo" "$work/run.glb" <<'PY' || fail "could not write run.glb"
-import json, struct, sys
-data = open(sys.argv[1], 'rb').read()
-length, kind = struct.unpack('<I4s', data[12:20])
-doc = json.loads(data[20:20 + length])
-doc['animations'][0]['name'], doc['animations'][1]['name'] = 'Run!', 'run?'
-text = json.dumps(doc).encode()
-text += b' ' * (-len(text) % 4)
-rest = data[20 + length:]
-with open(sys.argv[2], 'wb') as out:
-    out.write(struct.pack('<4sII', b'glTF', 2, 20 + len(text) + len(rest)) + struct.pack('<I4s', len(text), b'JSON'))
-    out.write(text + rest)
-PY
+glb_with "$demo" "$work/run.glb" "doc['animations'][0]['name'], doc['animations'][1]['name'] = 'Run!', 'run?'"
 "$ks" compress "$work/run.glb" --all-animations -o "$work/runs" >/dev/null 2>&1 || fail "compress of run.glb"
 [ -f "$work/runs/run.Run__0.ks" ] && [ -f "$work/runs/run.run__1.ks" ] ||
   fail "colliding animation names: $(ls "$work/runs")"
 expect 0 "[Run!]" "$ks" verify "$work/run.glb" "$work/runs/run.Run__0.ks"
 expect 0 "[run?]" "$ks" verify "$work/run.glb" "$work/runs/run.run__1.ks"
+
+# --- What an import cannot use is said on every surface: a morph-weight channel.
+glb_with "$demo" "$work/morph.glb" \
+  "for a in doc['animations']: a['channels'].append({'sampler': 0, 'target': {'node': 0, 'path': 'weights'}})"
+expect 0 "warning: 1 morph-target weight channels were ignored" "$ks" compress "$work/morph.glb" -o "$work/morph.ks" \
+  --json "$work/morph.json"
+json_has=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["clips"][0]["warnings"])' "$work/morph.json")
+[[ "$json_has" == *"morph-target weight channels were ignored"* ]] || fail "compress JSON has no warning: $json_has"
+expect 0 "warning: 1 morph-target weight channels were ignored" "$ks" verify "$work/morph.glb" "$work/morph.ks"
 
 echo "compress/verify: ${#sources[@]} sources round-trip plain and zstd; overrides, local mode, misses and refusals checked"
