@@ -9,9 +9,9 @@
 #include <thread>
 #include <utility>
 
-#include "core/offline/binary_search_sampler.h"
-#include "core/offline/import.h"
-#include "core/offline/pack.h"
+#include "core/codec/binary_search_sampler.h"
+#include "core/io/import.h"
+#include "core/codec/pack.h"
 #include "core/runtime/player.h"
 #include "core/runtime/player_pool.h"
 #include "core/runtime/transform.h"

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "core/offline/fit.h"
+#include "core/codec/fit.h"
 #include "core/runtime/result.h"
 #include "core/runtime/stream_view.h"
 

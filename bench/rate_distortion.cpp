@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <utility>
 
-#include "core/offline/key_cost.h"
-#include "core/offline/measure.h"
-#include "core/offline/pack.h"
+#include "core/codec/key_cost.h"
+#include "core/codec/measure.h"
+#include "core/codec/pack.h"
 #include "core/runtime/stream_view.h"
 
 namespace ks::bench {

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "core/offline/fit.h"
-#include "core/offline/import.h"
+#include "core/codec/fit.h"
+#include "core/io/import.h"
 #include "core/runtime/result.h"
 
 namespace ks::bench {

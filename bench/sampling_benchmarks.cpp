@@ -7,9 +7,9 @@
 #include <memory>
 #include <random>
 
-#include "core/offline/binary_search_sampler.h"
-#include "core/offline/fit.h"
-#include "core/offline/pack.h"
+#include "core/codec/binary_search_sampler.h"
+#include "core/codec/fit.h"
+#include "core/codec/pack.h"
 #include "core/runtime/player.h"
 #include "core/runtime/stream_view.h"
 

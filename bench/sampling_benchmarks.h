@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "bench/benchmark_runner.h"
-#include "core/offline/import.h"
+#include "core/io/import.h"
 #include "core/runtime/result.h"
 
 namespace ks::bench {

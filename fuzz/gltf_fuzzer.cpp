@@ -15,7 +15,7 @@
 #include <fstream>
 #include <string>
 
-#include "core/offline/gltf_import.h"
+#include "core/io/gltf_import.h"
 #include "fuzz/gltf_seeds.h"
 
 namespace {

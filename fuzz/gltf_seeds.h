@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "tests/offline/gltf_test_files.h"
+#include "tests/io/gltf_test_files.h"
 
 namespace ks::fuzz {
 

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "core/offline/file_io.h"
-#include "core/offline/fit.h"
-#include "core/offline/import.h"
-#include "core/offline/pack.h"
+#include "core/io/file_io.h"
+#include "core/codec/fit.h"
+#include "core/io/import.h"
+#include "core/codec/pack.h"
 #include "core/runtime/stream_view.h"
 #include "fuzz/gltf_seeds.h"
 

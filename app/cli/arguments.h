@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/offline/fit.h"
-#include "core/offline/import.h"
-#include "core/offline/pack.h"
+#include "core/codec/fit.h"
+#include "core/io/import.h"
+#include "core/codec/pack.h"
 
 namespace ks::cli {
 

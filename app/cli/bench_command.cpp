@@ -19,8 +19,8 @@
 #include "app/cli/bench_options.h"
 #include "app/cli/commands.h"
 #include "bench/bench_report.h"
-#include "core/offline/file_io.h"
-#include "core/offline/import.h"
+#include "core/io/file_io.h"
+#include "core/io/import.h"
 
 namespace ks::cli {
 

@@ -17,10 +17,10 @@
 #include "app/cli/clip_report.h"
 #include "app/cli/commands.h"
 #include "app/cli/progress.h"
-#include "core/offline/file_io.h"
-#include "core/offline/import.h"
-#include "core/offline/measure.h"
-#include "core/offline/stream_file.h"
+#include "core/io/file_io.h"
+#include "core/io/import.h"
+#include "core/codec/measure.h"
+#include "core/io/stream_file.h"
 
 namespace ks::cli {
 

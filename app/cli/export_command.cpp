@@ -10,10 +10,10 @@
 
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
-#include "core/offline/file_io.h"
-#include "core/offline/gltf_export.h"
-#include "core/offline/import.h"
-#include "core/offline/stream_file.h"
+#include "core/io/file_io.h"
+#include "core/io/gltf_export.h"
+#include "core/io/import.h"
+#include "core/io/stream_file.h"
 
 namespace ks::cli {
 

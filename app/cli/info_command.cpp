@@ -12,9 +12,9 @@
 
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
-#include "core/offline/excerpt.h"
-#include "core/offline/measure.h"
-#include "core/offline/stream_file.h"
+#include "core/io/excerpt.h"
+#include "core/codec/measure.h"
+#include "core/io/stream_file.h"
 
 namespace ks::cli {
 

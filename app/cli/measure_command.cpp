@@ -11,7 +11,7 @@
 
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
-#include "core/offline/measure.h"
+#include "core/codec/measure.h"
 #include "core/runtime/stream_view.h"
 
 namespace ks::cli {

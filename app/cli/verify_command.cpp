@@ -14,8 +14,8 @@
 #include "app/cli/arguments.h"
 #include "app/cli/clip_report.h"
 #include "app/cli/commands.h"
-#include "core/offline/measure.h"
-#include "core/offline/stream_file.h"
+#include "core/codec/measure.h"
+#include "core/io/stream_file.h"
 
 namespace ks::cli {
 

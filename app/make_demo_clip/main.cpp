@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/offline/file_io.h"
+#include "core/io/file_io.h"
 #include "demo_character.h"
 
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/offline/fit.h"
-#include "core/offline/skeleton.h"
+#include "core/codec/fit.h"
+#include "core/clip/skeleton.h"
 
 namespace ks::studio {
 

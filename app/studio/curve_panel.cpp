@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <utility>
 
-#include "core/offline/fit.h"
-#include "core/offline/key_cost.h"
+#include "core/codec/fit.h"
+#include "core/codec/key_cost.h"
 
 namespace ks::studio {
 

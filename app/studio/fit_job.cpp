@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "core/offline/error_budget.h"
+#include "core/codec/error_budget.h"
 
 namespace ks::studio {
 

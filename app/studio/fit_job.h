@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "core/offline/fit.h"
-#include "core/offline/import.h"
-#include "core/offline/measure.h"
-#include "core/offline/pack.h"
+#include "core/codec/fit.h"
+#include "core/io/import.h"
+#include "core/codec/measure.h"
+#include "core/codec/pack.h"
 #include "core/runtime/stream_view.h"
 
 namespace ks::studio {

@@ -9,7 +9,7 @@
 #include <string>
 #include <system_error>
 
-#include "core/offline/file_io.h"
+#include "core/io/file_io.h"
 
 namespace ks::studio {
 

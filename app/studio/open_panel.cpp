@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "app/studio/panels.h"
-#include "core/offline/excerpt.h"
-#include "core/offline/import.h"
+#include "core/io/excerpt.h"
+#include "core/io/import.h"
 
 namespace ks::studio {
 

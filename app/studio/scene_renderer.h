@@ -14,7 +14,7 @@
 #include <glm/glm.hpp>
 
 #include "app/studio/gl_program.h"
-#include "core/offline/skinned_mesh.h"
+#include "core/clip/skinned_mesh.h"
 #include "core/runtime/transform.h"
 
 namespace ks::studio {

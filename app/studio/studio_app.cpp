@@ -19,10 +19,10 @@
 #include "app/studio/layout.h"
 #include "app/studio/panels.h"
 #include "app/studio/png_writer.h"
-#include "core/offline/excerpt.h"
-#include "core/offline/file_io.h"
-#include "core/offline/import.h"
-#include "core/offline/stream_file.h"
+#include "core/io/excerpt.h"
+#include "core/io/file_io.h"
+#include "core/io/import.h"
+#include "core/io/stream_file.h"
 
 namespace ks::studio {
 

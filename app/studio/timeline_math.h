@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <span>
 
-#include "core/offline/fit.h"
+#include "core/codec/fit.h"
 #include "core/runtime/stream_view.h"
 
 namespace ks::studio {

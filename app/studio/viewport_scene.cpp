@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "app/studio/orbit_camera.h"
-#include "core/offline/object_space_error.h"
+#include "core/codec/object_space_error.h"
 #include "core/runtime/player.h"
 
 namespace ks::studio {

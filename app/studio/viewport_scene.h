@@ -13,11 +13,11 @@
 
 #include <glm/glm.hpp>
 
-#include "core/offline/fit.h"
-#include "core/offline/measure.h"
-#include "core/offline/raw_clip.h"
-#include "core/offline/skeleton.h"
-#include "core/offline/skinned_mesh.h"
+#include "core/codec/fit.h"
+#include "core/codec/measure.h"
+#include "core/clip/raw_clip.h"
+#include "core/clip/skeleton.h"
+#include "core/clip/skinned_mesh.h"
 #include "core/runtime/transform.h"
 
 namespace ks::studio {

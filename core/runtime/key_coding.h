@@ -1,6 +1,6 @@
 #pragma once
 // How key values and frames are written as bits (DESIGN §7), the reading
-// half; core/offline/bit_writer.h writes them.
+// half; core/codec/bit_writer.h writes them.
 //
 // A key after a track's first is coded as differences from the key before
 // it: the frame difference (minus 1 on tracks without discontinuities) and

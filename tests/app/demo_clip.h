@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "core/offline/import.h"
+#include "core/io/import.h"
 
 namespace ks::studio {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/offline/import.h"
+#include "core/io/import.h"
 #include "tests/app/demo_clip.h"
 
 namespace ks::studio {

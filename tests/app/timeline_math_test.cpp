@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "app/studio/fit_job.h"
-#include "core/offline/import.h"
+#include "core/io/import.h"
 #include "core/runtime/player.h"
 
 namespace ks::studio {

@@ -14,8 +14,8 @@
 
 #include "app/studio/fit_job.h"
 #include "app/studio/orbit_camera.h"
-#include "core/offline/import.h"
-#include "core/offline/object_space_error.h"
+#include "core/io/import.h"
+#include "core/codec/object_space_error.h"
 #include "tests/app/demo_clip.h"
 #include "core/runtime/player.h"
 

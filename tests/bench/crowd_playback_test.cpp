@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "core/offline/import.h"
+#include "core/io/import.h"
 #include "core/runtime/player.h"
 #include "core/runtime/player_pool.h"
 

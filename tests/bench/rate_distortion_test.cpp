@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/offline/measure.h"
-#include "core/offline/pack.h"
+#include "core/codec/measure.h"
+#include "core/codec/pack.h"
 #include "core/runtime/stream_view.h"
 
 namespace ks::bench {

@@ -18,9 +18,9 @@
 #include <span>
 #include <vector>
 
-#include "core/offline/fit.h"
-#include "core/offline/pack.h"
-#include "core/offline/quantize.h"
+#include "core/codec/fit.h"
+#include "core/codec/pack.h"
+#include "core/codec/quantize.h"
 #include "core/runtime/player.h"
 #include "core/runtime/stream_view.h"
 

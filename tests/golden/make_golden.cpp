@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/offline/file_io.h"
-#include "core/offline/pack.h"
+#include "core/io/file_io.h"
+#include "core/codec/pack.h"
 #include "core/runtime/player.h"
 #include "core/runtime/stream_format.h"
 #include "core/runtime/stream_view.h"

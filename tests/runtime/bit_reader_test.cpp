@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "core/offline/bit_writer.h"
+#include "core/codec/bit_writer.h"
 
 namespace ks {
 namespace {

@@ -6,7 +6,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/offline/bit_writer.h"
+#include "core/codec/bit_writer.h"
 #include "core/runtime/bit_reader.h"
 #include "core/runtime/quantization.h"
 

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/offline/import.h"
+#include "core/io/import.h"
 #include "core/runtime/player.h"
 #include "tests/runtime/stream_test_support.h"
 

@@ -14,7 +14,7 @@
 #include <set>
 #include <vector>
 
-#include "core/offline/import.h"
+#include "core/io/import.h"
 #include "tests/runtime/stream_test_support.h"
 
 namespace ks {

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "core/offline/skeleton.h"
+#include "core/clip/skeleton.h"
 #include "core/runtime/stream_format.h"
-#include "tests/offline/random_clip.h"
+#include "tests/codec/random_clip.h"
 #include "tests/runtime/stream_test_support.h"
 
 // Allocation counter for the "no allocation after construction" property:

@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "core/offline/file_io.h"
-#include "core/offline/key_cost.h"
-#include "core/offline/pack.h"
-#include "core/offline/quantize.h"
+#include "core/io/file_io.h"
+#include "core/codec/key_cost.h"
+#include "core/codec/pack.h"
+#include "core/codec/quantize.h"
 #include "core/runtime/player.h"
 #include "core/runtime/stream_key_layout.h"
 #include "core/runtime/stream_view.h"

@@ -18,16 +18,16 @@
 #include <string_view>
 #include <vector>
 
-#include "core/offline/fit.h"
-#include "core/offline/pack.h"
-#include "core/offline/quantize.h"
-#include "core/offline/bit_writer.h"
+#include "core/codec/fit.h"
+#include "core/codec/pack.h"
+#include "core/codec/quantize.h"
+#include "core/codec/bit_writer.h"
 #include "core/runtime/bit_reader.h"
 #include "core/runtime/checksum.h"
 #include "core/runtime/stream_format.h"
 #include "core/runtime/stream_view.h"
 #include "core/runtime/transform.h"
-#include "tests/offline/random_clip.h"
+#include "tests/codec/random_clip.h"
 
 namespace ks::test {
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/offline/key_cost.h"
+#include "core/codec/key_cost.h"
 #include "core/runtime/player.h"
 #include "core/runtime/stream_format.h"
 #include "tests/runtime/stream_test_support.h"

@@ -1,0 +1,83 @@
+#include "core/clip/raw_clip.h"
+
+#include <cmath>
+#include <string>
+
+namespace ks {
+
+namespace {
+
+constexpr float kUnitTolerance = 1e-4f;
+
+std::string at(const Skeleton& skeleton, size_t bone, const char* track, size_t frame) {
+  return "bone " + std::to_string(bone) + " '" + skeleton.bone_names[bone] + "' " + track + " at frame " +
+         std::to_string(frame);
+}
+
+}  // namespace
+
+std::vector<Transform> RawClip::pose_at(uint32_t frame) const {
+  std::vector<Transform> pose(bones.size());
+  for (size_t b = 0; b < bones.size(); ++b) {
+    pose[b] = {bones[b].translations[frame], bones[b].rotations[frame], bones[b].scales[frame]};
+  }
+  return pose;
+}
+
+Status RawClip::validate(const Skeleton& skeleton) const {
+  if (!std::isfinite(sample_rate_hz) || !(sample_rate_hz > 0.f)) {
+    return Error{"sample rate " + std::to_string(sample_rate_hz) + " Hz is not a positive number"};
+  }
+  if (frame_count < kMinFrameCount || frame_count > kMaxFrameCount) {
+    return Error{"clip has " + std::to_string(frame_count) + " frames; 2 to 65535 are supported"};
+  }
+  if (bones.size() != skeleton.bone_count()) {
+    return Error{"clip animates " + std::to_string(bones.size()) + " bones but the skeleton has " +
+                 std::to_string(skeleton.bone_count())};
+  }
+  for (size_t b = 0; b < bones.size(); ++b) {
+    const BoneTracks& t = bones[b];
+    if (t.translations.size() != frame_count || t.rotations.size() != frame_count ||
+        t.scales.size() != frame_count) {
+      return Error{"bone " + std::to_string(b) + " '" + skeleton.bone_names[b] + "' has " +
+                   std::to_string(t.translations.size()) + "/" + std::to_string(t.rotations.size()) + "/" +
+                   std::to_string(t.scales.size()) + " translation/rotation/scale samples for " +
+                   std::to_string(frame_count) + " frames"};
+    }
+    for (size_t f = 0; f < frame_count; ++f) {
+      if (!is_finite(t.translations[f])) return Error{at(skeleton, b, "translation", f) + " is not finite"};
+      if (!is_finite(t.scales[f])) return Error{at(skeleton, b, "scale", f) + " is not finite"};
+      const Quat q = t.rotations[f];
+      if (!is_finite(q)) return Error{at(skeleton, b, "rotation", f) + " is not finite"};
+      if (std::fabs(length(q) - 1.f) > kUnitTolerance) {
+        return Error{at(skeleton, b, "rotation", f) + " is not a unit quaternion (length " +
+                     std::to_string(length(q)) + ")"};
+      }
+      if (f > 0 && dot(t.rotations[f - 1], q) < 0.f) {
+        return Error{at(skeleton, b, "rotation", f) +
+                     " is in the opposite hemisphere from the frame before (negative dot product)"};
+      }
+    }
+  }
+  return {};
+}
+
+void make_rotations_continuous(std::span<Quat> rotations) {
+  for (size_t i = 0; i < rotations.size(); ++i) {
+    rotations[i] = normalize(rotations[i]);
+    if (i > 0 && dot(rotations[i - 1], rotations[i]) < 0.f) rotations[i] = -rotations[i];
+  }
+}
+
+
+void track_value(const BoneTracks& bone, TrackKind kind, uint32_t frame, float out[4]) {
+  if (kind == TrackKind::kRotation) {
+    const Quat& q = bone.rotations[frame];
+    out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
+    return;
+  }
+  const Vec3& v = kind == TrackKind::kTranslation ? bone.translations[frame] : bone.scales[frame];
+  out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = 0.f;
+}
+
+}  // namespace ks

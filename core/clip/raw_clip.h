@@ -1,0 +1,61 @@
+#pragma once
+// RawClip: a clip sampled at a fixed rate, every track at every frame. It is
+// the input of fitting and the reference every error is measured against.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/clip/skeleton.h"
+#include "core/runtime/curve.h"
+#include "core/runtime/result.h"
+#include "core/runtime/transform.h"
+
+namespace ks {
+
+/// The three tracks of one bone, each with one sample per frame.
+struct BoneTracks {
+  std::vector<Vec3> translations;  // metres, in the parent's space
+  std::vector<Quat> rotations;     // unit, each in the hemisphere of the one before
+  std::vector<Vec3> scales;
+};
+
+/// Limits shared by import and validation.
+inline constexpr uint32_t kMinFrameCount = 2;
+inline constexpr uint32_t kMaxFrameCount = 65535;  // frame indices are 16 bits in the stream
+
+/// An animation of a Skeleton sampled every 1/sample_rate_hz seconds.
+struct RawClip {
+  std::string name;
+  float sample_rate_hz = 30.f;     // frames per second
+  uint32_t frame_count = 0;        // frame f is at time f / sample_rate_hz
+  std::vector<BoneTracks> bones;   // one per skeleton bone, same order
+
+  /// Seconds from the first frame to the last.
+  float duration_s() const {
+    return frame_count > 1 ? static_cast<float>(frame_count - 1) / sample_rate_hz : 0.f;
+  }
+
+  /// The local pose at `frame` (0 <= frame < frame_count).
+  std::vector<Transform> pose_at(uint32_t frame) const;
+
+  /// Checks, naming the first rule broken (with bone and frame):
+  /// - the sample rate is finite and positive;
+  /// - 2 to 65535 frames;
+  /// - one BoneTracks per skeleton bone, each track with frame_count samples;
+  /// - every value is finite;
+  /// - every rotation is a unit quaternion (|length - 1| <= 1e-4);
+  /// - consecutive rotations of a track have a non-negative dot product.
+  Status validate(const Skeleton& skeleton) const;
+};
+
+/// Normalises every quaternion and negates those whose dot product with the
+/// previous one is negative, so interpolation never takes the long way round.
+void make_rotations_continuous(std::span<Quat> rotations);
+
+/// `bone`'s track of `kind` at `frame` as four floats, the way curves hold
+/// values: x y z w for a rotation, x y z 0 for a translation or scale.
+void track_value(const BoneTracks& bone, TrackKind kind, uint32_t frame, float out[4]);
+
+}  // namespace ks

@@ -1,0 +1,47 @@
+#include "core/clip/skinned_mesh.h"
+
+#include <cmath>
+#include <string>
+
+namespace ks {
+
+Status SkinnedMesh::validate(size_t bone_count) const {
+  const size_t n = vertex_count();
+  if (normals.size() != n || colors.size() != n || joints.size() != n || weights.size() != n) {
+    return Error{"mesh has " + std::to_string(n) + " positions but " + std::to_string(normals.size()) +
+                 " normals, " + std::to_string(colors.size()) + " colours, " + std::to_string(joints.size()) +
+                 " joint sets and " + std::to_string(weights.size()) + " weight sets"};
+  }
+  for (size_t v = 0; v < n; ++v) {
+    const std::string where = "mesh vertex " + std::to_string(v);
+    if (!is_finite(positions[v]) || !is_finite(normals[v]) || !is_finite(colors[v])) {
+      return Error{where + ": position, normal or colour is not finite"};
+    }
+    float sum = 0.f;
+    for (int k = 0; k < 4; ++k) {
+      if (joints[v][k] >= bone_count) {
+        return Error{where + ": joint " + std::to_string(joints[v][k]) + " is not a bone (" +
+                     std::to_string(bone_count) + " bones)"};
+      }
+      if (!std::isfinite(weights[v][k]) || weights[v][k] < 0.f) {
+        return Error{where + ": weight " + std::to_string(weights[v][k]) + " is negative or not finite"};
+      }
+      sum += weights[v][k];
+    }
+    if (std::fabs(sum - 1.f) > 1e-3f) {
+      return Error{where + ": weights sum to " + std::to_string(sum) + ", not 1"};
+    }
+  }
+  if (indices.size() % 3 != 0) {
+    return Error{"mesh has " + std::to_string(indices.size()) + " indices, not a multiple of 3"};
+  }
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (indices[i] >= n) {
+      return Error{"mesh index " + std::to_string(i) + " is " + std::to_string(indices[i]) + " but there are " +
+                   std::to_string(n) + " vertices"};
+    }
+  }
+  return {};
+}
+
+}  // namespace ks

@@ -1,0 +1,47 @@
+#pragma once
+// --jump-interval auto (DESIGN §7): the jump interval of a clip from a cost
+// model of bytes against seek cost. A seek restores the jump frame at or
+// before its time (every streamed window: a fixed cost) and reads forward
+// the keys needed since (each a skip: its fixed-width fields, no
+// dequantization). Halving the interval halves the keys read forward and doubles the bytes of
+// jump frames. The choice is the shortest interval whose jump frames stay
+// within a budget of the stream's bytes, stopping where the keys read
+// forward already cost less than the restore (a shorter interval would add
+// bytes for little).
+
+#include <cstdint>
+#include <vector>
+
+#include "core/codec/fit.h"
+#include "core/runtime/key_coding.h"
+
+namespace ks {
+
+/// Costs of a seek in units of one skipped stream key (its fields read),
+/// measured on cmu_cgspeed_01_01 with the bench (docs/benchmarks.md): about
+/// 20 ns per skipped key, 50 ns to restore and re-evaluate one streamed
+/// window.
+inline constexpr double kRestoreCostPerStreamedTrack = 2.5;
+/// Jump frames may take this fraction of the stream's other bytes.
+inline constexpr double kJumpFrameByteBudget = 0.10;
+
+/// What the model predicts for one jump interval.
+struct JumpIntervalCost {
+  uint32_t interval_frames = 0;    // 0: no jump frames
+  uint64_t jump_frame_bytes = 0;   // jump index and jump states
+  double seek_keys_forward = 0.0;  // stream keys a seek to a uniformly random frame reads after its restore
+  double seek_cost = 0.0;          // restore plus keys forward, in skipped-key units
+};
+
+/// The model's figures for `interval_frames` (>= 1) on `clip` with the key
+/// codings the packer chose (one per track).
+JumpIntervalCost jump_interval_cost(const FittedClip& clip, const std::vector<KeyCoding>& codings,
+                                    uint32_t interval_frames);
+
+/// The interval auto chooses for `clip` (at least 1 frame, or 0 when even the
+/// longest useful interval does not fit the budget), given `other_bytes`,
+/// the stream's bytes besides jump frames.
+JumpIntervalCost choose_jump_interval(const FittedClip& clip, const std::vector<KeyCoding>& codings,
+                                      uint64_t other_bytes);
+
+}  // namespace ks

@@ -1,0 +1,431 @@
+#include "core/codec/pack.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <zstd.h>
+
+#include "core/codec/bit_writer.h"
+#include "core/codec/jump_interval.h"
+#include "core/codec/key_cost.h"
+#include "core/runtime/bit_reader.h"
+#include "core/runtime/checksum.h"
+#include "core/runtime/stream_format.h"
+#include "core/runtime/stream_key_layout.h"
+
+namespace ks {
+
+namespace {
+
+void put_u16(std::vector<uint8_t>& out, uint16_t v) {
+  const size_t at = out.size();
+  out.resize(at + 2);
+  std::memcpy(out.data() + at, &v, 2);
+}
+void put_u32(std::vector<uint8_t>& out, uint32_t v) {
+  const size_t at = out.size();
+  out.resize(at + 4);
+  std::memcpy(out.data() + at, &v, 4);
+}
+void put_f32(std::vector<uint8_t>& out, float v) {
+  const size_t at = out.size();
+  out.resize(at + 4);
+  std::memcpy(out.data() + at, &v, 4);
+}
+void set_u32(std::vector<uint8_t>& out, uint32_t offset, uint32_t v) { std::memcpy(out.data() + offset, &v, 4); }
+
+// Ends a key: its "negated" bit, on tracks that carry one.
+void write_negation(BitWriter& writer, const FittedTrack& track, const KeyCoding& coding, const FittedKey& key) {
+  if (coding.negation_bits) writer.write(is_negated(track, key) ? 1 : 0, 1);
+}
+
+void write_absolute(BitWriter& writer, const FittedTrack& track, const KeyCoding& coding, const FittedKey& key) {
+  for (int c = 0; c < 4; ++c) {
+    if (track.quantization.coded(c)) writer.write_signed(key.codes[c], coding.absolute_bits);
+  }
+  write_negation(writer, track, coding, key);
+}
+
+// Key k (k >= 1) as differences from key k-1 (key_coding.h).
+void write_differences(BitWriter& writer, const FittedTrack& track, const KeyCoding& coding, size_t k) {
+  const FittedKey& key = track.keys[k];
+  const FittedKey& before = track.keys[k - 1];
+  writer.write_rice(key.frame - before.frame - coding.frame_delta_min, coding.frame_rice);
+  for (int c = 0; c < 4; ++c) {
+    if (track.quantization.coded(c)) writer.write_rice(zigzag(key.codes[c] - before.codes[c]), coding.value_rice[c]);
+  }
+  write_negation(writer, track, coding, key);
+}
+
+// Key k of the key stream (k >= kInitialKeysPerTrack) as differences at the
+// widths of its segment (stream_key_layout.h).
+void write_stream_key(BitWriter& writer, const FittedTrack& track, const KeyCoding& coding,
+                      const std::array<uint32_t, kKeyFields>& widths, size_t k) {
+  const FittedKey& key = track.keys[k];
+  const FittedKey& before = track.keys[k - 1];
+  writer.write(key.frame - before.frame - coding.frame_delta_min, widths[0]);
+  for (int c = 0; c < 4; ++c) {
+    if (track.quantization.coded(c)) writer.write(zigzag(key.codes[c] - before.codes[c]), widths[c + 1]);
+  }
+  write_negation(writer, track, coding, key);
+}
+
+Status check_clip(const FittedClip& clip) {
+  const std::string name = "fitted clip \"" + clip.name + "\": ";
+  if (clip.frame_count < 2 || clip.frame_count > 65535) return Error{name + "frame count outside 2..65535"};
+  if (!std::isfinite(clip.sample_rate_hz) || !(clip.sample_rate_hz > 0.f)) return Error{name + "sample rate is not positive"};
+  if (clip.parents.empty() || clip.parents.size() > 65535) return Error{name + "bone count outside 1..65535"};
+  if (clip.tracks.size() != 3 * clip.parents.size()) return Error{name + "does not have three tracks per bone"};
+  for (size_t b = 0; b < clip.parents.size(); ++b) {
+    if (clip.parents[b] >= static_cast<int32_t>(b) || clip.parents[b] < -1) {
+      return Error{name + "bone " + std::to_string(b) + " has a parent that does not come before it"};
+    }
+  }
+  const uint32_t last = clip.frame_count - 1;
+  for (size_t t = 0; t < clip.tracks.size(); ++t) {
+    const FittedTrack& track = clip.tracks[t];
+    const std::string where = name + "track " + std::to_string(t);
+    if (track.kind != static_cast<TrackKind>(t % 3)) return Error{where + " is of the wrong kind"};
+    const std::vector<FittedKey>& keys = track.keys;
+    if (track.coding != TrackCoding::kAnimated) {
+      if (keys.size() != 1) return Error{where + " is constant but has " + std::to_string(keys.size()) + " keys"};
+      for (int c = 0; c < component_count(track.kind); ++c) {
+        if (!std::isfinite(keys[0].decoded.value[c])) return Error{where + " has a constant that is not finite"};
+      }
+      if (track.kind == TrackKind::kRotation) {
+        const float* v = keys[0].decoded.value;
+        const double length = std::sqrt(double{v[0]} * v[0] + double{v[1]} * v[1] + double{v[2]} * v[2] + double{v[3]} * v[3]);
+        if (!(std::fabs(length - 1.0) <= kUnitQuaternionTolerance)) {
+          return Error{where + " has a constant rotation that is not a unit quaternion"};
+        }
+      }
+      if (track.coding == TrackCoding::kIdentity && !is_identity_value(track.kind, keys[0].decoded.value)) {
+        return Error{where + " is marked identity but holds another value"};
+      }
+      continue;
+    }
+    if (keys.size() < 2 || keys.size() > 2 * size_t{clip.frame_count}) return Error{where + " has too few or too many keys"};
+    if (keys[0].frame != 0) return Error{where + " does not start at frame 0"};
+    if (keys.back().frame != last) return Error{where + " does not end at the last frame"};
+    for (size_t k = 1; k < keys.size(); ++k) {
+      if (keys[k].frame < keys[k - 1].frame || keys[k].frame > last) {
+        return Error{where + " key " + std::to_string(k) + " is out of order"};
+      }
+      if (k >= 2 && keys[k].frame == keys[k - 2].frame) {
+        return Error{where + " has three keys at frame " + std::to_string(keys[k].frame)};
+      }
+    }
+    const TrackQuantization& q = track.quantization;
+    const uint8_t expected_mask =
+        track.kind == TrackKind::kRotation ? (q.rotation == RotationCoding::kFull ? 0b1111 : 0b0111) : q.coded_mask;
+    const uint8_t possible_mask = track.kind == TrackKind::kRotation ? 0b1111 : 0b0111;
+    if (q.coded_mask != expected_mask || q.coded_mask == 0 || (q.coded_mask & ~possible_mask) != 0) {
+      return Error{where + " codes the wrong components"};
+    }
+    if (!std::isfinite(q.step) || !(q.step > 0.f)) return Error{where + " has an invalid step"};
+    for (const FittedKey& key : keys) {
+      for (int c = 0; c < 4; ++c) {
+        if (key.codes[c] > kMaxCodeMagnitude || key.codes[c] < -kMaxCodeMagnitude) {
+          return Error{where + " has a code out of range"};
+        }
+      }
+    }
+  }
+  return {};
+}
+
+// The key stream section of a zstd stream: a u32 size per block, then each
+// block (the bytes holding bits block_bits[b] .. block_bits[b+1]) as one zstd
+// frame that declares its size.
+Result<std::vector<uint8_t>> compress_key_stream(std::span<const uint8_t> plain, const std::vector<uint64_t>& block_bits,
+                                                 int level) {
+  const std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> context(ZSTD_createCCtx(), ZSTD_freeCCtx);
+  if (!context) return Error{"cannot create a zstd context"};
+  const size_t block_count = block_bits.size() - 1;
+  std::vector<uint8_t> out(4 * block_count);
+  std::vector<uint8_t> frame;
+  for (size_t b = 0; b < block_count; ++b) {
+    const uint64_t first = block_bits[b] / 8;
+    const uint64_t end = (block_bits[b + 1] + 7) / 8;
+    frame.resize(ZSTD_compressBound(end - first));
+    const size_t size =
+        ZSTD_compressCCtx(context.get(), frame.data(), frame.size(), plain.data() + first, end - first, level);
+    if (ZSTD_isError(size)) return Error{std::string("zstd: ") + ZSTD_getErrorName(size)};
+    if (end - first > max_zstd_block_bytes(size)) {
+      return Error{"zstd compresses key stream block " + std::to_string(b) + " from " + std::to_string(end - first) +
+                   " to " + std::to_string(size) + " bytes, more than a reader accepts (" +
+                   std::to_string(kMaxZstdExpansion) + "x plus " + std::to_string(kZstdExpansionSlackBytes) +
+                   " bytes): such keys are degenerate; write the stream without zstd"};
+    }
+    set_u32(out, static_cast<uint32_t>(4 * b), static_cast<uint32_t>(size));
+    out.insert(out.end(), frame.begin(), frame.begin() + static_cast<std::ptrdiff_t>(size));
+  }
+  return out;
+}
+
+void put_string(std::vector<uint8_t>& out, const std::string& text) {
+  put_u16(out, static_cast<uint16_t>(text.size()));
+  out.insert(out.end(), text.begin(), text.end());
+}
+
+// Metadata (stream_format.h): names and the tolerance the fit promised.
+Status put_metadata(std::vector<uint8_t>& out, const FittedClip& clip, const PackSettings& settings) {
+  if (!clip.bone_names.empty() && clip.bone_names.size() != clip.parents.size()) {
+    return Error{"has " + std::to_string(clip.bone_names.size()) + " bone names for " +
+                 std::to_string(clip.parents.size()) + " bones"};
+  }
+  auto check = [](const std::string& text, const std::string& what) -> Status {
+    if (text.size() > kMaxStringBytes) return Error{what + " is longer than " + std::to_string(kMaxStringBytes) + " bytes"};
+    if (text.find('\0') != std::string::npos) return Error{what + " holds a NUL byte"};
+    return {};
+  };
+  if (Status s = check(clip.name, "the clip name"); !s) return s;
+  if (Status s = check(settings.source_name, "the source name"); !s) return s;
+  for (size_t b = 0; b < clip.bone_names.size(); ++b) {
+    if (Status s = check(clip.bone_names[b], "the name of bone " + std::to_string(b)); !s) return s;
+  }
+  const FitSettings& fit = clip.settings;
+  struct Override {
+    uint16_t bone;
+    float tolerance_m, shell_distance_m;
+  };
+  std::vector<Override> overrides;
+  for (const BoneTolerance& o : fit.bone_tolerances) {
+    const auto at = std::find(clip.bone_names.begin(), clip.bone_names.end(), o.bone);
+    if (at == clip.bone_names.end()) return Error{"has a tolerance for \"" + o.bone + "\", which is not one of its bones"};
+    overrides.push_back({static_cast<uint16_t>(at - clip.bone_names.begin()), o.tolerance_m, o.shell_distance_m});
+  }
+  put_u32(out, static_cast<uint32_t>(clip.bone_names.size()));
+  out.push_back(fit.error_mode == ErrorMode::kLocal ? 1 : 0);
+  put_f32(out, fit.tolerance_m);
+  put_f32(out, fit.shell_distance_m);
+  put_f32(out, fit.translation_error_m);
+  put_f32(out, fit.rotation_error_deg);
+  put_f32(out, fit.scale_error);
+  put_u32(out, static_cast<uint32_t>(overrides.size()));
+  put_string(out, clip.name);
+  put_string(out, settings.source_name);
+  for (const std::string& name : clip.bone_names) put_string(out, name);
+  for (const Override& o : overrides) {
+    put_u16(out, o.bone);
+    put_f32(out, o.tolerance_m);
+    put_f32(out, o.shell_distance_m);
+  }
+  return {};
+}
+
+// The tables section: parents, then a record per track (stream_format.h).
+void put_tables(BitWriter& tables, const FittedClip& clip, const std::vector<KeyCoding>& codings) {
+  const uint32_t parent_bits = bits_for(clip.parents.size());
+  for (int32_t parent : clip.parents) tables.write(static_cast<uint32_t>(parent + 1), parent_bits);
+  for (size_t t = 0; t < clip.tracks.size(); ++t) {
+    const FittedTrack& track = clip.tracks[t];
+    tables.write(static_cast<uint32_t>(track.coding), 2);
+    if (track.coding == TrackCoding::kIdentity) continue;
+    if (track.coding == TrackCoding::kConstant) {
+      for (int c = 0; c < component_count(track.kind); ++c) tables.write_f32(track.keys[0].decoded.value[c]);
+      continue;
+    }
+    const TrackQuantization& q = track.quantization;
+    tables.write(track.keys.size(), kKeyCountBits);
+    if (track.kind == TrackKind::kRotation) {
+      tables.write(static_cast<uint32_t>(q.rotation), 1);
+      if (q.rotation == RotationCoding::kRelative) tables.write(q.reference_code, kReferenceCodeBits);
+      tables.write(codings[t].negation_bits ? 1 : 0, 1);
+    } else {
+      tables.write(q.coded_mask, 3);
+      for (int c = 0; c < 3; ++c) {
+        if (!q.coded(c)) tables.write_f32(q.constant[c]);
+      }
+    }
+    tables.write_f32(q.step);
+    const KeyCoding& coding = codings[t];
+    tables.write(coding.absolute_bits, kAbsoluteWidthBits);
+    for (int c = 0; c < 4; ++c) {
+      if (q.coded(c)) tables.write(coding.value_rice[c], kRiceParameterBits);
+    }
+    tables.write(coding.frame_rice, kRiceParameterBits);
+    tables.write(coding.frame_delta_min, 1);
+  }
+}
+
+}  // namespace
+
+Status PackSettings::validate() const {
+  if (!std::isfinite(jump_interval_s) || jump_interval_s < 0.f) {
+    return Error{"jump interval must be 0 (none) or a positive number of seconds"};
+  }
+  if (zstd_level < 1 || zstd_level > ZSTD_maxCLevel()) {
+    return Error{"zstd level " + std::to_string(zstd_level) + " is outside 1.." + std::to_string(ZSTD_maxCLevel())};
+  }
+  return {};
+}
+
+uint32_t jump_interval_frames(float jump_interval_s, float sample_rate_hz) {
+  if (!(jump_interval_s > 0.f)) return 0;
+  const double frames = std::nearbyint(double{jump_interval_s} * sample_rate_hz);
+  return static_cast<uint32_t>(std::clamp(frames, 1.0, 65535.0));
+}
+
+std::vector<StreamKey> stream_key_order(const FittedClip& clip) {
+  std::vector<StreamKey> order;
+  for (uint32_t t = 0; t < clip.tracks.size(); ++t) {
+    const FittedTrack& track = clip.tracks[t];
+    if (track.coding != TrackCoding::kAnimated) continue;
+    for (uint32_t k = kInitialKeysPerTrack; k < track.keys.size(); ++k) {
+      order.push_back({track.keys[k - 2].frame, t, k});
+    }
+  }
+  std::sort(order.begin(), order.end(), [](const StreamKey& a, const StreamKey& b) {
+    return a.need != b.need ? a.need < b.need : (a.track != b.track ? a.track < b.track : a.index < b.index);
+  });
+  return order;
+}
+
+Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& settings) {
+  if (Status s = settings.validate(); !s) return Error{"pack settings: " + s.error()};
+  if (Status s = check_clip(clip); !s) return Error{s.error()};
+  const std::string name = "fitted clip \"" + clip.name + "\": ";
+  const uint32_t track_count = static_cast<uint32_t>(clip.tracks.size());
+  const uint32_t last = clip.frame_count - 1;
+  std::vector<KeyCoding> codings(track_count);
+  uint32_t max_key_count = 0;
+  for (uint32_t t = 0; t < track_count; ++t) {
+    const FittedTrack& track = clip.tracks[t];
+    if (track.coding != TrackCoding::kAnimated) continue;
+    codings[t] = choose_key_coding(track);
+    max_key_count = std::max<uint32_t>(max_key_count, static_cast<uint32_t>(track.keys.size()));
+  }
+
+  std::vector<uint8_t> out(kHeaderSize, 0);
+  BitWriter tables;
+  put_tables(tables, clip, codings);
+  out.insert(out.end(), tables.bytes().begin(), tables.bytes().end());
+
+  // Key widths: every segment of every track's stream keys.
+  const uint32_t key_widths_offset = static_cast<uint32_t>(out.size());
+  std::vector<std::vector<std::array<uint32_t, kKeyFields>>> widths(track_count);
+  BitWriter key_widths;
+  for (uint32_t t = 0; t < track_count; ++t) {
+    const FittedTrack& track = clip.tracks[t];
+    if (track.coding != TrackCoding::kAnimated) continue;
+    const uint32_t segments = segment_count(static_cast<uint32_t>(track.keys.size()));
+    for (uint32_t segment = 0; segment < segments; ++segment) {
+      const std::array<uint32_t, kKeyFields>& w = widths[t].emplace_back(segment_widths(track, codings[t], segment));
+      key_widths.write(w[0], kSegmentWidthBits);
+      for (int c = 0; c < 4; ++c) {
+        if (track.quantization.coded(c)) key_widths.write(w[c + 1], kSegmentWidthBits);
+      }
+    }
+  }
+  out.insert(out.end(), key_widths.bytes().begin(), key_widths.bytes().end());
+
+  // Initial keys: those needed at frame 0.
+  const uint32_t initial_keys_offset = static_cast<uint32_t>(out.size());
+  BitWriter initial;
+  for (uint32_t t = 0; t < track_count; ++t) {
+    const FittedTrack& track = clip.tracks[t];
+    if (track.coding != TrackCoding::kAnimated) continue;
+    write_absolute(initial, track, codings[t], track.keys[0]);
+    const size_t count = std::min<size_t>(track.keys.size(), kInitialKeysPerTrack);
+    for (size_t k = 1; k < count; ++k) write_differences(initial, track, codings[t], k);
+  }
+  out.insert(out.end(), initial.bytes().begin(), initial.bytes().end());
+
+  const std::vector<StreamKey> order = stream_key_order(clip);
+  const uint32_t key_stream_offset = static_cast<uint32_t>(out.size());
+  BitWriter stream;
+  std::vector<uint64_t> key_offsets;  // bit offset of each stream key, and the end
+  key_offsets.reserve(order.size() + 1);
+  for (const StreamKey& key : order) {
+    key_offsets.push_back(stream.size_bits());
+    write_stream_key(stream, clip.tracks[key.track], codings[key.track],
+                     widths[key.track][segment_of_key(key.index)], key.index);
+  }
+  key_offsets.push_back(stream.size_bits());
+  if (stream.size_bits() > 0xFFFFFFFFull) return Error{name + "key stream exceeds 2^32 bits"};
+
+  // Jump frames: the windows after every key needed at or before the frame.
+  const uint32_t interval =
+      settings.auto_jump_interval
+          ? choose_jump_interval(clip, codings, out.size() + stream.bytes().size()).interval_frames
+          : jump_interval_frames(settings.jump_interval_s, clip.sample_rate_hz);
+  const uint32_t jump_count = interval == 0 ? 0 : last / interval;
+  const uint32_t key_index_bits = bits_for(max_key_count);
+  std::vector<uint32_t> keys_read(track_count);
+  for (uint32_t t = 0; t < track_count; ++t) {
+    keys_read[t] = static_cast<uint32_t>(std::min<size_t>(clip.tracks[t].keys.size(), kInitialKeysPerTrack));
+  }
+  std::vector<uint8_t> jump_index;
+  std::vector<uint64_t> block_bits{0};  // where each key stream block starts, then the end
+  BitWriter states;
+  size_t cursor = 0;
+  for (uint32_t j = 0; j < jump_count; ++j) {
+    const uint32_t frame = (j + 1) * interval;
+    while (cursor < order.size() && order[cursor].need <= frame) ++keys_read[order[cursor++].track];
+    put_u32(jump_index, static_cast<uint32_t>(cursor));
+    put_u32(jump_index, static_cast<uint32_t>(key_offsets[cursor]));
+    block_bits.push_back(key_offsets[cursor]);
+    put_u32(jump_index, static_cast<uint32_t>(states.size_bits()));
+    for (uint32_t t = 0; t < track_count; ++t) {
+      const FittedTrack& track = clip.tracks[t];
+      if (track.coding != TrackCoding::kAnimated || track.keys.size() <= kInitialKeysPerTrack) continue;
+      const uint32_t read = keys_read[t];
+      states.write(read, key_index_bits);
+      const uint32_t first = read >= kWindowSize ? read - kWindowSize : 0;
+      for (uint32_t k = first; k < read; ++k) {
+        const FittedKey& key = track.keys[k];
+        if (k == first) {
+          states.write(key.frame, kFrameBits);
+          write_absolute(states, track, codings[t], key);
+        } else {
+          write_differences(states, track, codings[t], k);
+        }
+      }
+    }
+  }
+  block_bits.push_back(stream.size_bits());
+  if (states.size_bits() > 0xFFFFFFFFull) return Error{name + "jump states exceed 2^32 bits"};
+  if (settings.zstd) {
+    Result<std::vector<uint8_t>> blocks = compress_key_stream(stream.bytes(), block_bits, settings.zstd_level);
+    if (!blocks) return Error{name + blocks.error()};
+    out.insert(out.end(), blocks.value().begin(), blocks.value().end());
+  } else {
+    out.insert(out.end(), stream.bytes().begin(), stream.bytes().end());
+  }
+  const uint32_t jump_index_offset = static_cast<uint32_t>(out.size());
+  out.insert(out.end(), jump_index.begin(), jump_index.end());
+  const uint32_t jump_states_offset = static_cast<uint32_t>(out.size());
+  out.insert(out.end(), states.bytes().begin(), states.bytes().end());
+  const uint32_t metadata_offset = static_cast<uint32_t>(out.size());
+  if (Status s = put_metadata(out, clip, settings); !s) return Error{name + s.error()};
+  if (out.size() > 0xFFFFFFFFull) return Error{name + "stream exceeds 4 GiB"};
+
+  using namespace header_offset;
+  set_u32(out, kMagic, kStreamMagic);
+  const uint16_t version = kStreamVersion;
+  std::memcpy(out.data() + kVersion, &version, 2);
+  const uint16_t flags = settings.zstd ? kFlagZstdKeyStream : 0;
+  std::memcpy(out.data() + kFlags, &flags, 2);
+  std::memcpy(out.data() + kSampleRate, &clip.sample_rate_hz, 4);
+  set_u32(out, kFrameCount, clip.frame_count);
+  set_u32(out, kBoneCount, static_cast<uint32_t>(clip.parents.size()));
+  set_u32(out, kJumpIntervalFrames, interval);
+  set_u32(out, kKeyWidthsOffset, key_widths_offset);
+  set_u32(out, kInitialKeysOffset, initial_keys_offset);
+  set_u32(out, kKeyStreamOffset, key_stream_offset);
+  set_u32(out, kJumpIndexOffset, jump_index_offset);
+  set_u32(out, kJumpStatesOffset, jump_states_offset);
+  set_u32(out, kMetadataOffset, metadata_offset);
+  set_u32(out, kTotalSize, static_cast<uint32_t>(out.size()));
+  set_u32(out, kKeyStreamBits, static_cast<uint32_t>(stream.size_bits()));
+  set_u32(out, kStreamKeyCount, static_cast<uint32_t>(order.size()));
+  set_u32(out, kChecksum, stream_checksum(out));
+  return out;
+}
+
+}  // namespace ks

@@ -1,0 +1,60 @@
+#pragma once
+// Packing (DESIGN §7): lays a fitted clip out as one stream of bytes (layout
+// in core/runtime/stream_format.h): header, bone and track tables, the
+// initial keys, every other key sorted by the frame it is needed, and jump
+// frames every `jump_interval_s` (or at the interval jump_interval.h
+// chooses) so a player can seek.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/codec/fit.h"
+#include "core/runtime/result.h"
+
+namespace ks {
+
+struct PackSettings {
+  float jump_interval_s = 1.f;  // seconds between jump frames; 0 = none; default 1
+  bool auto_jump_interval = false;  // choose the interval per clip instead (jump_interval.h); jump_interval_s is then ignored
+  bool zstd = false;            // compress the key stream in blocks cut at the jump frames
+  int zstd_level = 19;          // 1..22; higher is smaller and slower to pack, not to play
+  std::string source_name;      // recorded in the metadata: the file the clip came from
+
+  /// Refuses a negative or non-finite interval, a zstd level outside 1..22.
+  Status validate() const;
+  bool operator==(const PackSettings&) const = default;
+};
+
+/// What the command line and the studio pack with unless told otherwise:
+/// the defaults, with the jump interval chosen per clip.
+inline PackSettings tool_pack_settings() {
+  PackSettings settings;
+  settings.auto_jump_interval = true;
+  return settings;
+}
+
+/// The stream of `clip` (format version kStreamVersion), with its bone names
+/// and thresholds as metadata; refuses settings or a fitted clip that break
+/// the format's rules (naming the track and key).
+Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& settings);
+
+/// A key of the key stream: key `index` (kInitialKeysPerTrack or later) of
+/// track `track`, needed at frame `need`.
+struct StreamKey {
+  uint32_t need;
+  uint32_t track;
+  uint32_t index;
+};
+
+/// The stream keys of `clip`'s animated tracks in the order the key stream
+/// holds them (DESIGN §7): by need frame, then track (then key, for two keys
+/// of one track needed at once beside a discontinuity), the order the
+/// decoder's NeedCalendar reads them in.
+std::vector<StreamKey> stream_key_order(const FittedClip& clip);
+
+/// Frames between jump frames for `jump_interval_s` at `sample_rate_hz`
+/// (at least 1), or 0 for none.
+uint32_t jump_interval_frames(float jump_interval_s, float sample_rate_hz);
+
+}  // namespace ks

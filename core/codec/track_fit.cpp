@@ -1,0 +1,333 @@
+#include "core/codec/track_fit.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ks {
+
+namespace {
+
+// The decoded value at frame time `t` of segment i (keys i and i+1, both key
+// 0 for a one-key track), with the neighbours clamped at the ends as in the
+// player's window. Rotations come out normalised, as the player returns them:
+// track_error normalises again, and a float normalisation is not idempotent,
+// so measuring an unnormalised value could differ in its last bits from the
+// error measured on the player's output.
+void evaluate_key_segment(std::span<const FittedKey> keys, size_t i, float t, TrackKind kind, float out[4]) {
+  const size_t last = keys.size() - 1;
+  const CurveKey& prev = keys[i > 0 ? i - 1 : 0].decoded;
+  const CurveKey& next = keys[std::min(i + 2, last)].decoded;
+  evaluate_segment(prev, keys[i].decoded, keys[std::min(i + 1, last)].decoded, next, t, component_count(kind), out);
+  if (kind == TrackKind::kRotation) normalize_rotation(out);
+}
+
+// The segment frame time t falls in: the one starting at the last key at or
+// before t (the right key at a discontinuity); at or past the last key, the
+// final segment.
+size_t segment_at(const std::vector<FittedKey>& keys, float t) {
+  size_t i = static_cast<size_t>(
+      std::upper_bound(keys.begin(), keys.end(), t, [](float v, const FittedKey& k) { return v < k.frame; }) -
+      keys.begin());
+  i = i > 0 ? i - 1 : 0;
+  if (keys.size() >= 2 && i >= keys.size() - 1) i = keys.size() - 2;
+  return i;
+}
+
+void constant_value(const FittedTrack& track, float out[4]) {
+  std::copy(track.keys[0].decoded.value, track.keys[0].decoded.value + 4, out);
+}
+
+}  // namespace
+
+const char* to_string(SplitRule rule) { return rule == SplitRule::kMidpoint ? "midpoint" : "largest-error"; }
+
+bool is_identity_value(TrackKind kind, const float* value) {
+  switch (kind) {
+    case TrackKind::kTranslation: return value[0] == 0.f && value[1] == 0.f && value[2] == 0.f;
+    case TrackKind::kRotation: return value[0] == 0.f && value[1] == 0.f && value[2] == 0.f && value[3] == 1.f;
+    case TrackKind::kScale: return value[0] == 1.f && value[1] == 1.f && value[2] == 1.f;
+  }
+  return false;
+}
+
+TrackFitter::TrackFitter(TrackKind kind, std::span<const Sample> samples, const TrackFitOptions& options)
+    : m_kind(kind), m_samples(samples), m_options(options) {
+  m_track.kind = kind;
+}
+
+void TrackFitter::fit(float threshold) {
+  const bool tighten_only = m_fitted && m_track.coding == TrackCoding::kAnimated && threshold <= m_threshold &&
+                            m_track.floor <= 0.9f * threshold;
+  m_threshold = threshold;
+  m_track.threshold = threshold;
+  if (tighten_only) {
+    refine();
+    finish();
+    return;
+  }
+  fit_from_start();
+  m_fitted = true;
+}
+
+void TrackFitter::fit_from_start() {
+  m_track.keys.clear();
+  m_track.discontinuities = 0;
+  m_track.floor = 0.f;
+  m_track.floor_is_limit = false;
+  m_track.quantization = {};
+  m_segment_error.clear();
+  m_segment_worst.clear();
+  m_heap.clear();
+  if (try_constant()) {
+    finish();
+    return;
+  }
+  m_track.coding = TrackCoding::kAnimated;
+  const ChosenQuantization chosen =
+      choose_quantization(m_kind, m_samples, m_options.key_error_share * m_threshold);
+  m_track.quantization = chosen.quantization;
+  m_track.floor = chosen.floor;
+  m_track.floor_is_limit = chosen.floor > m_options.key_error_share * m_threshold;
+  place_initial_keys();
+  refine();
+  finish();
+}
+
+FittedKey TrackFitter::make_key(uint16_t frame, const float* value) const {
+  FittedKey key;
+  key.frame = frame;
+  std::copy(value, value + 4, key.ideal);
+  quantize_key(m_kind, m_track.quantization, value, key.codes);
+  key.decoded = decode_key(m_kind, m_track.quantization, key.codes, frame);
+  return key;
+}
+
+// Error of a decoded key standing alone at a frame (the value the player
+// returns at a key's own frame, normalised as the player normalises it).
+float TrackFitter::key_error(const CurveKey& decoded, size_t frame) const {
+  float value[4] = {decoded.value[0], decoded.value[1], decoded.value[2], decoded.value[3]};
+  if (m_kind == TrackKind::kRotation) normalize_rotation(value);
+  return track_error(m_kind, m_samples[frame].data(), value);
+}
+
+// A track that one value represents within the threshold is constant: that
+// float32 value, returned as it is (an exactly constant track decodes to its
+// source bit for bit). The identity costs nothing in the stream, so it is
+// tried first; then the first sample, then the centre of the samples.
+bool TrackFitter::try_constant() {
+  const Sample& first = m_samples.front();
+  const bool exact = std::all_of(m_samples.begin(), m_samples.end(), [&](const Sample& s) { return s == first; });
+  Sample identity{0.f, 0.f, 0.f, 0.f};
+  if (m_kind == TrackKind::kRotation) identity[3] = 1.f;
+  if (m_kind == TrackKind::kScale) identity = {1.f, 1.f, 1.f, 0.f};
+  Sample centre{};
+  if (m_kind == TrackKind::kRotation) {
+    centre = mean_rotation(m_samples);
+  } else {
+    for (int c = 0; c < 3; ++c) {
+      float lo = first[c], hi = first[c];
+      for (const Sample& s : m_samples) {
+        lo = std::min(lo, s[c]);
+        hi = std::max(hi, s[c]);
+      }
+      centre[c] = lo + 0.5f * (hi - lo);
+    }
+  }
+  auto within = [&](const Sample& value) {
+    for (size_t f = 0; f < m_samples.size(); ++f) {
+      if (track_error(m_kind, m_samples[f].data(), value.data()) > m_threshold) return false;
+    }
+    return true;
+  };
+  const Sample* chosen = nullptr;
+  if (exact) {
+    chosen = &first;
+  } else {
+    for (const Sample* candidate : std::array<const Sample*, 3>{&identity, &first, &centre}) {
+      if (within(*candidate)) {
+        chosen = candidate;
+        break;
+      }
+    }
+  }
+  if (chosen == nullptr) return false;
+  FittedKey key;
+  std::copy(chosen->begin(), chosen->end(), key.ideal);
+  std::copy(chosen->begin(), chosen->end(), key.decoded.value);
+  key.decoded.frame = 0.f;
+  m_track.keys = {key};
+  m_track.coding = is_identity_value(m_kind, chosen->data()) ? TrackCoding::kIdentity : TrackCoding::kConstant;
+  return true;
+}
+
+// End keys and both keys of every discontinuity.
+void TrackFitter::place_initial_keys() {
+  const size_t last = m_samples.size() - 1;
+  m_track.keys.push_back(make_key(0, m_samples[0].data()));
+  std::vector<float> steps(m_samples.size(), 0.f);  // steps[f]: change from frame f-1 to f
+  for (size_t f = 1; f <= last; ++f) steps[f] = track_error(m_kind, m_samples[f - 1].data(), m_samples[f].data());
+  const float ratio = m_options.discontinuity_ratio;
+  for (size_t f = 1; ratio > 0.f && f <= last; ++f) {
+    const float before = f >= 2 ? steps[f - 1] : 0.f;
+    const float after = f < last ? steps[f + 1] : 0.f;
+    // A jump of up to two thresholds a curve through its middle absorbs;
+    // past that, two keys at its frame cost less than keys bending to it
+    // (at loose tolerances a 20-threshold floor left steps to the bending).
+    if (steps[f] <= 2.f * m_threshold || steps[f] <= ratio * std::max(before, after)) continue;
+    // The left key continues the motion before the jump to the jump's
+    // frame; no source frame reads it, so its value is free.
+    Sample left = m_samples[f - 1];
+    if (f >= 2) {
+      for (int c = 0; c < 4; ++c) left[c] = 2.f * m_samples[f - 1][c] - m_samples[f - 2][c];
+      if (m_kind == TrackKind::kRotation) normalize_rotation(left.data());
+    }
+    m_track.keys.push_back(make_key(static_cast<uint16_t>(f), left.data()));
+    m_track.keys.push_back(make_key(static_cast<uint16_t>(f), m_samples[f].data()));
+    ++m_track.discontinuities;
+  }
+  if (m_track.keys.back().frame != last) {
+    m_track.keys.push_back(make_key(static_cast<uint16_t>(last), m_samples[last].data()));
+  }
+  align_from(1, /*until_unchanged=*/false);
+  m_segment_error.assign(m_track.keys.size() - 1, 0.f);
+  m_segment_worst.assign(m_track.keys.size() - 1, 0);
+  for (size_t i = 0; i + 1 < m_track.keys.size(); ++i) {
+    measure_segment(i);
+    push_segment(i);
+  }
+}
+
+// Re-applies the player's hemisphere fix from key `first` on. After an
+// insertion the keys beyond were aligned already, so the chain can stop at
+// the first key whose sign does not change (`until_unchanged`).
+void TrackFitter::align_from(size_t first, bool until_unchanged) {
+  if (m_kind != TrackKind::kRotation) return;
+  std::vector<FittedKey>& keys = m_track.keys;
+  for (size_t k = std::max<size_t>(first, 1); k < keys.size(); ++k) {
+    CurveKey fixed = decode_key(m_kind, m_track.quantization, keys[k].codes, keys[k].frame);
+    align_hemisphere(keys[k - 1].decoded, fixed);
+    const bool unchanged = std::equal(fixed.value, fixed.value + 4, keys[k].decoded.value);
+    keys[k].decoded = fixed;
+    if (until_unchanged && unchanged && k > first) break;
+  }
+}
+
+// Largest error over the source frames strictly inside segment i.
+void TrackFitter::measure_segment(size_t i) {
+  const std::vector<FittedKey>& keys = m_track.keys;
+  const uint32_t from = keys[i].frame;
+  const uint32_t to = keys[i + 1].frame;
+  float worst = 0.f;
+  uint32_t worst_frame = from;
+  for (uint32_t f = from + 1; f < to; ++f) {
+    float value[4] = {0, 0, 0, 0};
+    evaluate_key_segment(keys, i, static_cast<float>(f), m_kind, value);
+    const float error = track_error(m_kind, m_samples[f].data(), value);
+    if (error > worst) {
+      worst = error;
+      worst_frame = f;
+    }
+  }
+  m_segment_error[i] = worst;
+  m_segment_worst[i] = worst_frame;
+}
+
+void TrackFitter::push_segment(size_t i) {
+  if (!(m_segment_error[i] > 0.f)) return;
+  m_heap.push_back({m_segment_error[i], m_track.keys[i].frame});
+  std::push_heap(m_heap.begin(), m_heap.end());
+}
+
+void TrackFitter::refine() {
+  std::vector<FittedKey>& keys = m_track.keys;
+  while (!m_heap.empty()) {
+    const Candidate top = m_heap.front();
+    if (top.error <= m_threshold) return;  // every segment is within the threshold
+    std::pop_heap(m_heap.begin(), m_heap.end());
+    m_heap.pop_back();
+    // The segment starting at top.from_frame with a length: after the last
+    // key at that frame. A stale entry (re-measured since) is dropped.
+    const size_t at = static_cast<size_t>(
+        std::upper_bound(keys.begin(), keys.end(), top.from_frame,
+                         [](uint32_t v, const FittedKey& k) { return v < k.frame; }) - keys.begin());
+    if (at == 0 || at >= keys.size()) continue;
+    const size_t i = at - 1;
+    if (keys[i].frame != top.from_frame || m_segment_error[i] != top.error) continue;
+    const uint32_t from = keys[i].frame;
+    const uint32_t to = keys[i + 1].frame;
+    const uint32_t frame =
+        m_options.split_rule == SplitRule::kMidpoint ? from + (to - from) / 2 : m_segment_worst[i];
+    keys.insert(keys.begin() + static_cast<std::ptrdiff_t>(i + 1),
+                make_key(static_cast<uint16_t>(frame), m_samples[frame].data()));
+    align_from(i + 1);
+    m_segment_error.insert(m_segment_error.begin() + static_cast<std::ptrdiff_t>(i + 1), 0.f);
+    m_segment_worst.insert(m_segment_worst.begin() + static_cast<std::ptrdiff_t>(i + 1), 0);
+    // The new key is a neighbour in the windows of segments i-1 .. i+2.
+    const size_t first = i > 0 ? i - 1 : 0;
+    const size_t end = std::min(i + 3, m_segment_error.size());
+    for (size_t s = first; s < end; ++s) {
+      measure_segment(s);
+      push_segment(s);
+    }
+  }
+}
+
+void TrackFitter::finish() {
+  float worst = 0.f;
+  for (float e : m_segment_error) worst = std::max(worst, e);
+  const std::vector<FittedKey>& keys = m_track.keys;
+  if (keys.size() == 1) {
+    for (size_t f = 0; f < m_samples.size(); ++f) {
+      worst = std::max(worst, track_error(m_kind, m_samples[f].data(), keys[0].decoded.value));
+    }
+  } else {
+    for (size_t k = 0; k < keys.size(); ++k) {
+      // The left key of a discontinuity is never a frame's value.
+      if (k + 1 < keys.size() && keys[k + 1].frame == keys[k].frame) continue;
+      worst = std::max(worst, key_error(keys[k].decoded, keys[k].frame));
+    }
+  }
+  m_track.max_error = worst;
+  m_track.threshold_met = worst <= m_threshold;
+}
+
+void evaluate_fitted(const FittedTrack& track, float t, float out[4]) {
+  if (track.keys.size() == 1) return constant_value(track, out);
+  evaluate_key_segment(track.keys, segment_at(track.keys, t), t, track.kind, out);
+}
+
+void decode_track(const FittedTrack& track, std::span<Sample> out) {
+  const std::vector<FittedKey>& keys = track.keys;
+  if (keys.size() == 1) {
+    for (Sample& s : out) constant_value(track, s.data());
+    return;
+  }
+  size_t at_or_before = 0;  // keys at or before the frame
+  for (size_t f = 0; f < out.size(); ++f) {
+    while (at_or_before < keys.size() && keys[at_or_before].frame <= f) ++at_or_before;
+    size_t i = at_or_before > 0 ? at_or_before - 1 : 0;
+    if (i >= keys.size() - 1) i = keys.size() - 2;
+    evaluate_key_segment(keys, i, static_cast<float>(f), track.kind, out[f].data());
+  }
+}
+
+void evaluate_ideal(const FittedTrack& track, float t, float out[4]) {
+  const std::vector<FittedKey>& keys = track.keys;
+  if (keys.size() == 1) {
+    std::copy(keys[0].ideal, keys[0].ideal + 4, out);
+    return;
+  }
+  const size_t i = segment_at(keys, t);
+  const size_t last = keys.size() - 1;
+  const size_t around[4] = {i > 0 ? i - 1 : 0, i, std::min(i + 1, last), std::min(i + 2, last)};
+  CurveKey k[4];
+  for (size_t j = 0; j < 4; ++j) {
+    k[j].frame = static_cast<float>(keys[around[j]].frame);
+    std::copy(std::begin(keys[around[j]].ideal), std::end(keys[around[j]].ideal), k[j].value);
+    if (track.kind == TrackKind::kRotation && j > 0) align_hemisphere(k[j - 1], k[j]);
+  }
+  evaluate_segment(k[0], k[1], k[2], k[3], t, component_count(track.kind), out);
+  if (track.kind == TrackKind::kRotation) normalize_rotation(out);
+}
+
+}  // namespace ks

@@ -1,0 +1,127 @@
+#pragma once
+// Fitting one track (DESIGN §5 step 2): the fewest keys whose decoded curve
+// stays within a threshold at every source frame. Keys are quantized as
+// they are inserted, so the error measured is the error of what the player
+// decodes, hemisphere fix and normalisation included. A fitter keeps its
+// state, so the object-space fit can tighten a track's threshold and go on
+// inserting keys instead of starting again.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/codec/quantize.h"
+#include "core/runtime/curve.h"
+#include "core/runtime/quantization.h"
+
+namespace ks {
+
+/// Where the fitter places the key that splits a segment over its threshold.
+enum class SplitRule : uint8_t {
+  kLargestError,  // at the source frame of largest error (default: fewer keys, see issue 3 note)
+  kMidpoint,      // at the segment's middle frame, as the original engine did
+};
+
+const char* to_string(SplitRule rule);
+
+/// One key of a fitted track.
+struct FittedKey {
+  uint16_t frame = 0;
+  int32_t codes[4] = {0, 0, 0, 0};  // one per coded component (quantization.h)
+  CurveKey decoded{};   // as the player holds it: dequantized, hemisphere-aligned with the key before
+  float ideal[4] = {};  // the unquantized value the key was made from (for plotting the fitted curve)
+};
+
+/// The keys of one track and what they achieve.
+struct FittedTrack {
+  uint32_t bone = 0;
+  TrackKind kind = TrackKind::kTranslation;
+  TrackCoding coding = TrackCoding::kIdentity;
+  TrackQuantization quantization;  // animated tracks
+  /// Frames non-decreasing; two keys at one frame mark a discontinuity. A
+  /// constant track has one key whose decoded value is the exact constant.
+  std::vector<FittedKey> keys;
+  float threshold = 0.f;  // in the kind's unit (metres, degrees, scale)
+  float max_error = 0.f;  // largest decoded error over the source frames
+  /// The least error the track's coding can promise: the largest error of a
+  /// key placed at any source frame. Above the threshold, the threshold
+  /// cannot be met (threshold_met is false where it actually is missed).
+  float floor = 0.f;
+  /// True when `floor` is the least any step can reach (the finest step the
+  /// code range or float precision allows), not just the chosen step's.
+  bool floor_is_limit = false;
+  bool threshold_met = true;
+  uint32_t discontinuities = 0;
+};
+
+/// Settings of the greedy refinement.
+struct TrackFitOptions {
+  SplitRule split_rule = SplitRule::kLargestError;
+  /// A step between two frames at least this many times larger than the
+  /// steps on either side of it (and than 20 thresholds) becomes a
+  /// discontinuity: two keys at one frame. 0 disables.
+  float discontinuity_ratio = 8.f;
+  /// The quantization step is chosen so a key alone is within this share
+  /// of the threshold; the rest is the curve's.
+  float key_error_share = 0.5f;
+};
+
+class TrackFitter {
+ public:
+  /// A fitter of the track of `kind` with these samples (one per frame, at
+  /// least two), which must outlive it.
+  TrackFitter(TrackKind kind, std::span<const Sample> samples, const TrackFitOptions& options);
+
+  /// Fits the track to `threshold`. After a first fit, a lower threshold
+  /// goes on inserting keys where the coding allows it; a higher one, or
+  /// one below the coding's floor, fits again from the start.
+  void fit(float threshold);
+
+  const FittedTrack& track() const { return m_track; }
+  FittedTrack& track() { return m_track; }
+
+ private:
+  void fit_from_start();
+  bool try_constant();
+  void place_initial_keys();
+  void align_from(size_t first, bool until_unchanged = true);
+  void measure_segment(size_t i);
+  void push_segment(size_t i);
+  void refine();
+  void finish();
+  FittedKey make_key(uint16_t frame, const float* value) const;
+  float key_error(const CurveKey& decoded, size_t frame) const;
+
+  TrackKind m_kind;
+  std::span<const Sample> m_samples;
+  TrackFitOptions m_options;
+  float m_threshold = 0.f;
+  bool m_fitted = false;
+  FittedTrack m_track;
+  std::vector<float> m_segment_error;     // per segment: largest error strictly inside it
+  std::vector<uint32_t> m_segment_worst;  // per segment: the frame of that error
+  struct Candidate {
+    float error;
+    uint32_t from_frame;  // the segment's first frame (unique: a zero-length segment has no error)
+    bool operator<(const Candidate& other) const { return error < other.error; }
+  };
+  std::vector<Candidate> m_heap;  // segments by error, lazily updated
+};
+
+/// The decoded value of a fitted track at frame time `t`: the curve of its
+/// keys as the player evaluates it, or a constant track's exact value.
+void evaluate_fitted(const FittedTrack& track, float t, float out[4]);
+
+/// Every frame's decoded value (frames 0 .. out.size()-1), bit for bit what
+/// evaluate_fitted and the player return, walking the keys once.
+void decode_track(const FittedTrack& track, std::span<Sample> out);
+
+/// The same curve through the keys' unquantized values (FittedKey::ideal):
+/// what the fit chose before quantization. Its distance to the source is the
+/// fit error; its distance to evaluate_fitted is the quantization error.
+void evaluate_ideal(const FittedTrack& track, float t, float out[4]);
+
+/// The constant value of a track of `kind` at the identity (0, unit rotation, 1).
+bool is_identity_value(TrackKind kind, const float* value);
+
+}  // namespace ks

@@ -1,0 +1,414 @@
+#include "core/io/gltf_export.h"
+
+#include <tiny_gltf.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <system_error>
+
+#include "core/io/file_io.h"
+#include "core/io/gltf_files.h"
+#include "core/io/gltf_hierarchy.h"
+#include "core/io/import.h"
+#include "core/io/gltf_schema.h"
+
+namespace ks {
+
+namespace {
+
+// The importer reads uniform keys whose rate is this close (relative) to a
+// whole number back at the whole number (gltf_animation.cpp); keep in step.
+constexpr double kWholeRateTolerance = 1e-3;
+// A .glb stores its total length in 32 bits; leave room for the JSON chunk.
+constexpr size_t kMaxBinaryBytes = size_t{0xF0000000};
+
+// The rate key times are written at: see the header for why whole rates win.
+double key_rate(float sample_rate_hz) {
+  const double rate = sample_rate_hz;
+  const double whole = std::round(rate);
+  return std::fabs(rate - whole) < kWholeRateTolerance * rate ? whole : rate;
+}
+
+// ---------------------------------------------------------------------------
+// Buffer: everything goes into buffer 0, which becomes the .glb's BIN chunk.
+
+// Appends `size` bytes as a new buffer view; returns its index.
+int append_view(tinygltf::Model& model, const void* data, size_t size) {
+  std::vector<unsigned char>& bytes = model.buffers[0].data;
+  bytes.resize((bytes.size() + 3) / 4 * 4, 0);  // accessors need 4-byte alignment
+  tinygltf::BufferView view;
+  view.buffer = 0;
+  view.byteOffset = bytes.size();
+  view.byteLength = size;
+  const auto* first = static_cast<const unsigned char*>(data);
+  bytes.insert(bytes.end(), first, first + size);
+  model.bufferViews.push_back(view);
+  return static_cast<int>(model.bufferViews.size() - 1);
+}
+
+int append_floats(tinygltf::Model& model, const std::vector<float>& values, int type, size_t components) {
+  tinygltf::Accessor accessor;
+  accessor.bufferView = append_view(model, values.data(), values.size() * sizeof(float));
+  accessor.componentType = TINYGLTF_COMPONENT_TYPE_FLOAT;
+  accessor.type = type;
+  accessor.count = values.size() / components;
+  if (type == TINYGLTF_TYPE_SCALAR && !values.empty()) {  // animation inputs must state their range
+    accessor.minValues = {values.front()};
+    accessor.maxValues = {values.back()};
+  }
+  model.accessors.push_back(accessor);
+  return static_cast<int>(model.accessors.size() - 1);
+}
+
+// Adds `clip` as an animation, bone b driving node node_of_bone[b].
+void append_animation(tinygltf::Model& model, const RawClip& clip, const std::vector<int>& node_of_bone) {
+  const double rate = key_rate(clip.sample_rate_hz);
+  std::vector<float> times(clip.frame_count);
+  for (uint32_t f = 0; f < clip.frame_count; ++f) times[f] = static_cast<float>(f / rate);
+  const int input = append_floats(model, times, TINYGLTF_TYPE_SCALAR, 1);
+
+  tinygltf::Animation animation;
+  animation.name = clip.name;
+  auto add_channel = [&](int node, const char* path, const std::vector<float>& values, int type, size_t components) {
+    tinygltf::AnimationSampler sampler;
+    sampler.input = input;
+    sampler.output = append_floats(model, values, type, components);
+    sampler.interpolation = "LINEAR";
+    animation.samplers.push_back(sampler);
+    tinygltf::AnimationChannel channel;
+    channel.sampler = static_cast<int>(animation.samplers.size() - 1);
+    channel.target_node = node;
+    channel.target_path = path;
+    animation.channels.push_back(channel);
+  };
+  std::vector<float> values;
+  for (size_t b = 0; b < clip.bones.size(); ++b) {
+    const BoneTracks& tracks = clip.bones[b];
+    values.clear();
+    for (const Vec3& t : tracks.translations) values.insert(values.end(), {t.x, t.y, t.z});
+    add_channel(node_of_bone[b], "translation", values, TINYGLTF_TYPE_VEC3, 3);
+    values.clear();
+    for (const Quat& r : tracks.rotations) {
+      const Quat q = normalize(r);  // glTF requires unit rotations; validate() allows 1e-4 off
+      values.insert(values.end(), {q.x, q.y, q.z, q.w});
+    }
+    add_channel(node_of_bone[b], "rotation", values, TINYGLTF_TYPE_VEC4, 4);
+    values.clear();
+    for (const Vec3& s : tracks.scales) values.insert(values.end(), {s.x, s.y, s.z});
+    add_channel(node_of_bone[b], "scale", values, TINYGLTF_TYPE_VEC3, 3);
+  }
+  model.animations.push_back(std::move(animation));
+}
+
+void set_trs(tinygltf::Node& node, const Transform& t) {
+  node.matrix.clear();
+  node.translation = {t.translation.x, t.translation.y, t.translation.z};
+  node.rotation = {t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w};
+  node.scale = {t.scale.x, t.scale.y, t.scale.z};
+}
+
+// ---------------------------------------------------------------------------
+// Without a source: node i is bone i.
+
+tinygltf::Model skeleton_model(const Skeleton& skeleton, std::vector<int>& node_of_bone) {
+  tinygltf::Model model;
+  model.buffers.resize(1);
+  model.scenes.resize(1);
+  model.defaultScene = 0;
+  model.nodes.resize(skeleton.bone_count());
+  node_of_bone.resize(skeleton.bone_count());
+  for (size_t b = 0; b < skeleton.bone_count(); ++b) {
+    tinygltf::Node& node = model.nodes[b];
+    node.name = skeleton.bone_names[b];
+    set_trs(node, skeleton.rest_pose[b]);
+    // Children in bone order, so the importer's depth-first walk meets the
+    // bones of a depth-first skeleton in their order.
+    const int32_t parent = skeleton.parents[b];
+    (parent < 0 ? model.scenes[0].nodes : model.nodes[static_cast<size_t>(parent)].children)
+        .push_back(static_cast<int>(b));
+    node_of_bone[b] = static_cast<int>(b);
+  }
+  return model;
+}
+
+// ---------------------------------------------------------------------------
+// With a source: load it, match the bones, repack its data.
+
+// Keeps an image's encoded bytes (PNG, JPEG...) to embed them unchanged;
+// images already in a buffer view stay where they are.
+bool keep_image_bytes(tinygltf::Image* image, const int, std::string*, std::string*, int, int,
+                      const unsigned char* bytes, int size, void*) {
+  if (image->bufferView < 0 && bytes != nullptr && size > 0) image->image.assign(bytes, bytes + size);
+  return true;
+}
+
+// The MIME type of encoded image bytes, from their signature; "" if unknown.
+std::string image_mime_type(const std::vector<unsigned char>& bytes) {
+  auto starts_with = [&](size_t offset, std::string_view magic) {
+    return bytes.size() >= offset + magic.size() && std::memcmp(bytes.data() + offset, magic.data(), magic.size()) == 0;
+  };
+  if (starts_with(0, "\x89PNG")) return "image/png";
+  if (starts_with(0, "\xFF\xD8\xFF")) return "image/jpeg";
+  if (starts_with(0, "\xABKTX 20\xBB")) return "image/ktx2";
+  if (starts_with(0, "RIFF") && starts_with(8, "WEBP")) return "image/webp";
+  return {};
+}
+
+// Errors name the file.
+Result<tinygltf::Model> load_source(const std::filesystem::path& path, bool allow_outside_uris) {
+  const std::string where = path.string() + ": ";
+  const std::string ext = lowercase_extension(path);
+  if (ext == ".bvh") {
+    return Error{where +
+                 "a BVH file cannot be the source of a glTF export (it has no mesh to keep); export BVH "
+                 "clips without a source"};
+  }
+  if (ext != ".gltf" && ext != ".glb")
+    return Error{where + "the source must be a .gltf or .glb file, not '" + ext + "'"};
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return Error{where + "no such file"};  // read_file names other cases
+  Result<std::string> bytes = read_file(path);
+  if (!bytes) return Error{bytes.error()};  // names the path already
+  const bool binary = ext == ".glb";
+
+  // The importer refuses properties of the wrong JSON type, which tinygltf
+  // would drop silently; refuse the same files so bone names agree.
+  if (binary) {
+    if (Status s = gltf::check_glb_container(bytes.value()); !s) {
+      return Error{where + "not a readable glTF 2.0 file: " + s.error()};
+    }
+  }
+  const std::string_view text = gltf::json_text(bytes.value(), binary);
+  if (Status s = gltf::check_json_nesting(text); !s) return Error{where + "not a valid glTF 2.0 file: " + s.error()};
+  const nlohmann::json document = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  if (!document.is_discarded()) {
+    if (Status s = gltf::check_json_types(document); !s)
+      return Error{where + "not a valid glTF 2.0 file: " + s.error()};
+  }
+
+  tinygltf::TinyGLTF loader;
+  loader.SetImageLoader(keep_image_bytes, nullptr);
+  Result<gltf::ExternalFiles> files = gltf::ExternalFiles::plan(document, path, {true, allow_outside_uris});
+  if (!files) return Error{where + files.error()};
+  files.value().install(loader);
+  tinygltf::Model model;
+  std::string error, warning;
+  const auto* data = reinterpret_cast<const unsigned char*>(bytes.value().data());
+  const auto size = static_cast<unsigned int>(bytes.value().size());
+  const std::string base_dir = path.parent_path().string();
+  const bool ok = binary ? loader.LoadBinaryFromMemory(&model, &error, &warning, data, size, base_dir)
+                         : loader.LoadASCIIFromString(&model, &error, &warning, bytes.value().data(), size, base_dir);
+  if (!ok) {
+    return Error{where + "not a readable glTF 2.0 file: " + gltf::loader_message(error.empty() ? warning : error)};
+  }
+  return model;
+}
+
+// Node of every bone, by the names the importer gives the source's bones;
+// parents must agree so that each local transform means the same thing.
+Result<std::vector<int>> match_bones(const tinygltf::Model& model, const Skeleton& skeleton) {
+  Result<std::vector<int>> parents = gltf::node_parents(model);
+  if (!parents) return Error{parents.error()};
+  Result<int> skin = gltf::choose_skin(model);
+  if (!skin) return Error{skin.error()};
+  Result<std::vector<int>> bones = gltf::bone_nodes(model, parents.value());
+  if (!bones) return Error{bones.error()};
+  std::vector<int> bone_of_node;
+  std::vector<char> usable_skin;
+  std::vector<std::string> warnings;  // about skins that disagree: the importer says it
+  Result<Skeleton> file = gltf::build_skeleton(model, parents.value(), bones.value(), skin.value(), bone_of_node,
+                                               usable_skin, warnings);
+  if (!file) return Error{file.error()};
+
+  std::vector<int> node_of_bone(skeleton.bone_count());
+  std::vector<int> matched_bone(model.nodes.size(), -1);
+  for (size_t b = 0; b < skeleton.bone_count(); ++b) {
+    const int32_t file_bone = file.value().find_bone(skeleton.bone_names[b]);
+    if (file_bone < 0) return Error{"the file has no bone '" + skeleton.bone_names[b] + "'"};
+    node_of_bone[b] = bones.value()[static_cast<size_t>(file_bone)];
+    matched_bone[static_cast<size_t>(node_of_bone[b])] = static_cast<int>(b);
+  }
+  auto name = [&](int bone) {
+    return bone < 0 ? std::string("none") : "'" + skeleton.bone_names[static_cast<size_t>(bone)] + "'";
+  };
+  for (size_t b = 0; b < skeleton.bone_count(); ++b) {
+    int ancestor = parents.value()[static_cast<size_t>(node_of_bone[b])];
+    while (ancestor >= 0 && matched_bone[static_cast<size_t>(ancestor)] < 0) {
+      ancestor = parents.value()[static_cast<size_t>(ancestor)];
+    }
+    const int file_parent = ancestor < 0 ? -1 : matched_bone[static_cast<size_t>(ancestor)];
+    if (file_parent != skeleton.parents[b]) {
+      return Error{"bone '" + skeleton.bone_names[b] + "' has parent " + name(skeleton.parents[b]) +
+                   " in the skeleton but " + name(file_parent) + " in the file"};
+    }
+  }
+  return node_of_bone;
+}
+
+// Moves every buffer view still in use into one new buffer 0 and every
+// image read from a file or data URI into a buffer view of its own, so the
+// .glb is self-contained. Once the animations are gone their data is unused;
+// it is dropped unless extensions, which may refer to any index, are in use.
+Status pack_buffers(tinygltf::Model& model) {
+  const bool prune = model.extensionsUsed.empty() && model.extensionsRequired.empty();
+  std::vector<int> new_accessor(model.accessors.size(), prune ? -1 : 0);
+  std::vector<int> new_view(model.bufferViews.size(), prune ? -1 : 0);
+  std::string bad;  // the first reference to something that does not exist
+  auto use = [&bad](std::vector<int>& used, int index, const char* what) {
+    if (index < 0) return;
+    if (static_cast<size_t>(index) < used.size()) {
+      used[static_cast<size_t>(index)] = 0;
+    } else if (bad.empty()) {
+      bad = std::string("a reference to ") + what + " " + std::to_string(index) + ", which does not exist";
+    }
+  };
+  for (const tinygltf::Mesh& mesh : model.meshes) {
+    for (const tinygltf::Primitive& primitive : mesh.primitives) {
+      for (const auto& [semantic, accessor] : primitive.attributes) use(new_accessor, accessor, "accessor");
+      use(new_accessor, primitive.indices, "accessor");
+      for (const auto& target : primitive.targets) {
+        for (const auto& [semantic, accessor] : target) use(new_accessor, accessor, "accessor");
+      }
+    }
+  }
+  for (const tinygltf::Skin& skin : model.skins) use(new_accessor, skin.inverseBindMatrices, "accessor");
+  for (size_t a = 0; a < model.accessors.size(); ++a) {
+    if (new_accessor[a] < 0) continue;
+    const tinygltf::Accessor& accessor = model.accessors[a];
+    use(new_view, accessor.bufferView, "buffer view");
+    if (accessor.sparse.isSparse) {
+      use(new_view, accessor.sparse.indices.bufferView, "buffer view");
+      use(new_view, accessor.sparse.values.bufferView, "buffer view");
+    }
+  }
+  for (const tinygltf::Image& image : model.images) use(new_view, image.bufferView, "buffer view");
+  if (!bad.empty()) return Error{bad};
+
+  // Copy the views in use, in order, into the new buffer.
+  std::vector<tinygltf::Buffer> old_buffers = std::move(model.buffers);
+  std::vector<tinygltf::BufferView> old_views = std::move(model.bufferViews);
+  model.buffers.assign(1, tinygltf::Buffer{});
+  model.bufferViews.clear();
+  for (size_t v = 0; v < old_views.size(); ++v) {
+    if (new_view[v] < 0) continue;
+    const tinygltf::BufferView& view = old_views[v];
+    if (view.buffer < 0 || static_cast<size_t>(view.buffer) >= old_buffers.size() ||
+        view.byteOffset > old_buffers[static_cast<size_t>(view.buffer)].data.size() ||
+        view.byteLength > old_buffers[static_cast<size_t>(view.buffer)].data.size() - view.byteOffset) {
+      return Error{"buffer view " + std::to_string(v) + " lies outside its buffer"};
+    }
+    new_view[v] = append_view(model, old_buffers[static_cast<size_t>(view.buffer)].data.data() + view.byteOffset,
+                              view.byteLength);
+    tinygltf::BufferView& copy = model.bufferViews.back();
+    const size_t offset = copy.byteOffset;
+    copy = view;  // keeps stride, target, name, extensions
+    copy.buffer = 0;
+    copy.byteOffset = offset;
+  }
+  auto remap = [](const std::vector<int>& table, int& index) {
+    if (index >= 0) index = table[static_cast<size_t>(index)];
+  };
+
+  std::vector<tinygltf::Accessor> old_accessors = std::move(model.accessors);
+  model.accessors.clear();
+  for (size_t a = 0; a < old_accessors.size(); ++a) {
+    if (new_accessor[a] < 0) continue;
+    new_accessor[a] = static_cast<int>(model.accessors.size());
+    model.accessors.push_back(std::move(old_accessors[a]));
+    tinygltf::Accessor& accessor = model.accessors.back();
+    remap(new_view, accessor.bufferView);
+    if (accessor.sparse.isSparse) {
+      remap(new_view, accessor.sparse.indices.bufferView);
+      remap(new_view, accessor.sparse.values.bufferView);
+    }
+  }
+  for (tinygltf::Mesh& mesh : model.meshes) {
+    for (tinygltf::Primitive& primitive : mesh.primitives) {
+      for (auto& [semantic, accessor] : primitive.attributes) remap(new_accessor, accessor);
+      remap(new_accessor, primitive.indices);
+      for (auto& target : primitive.targets) {
+        for (auto& [semantic, accessor] : target) remap(new_accessor, accessor);
+      }
+    }
+  }
+  for (tinygltf::Skin& skin : model.skins) remap(new_accessor, skin.inverseBindMatrices);
+
+  for (size_t i = 0; i < model.images.size(); ++i) {
+    tinygltf::Image& image = model.images[i];
+    remap(new_view, image.bufferView);
+    if (image.image.empty()) continue;  // in a buffer view already, or a file that could not be read
+    std::string mime_type = image_mime_type(image.image);
+    if (mime_type.empty()) mime_type = image.mimeType;  // from a data URI
+    if (mime_type.empty()) return Error{"image " + std::to_string(i) + " is not PNG, JPEG, KTX2 or WebP"};
+    image.bufferView = append_view(model, image.image.data(), image.image.size());
+    image.mimeType = mime_type;
+    image.uri.clear();
+    image.image.clear();
+  }
+  return {};
+}
+
+// Errors name the file.
+Result<tinygltf::Model> source_model(const std::filesystem::path& path, bool allow_outside_uris,
+                                     const Skeleton& skeleton, std::vector<int>& node_of_bone) {
+  Result<tinygltf::Model> model = load_source(path, allow_outside_uris);
+  if (!model) return model;
+  Result<std::vector<int>> matched = match_bones(model.value(), skeleton);
+  if (!matched) return Error{path.string() + ": " + matched.error()};
+  node_of_bone = std::move(matched.value());
+  for (size_t b = 0; b < skeleton.bone_count(); ++b) {
+    tinygltf::Node& node = model.value().nodes[static_cast<size_t>(node_of_bone[b])];
+    // glTF animates only T/R/S: a matrix becomes the skeleton's rest pose,
+    // which the importer decomposed from it.
+    if (!node.matrix.empty()) set_trs(node, skeleton.rest_pose[b]);
+  }
+  model.value().animations.clear();
+  if (Status s = pack_buffers(model.value()); !s) return Error{path.string() + ": " + s.error()};
+  return model;
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> export_gltf(const Skeleton& skeleton, const RawClip& clip,
+                                         const std::optional<std::filesystem::path>& source,
+                                         bool allow_outside_uris) {
+  if (Status s = skeleton.validate(); !s) return Error{"cannot export an invalid skeleton: " + s.error()};
+  if (Status s = clip.validate(skeleton); !s) return Error{"cannot export an invalid clip: " + s.error()};
+
+  std::vector<int> node_of_bone;
+  tinygltf::Model model;
+  if (source) {
+    Result<tinygltf::Model> loaded = source_model(*source, allow_outside_uris, skeleton, node_of_bone);
+    if (!loaded) return Error{loaded.error()};
+    model = std::move(loaded.value());
+  } else {
+    model = skeleton_model(skeleton, node_of_bone);
+  }
+  append_animation(model, clip, node_of_bone);
+  model.asset.version = "2.0";
+  model.asset.generator = "keystream";
+  if (model.buffers[0].data.size() > kMaxBinaryBytes) {
+    return Error{"the export would hold " + std::to_string(model.buffers[0].data.size()) +
+                 " bytes of data; a .glb holds at most 4 GiB"};
+  }
+
+  std::ostringstream stream;
+  try {
+    tinygltf::TinyGLTF writer;
+    writer.SetImageWriter(nullptr, nullptr);  // images are in buffer views; a missing one keeps its uri
+    if (!writer.WriteGltfSceneToStream(&model, stream, false, true)) return Error{"cannot write the glTF"};
+  } catch (const std::exception& e) {
+    // The JSON writer throws on a name that is not UTF-8 (a BVH joint in Latin-1, say).
+    return Error{std::string("cannot write the glTF JSON: ") + e.what()};
+  }
+  const std::string bytes = std::move(stream).str();
+  return std::vector<uint8_t>(bytes.begin(), bytes.end());
+}
+
+}  // namespace ks

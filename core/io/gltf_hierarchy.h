@@ -1,0 +1,48 @@
+#pragma once
+// The node graph of a glTF model and the skeleton taken from it (internal to
+// the glTF importer): the graph is checked to be a forest; the joints of
+// every skin, every node an animation moves, and their ancestors become
+// bones, parents first. Nothing an animation moves is left out: a character
+// of several skinned meshes, or limbs driven by nodes outside a skin, imports
+// whole.
+
+#include <string>
+#include <vector>
+
+#include "core/clip/skeleton.h"
+#include "core/runtime/result.h"
+
+namespace tinygltf {
+class Model;
+}
+
+namespace ks::gltf {
+
+/// Parent of every node (-1 for roots), after checking that children exist,
+/// that no node has two parents, that there is no cycle and that every
+/// scene lists existing nodes.
+Result<std::vector<int>> node_parents(const tinygltf::Model& model);
+
+/// The skin whose joints Skeleton::skin_joints lists: the one of the first
+/// node with a mesh and a skin, else skin 0; -1 when the file has no skin.
+Result<int> choose_skin(const tinygltf::Model& model);
+
+/// Bones in parent-before-child order (depth first, children in file order):
+/// every skin's joints and every node a translation, rotation or scale
+/// channel of any animation targets, with their ancestors; every node when
+/// the file has no skin. `parents` comes from node_parents. Refuses more
+/// than 65535 bones.
+Result<std::vector<int>> bone_nodes(const tinygltf::Model& model, const std::vector<int>& parents);
+
+/// The Skeleton of `bones` (from bone_nodes): unique names ("node_<i>" for
+/// unnamed nodes), rest pose from each node's matrix or TRS, the joints of
+/// skin `skin` (choose_skin) and the inverse bind matrices of every skin.
+/// Sets `bone_of_node` to each node's bone, or -1 for nodes that are not
+/// bones. Skins that share a joint must agree on its inverse bind matrix:
+/// `usable_skin[s]` is false for a skin that does not (its meshes cannot be
+/// drawn with the skeleton's matrices), with a warning naming it.
+Result<Skeleton> build_skeleton(const tinygltf::Model& model, const std::vector<int>& parents,
+                                const std::vector<int>& bones, int skin, std::vector<int>& bone_of_node,
+                                std::vector<char>& usable_skin, std::vector<std::string>& warnings);
+
+}  // namespace ks::gltf

@@ -1,0 +1,245 @@
+#include "core/io/gltf_mesh.h"
+
+#include <tiny_gltf.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "core/io/gltf_accessor.h"
+
+namespace ks::gltf {
+
+namespace {
+
+struct PrimitiveData {
+  std::vector<Vec3> positions;
+  std::vector<Vec3> normals;
+  std::vector<std::array<uint32_t, 4>> joints;  // skin joint indices
+  std::vector<std::array<float, 4>> weights;
+  std::vector<uint32_t> indices;
+  Vec3 color{0.8f, 0.8f, 0.8f};
+};
+
+std::vector<Vec3> to_vec3(const std::vector<float>& v) {
+  std::vector<Vec3> out(v.size() / 3);
+  for (size_t i = 0; i < out.size(); ++i) out[i] = {v[i * 3], v[i * 3 + 1], v[i * 3 + 2]};
+  return out;
+}
+
+// Area-weighted vertex normals, for primitives that come without NORMAL.
+std::vector<Vec3> compute_normals(const std::vector<Vec3>& positions, const std::vector<uint32_t>& indices) {
+  std::vector<Vec3> normals(positions.size());
+  for (size_t i = 0; i + 2 < indices.size(); i += 3) {
+    const Vec3 a = positions[indices[i]], b = positions[indices[i + 1]], c = positions[indices[i + 2]];
+    const Vec3 n = cross(b - a, c - a);
+    for (size_t k = 0; k < 3; ++k) normals[indices[i + k]] = normals[indices[i + k]] + n;
+  }
+  for (Vec3& n : normals) {
+    const float len = length(n);
+    n = len > 0.f ? n * (1.f / len) : Vec3{0.f, 1.f, 0.f};
+  }
+  return normals;
+}
+
+// Reads and checks one triangle primitive. `skinned` asks for joints and weights.
+Result<PrimitiveData> read_primitive(const tinygltf::Model& model, const tinygltf::Primitive& primitive,
+                                     const std::string& where, bool skinned) {
+  PrimitiveData data;
+  const auto position = primitive.attributes.find("POSITION");
+  if (position == primitive.attributes.end()) return Error{where + " has no POSITION attribute"};
+  Result<std::vector<float>> positions =
+      read_floats(model, position->second, {TINYGLTF_TYPE_VEC3, {TINYGLTF_COMPONENT_TYPE_FLOAT}}, where + " POSITION");
+  if (!positions) return Error{positions.error()};
+  data.positions = to_vec3(positions.value());
+  const size_t vertex_count = data.positions.size();
+  auto same_count = [&](size_t count, const char* what) -> Status {
+    if (count == vertex_count) return {};
+    return Error{where + " has " + std::to_string(count) + " " + what + " for " + std::to_string(vertex_count) +
+                 " positions"};
+  };
+
+  if (primitive.indices >= 0) {
+    Result<std::vector<uint32_t>> indices =
+        read_unsigned(model, primitive.indices,
+                      {TINYGLTF_TYPE_SCALAR,
+                       {TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE, TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT,
+                        TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT}},
+                      where + " indices");
+    if (!indices) return Error{indices.error()};
+    data.indices = std::move(indices.value());
+  } else {
+    data.indices.resize(vertex_count);
+    for (size_t i = 0; i < vertex_count; ++i) data.indices[i] = static_cast<uint32_t>(i);
+  }
+  if (data.indices.size() % 3 != 0) {
+    return Error{where + " has " + std::to_string(data.indices.size()) + " indices, not a whole number of triangles"};
+  }
+  for (size_t i = 0; i < data.indices.size(); ++i) {
+    if (data.indices[i] >= vertex_count) {
+      return Error{where + ": index " + std::to_string(i) + " is " + std::to_string(data.indices[i]) +
+                   ", past the last of " + std::to_string(vertex_count) + " vertices"};
+    }
+  }
+
+  if (const auto normal = primitive.attributes.find("NORMAL"); normal != primitive.attributes.end()) {
+    Result<std::vector<float>> normals =
+        read_floats(model, normal->second, {TINYGLTF_TYPE_VEC3, {TINYGLTF_COMPONENT_TYPE_FLOAT}}, where + " NORMAL");
+    if (!normals) return Error{normals.error()};
+    data.normals = to_vec3(normals.value());
+    if (Status s = same_count(data.normals.size(), "normals"); !s) return Error{s.error()};
+    for (Vec3& n : data.normals) {
+      const float len = length(n);
+      n = len > 0.f ? n * (1.f / len) : Vec3{0.f, 1.f, 0.f};
+    }
+  } else {
+    data.normals = compute_normals(data.positions, data.indices);
+  }
+
+  if (primitive.material >= 0) {
+    if (static_cast<size_t>(primitive.material) >= model.materials.size()) {
+      return Error{where + " uses material " + std::to_string(primitive.material) + ", which does not exist"};
+    }
+    const std::vector<double>& factor =
+        model.materials[static_cast<size_t>(primitive.material)].pbrMetallicRoughness.baseColorFactor;
+    if (factor.size() >= 3 && std::isfinite(factor[0]) && std::isfinite(factor[1]) && std::isfinite(factor[2])) {
+      data.color = {static_cast<float>(factor[0]), static_cast<float>(factor[1]), static_cast<float>(factor[2])};
+    }
+  }
+
+  if (!skinned) return data;
+
+  // Every JOINTS_n/WEIGHTS_n set; the four largest weights per vertex are kept.
+  std::vector<std::vector<uint32_t>> joint_sets;
+  std::vector<std::vector<float>> weight_sets;
+  for (int set = 0;; ++set) {
+    const auto j = primitive.attributes.find("JOINTS_" + std::to_string(set));
+    const auto w = primitive.attributes.find("WEIGHTS_" + std::to_string(set));
+    if (j == primitive.attributes.end() && w == primitive.attributes.end()) break;
+    if (j == primitive.attributes.end() || w == primitive.attributes.end()) {
+      return Error{where + " has JOINTS_" + std::to_string(set) + " or WEIGHTS_" + std::to_string(set) +
+                   " without the other"};
+    }
+    Result<std::vector<uint32_t>> joints = read_unsigned(
+        model, j->second,
+        {TINYGLTF_TYPE_VEC4, {TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE, TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT}},
+        where + " JOINTS_" + std::to_string(set));
+    if (!joints) return Error{joints.error()};
+    Result<std::vector<float>> weights = read_floats(
+        model, w->second,
+        {TINYGLTF_TYPE_VEC4,
+         {TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE, TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT},
+         true},
+        where + " WEIGHTS_" + std::to_string(set));
+    if (!weights) return Error{weights.error()};
+    if (Status s = same_count(joints.value().size() / 4, "joint sets"); !s) return Error{s.error()};
+    if (Status s = same_count(weights.value().size() / 4, "weight sets"); !s) return Error{s.error()};
+    joint_sets.push_back(std::move(joints.value()));
+    weight_sets.push_back(std::move(weights.value()));
+  }
+  if (joint_sets.empty()) return Error{where + " is skinned but has no JOINTS_0/WEIGHTS_0"};
+
+  data.joints.resize(vertex_count);
+  data.weights.resize(vertex_count);
+  for (size_t v = 0; v < vertex_count; ++v) {
+    std::vector<std::pair<float, uint32_t>> influences;
+    for (size_t s = 0; s < joint_sets.size(); ++s) {
+      for (size_t k = 0; k < 4; ++k) {
+        const float w = weight_sets[s][v * 4 + k];
+        if (w < 0.f) return Error{where + ": vertex " + std::to_string(v) + " has a negative weight"};
+        if (w > 0.f) influences.emplace_back(w, joint_sets[s][v * 4 + k]);
+      }
+    }
+    std::stable_sort(influences.begin(), influences.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    influences.resize(std::min<size_t>(influences.size(), 4));
+    float sum = 0.f;
+    for (const auto& influence : influences) sum += influence.first;
+    data.joints[v] = {0, 0, 0, 0};
+    data.weights[v] = {0.f, 0.f, 0.f, 0.f};
+    if (influences.empty()) {
+      data.weights[v][0] = 1.f;  // unweighted vertex: follows the skin's first joint
+      continue;
+    }
+    for (size_t k = 0; k < influences.size(); ++k) {
+      data.joints[v][k] = influences[k].second;
+      data.weights[v][k] = influences[k].first / sum;
+    }
+  }
+  return data;
+}
+
+}  // namespace
+
+Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, const std::vector<char>& usable_skin,
+                                               const std::vector<int>& bone_of_node,
+                                               std::vector<std::string>& warnings) {
+  std::vector<char> skinned(model.meshes.size(), 0);  // some node draws the mesh with a usable skin
+  for (size_t i = 0; i < model.nodes.size(); ++i) {
+    const tinygltf::Node& node = model.nodes[i];
+    if (node.mesh >= 0 && static_cast<size_t>(node.mesh) >= model.meshes.size()) {
+      return Error{"node " + std::to_string(i) + " uses mesh " + std::to_string(node.mesh) + ", which does not exist"};
+    }
+    if (node.skin >= 0 && static_cast<size_t>(node.skin) >= model.skins.size()) {
+      return Error{"node " + std::to_string(i) + " uses skin " + std::to_string(node.skin) + ", which does not exist"};
+    }
+    if (node.mesh >= 0 && node.skin >= 0 && usable_skin[static_cast<size_t>(node.skin)]) {
+      skinned[static_cast<size_t>(node.mesh)] = 1;
+    }
+  }
+
+  // Every triangle primitive is read and checked; the skinned ones are kept.
+  std::vector<std::vector<std::pair<std::string, PrimitiveData>>> primitives(model.meshes.size());
+  size_t skipped_primitives = 0;
+  for (size_t m = 0; m < model.meshes.size(); ++m) {
+    for (size_t p = 0; p < model.meshes[m].primitives.size(); ++p) {
+      const tinygltf::Primitive& primitive = model.meshes[m].primitives[p];
+      if (primitive.mode != -1 && primitive.mode != TINYGLTF_MODE_TRIANGLES) {
+        ++skipped_primitives;
+        continue;
+      }
+      const std::string where = "mesh " + std::to_string(m) + " primitive " + std::to_string(p);
+      Result<PrimitiveData> data = read_primitive(model, primitive, where, skinned[m] != 0);
+      if (!data) return Error{data.error()};
+      if (skinned[m]) primitives[m].emplace_back(where, std::move(data.value()));
+    }
+  }
+  if (skipped_primitives > 0) {
+    warnings.push_back(std::to_string(skipped_primitives) + " mesh primitives are not triangle lists and were skipped");
+  }
+
+  // Each node that draws a mesh with a usable skin adds its primitives, in
+  // bind pose, their joints mapped through that node's skin to bones.
+  std::optional<SkinnedMesh> result;
+  for (const tinygltf::Node& node : model.nodes) {
+    if (node.mesh < 0 || node.skin < 0 || !usable_skin[static_cast<size_t>(node.skin)]) continue;
+    const std::vector<int>& joints = model.skins[static_cast<size_t>(node.skin)].joints;
+    for (const auto& [where, data] : primitives[static_cast<size_t>(node.mesh)]) {
+      if (!result) result.emplace();
+      SkinnedMesh& mesh = *result;
+      const size_t base = mesh.positions.size();
+      if (base + data.positions.size() > 0xffffffffu) return Error{"the skinned meshes have too many vertices"};
+      for (size_t v = 0; v < data.positions.size(); ++v) {
+        std::array<uint16_t, 4> bones{};
+        for (size_t k = 0; k < 4; ++k) {
+          const uint32_t joint = data.joints[v][k];
+          if (data.weights[v][k] > 0.f && joint >= joints.size()) {
+            return Error{where + ": vertex " + std::to_string(v) + " uses joint " + std::to_string(joint) +
+                         " but the skin has " + std::to_string(joints.size()) + " joints"};
+          }
+          const int bone = joint < joints.size() ? bone_of_node[static_cast<size_t>(joints[joint])] : 0;
+          bones[k] = static_cast<uint16_t>(data.weights[v][k] > 0.f ? bone : 0);
+        }
+        mesh.joints.push_back(bones);
+        mesh.weights.push_back(data.weights[v]);
+        mesh.positions.push_back(data.positions[v]);
+        mesh.normals.push_back(data.normals[v]);
+        mesh.colors.push_back(data.color);
+      }
+      for (uint32_t index : data.indices) mesh.indices.push_back(static_cast<uint32_t>(base) + index);
+    }
+  }
+  return result;
+}
+
+}  // namespace ks::gltf

@@ -1,0 +1,30 @@
+#pragma once
+// Skinned mesh extraction from a glTF model (internal to the glTF importer):
+// triangle primitives read and checked, skin joints mapped to skeleton bones.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clip/skinned_mesh.h"
+#include "core/runtime/result.h"
+
+namespace tinygltf {
+class Model;
+}
+
+namespace ks::gltf {
+
+/// Checks every triangle primitive of every mesh (so that a malformed file is
+/// refused even where the broken mesh is not a skinned one) and gathers the
+/// primitives of the nodes that use a skin marked in `usable_skin` into one
+/// mesh, in bind pose, with the four largest weights of each vertex and
+/// joints mapped through the node's skin to bones (`bone_of_node`). nullopt
+/// when no node uses such a skin.
+/// Primitives that are not triangle lists are skipped with a warning; a
+/// primitive without NORMAL gets area-weighted vertex normals.
+Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, const std::vector<char>& usable_skin,
+                                               const std::vector<int>& bone_of_node,
+                                               std::vector<std::string>& warnings);
+
+}  // namespace ks::gltf

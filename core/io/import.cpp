@@ -1,0 +1,60 @@
+#include "core/io/import.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "core/io/bvh_import.h"
+#include "core/io/gltf_import.h"
+
+namespace ks {
+
+Status ImportSettings::validate() const {
+  if (animation_index < 0) {
+    return Error{"animation index " + std::to_string(animation_index) + " is negative"};
+  }
+  if (!(sample_rate_hz == 0.f || (sample_rate_hz >= kMinSampleRateHz && sample_rate_hz <= kMaxSampleRateHz))) {
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%g", static_cast<double>(sample_rate_hz));
+    return Error{std::string("sample rate ") + rate + " Hz is not 0 (automatic) or within 1 to 10000 Hz"};
+  }
+  if (max_bone_frames < 2) return Error{"the bone-frame limit must be at least 2"};
+  if (!std::isfinite(bvh_unit_scale_m) || bvh_unit_scale_m < 0.f) {
+    return Error{"BVH unit scale " + std::to_string(bvh_unit_scale_m) +
+                 " m per unit is not a positive number (0 = automatic)"};
+  }
+  return {};
+}
+
+Status check_clip_size(uint64_t bones, uint64_t frames, const ImportSettings& settings) {
+  // bones and frames are below 2^32 each: the product cannot overflow.
+  if (bones * frames <= settings.max_bone_frames) return {};
+  return Error{std::to_string(bones) + " bones x " + std::to_string(frames) + " frames is " +
+               std::to_string(bones * frames) + " bone-frames, more than the limit of " +
+               std::to_string(settings.max_bone_frames) + " (about " +
+               std::to_string(settings.max_bone_frames * 190 / 1000000) +
+               " MB to fit); --max-bone-frames N raises it"};
+}
+
+std::string lowercase_extension(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+bool is_importable(const std::filesystem::path& path) {
+  const std::string ext = lowercase_extension(path);
+  return ext == ".gltf" || ext == ".glb" || ext == ".bvh";
+}
+
+Result<ImportedClip> import_clip(const std::filesystem::path& path, const ImportSettings& settings) {
+  if (Status s = settings.validate(); !s) return Error{path.string() + ": " + s.error()};
+  const std::string ext = lowercase_extension(path);
+  if (ext == ".gltf" || ext == ".glb") return import_gltf(path, settings);
+  if (ext == ".bvh") return import_bvh(path, settings);
+  return Error{path.string() + ": unsupported file type '" + ext + "' (expected .gltf, .glb or .bvh)"};
+}
+
+}  // namespace ks

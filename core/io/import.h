@@ -1,0 +1,72 @@
+#pragma once
+// Import: a source file (glTF 2.0 or BVH) to a Skeleton, a RawClip and, where
+// the file has one, the skinned mesh. Dispatches on the file extension.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clip/raw_clip.h"
+#include "core/clip/skeleton.h"
+#include "core/clip/skinned_mesh.h"
+#include "core/runtime/result.h"
+
+namespace ks {
+
+/// How a source file becomes a clip.
+/// The resampling rates a clip may have, Hz: slower rates make key times a
+/// glTF export cannot write (1e-38 Hz puts frame 1 at 1e38 s), faster ones
+/// make frames no source needs.
+inline constexpr float kMinSampleRateHz = 1.f;
+inline constexpr float kMaxSampleRateHz = 10000.f;
+
+/// Bones x frames a clip may have unless the caller raises it: about 200 MB
+/// at the peak of a fit (some 190 bytes per bone and frame, measured on the
+/// CMU takes). A file of a few kilobytes can ask for any number of frames (a
+/// key at 2,000 s); this keeps what it costs in proportion.
+inline constexpr uint64_t kDefaultMaxBoneFrames = uint64_t{1} << 20;
+
+struct ImportSettings {
+  int animation_index = 0;      // which animation of a glTF file; default 0
+  std::string animation_name;   // when non-empty, selects by name instead of index; default ""
+  float sample_rate_hz = 0.f;   // glTF resampling rate, Hz; 0 = automatic (see gltf_import.h)
+  float bvh_unit_scale_m = 0.f; // BVH metres per file unit; 0 = guess from the skeleton's height
+  bool allow_outside_uris = false;  // glTF buffers may be read from outside the file's folder (gltf_files.h)
+  uint64_t max_bone_frames = kDefaultMaxBoneFrames;  // bones x frames allowed, checked before allocating
+
+  /// Refuses a rate other than 0 outside kMinSampleRateHz..kMaxSampleRateHz,
+  /// negative or non-finite scales, a negative index, a bone-frame limit
+  /// below 2.
+  Status validate() const;
+};
+
+/// Refuses a clip of `bones` x `frames` beyond `settings.max_bone_frames`,
+/// before anything of that size is allocated; the message says how to raise
+/// the limit.
+Status check_clip_size(uint64_t bones, uint64_t frames, const ImportSettings& settings);
+
+/// Everything an import produces.
+struct ImportedClip {
+  std::filesystem::path source;
+  Skeleton skeleton;
+  RawClip clip;
+  std::optional<SkinnedMesh> mesh;           // glTF files with a skinned mesh
+  std::vector<std::string> animation_names;  // every animation in the file
+  int animation_index = 0;                   // the one in `clip`
+  float unit_scale_m = 1.f;                  // metres per file unit that was applied
+  double source_start_s = 0.0;               // source time of frame 0, seconds (glTF: the first key)
+  std::vector<std::string> warnings;         // things accepted with a defined fix-up
+};
+
+/// `path`'s extension in lower case, with its dot (".glb"): what import_clip
+/// and the tools that list clips go by.
+std::string lowercase_extension(const std::filesystem::path& path);
+
+/// True for the files import_clip reads: .gltf, .glb and .bvh, in any case.
+bool is_importable(const std::filesystem::path& path);
+
+/// Imports `path` (.gltf, .glb or .bvh). The error names the file and the problem.
+Result<ImportedClip> import_clip(const std::filesystem::path& path, const ImportSettings& settings = {});
+
+}  // namespace ks

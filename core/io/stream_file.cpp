@@ -1,0 +1,69 @@
+#include "core/io/stream_file.h"
+
+#include <string>
+#include <unordered_set>
+
+#include "core/io/file_io.h"
+#include "core/runtime/player.h"
+
+namespace ks {
+
+Result<std::unique_ptr<StreamFile>> load_stream_file(const std::filesystem::path& path) {
+  Result<std::string> text = read_file(path);
+  if (!text) return Error{text.error()};
+  auto file = std::make_unique<StreamFile>();
+  file->path = path;
+  file->bytes.assign(text.value().begin(), text.value().end());
+  const std::string name = path.string();
+  // Tools read a file once and show what it holds: check every key.
+  Result<StreamView> view = StreamView::open(file->bytes, name.c_str(), StreamCheck::kFull);
+  if (!view) return Error{view.error()};
+  file->view = std::move(view.value());
+  return file;
+}
+
+Status write_stream_file(const std::filesystem::path& path, std::span<const uint8_t> stream) {
+  return write_file_atomically(path, std::span<const unsigned char>(stream.data(), stream.size()));
+}
+
+DecodedStream decode_stream(const StreamView& stream) {
+  DecodedStream out;
+  const uint32_t bones = stream.bone_count();
+  const StreamMetadata& meta = stream.metadata();
+  Skeleton& skeleton = out.skeleton;
+  skeleton.parents.assign(stream.parents().begin(), stream.parents().end());
+  // The stored names when they are usable as a Skeleton's (non-empty and
+  // unique); a hand-made stream may hold anything.
+  bool names_usable = meta.bone_names.size() == bones;
+  std::unordered_set<std::string> seen;
+  for (const std::string& name : meta.bone_names) names_usable = names_usable && !name.empty() && seen.insert(name).second;
+  skeleton.bone_names.resize(bones);
+  for (uint32_t b = 0; b < bones; ++b) {
+    skeleton.bone_names[b] = names_usable ? meta.bone_names[b] : "bone_" + std::to_string(b);
+  }
+  RawClip& clip = out.clip;
+  clip.name = meta.clip_name.empty() ? "decoded" : meta.clip_name;
+  clip.sample_rate_hz = stream.sample_rate_hz();
+  clip.frame_count = stream.frame_count();
+  clip.bones.resize(bones);
+  for (BoneTracks& tracks : clip.bones) {
+    tracks.translations.resize(clip.frame_count);
+    tracks.rotations.resize(clip.frame_count);
+    tracks.scales.resize(clip.frame_count);
+  }
+  Player player(stream);
+  std::vector<Transform> pose(bones);
+  for (uint32_t f = 0; f < clip.frame_count; ++f) {
+    player.sample_frame(static_cast<float>(f), pose);
+    for (uint32_t b = 0; b < bones; ++b) {
+      clip.bones[b].translations[f] = pose[b].translation;
+      clip.bones[b].rotations[f] = pose[b].rotation;
+      clip.bones[b].scales[f] = pose[b].scale;
+    }
+    if (f == 0) skeleton.rest_pose = pose;
+  }
+  for (BoneTracks& tracks : clip.bones) make_rotations_continuous(tracks.rotations);
+  return out;
+}
+
+}  // namespace ks

@@ -1,0 +1,141 @@
+#include "core/clip/skinned_mesh.h"
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "tests/refused_mentioning.h"
+
+namespace ks {
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr size_t kBones = 3;
+
+using test::refused_mentioning;
+
+// A unit quad of two triangles, blended across bones 0 to 2.
+SkinnedMesh make_quad() {
+  SkinnedMesh m;
+  m.positions = {{0.f, 0.f, 0.f}, {1.f, 0.f, 0.f}, {0.f, 1.f, 0.f}, {1.f, 1.f, 0.f}};
+  m.normals.assign(4, Vec3{0.f, 0.f, 1.f});
+  m.colors.assign(4, Vec3{0.8f, 0.5f, 0.2f});
+  m.joints = {{0, 0, 0, 0}, {0, 1, 0, 0}, {1, 2, 0, 0}, {2, 1, 0, 0}};
+  m.weights = {{1.f, 0.f, 0.f, 0.f}, {0.5f, 0.5f, 0.f, 0.f}, {0.25f, 0.75f, 0.f, 0.f}, {0.6f, 0.3f, 0.1f, 0.f}};
+  m.indices = {0, 1, 2, 2, 1, 3};
+  return m;
+}
+
+TEST(SkinnedMeshValidate, AcceptsValidMesh) {
+  const SkinnedMesh m = make_quad();
+  EXPECT_EQ(m.vertex_count(), 4u);
+  const Status status = m.validate(kBones);
+  EXPECT_TRUE(status.ok()) << status.error();
+}
+
+TEST(SkinnedMeshValidate, AcceptsEmptyMesh) {
+  const Status status = SkinnedMesh{}.validate(kBones);
+  EXPECT_TRUE(status.ok()) << status.error();
+}
+
+TEST(SkinnedMeshValidate, RefusesNormalCountMismatch) {
+  SkinnedMesh m = make_quad();
+  m.normals.pop_back();
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"4 positions", "3 normals"}));
+}
+
+TEST(SkinnedMeshValidate, RefusesColourCountMismatch) {
+  SkinnedMesh m = make_quad();
+  m.colors.push_back({});
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"4 positions", "5 colours"}));
+}
+
+TEST(SkinnedMeshValidate, RefusesJointCountMismatch) {
+  SkinnedMesh m = make_quad();
+  m.joints.clear();
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"4 positions", "0 joint sets"}));
+}
+
+TEST(SkinnedMeshValidate, RefusesWeightCountMismatch) {
+  SkinnedMesh m = make_quad();
+  m.weights.pop_back();
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"4 positions", "3 weight sets"}));
+}
+
+TEST(SkinnedMeshValidate, RefusesNonFinitePosition) {
+  SkinnedMesh m = make_quad();
+  m.positions[2].y = kNaN;
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"vertex 2", "not finite"}));
+}
+
+TEST(SkinnedMeshValidate, RefusesNonFiniteNormal) {
+  SkinnedMesh m = make_quad();
+  m.normals[1].z = kInf;
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"vertex 1", "not finite"}));
+}
+
+TEST(SkinnedMeshValidate, RefusesNonFiniteColour) {
+  SkinnedMesh m = make_quad();
+  m.colors[3].x = -kInf;
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"vertex 3", "not finite"}));
+}
+
+TEST(SkinnedMeshValidate, RefusesJointThatIsNotABone) {
+  SkinnedMesh m = make_quad();
+  m.joints[3][1] = static_cast<uint16_t>(kBones);  // one past the last bone
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"vertex 3", "joint 3", "3 bones"}));
+}
+
+TEST(SkinnedMeshValidate, RefusesUnweightedJointThatIsNotABone) {
+  SkinnedMesh m = make_quad();
+  m.joints[0][3] = 500;  // weight 0, but still an index into the skeleton
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"vertex 0", "joint 500"}));
+}
+
+TEST(SkinnedMeshValidate, RefusesNegativeWeight) {
+  SkinnedMesh m = make_quad();
+  m.weights[1] = {1.5f, -0.5f, 0.f, 0.f};  // sums to 1
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"vertex 1", "negative"}));
+}
+
+TEST(SkinnedMeshValidate, RefusesNonFiniteWeight) {
+  SkinnedMesh m = make_quad();
+  m.weights[2][3] = kNaN;
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"vertex 2", "weight"}));
+}
+
+TEST(SkinnedMeshValidate, RefusesWeightsNotSummingToOne) {
+  SkinnedMesh m = make_quad();
+  m.weights[2] = {0.25f, 0.7f, 0.f, 0.f};
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"vertex 2", "sum to 0.95"}));
+  m.weights[2] = {0.f, 0.f, 0.f, 0.f};
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"vertex 2", "sum to 0"}));
+  m.weights[2] = {1.f, 1.f, 0.f, 0.f};
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"vertex 2", "sum to 2"}));
+}
+
+TEST(SkinnedMeshValidate, AcceptsWeightSumWithin1e3) {
+  SkinnedMesh m = make_quad();
+  m.weights[2] = {0.25f, 0.7505f, 0.f, 0.f};
+  const Status status = m.validate(kBones);
+  EXPECT_TRUE(status.ok()) << status.error();
+}
+
+TEST(SkinnedMeshValidate, RefusesIndicesNotInThrees) {
+  SkinnedMesh m = make_quad();
+  m.indices.pop_back();
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"5 indices", "multiple of 3"}));
+}
+
+TEST(SkinnedMeshValidate, RefusesIndexPastLastVertex) {
+  SkinnedMesh m = make_quad();
+  m.indices[4] = 4;
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"index 4 is 4", "4 vertices"}));
+}
+
+}  // namespace
+}  // namespace ks
