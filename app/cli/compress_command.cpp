@@ -171,22 +171,36 @@ ClipReport compress_clip(const ImportedClip& imported, const Options& options, c
   return report;
 }
 
-// Before any work: refuses (false, with a message naming the option and the
-// bone) a bone tolerance naming a bone that a source's skeleton lacks. Only
-// the first animation of each file is imported; a source that does not
-// import is left for its job to report.
-bool check_overridden_bones(Arguments& args, const Options& options, const std::vector<fs::path>& sources) {
-  if (options.codec.fit.bone_tolerances.empty() || options.codec.fit.error_mode == ErrorMode::kLocal) return true;
+// How each source's first clip is imported: the animation asked for, or
+// with --all-animations the file's first.
+ImportSettings first_clip_settings(const Options& options) {
   ImportSettings settings = options.import;
   if (options.all_animations) {
     settings.animation_name.clear();
     settings.animation_index = 0;
   }
-  for (const fs::path& source : sources) {
-    Result<ImportedClip> imported = import_clip(source, settings);
-    if (imported && !check_bone_tolerances(args, options.codec, imported.value().skeleton, source.string())) {
+  return settings;
+}
+
+// Before any work, one import of each source's first clip where something
+// needs it: refuses (false, with a message naming the option and the bone) a
+// bone tolerance naming a bone that a source's skeleton lacks, and with
+// --all-animations sets `animation_names` (per source; empty for a source
+// that does not import, which its job reports).
+bool read_first_clips(Arguments& args, const Options& options, const std::vector<fs::path>& sources,
+                      std::vector<std::vector<std::string>>& animation_names) {
+  animation_names.assign(sources.size(), {});
+  const bool check_bones =
+      !options.codec.fit.bone_tolerances.empty() && options.codec.fit.error_mode != ErrorMode::kLocal;
+  if (!check_bones && !options.all_animations) return true;
+  const ImportSettings settings = first_clip_settings(options);
+  for (size_t i = 0; i < sources.size(); ++i) {
+    Result<ImportedClip> imported = import_clip(sources[i], settings);
+    if (!imported) continue;
+    if (check_bones && !check_bone_tolerances(args, options.codec, imported.value().skeleton, sources[i].string())) {
       return false;
     }
+    animation_names[i] = std::move(imported.value().animation_names);
   }
   return true;
 }
@@ -194,12 +208,7 @@ bool check_overridden_bones(Arguments& args, const Options& options, const std::
 // Runs one job: one clip, or every animation of a glTF file.
 std::vector<ClipReport> run_job(const Job& job, const Options& options, unsigned fit_threads) {
   std::vector<ClipReport> reports;
-  ImportSettings first_settings = options.import;
-  if (options.all_animations) {
-    first_settings.animation_name.clear();
-    first_settings.animation_index = 0;
-  }
-  Result<ImportedClip> first = import_clip(job.source, first_settings);
+  Result<ImportedClip> first = import_clip(job.source, first_clip_settings(options));
   if (!first) {
     ClipReport report;
     report.source = job.source;
@@ -288,7 +297,8 @@ int run_compress(const std::vector<std::string_view>& raw_args) {
   std::vector<fs::path> sources;
   bool any_folder = false;
   if (!collect_sources(args, inputs, sources, any_folder)) return 1;
-  if (!check_overridden_bones(args, options, sources)) return 2;
+  std::vector<std::vector<std::string>> animation_names;
+  if (!read_first_clips(args, options, sources, animation_names)) return 2;
 
   // One source file without --all-animations: OUT is the file. Otherwise a folder.
   const bool single = sources.size() == 1 && !any_folder && !options.all_animations;
@@ -317,21 +327,18 @@ int run_compress(const std::vector<std::string_view>& raw_args) {
     return true;
   };
   std::vector<Job> jobs;
-  for (const fs::path& source : sources) {
+  for (size_t i = 0; i < sources.size(); ++i) {
+    const fs::path& source = sources[i];
     Job job{source, {}};
     if (single) {
       job.outputs.push_back(output_given ? output : fs::path(source.stem().string() + ".ks"));
     } else if (!options.all_animations) {
       job.outputs.push_back((output_given ? output : fs::path(".")) / (source.stem().string() + ".ks"));
     } else {
-      // The file's animations, to name each output (a file that does not
-      // import gets one name, for its failure to be reported under).
-      ImportSettings first = options.import;
-      first.animation_name.clear();
-      first.animation_index = 0;
-      Result<ImportedClip> imported = import_clip(source, first);
-      const std::vector<std::string> names = imported ? animation_file_names(imported.value().animation_names)
-                                                      : std::vector<std::string>{"0"};
+      // The file's animations name its outputs (a file that does not import
+      // gets one name, for its failure to be reported under).
+      const std::vector<std::string> names =
+          animation_names[i].empty() ? std::vector<std::string>{"0"} : animation_file_names(animation_names[i]);
       for (const std::string& name : names) {
         job.outputs.push_back((output_given ? output : fs::path(".")) /
                               (source.stem().string() + "." + name + ".ks"));

@@ -13,7 +13,7 @@
 #include <system_error>
 
 #include "core/io/file_io.h"
-#include "core/io/gltf_files.h"
+#include "core/io/gltf_document.h"
 #include "core/io/gltf_hierarchy.h"
 #include "core/io/import.h"
 #include "core/io/gltf_schema.h"
@@ -140,14 +140,6 @@ tinygltf::Model skeleton_model(const Skeleton& skeleton, std::vector<int>& node_
 // ---------------------------------------------------------------------------
 // With a source: load it, match the bones, repack its data.
 
-// Keeps an image's encoded bytes (PNG, JPEG...) to embed them unchanged;
-// images already in a buffer view stay where they are.
-bool keep_image_bytes(tinygltf::Image* image, const int, std::string*, std::string*, int, int,
-                      const unsigned char* bytes, int size, void*) {
-  if (image->bufferView < 0 && bytes != nullptr && size > 0) image->image.assign(bytes, bytes + size);
-  return true;
-}
-
 // The MIME type of encoded image bytes, from their signature; "" if unknown.
 std::string image_mime_type(const std::vector<unsigned char>& bytes) {
   auto starts_with = [&](size_t offset, std::string_view magic) {
@@ -175,72 +167,35 @@ Result<tinygltf::Model> load_source(const std::filesystem::path& path, bool allo
   if (!std::filesystem::exists(path, ec)) return Error{where + "no such file"};  // read_file names other cases
   Result<std::string> bytes = read_file(path);
   if (!bytes) return Error{bytes.error()};  // names the path already
-  const bool binary = ext == ".glb";
-
-  // The importer refuses properties of the wrong JSON type, which tinygltf
-  // would drop silently; refuse the same files so bone names agree.
-  if (binary) {
-    if (Status s = gltf::check_glb_container(bytes.value()); !s) {
-      return Error{where + "not a readable glTF 2.0 file: " + s.error()};
-    }
-  }
-  const std::string_view text = gltf::json_text(bytes.value(), binary);
-  if (Status s = gltf::check_json_nesting(text); !s) return Error{where + "not a valid glTF 2.0 file: " + s.error()};
-  const nlohmann::json document = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-  if (!document.is_discarded()) {
-    if (Status s = gltf::check_json_types(document); !s)
-      return Error{where + "not a valid glTF 2.0 file: " + s.error()};
-  }
-
-  tinygltf::TinyGLTF loader;
-  loader.SetImageLoader(keep_image_bytes, nullptr);
-  Result<gltf::ExternalFiles> files = gltf::ExternalFiles::plan(document, path, {true, allow_outside_uris});
-  if (!files) return Error{where + files.error()};
-  files.value().install(loader);
-  tinygltf::Model model;
-  std::string error, warning;
-  const auto* data = reinterpret_cast<const unsigned char*>(bytes.value().data());
-  const auto size = static_cast<unsigned int>(bytes.value().size());
-  const std::string base_dir = path.parent_path().string();
-  const bool ok = binary ? loader.LoadBinaryFromMemory(&model, &error, &warning, data, size, base_dir)
-                         : loader.LoadASCIIFromString(&model, &error, &warning, bytes.value().data(), size, base_dir);
-  if (!ok) {
-    return Error{where + "not a readable glTF 2.0 file: " + gltf::loader_message(error.empty() ? warning : error)};
-  }
+  // The importer's own load: it refuses the same files, so bone names agree.
+  Result<tinygltf::Model> model = gltf::load_document(path, bytes.value(), {true, allow_outside_uris});
+  if (!model) return Error{where + model.error()};
   return model;
 }
 
 // Node of every bone, by the names the importer gives the source's bones;
 // parents must agree so that each local transform means the same thing.
 Result<std::vector<int>> match_bones(const tinygltf::Model& model, const Skeleton& skeleton) {
-  Result<std::vector<int>> parents = gltf::node_parents(model);
-  if (!parents) return Error{parents.error()};
-  Result<int> skin = gltf::choose_skin(model);
-  if (!skin) return Error{skin.error()};
-  Result<std::vector<int>> bones = gltf::bone_nodes(model, parents.value());
-  if (!bones) return Error{bones.error()};
-  std::vector<int> bone_of_node;
-  std::vector<char> usable_skin;
   std::vector<std::string> warnings;  // about skins that disagree: the importer says it
-  Result<Skeleton> file = gltf::build_skeleton(model, parents.value(), bones.value(), skin.value(), bone_of_node,
-                                               usable_skin, warnings);
+  Result<gltf::ModelSkeleton> file = gltf::read_skeleton(model, warnings);
   if (!file) return Error{file.error()};
+  const std::vector<int>& parents = file.value().parents;
 
   std::vector<int> node_of_bone(skeleton.bone_count());
   std::vector<int> matched_bone(model.nodes.size(), -1);
   for (size_t b = 0; b < skeleton.bone_count(); ++b) {
-    const int32_t file_bone = file.value().find_bone(skeleton.bone_names[b]);
+    const int32_t file_bone = file.value().skeleton.find_bone(skeleton.bone_names[b]);
     if (file_bone < 0) return Error{"the file has no bone '" + skeleton.bone_names[b] + "'"};
-    node_of_bone[b] = bones.value()[static_cast<size_t>(file_bone)];
+    node_of_bone[b] = file.value().bones[static_cast<size_t>(file_bone)];
     matched_bone[static_cast<size_t>(node_of_bone[b])] = static_cast<int>(b);
   }
   auto name = [&](int bone) {
     return bone < 0 ? std::string("none") : "'" + skeleton.bone_names[static_cast<size_t>(bone)] + "'";
   };
   for (size_t b = 0; b < skeleton.bone_count(); ++b) {
-    int ancestor = parents.value()[static_cast<size_t>(node_of_bone[b])];
+    int ancestor = parents[static_cast<size_t>(node_of_bone[b])];
     while (ancestor >= 0 && matched_bone[static_cast<size_t>(ancestor)] < 0) {
-      ancestor = parents.value()[static_cast<size_t>(ancestor)];
+      ancestor = parents[static_cast<size_t>(ancestor)];
     }
     const int file_parent = ancestor < 0 ? -1 : matched_bone[static_cast<size_t>(ancestor)];
     if (file_parent != skeleton.parents[b]) {

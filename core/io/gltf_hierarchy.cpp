@@ -255,4 +255,21 @@ Result<Skeleton> build_skeleton(const tinygltf::Model& model, const std::vector<
   return skeleton;
 }
 
+Result<ModelSkeleton> read_skeleton(const tinygltf::Model& model, std::vector<std::string>& warnings) {
+  Result<std::vector<int>> parents = node_parents(model);
+  if (!parents) return Error{parents.error()};
+  Result<int> skin = choose_skin(model);
+  if (!skin) return Error{skin.error()};
+  Result<std::vector<int>> bones = bone_nodes(model, parents.value());
+  if (!bones) return Error{bones.error()};
+  ModelSkeleton out;
+  out.parents = std::move(parents.value());
+  out.bones = std::move(bones.value());
+  Result<Skeleton> skeleton = build_skeleton(model, out.parents, out.bones, skin.value(), out.bone_of_node,
+                                             out.usable_skin, warnings);
+  if (!skeleton) return Error{skeleton.error()};
+  out.skeleton = std::move(skeleton.value());
+  return out;
+}
+
 }  // namespace ks::gltf

@@ -45,4 +45,16 @@ Result<Skeleton> build_skeleton(const tinygltf::Model& model, const std::vector<
                                 const std::vector<int>& bones, int skin, std::vector<int>& bone_of_node,
                                 std::vector<char>& usable_skin, std::vector<std::string>& warnings);
 
+/// The skeleton of a model and how its nodes map to bones: node_parents,
+/// choose_skin, bone_nodes and build_skeleton in turn, as the importer and
+/// the export's bone matching both need them.
+struct ModelSkeleton {
+  Skeleton skeleton;
+  std::vector<int> parents;       // parent of each node (node_parents)
+  std::vector<int> bones;         // node of each bone (bone_nodes)
+  std::vector<int> bone_of_node;  // bone of each node, -1 for nodes that are not bones
+  std::vector<char> usable_skin;  // per skin: its meshes can be drawn (build_skeleton)
+};
+Result<ModelSkeleton> read_skeleton(const tinygltf::Model& model, std::vector<std::string>& warnings);
+
 }  // namespace ks::gltf

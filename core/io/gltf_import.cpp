@@ -11,7 +11,7 @@
 
 #include "core/io/file_io.h"
 #include "core/io/gltf_animation.h"
-#include "core/io/gltf_files.h"
+#include "core/io/gltf_document.h"
 #include "core/io/gltf_hierarchy.h"
 #include "core/io/gltf_mesh.h"
 #include "core/io/gltf_schema.h"
@@ -20,73 +20,23 @@ namespace ks {
 
 namespace {
 
-// Images are not needed to import animation; skipping them also means a
-// missing texture (interpolation_test.gltf references one) is not an error.
-bool skip_image(tinygltf::Image*, const int, std::string*, std::string*, int, int, const unsigned char*, int, void*) {
-  return true;
-}
-
-// `bytes` is the whole file at `path`; external buffers are read beside it
-// only (gltf_files.h), unless `allow_outside_uris`.
-Result<tinygltf::Model> load_model(const std::filesystem::path& path, const std::string& bytes,
-                                   bool allow_outside_uris) {
-  const bool binary = lowercase_extension(path) == ".glb";
-
-  // tinygltf drops properties of the wrong type without a word; check first,
-  // and check the nesting before any parser recurses through it.
-  if (binary) {
-    if (Status s = gltf::check_glb_container(bytes); !s) return Error{"not a readable glTF 2.0 file: " + s.error()};
-  }
-  const std::string_view text = gltf::json_text(bytes, binary);
-  if (Status s = gltf::check_json_nesting(text); !s) return Error{"not a valid glTF 2.0 file: " + s.error()};
-  const nlohmann::json document = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-  if (!document.is_discarded()) {
-    if (Status s = gltf::check_json_types(document); !s) return Error{"not a valid glTF 2.0 file: " + s.error()};
-  }
-
-  tinygltf::TinyGLTF loader;
-  loader.SetImageLoader(skip_image, nullptr);
-  Result<gltf::ExternalFiles> files = gltf::ExternalFiles::plan(document, path, {false, allow_outside_uris});
-  if (!files) return Error{files.error()};
-  files.value().install(loader);
-  tinygltf::Model model;
-  std::string error;
-  std::string warning;
-  const std::string base_dir = path.parent_path().string();
-  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
-  const auto size = static_cast<unsigned int>(bytes.size());
-  const bool ok = binary ? loader.LoadBinaryFromMemory(&model, &error, &warning, data, size, base_dir)
-                         : loader.LoadASCIIFromString(&model, &error, &warning, bytes.data(), size, base_dir);
-  if (!ok) {
-    return Error{"not a readable glTF 2.0 file: " + gltf::loader_message(error.empty() ? warning : error)};
-  }
-  return model;
-}
-
 Result<ImportedClip> import_model(const tinygltf::Model& model, const ImportSettings& settings,
                                   std::vector<std::string>& warnings) {
   ImportedClip imported;
-  Result<std::vector<int>> parents = gltf::node_parents(model);
-  if (!parents) return Error{parents.error()};
-  Result<int> skin = gltf::choose_skin(model);
-  if (!skin) return Error{skin.error()};
-  Result<std::vector<int>> bones = gltf::bone_nodes(model, parents.value());
-  if (!bones) return Error{bones.error()};
-  std::vector<int> bone_of_node;
-  std::vector<char> usable_skin;
-  Result<Skeleton> skeleton = gltf::build_skeleton(model, parents.value(), bones.value(), skin.value(), bone_of_node,
-                                                   usable_skin, warnings);
+  Result<gltf::ModelSkeleton> skeleton = gltf::read_skeleton(model, warnings);
   if (!skeleton) return Error{skeleton.error()};
-  Result<std::optional<SkinnedMesh>> mesh = gltf::read_meshes(model, usable_skin, bone_of_node, warnings);
+  const std::vector<int>& bone_of_node = skeleton.value().bone_of_node;
+  Result<std::optional<SkinnedMesh>> mesh =
+      gltf::read_meshes(model, skeleton.value().usable_skin, bone_of_node, warnings);
   if (!mesh) return Error{mesh.error()};
 
   Result<int> animation = gltf::choose_animation(model, settings);
   if (!animation) return Error{animation.error()};
-  Result<RawClip> clip = gltf::resample_animation(model, animation.value(), skeleton.value(), bone_of_node, settings,
-                                                  imported.source_start_s, warnings);
+  Result<RawClip> clip = gltf::resample_animation(model, animation.value(), skeleton.value().skeleton, bone_of_node,
+                                                  settings, imported.source_start_s, warnings);
   if (!clip) return Error{clip.error()};
 
-  imported.skeleton = std::move(skeleton.value());
+  imported.skeleton = std::move(skeleton.value().skeleton);
   imported.clip = std::move(clip.value());
   imported.mesh = std::move(mesh.value());
   imported.animation_index = animation.value();
@@ -112,7 +62,7 @@ Result<ImportedClip> import_gltf(const std::filesystem::path& path, const Import
   if (!std::filesystem::exists(path, ec)) return Error{path.string() + ": no such file"};
   const Result<std::string> bytes = read_file(path);
   if (!bytes) return Error{bytes.error()};  // names the path already
-  Result<tinygltf::Model> model = load_model(path, bytes.value(), settings.allow_outside_uris);
+  Result<tinygltf::Model> model = gltf::load_document(path, bytes.value(), {false, settings.allow_outside_uris});
   if (!model) return Error{path.string() + ": " + model.error()};
   std::vector<std::string> warnings;
   Result<ImportedClip> imported = import_model(model.value(), settings, warnings);
