@@ -6,7 +6,8 @@
 // segment of every track whose window changed is reduced to coefficients in
 // a structure-of-arrays lane (segment_lanes.h), once however many keys
 // arrived, so a sample evaluates the animated tracks eight at a time and
-// nothing else. sample() reads just the keys that became due since
+// nothing else. A window with one new key (play at the clip's rate) stages
+// it as codes, and its block dequantizes all its staged keys at once. sample() reads just the keys that became due since
 // the last call; going backward, or far ahead, it restores the nearest jump
 // frame at or before the wanted time and reads forward from there.
 // Everything is allocated in the constructor; sampling allocates nothing.
@@ -105,7 +106,8 @@ class Player {
   void enter_block_of_cursor();
   void advance_to(uint32_t frame);
   void evaluate(float frame_time, std::span<Transform> local_pose);
-  void update_lane_keys(TrackWindow& window, const StreamTrack& track);
+  void stage_newest_key(const TrackWindow& window, const StreamTrack& track);
+  void update_lane_keys(const TrackWindow& window, const StreamTrack& track);
   void mark_stale(uint32_t slot);
   void update_stale_lanes();
   void find_finished();

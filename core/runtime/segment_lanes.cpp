@@ -65,10 +65,48 @@ void evaluate_scalar(const SegmentLanes<Components>* blocks, size_t count, float
   }
 }
 
+// The reference for staged keys: dequantize_key, then the lane shifted by
+// one key and the key written last, lane by lane.
+template <int Components>
+void shift_in_staged_keys_scalar(SegmentLanes<Components>& b) {
+  const std::span<SegmentLanes<Components>> block(&b, 1);
+  const LaneArrivals& a = b.arrivals;
+  const LaneDequantization<Components>& d = b.dequantization;
+  for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+    if (!(a.arrived[lane] > 0.f)) continue;
+    TrackQuantization q;
+    q.step = d.step[lane];
+    int32_t codes[4] = {0, 0, 0, 0};
+    for (int c = 0; c < Components; ++c) codes[c] = static_cast<int32_t>(a.code[c][lane]);
+    if constexpr (Components == 4) {
+      q.coded_mask = 0xF;
+      q.rotation = d.full[lane] > 0.f ? RotationCoding::kFull : RotationCoding::kRelative;
+      for (int c = 0; c < 4; ++c) q.reference[c] = d.reference[c][lane];
+    } else {
+      for (int c = 0; c < 3; ++c) {
+        if (d.coded[c][lane] > 0.f) q.coded_mask = static_cast<uint8_t>(q.coded_mask | (1u << c));
+        q.constant[c] = d.constant[c][lane];
+      }
+    }
+    CurveKey key{};
+    dequantize_key(Components == 4 ? TrackKind::kRotation : TrackKind::kTranslation, q, codes, key.value);
+    if (a.sign[lane] < 0.f) {
+      for (float& v : key.value) v = -v;
+    }
+    key.frame = a.frame[lane];
+    shift_lane_keys(block, lane, 1);
+    set_lane_key(block, lane, kKeysPerLane - 1, key);
+  }
+}
+
 // The reference: segment_coefficients lane by lane.
 template <int Components>
 void build_scalar(SegmentLanes<Components>& b) {
   const std::span<SegmentLanes<Components>> block(&b, 1);
+  if (b.arrivals.any) {
+    shift_in_staged_keys_scalar(b);
+    clear_arrivals(b.arrivals);
+  }
   for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
     CurveKey keys[kKeysPerLane];
     for (uint32_t i = 0; i < kKeysPerLane; ++i) {

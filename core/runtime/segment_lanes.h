@@ -19,6 +19,7 @@
 #include <span>
 
 #include "core/runtime/curve.h"
+#include "core/runtime/quantization.h"
 
 namespace ks {
 
@@ -28,6 +29,35 @@ inline constexpr uint32_t kLanesPerBlock = 8;
 inline constexpr uint32_t kKeysPerLane = 4;
 /// An output offset for a lane that holds no track (the last block's padding).
 inline constexpr uint32_t kNoOutput = UINT32_MAX;
+
+/// How each lane's codes become values (dequantize_key, quantization.h),
+/// per lane, so a block's staged keys dequantize eight at a time.
+template <int Components>
+struct LaneDequantization;
+template <>
+struct LaneDequantization<4> {
+  float step[kLanesPerBlock];
+  float reference[4][kLanesPerBlock];  // relative coding's R
+  float full[kLanesPerBlock];          // 1: RotationCoding::kFull, 0: relative
+};
+template <>
+struct LaneDequantization<3> {
+  float step[kLanesPerBlock];
+  float constant[3][kLanesPerBlock];  // a component's value where it is not coded
+  float coded[3][kLanesPerBlock];     // 1: component coded, 0: constant
+};
+
+/// Keys staged in a block, at most one per lane, still as codes: in play at
+/// the clip's rate or slower, the one key that arrived in each window since
+/// the last sample, dequantized and shifted in for the whole block at once
+/// when its coefficients are built.
+struct LaneArrivals {
+  float code[4][kLanesPerBlock];  // codes as floats (exact: |code| < 2^24)
+  float frame[kLanesPerBlock];
+  float sign[kLanesPerBlock];     // -1 for a negated key, else 1
+  float arrived[kLanesPerBlock];  // 1: the lane has a staged key
+  bool any = false;
+};
 
 /// Eight tracks' windows and segments, component by component. The
 /// coefficients follow from the keys (build_coefficients). `output` is where
@@ -45,6 +75,8 @@ struct alignas(32) SegmentLanes {
   float tangent_p[Components][kLanesPerBlock];
   float tangent_q[Components][kLanesPerBlock];
   uint32_t output[kLanesPerBlock];
+  alignas(32) LaneDequantization<Components> dequantization;
+  alignas(32) LaneArrivals arrivals;
 };
 using RotationLanes = SegmentLanes<4>;  // normalised after interpolation
 using Vec3Lanes = SegmentLanes<3>;      // translation and scale
@@ -77,6 +109,48 @@ inline void set_lane_key(std::span<SegmentLanes<Components>> blocks, uint32_t la
   for (int c = 0; c < Components; ++c) b.key_value[position][c][l] = key.value[c];
 }
 
+/// Sets how lane `lane` dequantizes the keys staged in it: as a track
+/// quantized as `q` (a rotation for RotationLanes).
+template <int Components>
+inline void set_lane_dequantization(std::span<SegmentLanes<Components>> blocks, uint32_t lane,
+                                    const TrackQuantization& q) {
+  LaneDequantization<Components>& d = blocks[lane / kLanesPerBlock].dequantization;
+  const uint32_t l = lane % kLanesPerBlock;
+  d.step[l] = q.step;
+  if constexpr (Components == 4) {
+    for (int c = 0; c < 4; ++c) d.reference[c][l] = q.reference[c];
+    d.full[l] = q.rotation == RotationCoding::kFull ? 1.f : 0.f;
+  } else {
+    for (int c = 0; c < 3; ++c) {
+      d.constant[c][l] = q.constant[c];
+      d.coded[c][l] = q.coded(c) ? 1.f : 0.f;
+    }
+  }
+}
+
+/// Stages the key (`codes`, `frame`, negated or not) as the next of lane
+/// `lane`: the next build_coefficients of its block shifts the lane's keys
+/// one place toward the front and writes it, dequantized, as key 3. At most
+/// one key per lane per build (a window that took more brings its lane up
+/// to date with shift_lane_keys and set_lane_key instead).
+template <int Components>
+inline void stage_lane_key(std::span<SegmentLanes<Components>> blocks, uint32_t lane, const int32_t codes[4],
+                           uint32_t frame, bool negated) {
+  LaneArrivals& a = blocks[lane / kLanesPerBlock].arrivals;
+  const uint32_t l = lane % kLanesPerBlock;
+  for (int c = 0; c < Components; ++c) a.code[c][l] = static_cast<float>(codes[c]);
+  a.frame[l] = static_cast<float>(frame);
+  a.sign[l] = negated ? -1.f : 1.f;
+  a.arrived[l] = 1.f;
+  a.any = true;
+}
+
+/// Marks the staged keys shifted in.
+inline void clear_arrivals(LaneArrivals& a) {
+  std::memset(a.arrived, 0, sizeof a.arrived);
+  a.any = false;
+}
+
 /// Key `position` of lane `lane` (components past Components are 0).
 template <int Components>
 inline CurveKey lane_key(std::span<const SegmentLanes<Components>> blocks, uint32_t lane, uint32_t position) {
@@ -88,8 +162,9 @@ inline CurveKey lane_key(std::span<const SegmentLanes<Components>> blocks, uint3
   return key;
 }
 
-/// Rebuilds every lane's coefficients from its keys: segment_coefficients
-/// of keys 0..3, eight lanes at a time.
+/// Shifts in the keys staged in the block (stage_lane_key), then rebuilds
+/// every lane's coefficients from its keys: segment_coefficients of keys
+/// 0..3, eight lanes at a time.
 void build_coefficients(RotationLanes& block);
 void build_coefficients(Vec3Lanes& block);
 

@@ -56,12 +56,69 @@ inline void evaluate_blocks(const Lanes* blocks, size_t count, float t, unsigned
   for (size_t i = 0; i < count; ++i) evaluate_block<V, Components>(blocks[i], t, pose);
 }
 
+// Shifts the key staged in each lane of `b` that has one into it: keys 1..3
+// move to 0..2, and the staged key, dequantized with dequantize_key's
+// operations in its order (quantization.h), becomes key 3. Every lane is
+// computed and the arrived ones selected.
+template <class V, int Components, class Lanes>
+inline void shift_in_staged_keys(Lanes& b) {
+  const V zero = V::zero();
+  const V one = V::broadcast(1.f);
+  const LaneArrivals& a = b.arrivals;
+  const auto& d = b.dequantization;
+  for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
+    const auto arrived = V::greater(V::load(a.arrived + lane), zero);
+    for (uint32_t i = 0; i + 1 < kKeysPerLane; ++i) {
+      V::select(arrived, V::load(b.key_frame[i + 1] + lane), V::load(b.key_frame[i] + lane)).store(b.key_frame[i] + lane);
+      for (int c = 0; c < Components; ++c) {
+        V::select(arrived, V::load(b.key_value[i + 1][c] + lane), V::load(b.key_value[i][c] + lane))
+            .store(b.key_value[i][c] + lane);
+      }
+    }
+    const V step = V::load(d.step + lane);
+    V value[Components];
+    if constexpr (Components == 4) {
+      V full[4];
+      for (int c = 0; c < 4; ++c) full[c] = V::load(a.code[c] + lane) * step;
+      // Relative coding: w from unit length (dropped_component), then R * key
+      // (multiply_quaternions).
+      const V x = one - (full[0] * full[0] + full[1] * full[1] + full[2] * full[2]);
+      const V w = V::sqrt(V::select(V::greater(x, zero), x, zero));
+      V q[4];
+      for (int c = 0; c < 4; ++c) q[c] = V::load(d.reference[c] + lane);
+      const V relative[4] = {
+          q[3] * full[0] + q[0] * w + q[1] * full[2] - q[2] * full[1],
+          q[3] * full[1] - q[0] * full[2] + q[1] * w + q[2] * full[0],
+          q[3] * full[2] + q[0] * full[1] - q[1] * full[0] + q[2] * w,
+          q[3] * w - q[0] * full[0] - q[1] * full[1] - q[2] * full[2],
+      };
+      const auto is_full = V::greater(V::load(d.full + lane), zero);
+      for (int c = 0; c < 4; ++c) value[c] = V::select(is_full, full[c], relative[c]);
+    } else {
+      for (int c = 0; c < 3; ++c) {
+        value[c] = V::select(V::greater(V::load(d.coded[c] + lane), zero), V::load(a.code[c] + lane) * step,
+                             V::load(d.constant[c] + lane));
+      }
+    }
+    const V sign = V::load(a.sign + lane);
+    const uint32_t last = kKeysPerLane - 1;
+    V::select(arrived, V::load(a.frame + lane), V::load(b.key_frame[last] + lane)).store(b.key_frame[last] + lane);
+    for (int c = 0; c < Components; ++c) {
+      V::select(arrived, value[c] * sign, V::load(b.key_value[last][c] + lane)).store(b.key_value[last][c] + lane);
+    }
+  }
+}
+
 // segment_coefficients(key 0, key 1, key 2, key 3) for every lane of `b`.
 // Where the segment has no length the scalar code returns early; here both
 // results are computed and the held one selected (the tangent scales divide
 // by zero there, harmlessly: those lanes take zeros).
 template <class V, int Components, class Lanes>
 inline void build_block(Lanes& b) {
+  if (b.arrivals.any) {
+    shift_in_staged_keys<V, Components>(b);
+    clear_arrivals(b.arrivals);
+  }
   const V zero = V::zero();
   const V infinity = V::broadcast(std::numeric_limits<float>::infinity());
   for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {

@@ -7,11 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
 
 #include "core/runtime/curve.h"
+#include "core/runtime/quantization.h"
 #include "core/runtime/segment_lanes.h"
 #include "core/runtime/transform.h"
 
@@ -200,6 +202,88 @@ TEST(SegmentLanes, ShiftingDropsTheOldestKeysAndKeepsTheOthersInOrder) {
     const CurveKey neighbour_before = lane_key(std::span<const Vec3Lanes>(blocks), lane - 1, 3);
     EXPECT_EQ(std::memcmp(&neighbour, &neighbour_before, sizeof(CurveKey)), 0);
   }
+}
+
+// Keys staged as codes (stage_lane_key, none or one per lane) and shifted in
+// by the block's build: at every level, each lane with one holds its old
+// keys 1..3, then dequantize_key's value (negated where the key is), bit for
+// bit; a lane with none is untouched.
+template <int Components>
+void check_staged_keys(uint32_t seed) {
+  std::mt19937 rng(seed);
+  using Lanes = SegmentLanes<Components>;
+  const TrackKind kind = Components == 4 ? TrackKind::kRotation : TrackKind::kTranslation;
+  std::uniform_int_distribution<int32_t> code(-3000, 3000);
+  std::uniform_real_distribution<float> unit(-1.f, 1.f);
+  SimdLevelGuard guard;
+  for (int round = 0; round < 200; ++round) {
+    Lanes block;
+    clear_lanes(std::span<Lanes>(&block, 1));
+    TrackQuantization quantization[kLanesPerBlock];
+    Window expected[kLanesPerBlock];
+    for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+      CurveKey(&keys)[4] = expected[lane].keys;
+      random_window(rng, Components, keys);
+      for (uint32_t i = 0; i < kKeysPerLane; ++i) set_lane_key(std::span<Lanes>(&block, 1), lane, i, keys[i]);
+      TrackQuantization& q = quantization[lane];
+      q.step = std::ldexp(1.f, -static_cast<int>(rng() % 14)) * (1.f + unit(rng) * 0.4f);
+      if (Components == 4) {
+        q.coded_mask = 0xF;
+        q.rotation = rng() % 4 == 0 ? RotationCoding::kFull : RotationCoding::kRelative;
+        float length = 0.f;
+        for (float& r : q.reference) {
+          r = unit(rng);
+          length += r * r;
+        }
+        for (float& r : q.reference) r /= std::sqrt(length);
+      } else {
+        q.coded_mask = static_cast<uint8_t>(rng() % 8);
+        for (float& c : q.constant) c = unit(rng) * 3.f;
+      }
+      set_lane_dequantization(std::span<Lanes>(&block, 1), lane, q);
+      const uint32_t staged = rng() % 3 == 0 ? 0 : 1;
+      uint32_t frame = static_cast<uint32_t>(keys[3].frame);
+      for (uint32_t k = 0; k < staged; ++k) {
+        // Some rotations too long to keep w: the dropped component clamps at 0.
+        const int32_t scale = rng() % 5 == 0 ? 1000 : 1;
+        int32_t codes[4] = {0, 0, 0, 0};
+        for (int c = 0; c < Components; ++c) codes[c] = code(rng) * scale;
+        frame += 1u + rng() % 9u;
+        const bool negated = Components == 4 && rng() % 2 == 0;
+        stage_lane_key(std::span<Lanes>(&block, 1), lane, codes, frame, negated);
+        for (uint32_t i = 0; i + 1 < kKeysPerLane; ++i) keys[i] = keys[i + 1];
+        CurveKey& last = keys[kKeysPerLane - 1];
+        last = CurveKey{};
+        dequantize_key(kind, q, codes, last.value);
+        if (negated) {
+          for (float& v : last.value) v = -v;
+        }
+        last.frame = static_cast<float>(frame);
+      }
+    }
+    for (const SimdLevel level : levels_this_cpu_runs()) {
+      set_simd_level(level);
+      Lanes b = block;
+      build_coefficients(b);
+      EXPECT_FALSE(b.arrivals.any) << to_string(level);
+      for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+        EXPECT_EQ(b.arrivals.arrived[lane], 0.f) << to_string(level);
+        for (uint32_t i = 0; i < kKeysPerLane; ++i) {
+          const CurveKey k = lane_key(std::span<const Lanes>(&b, 1), lane, i);
+          const CurveKey& e = expected[lane].keys[i];
+          EXPECT_EQ(std::memcmp(&k.frame, &e.frame, sizeof(float)), 0)
+              << to_string(level) << " lane " << lane << " key " << i;
+          EXPECT_EQ(std::memcmp(k.value, e.value, Components * sizeof(float)), 0)
+              << to_string(level) << " lane " << lane << " key " << i << ": " << k.value[0] << " vs " << e.value[0];
+        }
+      }
+    }
+  }
+}
+
+TEST(SegmentLanes, EveryLevelShiftsInStagedKeysAsDequantizeKeyDoes) {
+  check_staged_keys<4>(7);
+  check_staged_keys<3>(8);
 }
 
 TEST(SegmentLanes, LanesWithoutOutputWriteNothing) {
