@@ -11,7 +11,9 @@ namespace ks::cli {
 const char* const kImportOptionsHelp =
     "  --animation NAME|INDEX   animation of a glTF file (default: 0)\n"
     "  --sample-rate HZ         resampling rate for glTF (default: the keys' own\n"
-    "                           rate where uniform, else 30)\n"
+    "                           rate where uniform, else the lowest up to 240\n"
+    "                           that puts a frame on every key, else 30; keys\n"
+    "                           between frames are measured too)\n"
     "  --bvh-unit-scale M       metres per BVH file unit (default: guessed from\n"
     "                           the skeleton's height; 0.01 for centimetres)\n"
     "  --allow-outside-uris     let a glTF read buffers outside its own folder\n"

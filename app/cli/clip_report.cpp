@@ -53,10 +53,16 @@ std::vector<BoneError> bone_errors(const ClipMeasurement& m, const BoneTolerance
     e.shell_distance_m = tolerances.shell_distance_m[b];
     e.max_error_m = m.bone_error_m[b];
     e.worst_frame = m.bone_worst_frame[b];
+    e.worst_frame_time = m.bone_worst_frame_time[b];
     if (fitted != nullptr && b < fitted->bones.size()) e.floor_m = fitted->bones[b].floor_m;
     bones.push_back(std::move(e));
   }
   return bones;
+}
+
+std::string describe_frame(uint32_t frame, float frame_time) {
+  if (frame_time == static_cast<float>(frame)) return "frame " + std::to_string(frame);
+  return "frame " + format("%.2f", frame_time) + " (a source key between frames)";
 }
 
 std::vector<size_t> worst_first(const std::vector<BoneError>& bones) {
@@ -69,8 +75,8 @@ std::vector<size_t> worst_first(const std::vector<BoneError>& bones) {
 std::string describe(const BoneError& bone) {
   std::string text = bone.name + " " + format("%.4g", bone.max_error_m * 1e3) + " mm " + (bone.over() ? ">" : "<=") +
                      " " + format("%.4g", bone.tolerance_m * 1e3) + " mm at " +
-                     format("%.4g", bone.shell_distance_m * 1e2) + " cm (" + ratio_text(bone.ratio()) + "), frame " +
-                     std::to_string(bone.worst_frame);
+                     format("%.4g", bone.shell_distance_m * 1e2) + " cm (" + ratio_text(bone.ratio()) + "), " +
+                     describe_frame(bone.worst_frame, bone.worst_frame_time);
   if (bone.over() && bone.floor_m > 0.f) text += "; floor of its chain " + format("%.4g", bone.floor_m * 1e3) + " mm";
   return text;
 }
@@ -84,6 +90,9 @@ nlohmann::json to_json(const BoneError& bone) {
                       {"ratio", shortest(bone.ratio())},
                       {"over", bone.over()}};
   if (bone.floor_m > 0.f) j["floor_mm"] = json_mm(bone.floor_m);
+  if (bone.worst_frame_time != static_cast<float>(bone.worst_frame)) {
+    j["worst_frame_time"] = shortest(bone.worst_frame_time);
+  }
   return j;
 }
 
@@ -93,7 +102,8 @@ std::string describe(const TrackMiss& miss) {
   static const double kScale[3] = {1e3, 1.0, 1.0};
   const int k = static_cast<int>(miss.kind);
   return miss.bone + " " + kNames[k] + " " + format("%.4g", miss.max_error * kScale[k]) + kUnits[k] + " > " +
-         format("%.4g", miss.threshold * kScale[k]) + kUnits[k] + " at frame " + std::to_string(miss.worst_frame) +
+         format("%.4g", miss.threshold * kScale[k]) + kUnits[k] + " at " +
+         describe_frame(miss.worst_frame, miss.worst_frame_time) +
          "; floor " + format("%.4g", miss.floor * kScale[k]) + kUnits[k];
 }
 
@@ -139,7 +149,8 @@ void add_measurement(ClipReport& report, const ClipMeasurement& m, const FittedC
       const float threshold = report.thresholds[static_cast<size_t>(track.kind)];
       if (m.tracks[t].max <= threshold) continue;
       report.missed_tracks.push_back({track.bone < fitted.bone_names.size() ? fitted.bone_names[track.bone] : "?",
-                                      track.kind, m.tracks[t].max, threshold, m.tracks[t].worst_frame, track.floor});
+                                      track.kind, m.tracks[t].max, threshold, m.tracks[t].worst_frame,
+                                      m.tracks[t].worst_frame_time, track.floor});
     }
     return;
   }
@@ -161,7 +172,7 @@ std::string one_line(const ClipReport& r) {
     const BoneError& worst = r.bone_errors[worst_first(r.bone_errors).front()];
     line += ", " + std::to_string(r.bones_over) + " bones MISS their tolerance (worst " + worst.name + " " +
             format("%.4g", worst.max_error_m * 1e3) + " mm > " + format("%.4g", worst.tolerance_m * 1e3) +
-            " mm at frame " + std::to_string(worst.worst_frame) + ")";
+            " mm at " + describe_frame(worst.worst_frame, worst.worst_frame_time) + ")";
   }
   line += r.written         ? " -> " + r.output.string()
           : r.kept_existing ? " (not written: " + r.output.string() + " exists and is kept; --force replaces it)"
@@ -295,12 +306,16 @@ std::string reports_json(const std::vector<ClipReport>& reports, const FitSettin
       nlohmann::json tracks = nlohmann::json::array();
       for (const TrackMiss& miss : r.missed_tracks) {
         static const char* const kNames[3] = {"translation", "rotation", "scale"};
-        tracks.push_back({{"bone", miss.bone},
-                          {"kind", kNames[static_cast<int>(miss.kind)]},
-                          {"max", miss.max_error},
-                          {"threshold", miss.threshold},
-                          {"worst_frame", miss.worst_frame},
-                          {"floor", miss.floor}});
+        nlohmann::json track = {{"bone", miss.bone},
+                                {"kind", kNames[static_cast<int>(miss.kind)]},
+                                {"max", miss.max_error},
+                                {"threshold", miss.threshold},
+                                {"worst_frame", miss.worst_frame},
+                                {"floor", miss.floor}};
+        if (miss.worst_frame_time != static_cast<float>(miss.worst_frame)) {
+          track["worst_frame_time"] = shortest(miss.worst_frame_time);
+        }
+        tracks.push_back(track);
       }
       c["tracks_over"] = tracks;
       c["fit_ms"] = r.fit_ms;

@@ -32,7 +32,8 @@ struct BoneError {
   float tolerance_m = 0.f;       // E of this bone
   float shell_distance_m = 0.f;  // d of this bone
   float max_error_m = 0.f;       // largest over the source frames, at d, on the decoded pose
-  uint32_t worst_frame = 0;      // the frame of max_error_m
+  uint32_t worst_frame = 0;      // the frame of max_error_m, or the nearest to it
+  float worst_frame_time = 0.f;  // fractional where it is a source key between frames
   float floor_m = 0.f;           // the least its chain's codings can reach; 0 when unknown
   bool over() const { return max_error_m > tolerance_m; }
   float ratio() const { return tolerance_m > 0.f ? max_error_m / tolerance_m : 0.f; }
@@ -43,12 +44,15 @@ struct BoneError {
 /// `fitted`, when given, supplies the floors.
 std::vector<BoneError> bone_errors(const ClipMeasurement& m, const BoneTolerances& tolerances,
                                    const std::vector<std::string>& bone_names, const FittedClip* fitted = nullptr);
+/// "frame 17", or "frame 15.37 (a source key between frames)".
+std::string describe_frame(uint32_t frame, float frame_time);
 /// Indices into `bones`, worst relative to its tolerance first (ties by index).
 std::vector<size_t> worst_first(const std::vector<BoneError>& bones);
 /// "left_hand 0.1234 mm > 0.1 mm at 3 cm (123.4%), frame 17; floor 0.2 mm".
 std::string describe(const BoneError& bone);
 /// As JSON: bone, max_mm, tolerance_mm, shell_distance_cm, worst_frame,
-/// ratio, over, and floor_mm when known.
+/// ratio, over, floor_mm when known, and worst_frame_time when the worst is
+/// a source key between frames.
 nlohmann::json to_json(const BoneError& bone);
 
 /// A track over its threshold (local mode).
@@ -58,6 +62,7 @@ struct TrackMiss {
   float max_error = 0.f;  // the kind's unit: metres, degrees, scale
   float threshold = 0.f;
   uint32_t worst_frame = 0;
+  float worst_frame_time = 0.f;  // fractional where it is a source key between frames
   float floor = 0.f;  // the least its coding can reach
 };
 /// "hips translation 0.61 mm > 0.5 mm at frame 12; floor 0.6 mm".

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "app/cli/arguments.h"
+#include "app/cli/clip_report.h"
 #include "app/cli/commands.h"
 #include "core/codec/measure.h"
 #include "core/runtime/stream_view.h"
@@ -95,14 +96,16 @@ void print_report(const ImportedClip& imported, const FittedClip& fitted, const 
         worst = b;
       }
     }
-    std::printf("bones            %zu over their tolerance; worst %s %.4g mm = %.1f%% of %.4g mm at frame %u\n", over,
+    std::printf("bones            %zu over their tolerance; worst %s %.4g mm = %.1f%% of %.4g mm at %s\n", over,
                 skeleton.bone_names[worst].c_str(), m.bone_error_m[worst] * 1000.f, 100.f * worst_ratio,
-                fitted.bones[worst].tolerance_m * 1000.f, m.bone_worst_frame[worst]);
+                fitted.bones[worst].tolerance_m * 1000.f,
+                describe_frame(m.bone_worst_frame[worst], m.bone_worst_frame_time[worst]).c_str());
     for (size_t b = 0; b < fitted.bones.size() && b < m.bone_error_m.size(); ++b) {
       if (m.bone_error_m[b] <= fitted.bones[b].tolerance_m) continue;
-      std::printf("MISSED bone %-24s %.4g mm > %.4g mm at frame %u; floor of its chain %.4g mm\n",
+      std::printf("MISSED bone %-24s %.4g mm > %.4g mm at %s; floor of its chain %.4g mm\n",
                   skeleton.bone_names[b].c_str(), m.bone_error_m[b] * 1000.f, fitted.bones[b].tolerance_m * 1000.f,
-                  m.bone_worst_frame[b], fitted.bones[b].floor_m * 1000.f);
+                  describe_frame(m.bone_worst_frame[b], m.bone_worst_frame_time[b]).c_str(),
+                  fitted.bones[b].floor_m * 1000.f);
     }
   }
   for (size_t t = 0; t < fitted.tracks.size(); ++t) {

@@ -342,11 +342,11 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
     for (size_t i = 0; i < track_order.size() && i < kWorstListed; ++i) {
       const size_t t = track_order[i];
       const int k = static_cast<int>(t % 3);
-      std::printf("  %-4s %s %s %.4g %s %s %.4g %s at frame %u\n",
+      std::printf("  %-4s %s %s %.4g %s %s %.4g %s at %s\n",
                   m.tracks[t].max > bound.thresholds[k] ? "OVER" : "ok", names[t / 3].c_str(), kKindNames[k],
                   m.tracks[t].max * kKindScale[k], kKindUnits[k],
                   m.tracks[t].max > bound.thresholds[k] ? ">" : "<=", bound.thresholds[k] * kKindScale[k],
-                  kKindUnits[k], m.tracks[t].worst_frame);
+                  kKindUnits[k], describe_frame(m.tracks[t].worst_frame, m.tracks[t].worst_frame_time).c_str());
     }
   }
   if (list_tracks) {
@@ -360,8 +360,9 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
   if (!ok) {
     if (bound.local) {
       const size_t t = track_order.front();
-      std::fprintf(stderr, "keystream verify: %s: %zu tracks over their threshold; worst %s %s at frame %u\n",
-                   stream_name.c_str(), tracks_over, names[t / 3].c_str(), kKindNames[t % 3], m.tracks[t].worst_frame);
+      std::fprintf(stderr, "keystream verify: %s: %zu tracks over their threshold; worst %s %s at %s\n",
+                   stream_name.c_str(), tracks_over, names[t / 3].c_str(), kKindNames[t % 3],
+                   describe_frame(m.tracks[t].worst_frame, m.tracks[t].worst_frame_time).c_str());
     } else {
       std::fprintf(stderr, "keystream verify: %s: %zu of %zu bones over their tolerance; worst %s\n",
                    stream_name.c_str(), bones_over, bones.size(), describe(bones[bone_order.front()]).c_str());

@@ -59,6 +59,26 @@ Status RawClip::validate(const Skeleton& skeleton) const {
       }
     }
   }
+  const float last = static_cast<float>(frame_count - 1);
+  for (size_t k = 0; k < key_poses.size(); ++k) {
+    const SourceKeyPose& key = key_poses[k];
+    const std::string where = "key pose " + std::to_string(k);
+    if (!std::isfinite(key.frame_time) || key.frame_time < 0.f || key.frame_time > last ||
+        (k > 0 && key.frame_time < key_poses[k - 1].frame_time)) {
+      return Error{where + " is at frame time " + std::to_string(key.frame_time) +
+                   ", outside the clip or out of order"};
+    }
+    if (key.pose.size() != skeleton.bone_count()) {
+      return Error{where + " has " + std::to_string(key.pose.size()) + " transforms for " +
+                   std::to_string(skeleton.bone_count()) + " bones"};
+    }
+    for (const Transform& t : key.pose) {
+      if (!is_finite(t.translation) || !is_finite(t.scale) || !is_finite(t.rotation) ||
+          std::fabs(length(t.rotation) - 1.f) > kUnitTolerance) {
+        return Error{where + " holds a transform that is not finite or a rotation that is not a unit quaternion"};
+      }
+    }
+  }
   return {};
 }
 

@@ -25,12 +25,22 @@ struct BoneTracks {
 inline constexpr uint32_t kMinFrameCount = 2;
 inline constexpr uint32_t kMaxFrameCount = 65535;  // frame indices are 16 bits in the stream
 
+/// The source's pose at a time between frames. Where a file has a key the
+/// resampling rate does not land on, the bound is checked there too (fit,
+/// measure): the file's own keys are what the animator set, and a curve
+/// through the frames can pass far from a key between them.
+struct SourceKeyPose {
+  float frame_time = 0.f;        // fractional frame within the clip
+  std::vector<Transform> pose;   // every bone, local
+};
+
 /// An animation of a Skeleton sampled every 1/sample_rate_hz seconds.
 struct RawClip {
   std::string name;
   float sample_rate_hz = 30.f;     // frames per second
   uint32_t frame_count = 0;        // frame f is at time f / sample_rate_hz
   std::vector<BoneTracks> bones;   // one per skeleton bone, same order
+  std::vector<SourceKeyPose> key_poses;  // the source at its keys between frames, in time order
 
   /// Seconds from the first frame to the last.
   float duration_s() const {
@@ -46,7 +56,9 @@ struct RawClip {
   /// - one BoneTracks per skeleton bone, each track with frame_count samples;
   /// - every value is finite;
   /// - every rotation is a unit quaternion (|length - 1| <= 1e-4);
-  /// - consecutive rotations of a track have a non-negative dot product.
+  /// - consecutive rotations of a track have a non-negative dot product;
+  /// - key poses lie between the first and last frame, one finite transform
+  ///   per bone with unit rotations.
   Status validate(const Skeleton& skeleton) const;
 };
 

@@ -49,6 +49,21 @@ std::vector<Sample> track_samples(const BoneTracks& bone, TrackKind kind) {
   return rows;
 }
 
+// Bone b's track of `kind` at each of the clip's key poses (its keys between frames).
+std::vector<TimedSample> track_key_samples(const RawClip& clip, size_t b, TrackKind kind) {
+  std::vector<TimedSample> rows(clip.key_poses.size());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const Transform& t = clip.key_poses[k].pose[b];
+    rows[k].frame_time = clip.key_poses[k].frame_time;
+    switch (kind) {
+      case TrackKind::kTranslation: rows[k].value = {t.translation.x, t.translation.y, t.translation.z, 0.f}; break;
+      case TrackKind::kRotation: rows[k].value = {t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w}; break;
+      case TrackKind::kScale: rows[k].value = {t.scale.x, t.scale.y, t.scale.z, 0.f}; break;
+    }
+  }
+  return rows;
+}
+
 float local_threshold(TrackKind kind, const FitSettings& s) {
   switch (kind) {
     case TrackKind::kTranslation: return s.translation_error_m;
@@ -94,6 +109,11 @@ class ObjectSpaceFit {
   std::vector<BoneFit> run(uint32_t& rounds) {
     const size_t track_count = 3 * m_bones;
     m_model = model_space_frames(m_skeleton, m_clip);
+    m_key_model.resize(m_clip.key_poses.size() * m_bones);
+    for (size_t k = 0; k < m_clip.key_poses.size(); ++k) {
+      local_to_model(m_skeleton.parents, m_clip.key_poses[k].pose,
+                     std::span<Transform>(m_key_model.data() + k * m_bones, m_bones));
+    }
     m_levers = bone_levers(m_skeleton, m_clip, m_model, m_tolerances.shell_distance_m);
     std::vector<uint8_t> animated(track_count);
     for (size_t t = 0; t < track_count; ++t) {
@@ -149,7 +169,8 @@ class ObjectSpaceFit {
   }
 
  private:
-  // Every bone's largest object-space error over the frames, from the decoded tracks.
+  // Every bone's largest object-space error over the frames and the key
+  // poses (reported at their nearest frame), from the decoded tracks.
   void measure(std::vector<BoneFit>& bones) {
     std::vector<Transform> local(m_bones), decoded_model(m_bones);
     std::vector<float> errors(m_bones);
@@ -157,6 +178,16 @@ class ObjectSpaceFit {
       bone.max_error_m = 0.f;
       bone.worst_frame = 0;
     }
+    const auto compare = [&](std::span<const Transform> source, uint32_t frame) {
+      local_to_model(m_skeleton.parents, local, decoded_model);
+      object_space_errors(source, decoded_model, m_tolerances.shell_distance_m, errors);
+      for (size_t b = 0; b < m_bones; ++b) {
+        if (errors[b] > bones[b].max_error_m) {
+          bones[b].max_error_m = errors[b];
+          bones[b].worst_frame = frame;
+        }
+      }
+    };
     for (uint32_t f = 0; f < m_clip.frame_count; ++f) {
       for (size_t b = 0; b < m_bones; ++b) {
         const Sample& t = m_decoded[3 * b][f];
@@ -164,15 +195,19 @@ class ObjectSpaceFit {
         const Sample& s = m_decoded[3 * b + 2][f];
         local[b] = {Vec3{t[0], t[1], t[2]}, Quat{r[0], r[1], r[2], r[3]}, Vec3{s[0], s[1], s[2]}};
       }
-      local_to_model(m_skeleton.parents, local, decoded_model);
-      const std::span<const Transform> source(m_model.data() + size_t{f} * m_bones, m_bones);
-      object_space_errors(source, decoded_model, m_tolerances.shell_distance_m, errors);
+      compare(std::span<const Transform>(m_model.data() + size_t{f} * m_bones, m_bones), f);
+    }
+    for (size_t k = 0; k < m_clip.key_poses.size(); ++k) {
+      const float time = m_clip.key_poses[k].frame_time;
       for (size_t b = 0; b < m_bones; ++b) {
-        if (errors[b] > bones[b].max_error_m) {
-          bones[b].max_error_m = errors[b];
-          bones[b].worst_frame = f;
-        }
+        Sample t, r, s;
+        evaluate_fitted(m_fitters[3 * b].track(), time, t.data());
+        evaluate_fitted(m_fitters[3 * b + 1].track(), time, r.data());
+        evaluate_fitted(m_fitters[3 * b + 2].track(), time, s.data());
+        local[b] = {Vec3{t[0], t[1], t[2]}, Quat{r[0], r[1], r[2], r[3]}, Vec3{s[0], s[1], s[2]}};
       }
+      compare(std::span<const Transform>(m_key_model.data() + k * m_bones, m_bones),
+              static_cast<uint32_t>(std::lround(time)));
     }
   }
 
@@ -336,6 +371,7 @@ class ObjectSpaceFit {
   unsigned m_threads;
   size_t m_bones;
   std::vector<Transform> m_model;              // source, [frame * bones + bone]
+  std::vector<Transform> m_key_model;          // source key poses, [key pose * bones + bone]
   std::vector<BoneLever> m_levers;
   std::vector<float> m_thresholds;             // per track, in its unit
   std::vector<uint8_t> m_frozen;               // per track: a looser fit put a bone over
@@ -423,12 +459,15 @@ Result<FittedClip> fit_clip(const Skeleton& skeleton, const RawClip& clip, const
   fitted.settings = settings;
 
   std::vector<std::vector<Sample>> samples(track_count);
+  std::vector<std::vector<TimedSample>> key_samples(track_count);
   std::vector<TrackFitter> fitters;
   fitters.reserve(track_count);
   const TrackFitOptions options{settings.split_rule, settings.discontinuity_ratio};
   for (size_t t = 0; t < track_count; ++t) {
-    samples[t] = track_samples(clip.bones[t / 3], static_cast<TrackKind>(t % 3));
-    fitters.emplace_back(static_cast<TrackKind>(t % 3), samples[t], options);
+    const TrackKind kind = static_cast<TrackKind>(t % 3);
+    samples[t] = track_samples(clip.bones[t / 3], kind);
+    key_samples[t] = track_key_samples(clip, t / 3, kind);
+    fitters.emplace_back(kind, samples[t], options, key_samples[t]);
   }
   if (settings.error_mode == ErrorMode::kLocal) {
     std::vector<size_t> all(track_count);

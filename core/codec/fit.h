@@ -1,7 +1,9 @@
 #pragma once
 // Fitting (DESIGN §5): the fewest keys and bits whose decoded pose keeps
 // every virtual vertex of every bone within the object-space tolerance at
-// every source frame. The tolerance E is split along the hierarchy into a
+// every source frame and key pose (a source key between frames, RawClip::
+// key_poses: where keys at frames cannot turn through it, the bone misses
+// and says so). The tolerance E is split along the hierarchy into a
 // threshold per track (error_budget.h); each track is fitted to its
 // threshold (track_fit.h); the decoded clip is measured in object space,
 // exactly as the player will decode it, and the chains of bones over their

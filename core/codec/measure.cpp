@@ -72,6 +72,7 @@ Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, c
   if (per_bone) {
     m.bone_error_m.assign(bone_count, 0.f);
     m.bone_worst_frame.assign(bone_count, 0);
+    m.bone_worst_frame_time.assign(bone_count, 0.f);
   }
   std::vector<std::vector<float>> all_object_errors(distance_count);
   for (auto& v : all_object_errors) v.reserve(size_t{frame_count} * bone_count);
@@ -81,11 +82,12 @@ Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, c
   std::vector<Transform> decoded_model(bone_count), source_model(bone_count);
   std::vector<float> pose_object_errors(bone_count);
   std::vector<double> track_sums(3 * bone_count, 0.0);
-  for (uint32_t f = 0; f < frame_count; ++f) {
-    player.sample_frame(static_cast<float>(f), decoded);
+  // One source pose against the decoded one at frame time `time`: frame f,
+  // or (`between`) a source key between frames, reported at its nearest
+  // frame and its own time, and kept out of the per-frame, mean and
+  // percentile figures, which are about frames.
+  const auto measure_pose = [&](uint32_t f, float time, bool between) {
     for (size_t b = 0; b < bone_count; ++b) {
-      const BoneTracks& bone = clip.bones[b];
-      source[b] = {bone.translations[f], bone.rotations[f], bone.scales[f]};
       const Vec3 st = source[b].translation, dt = decoded[b].translation;
       const Quat sr = source[b].rotation, dr = decoded[b].rotation;
       const Vec3 ss = source[b].scale, ds = decoded[b].scale;
@@ -97,9 +99,12 @@ Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, c
         if (e > te.max) {
           te.max = e;
           te.worst_frame = f;
+          te.worst_frame_time = time;
         }
+        if (between) continue;
         track_sums[3 * b + static_cast<size_t>(kind)] += e;
-        m.frame_max_track_error[f][static_cast<size_t>(kind)] = std::max(m.frame_max_track_error[f][static_cast<size_t>(kind)], e);
+        float& frame_max = m.frame_max_track_error[f][static_cast<size_t>(kind)];
+        frame_max = std::max(frame_max, e);
       }
     }
     // Object space: errors of parents carry into their children here.
@@ -115,6 +120,7 @@ Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, c
         if (pose_object_errors[b] > m.bone_error_m[b]) {
           m.bone_error_m[b] = pose_object_errors[b];
           m.bone_worst_frame[b] = f;
+          m.bone_worst_frame_time[b] = time;
         }
       }
     }
@@ -123,11 +129,26 @@ Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, c
       for (size_t b = 0; b < bone_count; ++b) {
         const float worst = pose_object_errors[b];
         m.bone_object_error[d][b] = std::max(m.bone_object_error[d][b], worst);
-        m.frame_object_error[d][f] = std::max(m.frame_object_error[d][f], worst);
         m.max_object_error[d] = std::max(m.max_object_error[d], worst);
+        if (between) continue;
+        m.frame_object_error[d][f] = std::max(m.frame_object_error[d][f], worst);
         all_object_errors[d].push_back(worst);
       }
     }
+  };
+  for (uint32_t f = 0; f < frame_count; ++f) {
+    player.sample_frame(static_cast<float>(f), decoded);
+    for (size_t b = 0; b < bone_count; ++b) {
+      const BoneTracks& bone = clip.bones[b];
+      source[b] = {bone.translations[f], bone.rotations[f], bone.scales[f]};
+    }
+    measure_pose(f, static_cast<float>(f), false);
+  }
+  // The file's own keys between frames: a miss there is a miss.
+  for (const SourceKeyPose& key : clip.key_poses) {
+    player.sample_frame(key.frame_time, decoded);
+    source = key.pose;
+    measure_pose(static_cast<uint32_t>(std::lround(key.frame_time)), key.frame_time, true);
   }
   double kind_sums[3] = {0, 0, 0};
   for (size_t t = 0; t < m.tracks.size(); ++t) {

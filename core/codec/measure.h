@@ -30,11 +30,13 @@ struct MeasureSettings {
   Status validate() const;
 };
 
-/// Largest and mean error of one track over the source frames.
+/// Largest error of one track over the source frames and key poses, and
+/// its mean over the frames.
 struct TrackError {
   float max = 0.f;   // in the kind's unit: metres, degrees, or scale
   float mean = 0.f;
-  uint32_t worst_frame = 0;
+  uint32_t worst_frame = 0;      // the frame of max, or the nearest to it
+  float worst_frame_time = 0.f;  // where max is: worst_frame, or a key pose's time between frames
 };
 
 /// Bytes of a stream by part.
@@ -72,17 +74,22 @@ struct ClipMeasurement {
   /// Per distance: 99th percentile over all bone-frames, metres.
   std::vector<float> p99_object_error;
   /// With MeasureSettings::bone_shell_distance_m: per bone, the largest
-  /// object-space error at its own shell distance, and the frame of it.
+  /// object-space error at its own shell distance, the frame of it (or the
+  /// nearest to it), and its frame time (fractional at a key pose).
   std::vector<float> bone_error_m;
   std::vector<uint32_t> bone_worst_frame;
+  std::vector<float> bone_worst_frame_time;
   /// Largest distance between source and decoded model-space joint positions, metres.
   float max_joint_position_error = 0.f;
 
   StreamSizes sizes;
 };
 
-/// Decodes `stream` at every frame of `clip` and measures it against `clip`.
-/// Refuses a stream whose bones, frames or rate do not match the clip.
+/// Decodes `stream` at every frame of `clip` and at its key poses (the
+/// source's keys between frames, RawClip::key_poses) and measures it against
+/// `clip`. A key pose counts in every maximum (reported at its nearest
+/// frame), not in the per-frame figures, means or percentiles. Refuses a
+/// stream whose bones, frames or rate do not match the clip.
 Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, const StreamView& stream,
                                 const MeasureSettings& settings = {});
 

@@ -50,8 +50,9 @@ bool is_identity_value(TrackKind kind, const float* value) {
   return false;
 }
 
-TrackFitter::TrackFitter(TrackKind kind, std::span<const Sample> samples, const TrackFitOptions& options)
-    : m_kind(kind), m_samples(samples), m_options(options) {
+TrackFitter::TrackFitter(TrackKind kind, std::span<const Sample> samples, const TrackFitOptions& options,
+                         std::span<const TimedSample> between)
+    : m_kind(kind), m_samples(samples), m_between(between), m_options(options) {
   m_track.kind = kind;
 }
 
@@ -212,7 +213,12 @@ void TrackFitter::align_from(size_t first, bool until_unchanged) {
   }
 }
 
-// Largest error over the source frames strictly inside segment i.
+// Largest error over the source frames and keys between frames strictly
+// inside segment i, and the frame to split it at: that of the worst frame,
+// or the frame inside nearest the worst key between frames. A key between
+// the two frames of a one-frame segment is what no key at a frame can bring
+// closer: its error counts, and the segment is not split (split frame =
+// its first).
 void TrackFitter::measure_segment(size_t i) {
   const std::vector<FittedKey>& keys = m_track.keys;
   const uint32_t from = keys[i].frame;
@@ -226,6 +232,18 @@ void TrackFitter::measure_segment(size_t i) {
     if (error > worst) {
       worst = error;
       worst_frame = f;
+    }
+  }
+  const auto inside = std::upper_bound(m_between.begin(), m_between.end(), static_cast<float>(from),
+                                       [](float t, const TimedSample& s) { return t < s.frame_time; });
+  for (auto s = inside; s != m_between.end() && s->frame_time < static_cast<float>(to); ++s) {
+    float value[4] = {0, 0, 0, 0};
+    evaluate_key_segment(keys, i, s->frame_time, m_kind, value);
+    const float error = track_error(m_kind, s->value.data(), value);
+    if (error > worst) {
+      worst = error;
+      const uint32_t nearest = static_cast<uint32_t>(std::lround(s->frame_time));
+      worst_frame = to - from >= 2 ? std::clamp(nearest, from + 1, to - 1) : from;
     }
   }
   m_segment_error[i] = worst;
@@ -255,16 +273,30 @@ void TrackFitter::refine() {
     if (keys[i].frame != top.from_frame || m_segment_error[i] != top.error) continue;
     const uint32_t from = keys[i].frame;
     const uint32_t to = keys[i + 1].frame;
-    const uint32_t frame =
-        m_options.split_rule == SplitRule::kMidpoint ? from + (to - from) / 2 : m_segment_worst[i];
-    keys.insert(keys.begin() + static_cast<std::ptrdiff_t>(i + 1),
+    size_t split = i;  // the segment the new key goes into
+    uint32_t frame = m_options.split_rule == SplitRule::kMidpoint ? from + (to - from) / 2 : m_segment_worst[i];
+    if (frame <= from || frame >= to) {
+      // A one-frame segment over its threshold (at a key between frames):
+      // its tangents come from the keys either side, so a key at the frame
+      // next to it, in the segment beside, is what can still bring it closer.
+      if (i + 2 < keys.size() && uint32_t{keys[i + 2].frame} > to + 1) {
+        split = i + 1;
+        frame = to + 1;
+      } else if (i >= 1 && uint32_t{keys[i - 1].frame} + 1 < from) {
+        split = i - 1;
+        frame = from - 1;
+      } else {
+        continue;  // keys at every frame around it: as close as frames get
+      }
+    }
+    keys.insert(keys.begin() + static_cast<std::ptrdiff_t>(split + 1),
                 make_key(static_cast<uint16_t>(frame), m_samples[frame].data()));
-    align_from(i + 1);
-    m_segment_error.insert(m_segment_error.begin() + static_cast<std::ptrdiff_t>(i + 1), 0.f);
-    m_segment_worst.insert(m_segment_worst.begin() + static_cast<std::ptrdiff_t>(i + 1), 0);
-    // The new key is a neighbour in the windows of segments i-1 .. i+2.
-    const size_t first = i > 0 ? i - 1 : 0;
-    const size_t end = std::min(i + 3, m_segment_error.size());
+    align_from(split + 1);
+    m_segment_error.insert(m_segment_error.begin() + static_cast<std::ptrdiff_t>(split + 1), 0.f);
+    m_segment_worst.insert(m_segment_worst.begin() + static_cast<std::ptrdiff_t>(split + 1), 0);
+    // The new key is a neighbour in the windows of segments split-1 .. split+2.
+    const size_t first = split > 0 ? split - 1 : 0;
+    const size_t end = std::min(split + 3, m_segment_error.size());
     for (size_t s = first; s < end; ++s) {
       measure_segment(s);
       push_segment(s);
@@ -279,6 +311,9 @@ void TrackFitter::finish() {
   if (keys.size() == 1) {
     for (size_t f = 0; f < m_samples.size(); ++f) {
       worst = std::max(worst, track_error(m_kind, m_samples[f].data(), keys[0].decoded.value));
+    }
+    for (const TimedSample& s : m_between) {
+      worst = std::max(worst, track_error(m_kind, s.value.data(), keys[0].decoded.value));
     }
   } else {
     for (size_t k = 0; k < keys.size(); ++k) {

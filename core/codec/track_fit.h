@@ -42,7 +42,7 @@ struct FittedTrack {
   /// constant track has one key whose decoded value is the exact constant.
   std::vector<FittedKey> keys;
   float threshold = 0.f;  // in the kind's unit (metres, degrees, scale)
-  float max_error = 0.f;  // largest decoded error over the source frames
+  float max_error = 0.f;  // largest decoded error over the source frames and keys between them
   /// The least error the track's coding can promise: the largest error of a
   /// key placed at any source frame. Above the threshold, the threshold
   /// cannot be met (threshold_met is false where it actually is missed).
@@ -66,11 +66,19 @@ struct TrackFitOptions {
   float key_error_share = 0.5f;
 };
 
+/// A source value at a time between frames (a source key the frames miss,
+/// RawClip::key_poses): the fit is held to its threshold there too.
+struct TimedSample {
+  float frame_time = 0.f;  // strictly between two frames
+  Sample value{};
+};
+
 class TrackFitter {
  public:
   /// A fitter of the track of `kind` with these samples (one per frame, at
-  /// least two), which must outlive it.
-  TrackFitter(TrackKind kind, std::span<const Sample> samples, const TrackFitOptions& options);
+  /// least two) and `between` (in time order), which must outlive it.
+  TrackFitter(TrackKind kind, std::span<const Sample> samples, const TrackFitOptions& options,
+              std::span<const TimedSample> between = {});
 
   /// Fits the track to `threshold`. After a first fit, a lower threshold
   /// goes on inserting keys where the coding allows it; a higher one, or
@@ -94,12 +102,13 @@ class TrackFitter {
 
   TrackKind m_kind;
   std::span<const Sample> m_samples;
+  std::span<const TimedSample> m_between;
   TrackFitOptions m_options;
   float m_threshold = 0.f;
   bool m_fitted = false;
   FittedTrack m_track;
   std::vector<float> m_segment_error;     // per segment: largest error strictly inside it
-  std::vector<uint32_t> m_segment_worst;  // per segment: the frame of that error
+  std::vector<uint32_t> m_segment_worst;  // per segment: the frame to split it at (its first: none inside)
   struct Candidate {
     float error;
     uint32_t from_frame;  // the segment's first frame (unique: a zero-length segment has no error)

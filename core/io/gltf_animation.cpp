@@ -10,29 +10,15 @@
 
 #include "core/io/excerpt.h"
 #include "core/io/gltf_accessor.h"
+#include "core/io/gltf_channel.h"
+#include "core/io/gltf_sample_rate.h"
 
 namespace ks::gltf {
 
 namespace {
 
-constexpr float kFallbackRateHz = 30.f;
-// Bones x frames beyond this would need gigabytes; refuse rather than crash.
-
 // ---------------------------------------------------------------------------
 // Channels
-
-enum class Path { kTranslation, kRotation, kScale };
-enum class Interpolation { kStep, kLinear, kCubicSpline };
-
-// One channel's keys, checked and ready to sample.
-struct Channel {
-  int bone = -1;
-  Path path = Path::kTranslation;
-  Interpolation interpolation = Interpolation::kLinear;
-  std::vector<float> times;   // non-decreasing, seconds
-  std::vector<float> values;  // components per key (x3 for CUBICSPLINE: in-tangent, value, out-tangent)
-  int components = 3;
-};
 
 Result<std::vector<Channel>> read_channels(const tinygltf::Model& model, int animation_index,
                                            const std::vector<int>& bone_of_node, std::vector<std::string>& warnings) {
@@ -138,126 +124,87 @@ Result<std::vector<Channel>> read_channels(const tinygltf::Model& model, int ani
 // ---------------------------------------------------------------------------
 // Resampling
 
-// The keys' own rate when every key time of every channel lies on one
-// uniform grid starting at `start_s`; otherwise 0.
-double uniform_key_rate(const std::vector<Channel>& channels, double start_s, double end_s) {
-  // The smallest gap between keys, and how far float rounding of the two key
-  // times may have moved it (late in a long clip, a few microseconds).
-  double smallest_gap = 0.0, gap_error = 0.0;
+// Writes `channel`'s sampled value `v` into its property of a transform.
+// A rotation is normalised in double, so a key too long to square in float
+// (components of 3e38) keeps its direction; false for one of no direction
+// (zero length), with its length in `rotation_length`.
+bool store(const Channel& channel, const std::array<double, 4>& v, Vec3& translation, Quat& rotation, Vec3& scale,
+           double& rotation_length) {
+  const Vec3 v3{static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2])};
+  switch (channel.path) {
+    case Path::kTranslation: translation = v3; return true;
+    case Path::kScale: scale = v3; return true;
+    case Path::kRotation: break;
+  }
+  rotation_length = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+  if (!(rotation_length > 1e-6) || !std::isfinite(rotation_length)) return false;
+  const double n = rotation_length;
+  rotation = {static_cast<float>(v[0] / n), static_cast<float>(v[1] / n), static_cast<float>(v[2] / n),
+              static_cast<float>(v[3] / n)};
+  return true;
+}
+
+// The key times that fall between frames at `rate`, ascending, split by
+// whether the channel is continuous there (LINEAR, CUBICSPLINE) or jumps
+// (STEP).
+struct OffGridKeys {
+  std::vector<double> continuous;
+  std::vector<double> step;
+};
+
+OffGridKeys off_grid_keys(const std::vector<Channel>& channels, double start, double rate) {
+  OffGridKeys keys;
   for (const Channel& channel : channels) {
-    for (size_t k = 1; k < channel.times.size(); ++k) {
-      const double gap = static_cast<double>(channel.times[k]) - channel.times[k - 1];
-      if (gap > 1e-6 && (smallest_gap == 0.0 || gap < smallest_gap)) {
-        smallest_gap = gap;
-        const float t = std::fabs(channel.times[k]);
-        gap_error = 2.0 * (static_cast<double>(std::nextafter(t, INFINITY)) - t);
-      }
+    std::vector<double>& out = channel.interpolation == Interpolation::kStep ? keys.step : keys.continuous;
+    for (const float t : channel.times) {
+      if (!on_frame(t, start, rate)) out.push_back(t);
     }
   }
-  const double span = end_s - start_s;
-  if (smallest_gap == 0.0 || span <= 0.0) return 0.0;
-  // The span is a whole number of steps; it pins the step more precisely
-  // than a single float difference does. Every count of steps the measured
-  // gap allows is tried, fewest first (more steps would also fit the keys).
-  const double fewest = std::max(1.0, std::floor(span / (smallest_gap + gap_error)));
-  const double most = std::ceil(span / std::max(smallest_gap - gap_error, 1e-9));
-  for (double steps = fewest; steps <= most && steps <= fewest + 64.0; ++steps) {
-    const double step = span / steps;
-    bool on_grid = true;
+  for (std::vector<double>* times : {&keys.continuous, &keys.step}) {
+    std::sort(times->begin(), times->end());
+    times->erase(std::unique(times->begin(), times->end()), times->end());
+  }
+  return keys;
+}
+
+// What the bound promises at the file's own keys (DESIGN §3: against the
+// file's keys, not only the resample). The rate puts a frame on every key
+// where it can (gltf_sample_rate.h); a LINEAR or CUBICSPLINE key it still
+// misses becomes a key pose, the source's exact pose at the key's time,
+// and the decoded clip is held to the bound there as at any frame. A STEP
+// key between frames is not one: a resampled clip can only jump at a frame,
+// so the jump moves to the next frame (with a warning saying by how much),
+// and in key poses a STEP channel holds the value of the frame before, as
+// the resampled clip does until its jump. The bound then covers every
+// frame and every continuous key, and the only liberty taken with the
+// source, the timing of a STEP jump, is reported.
+Result<std::vector<SourceKeyPose>> key_poses(const std::vector<Channel>& channels, const std::vector<double>& times,
+                                             double start, double rate, const Skeleton& skeleton,
+                                             const std::string& clip_name) {
+  std::vector<SourceKeyPose> poses;
+  poses.reserve(times.size());
+  for (const double t : times) {
+    SourceKeyPose& key = poses.emplace_back();
+    key.frame_time = static_cast<float>((t - start) * rate);
+    key.pose = skeleton.rest_pose;
+    double frame_before = start + std::floor((t - start) * rate) / rate;
+    frame_before += on_frame_slack_s(frame_before, start, rate);  // as the frames sample STEP channels
     for (const Channel& channel : channels) {
-      for (const float t : channel.times) {
-        const double position = (t - start_s) / step;
-        on_grid = on_grid && std::fabs(position - std::round(position)) <= 1e-3;
+      const bool step = channel.interpolation == Interpolation::kStep;
+      Transform& out = key.pose[static_cast<size_t>(channel.bone)];
+      double length = 0.0;
+      if (!store(channel, sample_channel(channel, step ? frame_before : t), out.translation, out.rotation, out.scale,
+                 length)) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.6g", length);
+        return Error{"'" + excerpt(clip_name) + "' bone '" +
+                     excerpt(skeleton.bone_names[static_cast<size_t>(channel.bone)]) +
+                     "' has a rotation that is not a usable quaternion at " + std::to_string(t) + " s (length " +
+                     text + ")"};
       }
     }
-    if (!on_grid) continue;
-    double rate = 1.0 / step;
-    // Float key times put 24 Hz at 23.99999; report the rate people expect.
-    if (std::fabs(rate - std::round(rate)) < 1e-3 * rate) rate = std::round(rate);
-    return rate;
   }
-  return 0.0;
-}
-
-// The resampling rate: the setting, else the keys' own rate where uniform,
-// else 30 Hz. Between its keys a LINEAR channel is exactly what resampling
-// at the key rate and interpolating gives back; a STEP jump or a CUBICSPLINE
-// bulge is not, so those get a whole multiple of the key rate of at least
-// 30 Hz (keys still land on frames).
-double resampling_rate(const std::vector<Channel>& channels, double start_s, double end_s,
-                       const ImportSettings& settings) {
-  if (settings.sample_rate_hz > 0.f) return settings.sample_rate_hz;
-  double key_rate = uniform_key_rate(channels, start_s, end_s);
-  // Keys further apart than a second still land on frames at a whole
-  // multiple of their rate; keys closer than the fastest rate cannot.
-  if (key_rate > 0.0 && key_rate < kMinSampleRateHz) key_rate *= std::ceil(kMinSampleRateHz / key_rate - 1e-9);
-  if (key_rate <= 0.0 || key_rate > kMaxSampleRateHz) return kFallbackRateHz;
-  const bool all_linear = std::all_of(channels.begin(), channels.end(),
-                                      [](const Channel& c) { return c.interpolation == Interpolation::kLinear; });
-  if (all_linear || key_rate >= kFallbackRateHz) return key_rate;
-  return key_rate * std::ceil(kFallbackRateHz / key_rate - 1e-9);
-}
-
-// Value of `channel` at time t (seconds) as the glTF specification defines
-// it: held before the first key and after the last.
-std::array<double, 4> sample_channel(const Channel& channel, double t) {
-  const size_t comps = static_cast<size_t>(channel.components);
-  const bool cubic = channel.interpolation == Interpolation::kCubicSpline;
-  const size_t stride = cubic ? comps * 3 : comps;
-  const size_t value_offset = cubic ? comps : 0;  // skip the in-tangent
-  auto value = [&](size_t key, size_t c) {
-    return static_cast<double>(channel.values[key * stride + value_offset + c]);
-  };
-  std::array<double, 4> out{0, 0, 0, 0};
-
-  const size_t n = channel.times.size();
-  // First key with time > t; the segment is [next - 1, next].
-  const size_t next = static_cast<size_t>(
-      std::upper_bound(channel.times.begin(), channel.times.end(), t, [](double a, float b) { return a < b; }) -
-      channel.times.begin());
-  if (next == 0 || next == n) {
-    const size_t key = next == 0 ? 0 : n - 1;
-    for (size_t c = 0; c < comps; ++c) out[c] = value(key, c);
-    return out;
-  }
-  const size_t k = next - 1;
-  const double t0 = channel.times[k];
-  const double t1 = channel.times[next];
-  const double dt = t1 - t0;
-  const double s = dt > 0.0 ? (t - t0) / dt : 0.0;
-
-  if (channel.interpolation == Interpolation::kStep) {
-    for (size_t c = 0; c < comps; ++c) out[c] = value(k, c);
-  } else if (channel.interpolation == Interpolation::kLinear) {
-    if (channel.path == Path::kRotation) {
-      // Spherical linear interpolation along the shorter arc.
-      double d = 0.0;
-      for (size_t c = 0; c < 4; ++c) d += value(k, c) * value(next, c);
-      const double sign = d < 0.0 ? -1.0 : 1.0;
-      d = std::fabs(d);
-      double w0 = 1.0 - s;
-      double w1 = s;
-      if (d < 0.9995) {
-        const double theta = std::acos(std::min(d, 1.0));
-        const double sin_theta = std::sin(theta);
-        w0 = std::sin((1.0 - s) * theta) / sin_theta;
-        w1 = std::sin(s * theta) / sin_theta;
-      }
-      for (size_t c = 0; c < 4; ++c) out[c] = w0 * value(k, c) + w1 * sign * value(next, c);
-    } else {
-      for (size_t c = 0; c < comps; ++c) out[c] = (1.0 - s) * value(k, c) + s * value(next, c);
-    }
-  } else {
-    const double s2 = s * s;
-    const double s3 = s2 * s;
-    const double h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2, h11 = s3 - s2;
-    for (size_t c = 0; c < comps; ++c) {
-      const double out_tangent = channel.values[k * stride + 2 * comps + c];
-      const double in_tangent = channel.values[next * stride + c];
-      out[c] = h00 * value(k, c) + h10 * dt * out_tangent + h01 * value(next, c) + h11 * dt * in_tangent;
-    }
-  }
-  return out;
+  return poses;
 }
 
 Result<RawClip> sample_clip(const tinygltf::Model& model, int animation_index, const Skeleton& skeleton,
@@ -276,13 +223,12 @@ Result<RawClip> sample_clip(const tinygltf::Model& model, int animation_index, c
     end = std::max(end, static_cast<double>(channel.times.back()));
   }
   const double duration = end - start;
-  const double rate = resampling_rate(channels, start, end, settings);
+  const double rate = resampling_rate(channels, start, end, skeleton.bone_count(), settings);
   clip.sample_rate_hz = static_cast<float>(rate);
   start_s = start;
 
-  // The last frame is the first at or after the last key, so no key is cut
-  // off; the slack absorbs float key times (82.00008 frames is 82).
-  const double frames = std::ceil(duration * rate - 0.01) + 1.0;
+  // No key is cut off: the last frame is the first at or after the last key.
+  const double frames = frame_count_at(duration, rate);
   if (frames > kMaxFrameCount) {
     // Printed as a double: the frame count of a forged key time may be far
     // beyond any integer type.
@@ -297,7 +243,10 @@ Result<RawClip> sample_clip(const tinygltf::Model& model, int animation_index, c
     warnings.push_back("'" + excerpt(clip.name) + "' is a single pose; it is imported as two identical frames");
     clip.frame_count = kMinFrameCount;
   }
-  if (Status s = check_clip_size(skeleton.bone_count(), clip.frame_count, settings); !s) {
+  const OffGridKeys off_grid = off_grid_keys(channels, start, rate);
+  if (Status s = check_clip_size(skeleton.bone_count(), clip.frame_count + uint64_t{off_grid.continuous.size()},
+                                 settings);
+      !s) {
     return Error{"'" + excerpt(clip.name) + "': " + s.error()};
   }
 
@@ -311,25 +260,43 @@ Result<RawClip> sample_clip(const tinygltf::Model& model, int animation_index, c
   for (const Channel& channel : channels) {
     BoneTracks& tracks = clip.bones[static_cast<size_t>(channel.bone)];
     for (uint32_t f = 0; f < clip.frame_count; ++f) {
-      const std::array<double, 4> v = sample_channel(channel, start + f / rate);
-      const Vec3 v3{static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2])};
-      switch (channel.path) {
-        case Path::kTranslation: tracks.translations[f] = v3; break;
-        case Path::kScale: tracks.scales[f] = v3; break;
-        case Path::kRotation: {
-          const Quat q{static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2]),
-                       static_cast<float>(v[3])};
-          if (!(length(q) > 1e-6f)) {
-            return Error{"'" + clip.name + "' bone '" + skeleton.bone_names[static_cast<size_t>(channel.bone)] +
-                         "' has a zero rotation at frame " + std::to_string(f)};
-          }
-          tracks.rotations[f] = q;
-          break;
-        }
+      double length = 0.0;
+      double t = start + f / rate;
+      if (channel.interpolation == Interpolation::kStep) t += on_frame_slack_s(t, start, rate);
+      if (!store(channel, sample_channel(channel, t), tracks.translations[f], tracks.rotations[f], tracks.scales[f],
+                 length)) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.6g", length);
+        return Error{"'" + excerpt(clip.name) + "' bone '" +
+                     excerpt(skeleton.bone_names[static_cast<size_t>(channel.bone)]) +
+                     "' has a rotation that is not a usable quaternion at frame " + std::to_string(f) + " (length " +
+                     text + ")"};
       }
     }
   }
   for (BoneTracks& tracks : clip.bones) make_rotations_continuous(tracks.rotations);
+
+  Result<std::vector<SourceKeyPose>> poses = key_poses(channels, off_grid.continuous, start, rate, skeleton, clip.name);
+  if (!poses) return Error{poses.error()};
+  clip.key_poses = std::move(poses.value());
+  char rate_text[32];
+  std::snprintf(rate_text, sizeof rate_text, "%.6g", rate);
+  if (!off_grid.continuous.empty()) {
+    warnings.push_back("'" + excerpt(clip.name) + "': " + std::to_string(off_grid.continuous.size()) +
+                       " key times fall between frames at " + rate_text +
+                       " Hz; the decoded clip is measured at each of them too");
+  }
+  if (!off_grid.step.empty()) {
+    double latest_ms = 0.0;
+    for (const double t : off_grid.step) {
+      latest_ms = std::max(latest_ms, 1e3 * ((std::ceil((t - start) * rate) / rate) - (t - start)));
+    }
+    char late[32];
+    std::snprintf(late, sizeof late, "%.3g", latest_ms);
+    warnings.push_back("'" + excerpt(clip.name) + "': " + std::to_string(off_grid.step.size()) +
+                       " STEP key times fall between frames at " + rate_text +
+                       " Hz; each jump happens at the next frame, up to " + late + " ms late");
+  }
   return clip;
 }
 

@@ -14,9 +14,10 @@ namespace ks {
 ///
 /// Samplers (STEP, LINEAR, CUBICSPLINE) are resampled to a fixed rate from
 /// the animation's first key to its last: settings.sample_rate_hz when set;
-/// else the keys' own rate where all key times lie on one uniform grid (for
-/// STEP and CUBICSPLINE animations, the smallest whole multiple of it that
-/// reaches 30 Hz, so the shape between keys survives); else 30 Hz.
+/// else one that puts a frame on every key time where one is within reason,
+/// as gltf_sample_rate.h chooses it. The LINEAR and CUBICSPLINE key times
+/// it misses are kept as RawClip::key_poses (and named in a warning); a
+/// STEP key between frames jumps at the next frame (with a warning).
 /// Channels a bone lacks take its rest value.
 Result<ImportedClip> import_gltf(const std::filesystem::path& path, const ImportSettings& settings);
 

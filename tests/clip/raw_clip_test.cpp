@@ -51,6 +51,33 @@ TEST(RawClipValidate, AcceptsValidClip) {
   EXPECT_TRUE(status.ok()) << status.error();
 }
 
+TEST(RawClipValidate, RefusesKeyPosesOutsideTheClipOutOfOrderOrNotAPose) {
+  const Skeleton skeleton = make_skeleton();
+  const SourceKeyPose good{1.5f, skeleton.rest_pose};
+  {
+    RawClip clip = make_clip();
+    clip.key_poses = {good, {2.5f, skeleton.rest_pose}};
+    const Status status = clip.validate(skeleton);
+    EXPECT_TRUE(status.ok()) << status.error();
+  }
+  for (const float time : {-0.5f, 3.5f, kNaN}) {  // frames 0 to 3
+    SCOPED_TRACE(time);
+    RawClip clip = make_clip();
+    clip.key_poses = {{time, skeleton.rest_pose}};
+    EXPECT_TRUE(refused_mentioning(clip.validate(skeleton), {"key pose 0", "outside the clip or out of order"}));
+  }
+  RawClip out_of_order = make_clip();
+  out_of_order.key_poses = {{2.5f, skeleton.rest_pose}, good};
+  EXPECT_TRUE(refused_mentioning(out_of_order.validate(skeleton), {"key pose 1", "out of order"}));
+  RawClip short_pose = make_clip();
+  short_pose.key_poses = {{1.5f, {Transform{}}}};
+  EXPECT_TRUE(refused_mentioning(short_pose.validate(skeleton), {"key pose 0", "1 transforms for 2 bones"}));
+  RawClip long_rotation = make_clip();
+  long_rotation.key_poses = {good};
+  long_rotation.key_poses[0].pose[1].rotation = Quat{0.f, 0.f, 0.f, 2.f};
+  EXPECT_TRUE(refused_mentioning(long_rotation.validate(skeleton), {"key pose 0", "not a unit quaternion"}));
+}
+
 TEST(RawClipValidate, RefusesSampleRateThatIsNotPositiveAndFinite) {
   for (const float rate : {0.f, -30.f, kNaN, kInf, -kInf}) {
     SCOPED_TRACE(rate);

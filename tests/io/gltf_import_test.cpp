@@ -141,10 +141,11 @@ TEST(GltfImport, RefusesAnAnimationIndexOutOfRange) {
   EXPECT_NE(r.error().find("index 3 is out of range"), std::string::npos) << r.error();
 }
 
-TEST(GltfImport, SampleRateFollowsUniformKeysElseThirtyHertzAndCanBeOverridden) {
+TEST(GltfImport, SampleRateLandsOnTheKeysAndCanBeOverridden) {
   EXPECT_FLOAT_EQ(import_animation(kClips / "Fox.glb", "Walk").clip.sample_rate_hz, 24.f);
-  // Run's keys are not evenly spaced.
-  EXPECT_FLOAT_EQ(import_animation(kClips / "Fox.glb", "Run").clip.sample_rate_hz, 30.f);
+  // Run's keys are not evenly spaced: 1/24 s apart around one 0.2 s gap,
+  // all of them on a 120 Hz frame (gltf_sample_rate_test.cpp).
+  EXPECT_FLOAT_EQ(import_animation(kClips / "Fox.glb", "Run").clip.sample_rate_hz, 120.f);
   // Linear keys every 1/2.4 s are kept at their own rate; cubic ones at the
   // same spacing get the smallest multiple of it reaching 30 Hz.
   EXPECT_NEAR(import_animation(kClips / "interpolation_test.gltf", "Linear Translation").clip.sample_rate_hz, 2.4f,
@@ -337,6 +338,27 @@ TEST(GltfImport, CubicSplineMatchesHandComputedValues) {
     EXPECT_NEAR(t[f].y, 5.f, 1e-6) << f;
     EXPECT_NEAR(t[f].z, f / 8.f, 1e-6) << f;
   }
+}
+
+TEST(GltfImport, ARotationTooLongToSquareInFloatKeepsItsDirection) {
+  // 3e38 squared overflows a float: normalised in float, the key had no
+  // direction left and was refused as a zero rotation ("length 0.000000").
+  TempDir dir;
+  const float big = 3e38f, s = big * std::sin(0.25f), c = big * std::cos(0.25f);
+  const ImportedClip clip = import_ok(
+      make_two_key_document("rotation", "LINEAR", {0, 0, s, c, 0, 0, s, c}, "VEC4").write(dir.path(), "big"));
+  ASSERT_GE(clip.clip.frame_count, 2u);
+  EXPECT_NEAR(angle_between_deg(clip.clip.bones[0].rotations[0], Quat{}), 2.f * 0.25f * 57.2957795f, 1e-3f);
+}
+
+TEST(GltfImport, AZeroRotationIsRefusedNamingTheBoneAndFrame) {
+  TempDir dir;
+  const Result<ImportedClip> r = import_gltf(
+      make_two_key_document("rotation", "LINEAR", {0, 0, 0, 0, 0, 0, 0, 1}, "VEC4").write(dir.path(), "zero"), {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("bone 'n' has a rotation that is not a usable quaternion at frame 0 (length 0)"),
+            std::string::npos)
+      << r.error();
 }
 
 TEST(GltfImport, StepHoldsEachKeyUntilTheNext) {
