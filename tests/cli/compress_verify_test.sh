@@ -330,4 +330,37 @@ json_has=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["clip
 [[ "$json_has" == *"morph-target weight channels were ignored"* ]] || fail "compress JSON has no warning: $json_has"
 expect 0 "warning: 1 morph-target weight channels were ignored" "$ks" verify "$work/morph.glb" "$work/morph.ks"
 
+# --- A source key between frames is checked where it is: a 90-degree key at
+# 0.5123 s, which no rate up to 240 Hz lands, is a miss on every surface,
+# at its own time, not a pass measured on the resample.
+python3 - "$work/off_grid.gltf" <<'PY'
+import base64, json, math, struct, sys
+half = math.radians(90) / 2
+times = [0.0, 0.5123, 1.0]
+values = [0, 0, 0, 1, 0, 0, math.sin(half), math.cos(half), 0, 0, 0, 1]
+data = struct.pack("<3f", *times) + struct.pack("<12f", *values)
+doc = {
+    "asset": {"version": "2.0"},
+    "scene": 0, "scenes": [{"nodes": [0]}],
+    "nodes": [{"name": "root", "children": [1]}, {"name": "upper", "translation": [0, 1, 0], "children": [2]},
+              {"name": "tip", "translation": [0, 1, 0]}],
+    "buffers": [{"byteLength": len(data),
+                 "uri": "data:application/octet-stream;base64," + base64.b64encode(data).decode()}],
+    "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 12}, {"buffer": 0, "byteOffset": 12, "byteLength": 48}],
+    "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "SCALAR", "min": [0.0], "max": [1.0]},
+                  {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC4"}],
+    "animations": [{"name": "swing", "samplers": [{"input": 0, "output": 1, "interpolation": "LINEAR"}],
+                    "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}}]}],
+}
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+expect 1 "(a source key between frames)" "$ks" compress "$work/off_grid.gltf" -o "$work/off_grid.ks" \
+  --json "$work/off_grid.json"
+check_json "$work/off_grid.json" '
+c = d["clips"][0]
+assert not c["ok"] and c["bones_over"] >= 1, c
+late = [b for b in c["bone_errors"] if "worst_frame_time" in b]
+assert late and all(b["worst_frame"] != b["worst_frame_time"] for b in late), c["bone_errors"]'
+expect 1 "(a source key between frames)" "$ks" verify "$work/off_grid.gltf" "$work/off_grid.ks"
+
 echo "compress/verify: ${#sources[@]} sources round-trip plain and zstd; overrides, local mode, misses and refusals checked"
