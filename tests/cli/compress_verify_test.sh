@@ -7,7 +7,8 @@
 # mode checks its thresholds; a stream whose stored tolerance is not met
 # makes compress and verify exit 1 naming the bones and frames; bad values
 # exit 2 naming the option; bad inputs fail with a message naming the file
-# and never destroy an existing output.
+# and never destroy an existing output; names with terminal escape sequences
+# print without a control byte.
 #   compress_verify_test.sh KEYSTREAM ASSETS_DIR CLIPS_DIR WORK_DIR
 set -euo pipefail
 ks=$1 assets=$2 clips=$3 work=$4
@@ -329,5 +330,23 @@ expect 0 "warning: 1 morph-target weight channels were ignored" "$ks" compress "
 json_has=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["clips"][0]["warnings"])' "$work/morph.json")
 [[ "$json_has" == *"morph-target weight channels were ignored"* ]] || fail "compress JSON has no warning: $json_has"
 expect 0 "warning: 1 morph-target weight channels were ignored" "$ks" verify "$work/morph.glb" "$work/morph.ks"
+
+# --- Names from a file reach the terminal shortened and printable: an animation and a bone named with
+# terminal escape sequences (a window title, a screen clear, a bell) leave no control byte in any text output.
+glb_with "$demo" "$work/escape.glb" "doc['animations'][0]['name'] = '\\x1b]0;owned\\x07walk'
+doc['nodes'][doc['skins'][0]['joints'][1]]['name'] = '\\x1b[2J\\x1b[31mbone\\x07'"
+control=$(printf '[\033\007]')
+no_control() {
+  local out rc=0
+  out=$("$@" 2>&1) || rc=$?
+  [ "$rc" -eq 0 ] || fail "'$*' exited $rc: $out"
+  LC_ALL=C grep -q "$control" <<<"$out" && fail "'$*' printed terminal control bytes: $(cat -v <<<"$out")"
+  return 0
+}
+no_control "$ks" inspect "$work/escape.glb" --bones
+no_control "$ks" measure "$work/escape.glb" --tracks
+no_control "$ks" compress "$work/escape.glb" -o "$work/escape.ks"
+no_control "$ks" verify "$work/escape.glb" "$work/escape.ks" --bones --tracks
+no_control "$ks" info "$work/escape.ks" --tracks
 
 echo "compress/verify: ${#sources[@]} sources round-trip plain and zstd; overrides, local mode, misses and refusals checked"
