@@ -263,6 +263,9 @@ expect 2 "unknown option '--frobnicate'" "$ks" compress "$demo" --frobnicate
 expect 2 "unknown option '--range'" "$ks" compress "$demo" --range 2
 expect 2 "--zstd-level: '99' is not a whole number in 1..22" "$ks" compress "$demo" --zstd-level 99
 expect 2 "no input given" "$ks" compress
+# Import settings out of range name the option, not only the value.
+expect 2 "--sample-rate: must be 0 (automatic) or within 1 to 10000 Hz" "$ks" compress "$demo" --sample-rate 1e-38
+expect 2 "--bvh-unit-scale: must be a positive number" "$ks" measure "$work/chain.bvh" --bvh-unit-scale -1
 mkdir -p "$work/a" "$work/b"
 cp "$demo" "$work/a/same.glb"; cp "$demo" "$work/b/same.glb"
 expect 2 "would write" "$ks" compress "$work/a/same.glb" "$work/b/same.glb" -o "$work/same"
