@@ -113,12 +113,20 @@ bool parse_import_option(Arguments& args, std::string_view arg, ImportSettings& 
     }
     return true;
   }
+  // The ranges are ImportSettings::validate()'s, checked here too so that the message names the option.
   if (arg == "--sample-rate") {
     ok = args.number(arg, settings.sample_rate_hz);
+    const float hz = settings.sample_rate_hz;
+    if (ok && !(hz == 0.f || (hz >= kMinSampleRateHz && hz <= kMaxSampleRateHz))) {
+      ok = args.fail("--sample-rate: must be 0 (automatic) or within 1 to 10000 Hz");
+    }
     return true;
   }
   if (arg == "--bvh-unit-scale") {
     ok = args.number(arg, settings.bvh_unit_scale_m);
+    if (ok && settings.bvh_unit_scale_m < 0.f) {
+      ok = args.fail("--bvh-unit-scale: must be a positive number of metres per file unit (0 = automatic)");
+    }
     return true;
   }
   if (arg == "--allow-outside-uris") {

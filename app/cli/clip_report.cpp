@@ -5,9 +5,18 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "core/io/excerpt.h"
+
 namespace ks::cli {
 
 namespace {
+
+// "FILE [ANIMATION]", as the text reports name a clip.
+std::string clip_label(const ClipReport& r) {
+  std::string label = r.source.filename().string();
+  if (!r.animation.empty()) label += " [" + shown_name(r.animation) + "]";
+  return label;
+}
 
 std::string format(const char* pattern, double a) {
   char buffer[64];
@@ -60,6 +69,10 @@ std::vector<BoneError> bone_errors(const ClipMeasurement& m, const BoneTolerance
   return bones;
 }
 
+std::string shown_name(std::string_view name) {
+  return excerpt(name, 120);
+}
+
 std::string describe_frame(uint32_t frame, float frame_time) {
   if (frame_time == static_cast<float>(frame)) return "frame " + std::to_string(frame);
   return "frame " + format("%.2f", frame_time) + " (a source key between frames)";
@@ -73,8 +86,8 @@ std::vector<size_t> worst_first(const std::vector<BoneError>& bones) {
 }
 
 std::string describe(const BoneError& bone) {
-  std::string text = bone.name + " " + format("%.4g", bone.max_error_m * 1e3) + " mm " + (bone.over() ? ">" : "<=") +
-                     " " + format("%.4g", bone.tolerance_m * 1e3) + " mm at " +
+  std::string text = shown_name(bone.name) + " " + format("%.4g", bone.max_error_m * 1e3) + " mm " +
+                     (bone.over() ? ">" : "<=") + " " + format("%.4g", bone.tolerance_m * 1e3) + " mm at " +
                      format("%.4g", bone.shell_distance_m * 1e2) + " cm (" + ratio_text(bone.ratio()) + "), " +
                      describe_frame(bone.worst_frame, bone.worst_frame_time);
   if (bone.over() && bone.floor_m > 0.f) text += "; floor of its chain " + format("%.4g", bone.floor_m * 1e3) + " mm";
@@ -101,10 +114,10 @@ std::string describe(const TrackMiss& miss) {
   static const char* const kUnits[3] = {" mm", " deg", ""};
   static const double kScale[3] = {1e3, 1.0, 1.0};
   const int k = static_cast<int>(miss.kind);
-  return miss.bone + " " + kNames[k] + " " + format("%.4g", miss.max_error * kScale[k]) + kUnits[k] + " > " +
-         format("%.4g", miss.threshold * kScale[k]) + kUnits[k] + " at " +
-         describe_frame(miss.worst_frame, miss.worst_frame_time) +
-         "; floor " + format("%.4g", miss.floor * kScale[k]) + kUnits[k];
+  return shown_name(miss.bone) + " " + kNames[k] + " " + format("%.4g", miss.max_error * kScale[k]) + kUnits[k] +
+         " > " + format("%.4g", miss.threshold * kScale[k]) + kUnits[k] + " at " +
+         describe_frame(miss.worst_frame, miss.worst_frame_time) + "; floor " +
+         format("%.4g", miss.floor * kScale[k]) + kUnits[k];
 }
 
 ClipReport start_report(const ImportedClip& imported) {
@@ -159,8 +172,7 @@ void add_measurement(ClipReport& report, const ClipMeasurement& m, const FittedC
 }
 
 std::string one_line(const ClipReport& r) {
-  std::string line = r.source.filename().string();
-  if (!r.animation.empty()) line += " [" + r.animation + "]";
+  std::string line = clip_label(r);
   if (!r.error.empty()) return line + ": FAILED: " + r.error;
   line += ": " + std::to_string(r.written_bytes) + " bytes, " + format("%.2f", ratio(r.raw_bytes, r.written_bytes)) +
           ":1, max " + format("%.3g", r.max_error[0] * 1000.0) + " mm / " + format("%.3g", r.max_error[1]) + " deg";
@@ -170,7 +182,7 @@ std::string one_line(const ClipReport& r) {
   if (r.bones_over > 0) {
     // Name the worst bone: where the tolerance was missed, and by how much.
     const BoneError& worst = r.bone_errors[worst_first(r.bone_errors).front()];
-    line += ", " + std::to_string(r.bones_over) + " bones MISS their tolerance (worst " + worst.name + " " +
+    line += ", " + std::to_string(r.bones_over) + " bones MISS their tolerance (worst " + shown_name(worst.name) + " " +
             format("%.4g", worst.max_error_m * 1e3) + " mm > " + format("%.4g", worst.tolerance_m * 1e3) +
             " mm at " + describe_frame(worst.worst_frame, worst.worst_frame_time) + ")";
   }
@@ -188,8 +200,7 @@ void print_summary_table(const std::vector<ClipReport>& reports, bool zstd_writt
   std::fprintf(out, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
   size_t raw = 0, plain = 0, zstd = 0, failures = 0;
   for (const ClipReport& r : reports) {
-    std::string name = r.source.filename().string();
-    if (!r.animation.empty()) name += " [" + r.animation + "]";
+    const std::string name = clip_label(r);
     if (!r.error.empty()) {
       std::fprintf(out, "| %s | | | | | | | | | | | | | FAILED: %s |\n", name.c_str(), r.error.c_str());
       ++failures;
@@ -217,8 +228,7 @@ void print_summary_table(const std::vector<ClipReport>& reports, bool zstd_writt
 
 void print_warnings(const std::vector<ClipReport>& reports, std::FILE* out) {
   for (const ClipReport& r : reports) {
-    std::string name = r.source.filename().string();
-    if (!r.animation.empty()) name += " [" + r.animation + "]";
+    const std::string name = clip_label(r);
     for (const std::string& warning : r.warnings) std::fprintf(out, "%s: warning: %s\n", name.c_str(), warning.c_str());
   }
 }
@@ -226,8 +236,7 @@ void print_warnings(const std::vector<ClipReport>& reports, std::FILE* out) {
 void print_misses(const std::vector<ClipReport>& reports, size_t limit, std::FILE* out) {
   for (const ClipReport& r : reports) {
     if (!r.error.empty() || (r.bones_over == 0 && r.missed_tracks.empty())) continue;
-    std::string name = r.source.filename().string();
-    if (!r.animation.empty()) name += " [" + r.animation + "]";
+    const std::string name = clip_label(r);
     if (r.bones_over > 0) {
       std::fprintf(out, "%s: %zu of %zu bones over their tolerance%s:\n", name.c_str(), r.bones_over,
                    r.bone_errors.size(),

@@ -9,15 +9,21 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/codec/fit.h"
-#include "core/io/import.h"
 #include "core/codec/measure.h"
 #include "core/codec/pack.h"
+#include "core/io/import.h"
 #include "core/runtime/stream_view.h"
 
 namespace ks::cli {
+
+/// A name from an input file (bone, animation) as text output shows it:
+/// shortened and printable (excerpt), so that a file cannot send the terminal
+/// escape sequences or flood it. JSON output keeps names whole.
+std::string shown_name(std::string_view name);
 
 /// The double whose shortest decimal form is the float's, so that JSON shows
 /// 3 cm as 3, not as the 2.9999999329... its widening would give.

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "app/cli/arguments.h"
+#include "app/cli/clip_report.h"
 #include "app/cli/commands.h"
 
 namespace ks::cli {
@@ -31,9 +32,9 @@ void print_clip(const ImportedClip& imported, bool list_bones) {
   const RawClip& clip = imported.clip;
   std::printf("source      %s\n", imported.source.string().c_str());
   std::printf("animation   %d of %zu: '%s'\n", imported.animation_index, imported.animation_names.size(),
-              clip.name.c_str());
+              shown_name(clip.name).c_str());
   for (size_t i = 0; i < imported.animation_names.size(); ++i) {
-    std::printf("            [%zu] %s\n", i, imported.animation_names[i].c_str());
+    std::printf("            [%zu] %s\n", i, shown_name(imported.animation_names[i]).c_str());
   }
   std::printf("bones       %zu%s\n", skeleton.bone_count(), skeleton.inverse_bind.empty() ? "" : " (skinned)");
   std::printf("frames      %u at %.4g Hz = %.3f s\n", clip.frame_count, clip.sample_rate_hz, clip.duration_s());
@@ -51,8 +52,8 @@ void print_clip(const ImportedClip& imported, bool list_bones) {
   if (list_bones) {
     for (size_t b = 0; b < skeleton.bone_count(); ++b) {
       const int parent = skeleton.parents[b];
-      std::printf("  %4zu %-32s parent %s\n", b, skeleton.bone_names[b].c_str(),
-                  parent < 0 ? "-" : skeleton.bone_names[static_cast<size_t>(parent)].c_str());
+      std::printf("  %4zu %-32s parent %s\n", b, shown_name(skeleton.bone_names[b]).c_str(),
+                  parent < 0 ? "-" : shown_name(skeleton.bone_names[static_cast<size_t>(parent)]).c_str());
     }
   }
 }

@@ -40,7 +40,7 @@ void print_report(const ImportedClip& imported, const FittedClip& fitted, const 
   const Skeleton& skeleton = imported.skeleton;
   const RawClip& clip = imported.clip;
   const FitSettings& s = fitted.settings;
-  std::printf("source           %s [%s]\n", imported.source.string().c_str(), clip.name.c_str());
+  std::printf("source           %s [%s]\n", imported.source.string().c_str(), shown_name(clip.name).c_str());
   std::printf("clip             %zu bones, %u frames at %.4g Hz (%.3f s)\n", skeleton.bone_count(), clip.frame_count,
               clip.sample_rate_hz, clip.duration_s());
   if (s.error_mode == ErrorMode::kLocal) {
@@ -97,13 +97,14 @@ void print_report(const ImportedClip& imported, const FittedClip& fitted, const 
       }
     }
     std::printf("bones            %zu over their tolerance; worst %s %.4g mm = %.1f%% of %.4g mm at %s\n", over,
-                skeleton.bone_names[worst].c_str(), m.bone_error_m[worst] * 1000.f, 100.f * worst_ratio,
+                shown_name(skeleton.bone_names[worst]).c_str(), m.bone_error_m[worst] * 1000.f, 100.f * worst_ratio,
                 fitted.bones[worst].tolerance_m * 1000.f,
                 describe_frame(m.bone_worst_frame[worst], m.bone_worst_frame_time[worst]).c_str());
     for (size_t b = 0; b < fitted.bones.size() && b < m.bone_error_m.size(); ++b) {
       if (m.bone_error_m[b] <= fitted.bones[b].tolerance_m) continue;
       std::printf("MISSED bone %-24s %.4g mm > %.4g mm at %s; floor of its chain %.4g mm\n",
-                  skeleton.bone_names[b].c_str(), m.bone_error_m[b] * 1000.f, fitted.bones[b].tolerance_m * 1000.f,
+                  shown_name(skeleton.bone_names[b]).c_str(), m.bone_error_m[b] * 1000.f,
+                  fitted.bones[b].tolerance_m * 1000.f,
                   describe_frame(m.bone_worst_frame[b], m.bone_worst_frame_time[b]).c_str(),
                   fitted.bones[b].floor_m * 1000.f);
     }
@@ -115,7 +116,7 @@ void print_report(const ImportedClip& imported, const FittedClip& fitted, const 
     if (!list_tracks && !missed) continue;
     static const char* const kCodings[3] = {"identity", "constant", "animated"};
     std::printf("%s %-28s %-11s %-8s %5zu keys step %.3g  threshold %.4g  max %.4g %s  floor %.4g %s\n",
-                missed ? "MISSED" : "track ", skeleton.bone_names[track.bone].c_str(), kKindNames[kind],
+                missed ? "MISSED" : "track ", shown_name(skeleton.bone_names[track.bone]).c_str(), kKindNames[kind],
                 kCodings[static_cast<int>(track.coding)], track.keys.size(), track.quantization.step,
                 track.threshold * kKindDisplayScale[kind], m.tracks[t].max * kKindDisplayScale[kind], kKindUnits[kind],
                 track.floor * kKindDisplayScale[kind], kKindUnits[kind]);

@@ -60,11 +60,11 @@ Status check_bones(const Skeleton& skeleton, const StreamView& stream, const std
   const std::vector<std::string>& names = stream.metadata().bone_names;
   for (size_t b = 0; b < skeleton.bone_count(); ++b) {
     if (!names.empty() && names[b] != skeleton.bone_names[b]) {
-      return Error{"bone " + std::to_string(b) + " is \"" + names[b] + "\" in the stream but \"" +
-                   skeleton.bone_names[b] + "\" in " + source};
+      return Error{"bone " + std::to_string(b) + " is \"" + shown_name(names[b]) + "\" in the stream but \"" +
+                   shown_name(skeleton.bone_names[b]) + "\" in " + source};
     }
     if (stream.parents()[b] != skeleton.parents[b]) {
-      return Error{"bone " + std::to_string(b) + " (" + skeleton.bone_names[b] +
+      return Error{"bone " + std::to_string(b) + " (" + shown_name(skeleton.bone_names[b]) +
                    ") has another parent in the stream than in " + source};
     }
   }
@@ -300,7 +300,7 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
     return ok ? 0 : 1;
   }
 
-  std::printf("source           %s [%s], %u frames\n", source.string().c_str(), clip.clip.name.c_str(),
+  std::printf("source           %s [%s], %u frames\n", source.string().c_str(), shown_name(clip.clip.name).c_str(),
               clip.clip.frame_count);
   std::printf("stream           %s (version %u%s, %zu bytes)\n", stream_name.c_str(), stream.version(),
               stream.key_stream_compressed() ? ", zstd blocks" : "", stream.bytes().size());
@@ -343,8 +343,8 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
       const size_t t = track_order[i];
       const int k = static_cast<int>(t % 3);
       std::printf("  %-4s %s %s %.4g %s %s %.4g %s at %s\n",
-                  m.tracks[t].max > bound.thresholds[k] ? "OVER" : "ok", names[t / 3].c_str(), kKindNames[k],
-                  m.tracks[t].max * kKindScale[k], kKindUnits[k],
+                  m.tracks[t].max > bound.thresholds[k] ? "OVER" : "ok", shown_name(names[t / 3]).c_str(),
+                  kKindNames[k], m.tracks[t].max * kKindScale[k], kKindUnits[k],
                   m.tracks[t].max > bound.thresholds[k] ? ">" : "<=", bound.thresholds[k] * kKindScale[k],
                   kKindUnits[k], describe_frame(m.tracks[t].worst_frame, m.tracks[t].worst_frame_time).c_str());
     }
@@ -352,7 +352,7 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
   if (list_tracks) {
     for (size_t t = 0; t < m.tracks.size(); ++t) {
       const int k = static_cast<int>(t % 3);
-      std::printf("track %-28s %-11s max %.4g %s, mean %.3g %s, worst at frame %u\n", names[t / 3].c_str(),
+      std::printf("track %-28s %-11s max %.4g %s, mean %.3g %s, worst at frame %u\n", shown_name(names[t / 3]).c_str(),
                   kKindNames[k], m.tracks[t].max * kKindScale[k], kKindUnits[k], m.tracks[t].mean * kKindScale[k],
                   kKindUnits[k], m.tracks[t].worst_frame);
     }
@@ -361,7 +361,7 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
     if (bound.local) {
       const size_t t = track_order.front();
       std::fprintf(stderr, "keystream verify: %s: %zu tracks over their threshold; worst %s %s at %s\n",
-                   stream_name.c_str(), tracks_over, names[t / 3].c_str(), kKindNames[t % 3],
+                   stream_name.c_str(), tracks_over, shown_name(names[t / 3]).c_str(), kKindNames[t % 3],
                    describe_frame(m.tracks[t].worst_frame, m.tracks[t].worst_frame_time).c_str());
     } else {
       std::fprintf(stderr, "keystream verify: %s: %zu of %zu bones over their tolerance; worst %s\n",

@@ -13,6 +13,7 @@
 
 #include "app/studio/bone_tolerance_edit.h"
 #include "app/studio/panels.h"
+#include "core/io/excerpt.h"
 
 namespace ks::studio {
 
@@ -38,7 +39,7 @@ void bone_tooltip(const StudioState& state, const FitResult& r, size_t bone) {
   if (from < 0) {
     ImGui::TextDisabled("the clip's tolerance");
   } else {
-    ImGui::TextDisabled("override on %s", skeleton.bone_names[static_cast<size_t>(from)].c_str());
+    ImGui::TextDisabled("override on %s", excerpt(skeleton.bone_names[static_cast<size_t>(from)], 120).c_str());
   }
   ImGui::Text("object-space max %.4f mm at frame %u", static_cast<double>(r.measurement.bone_error_m[bone]) * 1000.0,
               r.measurement.bone_worst_frame[bone]);
@@ -72,7 +73,7 @@ void draw_bone(StudioState& state, const std::vector<std::vector<int>>& children
   // A bone with an override of its own is marked with a star.
   const bool has_override = find_bone_tolerance(state.settings.fit, skeleton.bone_names[b]) != nullptr;
   const bool open = ImGui::TreeNodeEx(reinterpret_cast<void*>(static_cast<intptr_t>(bone)), flags, "%s%s",
-                                      skeleton.bone_names[b].c_str(), has_override ? " *" : "");
+                                      excerpt(skeleton.bone_names[b], 120).c_str(), has_override ? " *" : "");
   if (over) ImGui::PopStyleColor();
   if (ImGui::IsItemClicked() && !ImGui::IsItemToggledOpen()) state.selected_bone = bone;
   if (measured && ImGui::IsItemHovered()) bone_tooltip(state, *r, b);
@@ -106,12 +107,13 @@ void draw_override_editor(StudioState& state) {
     edit.shell_distance_cm = d * 100.f;
   }
   ImGui::Separator();
-  ImGui::Text("Tolerance of %s", name.c_str());
+  ImGui::Text("Tolerance of %s", excerpt(name, 120).c_str());
   if (from < 0) {
     ImGui::TextDisabled("the clip's: %.3g mm at %.3g cm", static_cast<double>(fit.tolerance_m) * 1000.0,
                         static_cast<double>(fit.shell_distance_m) * 100.0);
   } else if (from != bone) {
-    ImGui::TextDisabled("from the override on %s", skeleton.bone_names[static_cast<size_t>(from)].c_str());
+    ImGui::TextDisabled("from the override on %s",
+                        excerpt(skeleton.bone_names[static_cast<size_t>(from)], 120).c_str());
   } else {
     ImGui::TextDisabled("its own override (also for the bones below it)");
   }

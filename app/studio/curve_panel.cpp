@@ -9,6 +9,7 @@
 
 #include "core/codec/fit.h"
 #include "core/codec/key_cost.h"
+#include "core/io/excerpt.h"
 
 namespace ks::studio {
 
@@ -94,7 +95,8 @@ void CurvePanel::draw(StudioState& state) {
       ImGui::TextDisabled("No clip open.");
     } else if (state.result && state.result->clip == state.clip && !state.result->error.empty()) {
       ImGui::TextColored(kWarningColor, "The fit failed:");
-      ImGui::TextWrapped("%s", state.result->error.c_str());
+      // Shortened: a message may quote a name from the file whole, past what one draw list holds.
+      ImGui::TextWrapped("%s", excerpt(state.result->error, 500).c_str());
     } else {
       ImGui::TextDisabled("fitting...");
     }
@@ -198,7 +200,7 @@ void CurvePanel::sample_curves(const std::shared_ptr<const FitResult>& result, i
 void CurvePanel::draw_header(StudioState& state, const FitResult& result, const FittedTrack& track) {
   const size_t bone = static_cast<size_t>(state.selected_bone);
   const std::vector<std::string>& names = result.fitted.bone_names;
-  ImGui::Text("%s", bone < names.size() ? names[bone].c_str() : "?");
+  ImGui::TextUnformatted(bone < names.size() ? excerpt(names[bone], 120).c_str() : "?");
   ImGui::SameLine();
   ImGui::TextDisabled("bone %zu", bone);
   for (TrackKind kind : {TrackKind::kTranslation, TrackKind::kRotation, TrackKind::kScale}) {

@@ -78,7 +78,7 @@ void draw_open_panel(StudioState& state, bool* open) {
   }
   if (!state.load_error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.45f, 0.4f, 1.f));
-    ImGui::TextWrapped("%s", state.load_error.c_str());
+    ImGui::TextWrapped("%s", excerpt(state.load_error, 500).c_str());
     ImGui::PopStyleColor();
   }
   if (state.clip && state.clip->animation_names.size() > 1) {

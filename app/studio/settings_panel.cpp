@@ -10,6 +10,7 @@
 
 #include "app/studio/bone_tolerance_edit.h"
 #include "app/studio/panels.h"
+#include "core/io/excerpt.h"
 
 namespace ks::studio {
 
@@ -123,7 +124,7 @@ void draw_fit_status(const StudioState& state) {
     ImGui::TextColored(ImVec4(1.f, 0.8f, 0.3f, 1.f), "fitting...");
   } else if (state.result && !state.result->error.empty()) {
     ImGui::TextColored(ImVec4(1.f, 0.4f, 0.4f, 1.f), "fit failed:");
-    ImGui::TextWrapped("%s", state.result->error.c_str());
+    ImGui::TextWrapped("%s", excerpt(state.result->error, 500).c_str());  // may quote a whole name from the file
   } else if (const FitResult* r = state.current_result()) {
     ImGui::Text("fit %.1f ms (%u rounds), pack %.1f ms, measure %.1f ms", r->fit_ms, r->fitted.rounds, r->pack_ms,
                 r->measure_ms);

@@ -10,6 +10,7 @@
 
 #include "app/studio/bone_tolerance_edit.h"
 #include "app/studio/panels.h"
+#include "core/io/excerpt.h"
 
 namespace ks::studio {
 
@@ -65,7 +66,7 @@ void promise_rows(const FitResult& r) {
     ImGui::SetTooltip("The largest error over the source frames of the bone nearest its tolerance\n"
                       "(each bone's virtual vertices at its own shell distance, as decoded)");
   }
-  row("  worst bone", "%s, frame %u", names[worst].c_str(), m.bone_worst_frame[worst]);
+  row("  worst bone", "%s, frame %u", excerpt(names[worst], 120).c_str(), m.bone_worst_frame[worst]);
   const FitSettings& fit = r.settings.fit;
   row(local ? "tolerance (unused)" : "tolerance", "%.3g mm at %.3g cm", static_cast<double>(fit.tolerance_m) * 1000.0,
       static_cast<double>(fit.shell_distance_m) * 100.0);
@@ -74,7 +75,7 @@ void promise_rows(const FitResult& r) {
   for (size_t b = 0; b < r.fitted.bones.size() && b < names.size(); ++b) {
     const BoneFit& bone = r.fitted.bones[b];
     if (bone.met() || !(bone.floor_m > 0.f)) continue;
-    colored_row("  floor", kOverColor, "%s: %.3g mm (needs %.3g), frame %u", names[b].c_str(),
+    colored_row("  floor", kOverColor, "%s: %.3g mm (needs %.3g), frame %u", excerpt(names[b], 120).c_str(),
                 static_cast<double>(bone.floor_m) * 1000.0, static_cast<double>(bone.tolerance_m) * 1000.0,
                 bone.worst_frame);
   }

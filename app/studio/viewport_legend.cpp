@@ -10,6 +10,7 @@
 
 #include "app/studio/bone_tolerance_edit.h"
 #include "app/studio/viewport_panel.h"
+#include "core/io/excerpt.h"
 
 namespace ks::studio {
 
@@ -87,7 +88,7 @@ void ViewportPanel::draw_labels(const StudioState& state, glm::vec2 image_min) c
   const size_t bone = static_cast<size_t>(state.selected_bone);
   if (bone < m_errors_m.size() && m_has_decoded) {
     char line[256];
-    std::snprintf(line, sizeof(line), "%s now: %s", state.clip->skeleton.bone_names[bone].c_str(),
+    std::snprintf(line, sizeof(line), "%s now: %s", excerpt(state.clip->skeleton.bone_names[bone], 120).c_str(),
                   format_error_pair_mm(m_errors_m[bone], m_reference_tolerance_m[bone]).c_str());
     const ViewRect& last = m_view_rects.back();
     draw_list->AddText(ImVec2(static_cast<float>(last.x) + 8.f, static_cast<float>(last.y + last.height) - 22.f),
@@ -141,7 +142,8 @@ void ViewportPanel::draw_legend(const StudioState& state) const {
   }
   if (m_has_decoded && !m_fractions.empty()) {
     const ImVec4 colour = m_fractions[worst] > 1.f ? ImVec4(1.f, 0.45f, 0.4f, 1.f) : ImVec4(0.85f, 0.85f, 0.88f, 1.f);
-    ImGui::TextColored(colour, "worst now: %s, %s (%.0f%%)", state.clip->skeleton.bone_names[worst].c_str(),
+    ImGui::TextColored(colour, "worst now: %s, %s (%.0f%%)",
+                       excerpt(state.clip->skeleton.bone_names[worst], 120).c_str(),
                        format_error_pair_mm(m_errors_m[worst], m_reference_tolerance_m[worst]).c_str(),
                        100.0 * static_cast<double>(m_fractions[worst]));
   } else {

@@ -308,9 +308,10 @@ Result<int> choose_animation(const tinygltf::Model& model, const ImportSettings&
     std::string names;
     for (size_t i = 0; i < model.animations.size(); ++i) {
       if (model.animations[i].name == settings.animation_name) return static_cast<int>(i);
-      names += (i ? ", '" : "'") + model.animations[i].name + "'";
+      names += (i ? ", '" : "'") + excerpt(model.animations[i].name) + "'";
     }
-    return Error{"no animation is named '" + settings.animation_name + "' (the file has " + names + ")"};
+    return Error{"no animation is named '" + excerpt(settings.animation_name) + "' (the file has " +
+                 excerpt(names, 300) + ")"};
   }
   if (static_cast<size_t>(settings.animation_index) >= model.animations.size()) {
     return Error{"animation index " + std::to_string(settings.animation_index) + " is out of range (the file has " +

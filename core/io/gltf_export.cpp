@@ -12,11 +12,12 @@
 #include <string>
 #include <system_error>
 
+#include "core/io/excerpt.h"
 #include "core/io/file_io.h"
 #include "core/io/gltf_document.h"
 #include "core/io/gltf_hierarchy.h"
-#include "core/io/import.h"
 #include "core/io/gltf_schema.h"
+#include "core/io/import.h"
 
 namespace ks {
 
@@ -185,12 +186,12 @@ Result<std::vector<int>> match_bones(const tinygltf::Model& model, const Skeleto
   std::vector<int> matched_bone(model.nodes.size(), -1);
   for (size_t b = 0; b < skeleton.bone_count(); ++b) {
     const int32_t file_bone = file.value().skeleton.find_bone(skeleton.bone_names[b]);
-    if (file_bone < 0) return Error{"the file has no bone '" + skeleton.bone_names[b] + "'"};
+    if (file_bone < 0) return Error{"the file has no bone '" + excerpt(skeleton.bone_names[b]) + "'"};
     node_of_bone[b] = file.value().bones[static_cast<size_t>(file_bone)];
     matched_bone[static_cast<size_t>(node_of_bone[b])] = static_cast<int>(b);
   }
   auto name = [&](int bone) {
-    return bone < 0 ? std::string("none") : "'" + skeleton.bone_names[static_cast<size_t>(bone)] + "'";
+    return bone < 0 ? std::string("none") : "'" + excerpt(skeleton.bone_names[static_cast<size_t>(bone)]) + "'";
   };
   for (size_t b = 0; b < skeleton.bone_count(); ++b) {
     int ancestor = parents[static_cast<size_t>(node_of_bone[b])];
@@ -199,7 +200,7 @@ Result<std::vector<int>> match_bones(const tinygltf::Model& model, const Skeleto
     }
     const int file_parent = ancestor < 0 ? -1 : matched_bone[static_cast<size_t>(ancestor)];
     if (file_parent != skeleton.parents[b]) {
-      return Error{"bone '" + skeleton.bone_names[b] + "' has parent " + name(skeleton.parents[b]) +
+      return Error{"bone '" + excerpt(skeleton.bone_names[b]) + "' has parent " + name(skeleton.parents[b]) +
                    " in the skeleton but " + name(file_parent) + " in the file"};
     }
   }

@@ -7,7 +7,8 @@
 # mode checks its thresholds; a stream whose stored tolerance is not met
 # makes compress and verify exit 1 naming the bones and frames; bad values
 # exit 2 naming the option; bad inputs fail with a message naming the file
-# and never destroy an existing output.
+# and never destroy an existing output; names with terminal escape sequences
+# print without a control byte.
 #   compress_verify_test.sh KEYSTREAM ASSETS_DIR CLIPS_DIR WORK_DIR
 set -euo pipefail
 ks=$1 assets=$2 clips=$3 work=$4
@@ -262,6 +263,9 @@ expect 2 "unknown option '--frobnicate'" "$ks" compress "$demo" --frobnicate
 expect 2 "unknown option '--range'" "$ks" compress "$demo" --range 2
 expect 2 "--zstd-level: '99' is not a whole number in 1..22" "$ks" compress "$demo" --zstd-level 99
 expect 2 "no input given" "$ks" compress
+# Import settings out of range name the option, not only the value.
+expect 2 "--sample-rate: must be 0 (automatic) or within 1 to 10000 Hz" "$ks" compress "$demo" --sample-rate 1e-38
+expect 2 "--bvh-unit-scale: must be a positive number" "$ks" measure "$work/chain.bvh" --bvh-unit-scale -1
 mkdir -p "$work/a" "$work/b"
 cp "$demo" "$work/a/same.glb"; cp "$demo" "$work/b/same.glb"
 expect 2 "would write" "$ks" compress "$work/a/same.glb" "$work/b/same.glb" -o "$work/same"
@@ -362,5 +366,23 @@ assert not c["ok"] and c["bones_over"] >= 1, c
 late = [b for b in c["bone_errors"] if "worst_frame_time" in b]
 assert late and all(b["worst_frame"] != b["worst_frame_time"] for b in late), c["bone_errors"]'
 expect 1 "(a source key between frames)" "$ks" verify "$work/off_grid.gltf" "$work/off_grid.ks"
+
+# --- Names from a file reach the terminal shortened and printable: an animation and a bone named with
+# terminal escape sequences (a window title, a screen clear, a bell) leave no control byte in any text output.
+glb_with "$demo" "$work/escape.glb" "doc['animations'][0]['name'] = '\\x1b]0;owned\\x07walk'
+doc['nodes'][doc['skins'][0]['joints'][1]]['name'] = '\\x1b[2J\\x1b[31mbone\\x07'"
+control=$(printf '[\033\007]')
+no_control() {
+  local out rc=0
+  out=$("$@" 2>&1) || rc=$?
+  [ "$rc" -eq 0 ] || fail "'$*' exited $rc: $out"
+  LC_ALL=C grep -q "$control" <<<"$out" && fail "'$*' printed terminal control bytes: $(cat -v <<<"$out")"
+  return 0
+}
+no_control "$ks" inspect "$work/escape.glb" --bones
+no_control "$ks" measure "$work/escape.glb" --tracks
+no_control "$ks" compress "$work/escape.glb" -o "$work/escape.ks"
+no_control "$ks" verify "$work/escape.glb" "$work/escape.ks" --bones --tracks
+no_control "$ks" info "$work/escape.ks" --tracks
 
 echo "compress/verify: ${#sources[@]} sources round-trip plain and zstd; overrides, local mode, misses and refusals checked"

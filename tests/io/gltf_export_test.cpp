@@ -311,6 +311,17 @@ TEST(GltfExport, RefusesASourceMissingABoneNamingTheBoneAndTheFile) {
   EXPECT_NE(glb.error().find("demo_walk.glb"), std::string::npos) << glb.error();
 }
 
+// A stream's bone names are untrusted bytes: the message quotes them printable, never as a terminal escape sequence.
+TEST(GltfExport, RefusesASourceMissingABoneQuotingItsNamePrintable) {
+  ImportedClip demo = import_ok(kDemo);
+  demo.skeleton.bone_names[3] = "\x1b]0;title\x07" + std::string(5000, 'b');
+  Result<std::vector<uint8_t>> glb = export_gltf(demo.skeleton, demo.clip, kDemo);
+  ASSERT_FALSE(glb.ok());
+  EXPECT_EQ(glb.error().find_first_of("\x1b\x07"), std::string::npos) << glb.error();
+  EXPECT_LT(glb.error().size(), 1000u);
+  EXPECT_NE(glb.error().find("demo_walk.glb"), std::string::npos) << glb.error();
+}
+
 TEST(GltfExport, RefusesASourceWhoseHierarchyDiffersNamingTheBone) {
   ImportedClip demo = import_ok(kDemo);
   const auto moved = std::find_if(demo.skeleton.parents.begin(), demo.skeleton.parents.end(),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # keystream-studio screenshot mode, end to end under Xvfb with Mesa's
 # software OpenGL: the demo clip, a selected bone at another frame, a smaller
-# window and a shared BVH clip each render the whole UI (the right size, not
+# window, a shared BVH clip and a glTF with 65,000-character names each
+# render the whole UI (the right size, not
 # blank, the six panels' title bars visible); bad files fail with exit 1, a
 # message naming the file and no PNG; bad options fail with exit 2.
 # The 3D viewport, from the view rectangles the studio prints:
@@ -242,6 +243,36 @@ if [ -f "$clips/cmu_cgspeed_01_01.bvh" ]; then
 else
   echo "skipped: $clips/cmu_cgspeed_01_01.bvh is not there"
 fi
+
+# Names from a hostile file: a bone and an animation named with 65,000
+# characters (a stream holds up to 65,535) render with every panel showing
+# them shortened; the whole of one put more than 65,536 vertices in a
+# window's draw list, which Dear ImGui's 16-bit indices cannot hold (abort).
+# A 70,000-character animation name, too long for a stream, makes the fit
+# fail: its message, quoting the name, is shortened too.
+# long_names_gltf FILE BONE_CHARS ANIMATION_CHARS: writes such a glTF.
+long_names_gltf() {
+  python3 - "$@" <<'PY'
+import base64, json, struct, sys
+path, bone, animation = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+buf = struct.pack("<2f", 0, 1) + struct.pack("<8f", 0, 0, 0, 1, 0, 0, 0.38268343, 0.9238795)
+doc = {"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}],
+       "nodes": [{"name": "B" * bone, "children": [1]}, {"name": "tip", "translation": [0, 0.5, 0]}],
+       "buffers": [{"byteLength": len(buf),
+                    "uri": "data:application/octet-stream;base64," + base64.b64encode(buf).decode()}],
+       "bufferViews": [{"buffer": 0, "byteLength": 8}, {"buffer": 0, "byteOffset": 8, "byteLength": 32}],
+       "accessors": [{"bufferView": 0, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0], "max": [1]},
+                     {"bufferView": 1, "componentType": 5126, "count": 2, "type": "VEC4"}],
+       "animations": [{"name": "A" * animation, "samplers": [{"input": 0, "output": 1}],
+                       "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}}]}]}
+open(path, "w").write(json.dumps(doc))
+PY
+}
+long_names_gltf "$work/long_names.gltf" 65000 65000
+shot long_names "$work/long_names.gltf" --select 0
+check "$work/long_names.png" --size 1600x1000 --not-blank --has-panels $PANELS
+long_names_gltf "$work/animation_name_too_long.gltf" 4 70000
+bad_file animation_name_too_long "$work/animation_name_too_long.gltf"
 
 # --- The viewport. ---
 # a) Material colours at a tight tolerance (0.01 mm at 3 cm): the
