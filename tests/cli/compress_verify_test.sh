@@ -211,6 +211,10 @@ for cmd in compress measure; do
     expect 2 "--shell-distance: '$value' is not a positive number of centimetres" "$ks" $cmd "$demo" --shell-distance "$value"
   done
   expect 2 "--tolerance needs a value" "$ks" $cmd "$demo" --tolerance
+  for value in 0 1 -5 abc 1.5 1e30 99999999999999999999 ""; do
+    expect 2 "--max-bone-frames: '$value' is not a whole number in 2..1099511627776" \
+      "$ks" $cmd "$demo" --max-bone-frames "$value"
+  done
   expect 2 "--bone-tolerance: 'head' is not NAME=MM or NAME=MM@CM" "$ks" $cmd "$demo" --bone-tolerance head
   expect 2 "--bone-tolerance: '=0.1' names no bone" "$ks" $cmd "$demo" --bone-tolerance =0.1
   expect 2 "the tolerance of \"head\" ('x') is not a positive number" "$ks" $cmd "$demo" --bone-tolerance head=x
