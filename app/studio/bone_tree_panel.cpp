@@ -9,10 +9,9 @@
 
 #include <algorithm>
 #include <string>
-#include <vector>
 
 #include "app/studio/bone_tolerance_edit.h"
-#include "app/studio/panels.h"
+#include "app/studio/bone_tree_panel.h"
 #include "core/io/excerpt.h"
 
 namespace ks::studio {
@@ -55,36 +54,6 @@ void bone_tooltip(const StudioState& state, const FitResult& r, size_t bone) {
                 t.coding == TrackCoding::kAnimated ? t.keys.size() : size_t{0});
   }
   ImGui::EndTooltip();
-}
-
-void draw_bone(StudioState& state, const std::vector<std::vector<int>>& children, int bone, const FitResult* r) {
-  const Skeleton& skeleton = state.clip->skeleton;
-  const size_t b = static_cast<size_t>(bone);
-  const bool leaf = children[b].empty();
-  ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_OpenOnArrow | ImGuiTreeNodeFlags_DefaultOpen |
-                             ImGuiTreeNodeFlags_SpanAvailWidth | (leaf ? ImGuiTreeNodeFlags_Leaf : 0);
-  if (bone == state.selected_bone) flags |= ImGuiTreeNodeFlags_Selected;
-  float error_m = 0.f, tolerance_m = 0.f;
-  const bool measured = bone_error(r, b, &error_m, &tolerance_m);
-  const bool over = measured && error_m > tolerance_m;
-  ImGui::TableNextRow();
-  ImGui::TableNextColumn();
-  if (over) ImGui::PushStyleColor(ImGuiCol_Text, kOverColor);
-  // A bone with an override of its own is marked with a star.
-  const bool has_override = find_bone_tolerance(state.settings.fit, skeleton.bone_names[b]) != nullptr;
-  const bool open = ImGui::TreeNodeEx(reinterpret_cast<void*>(static_cast<intptr_t>(bone)), flags, "%s%s",
-                                      excerpt(skeleton.bone_names[b], 120).c_str(), has_override ? " *" : "");
-  if (over) ImGui::PopStyleColor();
-  if (ImGui::IsItemClicked() && !ImGui::IsItemToggledOpen()) state.selected_bone = bone;
-  if (measured && ImGui::IsItemHovered()) bone_tooltip(state, *r, b);
-  ImGui::TableNextColumn();
-  if (measured) {
-    ImGui::TextColored(over ? kOverColor : kMetColor, "%s", format_error_pair_mm(error_m, tolerance_m).c_str());
-  }
-  if (open) {
-    for (const int child : children[b]) draw_bone(state, children, child, r);
-    ImGui::TreePop();
-  }
 }
 
 // The selected bone's tolerance, where it comes from, and the override editor.
@@ -142,7 +111,7 @@ void draw_override_editor(StudioState& state) {
 
 }  // namespace
 
-void draw_bone_tree_panel(StudioState& state) {
+void BoneTreePanel::draw(StudioState& state) {
   if (!ImGui::Begin("Bones")) {
     ImGui::End();
     return;
@@ -152,13 +121,7 @@ void draw_bone_tree_panel(StudioState& state) {
     ImGui::End();
     return;
   }
-  const Skeleton& skeleton = state.clip->skeleton;
-  std::vector<std::vector<int>> children(skeleton.bone_count());
-  std::vector<int> roots;
-  for (size_t b = 0; b < skeleton.bone_count(); ++b) {
-    const int parent = skeleton.parents[b];
-    (parent < 0 ? roots : children[static_cast<size_t>(parent)]).push_back(static_cast<int>(b));
-  }
+  if (m_clip.lock() != state.clip) open_clip(state.clip);
   ImGui::TextDisabled("object-space max / tolerance; * has an override; click to select");
   const FitResult* r = state.current_result();
   // The editor keeps its height at the bottom; the tree scrolls above it.
@@ -168,11 +131,63 @@ void draw_bone_tree_panel(StudioState& state) {
   if (ImGui::BeginTable("bones", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY, ImVec2(0.f, tree_height))) {
     ImGui::TableSetupColumn("bone", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("max / E", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("0.000 / 0.00 mm").x);
-    for (const int root : roots) draw_bone(state, children, root, r);
+    // Every row is one line high, so the clipper submits only those in view.
+    bool toggled = false;
+    ImGuiListClipper clipper;
+    clipper.Begin(static_cast<int>(m_rows.size()));
+    while (clipper.Step()) {
+      for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+        toggled |= draw_row(state, m_rows[static_cast<size_t>(i)], r);
+      }
+    }
     ImGui::EndTable();
+    // Rebuilt after the loop: the clipper walks the rows it was given.
+    if (toggled) visible_bone_rows(m_children, m_collapsed, m_rows);
   }
   draw_override_editor(state);
   ImGui::End();
+}
+
+void BoneTreePanel::open_clip(const std::shared_ptr<const ImportedClip>& clip) {
+  m_clip = clip;
+  m_children = bone_children(clip->skeleton.parents);
+  m_collapsed.assign(clip->skeleton.bone_count(), 0);
+  visible_bone_rows(m_children, m_collapsed, m_rows);
+}
+
+bool BoneTreePanel::draw_row(StudioState& state, BoneTreeRow row, const FitResult* r) {
+  const Skeleton& skeleton = state.clip->skeleton;
+  const size_t b = static_cast<size_t>(row.bone);
+  const bool leaf = m_children.child_count(b) == 0;
+  // The rows are flat: the panel, not ImGui's tree stack, keeps what is open.
+  ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_OpenOnArrow | ImGuiTreeNodeFlags_SpanAvailWidth |
+                             ImGuiTreeNodeFlags_NoTreePushOnOpen | (leaf ? ImGuiTreeNodeFlags_Leaf : 0);
+  if (row.bone == state.selected_bone) flags |= ImGuiTreeNodeFlags_Selected;
+  float error_m = 0.f, tolerance_m = 0.f;
+  const bool measured = bone_error(r, b, &error_m, &tolerance_m);
+  const bool over = measured && error_m > tolerance_m;
+  ImGui::TableNextRow();
+  ImGui::TableNextColumn();
+  // Past kMaxIndentLevels a deep chain stops indenting, so its names stay in the column.
+  const float indent = static_cast<float>(std::min(row.depth, kMaxIndentLevels)) * ImGui::GetStyle().IndentSpacing;
+  if (indent > 0.f) ImGui::Indent(indent);
+  if (over) ImGui::PushStyleColor(ImGuiCol_Text, kOverColor);
+  // A bone with an override of its own is marked with a star.
+  const bool has_override = find_bone_tolerance(state.settings.fit, skeleton.bone_names[b]) != nullptr;
+  ImGui::SetNextItemOpen(m_collapsed[b] == 0);
+  const bool open = ImGui::TreeNodeEx(reinterpret_cast<void*>(static_cast<intptr_t>(row.bone)), flags, "%s%s",
+                                      excerpt(skeleton.bone_names[b], 120).c_str(), has_override ? " *" : "");
+  if (over) ImGui::PopStyleColor();
+  const bool toggled = ImGui::IsItemToggledOpen();
+  if (toggled) m_collapsed[b] = open ? 0 : 1;
+  if (ImGui::IsItemClicked() && !toggled) state.selected_bone = row.bone;
+  if (measured && ImGui::IsItemHovered()) bone_tooltip(state, *r, b);
+  if (indent > 0.f) ImGui::Unindent(indent);
+  ImGui::TableNextColumn();
+  if (measured) {
+    ImGui::TextColored(over ? kOverColor : kMetColor, "%s", format_error_pair_mm(error_m, tolerance_m).c_str());
+  }
+  return toggled;
 }
 
 }  // namespace ks::studio

@@ -1,7 +1,8 @@
 #pragma once
-// The studio's panels. Each draws one ImGui window from the state and
-// records what the user asked for in it (StudioState's *_requested fields);
-// the app acts on those after drawing.
+// The studio's stateless panels (BoneTreePanel, CurvePanel and the others
+// with state have headers of their own). Each draws one ImGui window from
+// the state and records what the user asked for in it (StudioState's
+// *_requested fields); the app acts on those after drawing.
 
 #include "app/studio/studio_state.h"
 
@@ -15,9 +16,6 @@ void draw_settings_panel(StudioState& state);
 /// bytes with and without metadata, bits per key, tracks by coding, keys,
 /// errors, what the player read.
 void draw_stats_panel(StudioState& state);
-/// "Bones": the hierarchy, each bone's object-space max against its
-/// tolerance, and the selected bone's tolerance override (set, remove).
-void draw_bone_tree_panel(StudioState& state);
 /// "Open": path field, folder listing of clips and recent files.
 void draw_open_panel(StudioState& state, bool* open);
 

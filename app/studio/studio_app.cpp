@@ -413,7 +413,7 @@ int StudioApp::run() {
     draw_menu_bar();
     draw_settings_panel(m_state);
     draw_stats_panel(m_state);
-    draw_bone_tree_panel(m_state);
+    m_bone_tree.draw(m_state);
     m_curves.draw(m_state);
     // --simulate-play times the viewport alone: the GL work it queues is
     // finished inside the measurement, not later in the frame.

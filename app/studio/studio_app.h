@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/studio/bone_tree_panel.h"
 #include "app/studio/curve_panel.h"
 #include "app/studio/refit_worker.h"
 #include "app/studio/studio_state.h"
@@ -69,6 +70,7 @@ class StudioApp {
   bool m_imgui_ready = false;
   bool m_show_open = false;
   bool m_show_help = false;
+  BoneTreePanel m_bone_tree;
   CurvePanel m_curves;
   TimelinePanel m_timeline;
   std::unique_ptr<ViewportPanel> m_viewport;  // made once the GL context exists

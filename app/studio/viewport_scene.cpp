@@ -55,6 +55,39 @@ ShapeHit hit_shape(const BoneShape& shape, const glm::mat4& view_projection, glm
   return {true, glm::length(cursor - glm::vec2(nearest)), nearest.z};
 }
 
+// Children or end sites of one bone at the same point give the same shape
+// again; a rig with thousands of siblings at one offset would draw (and a
+// software rasterizer would shade) thousands of copies over each other. Keeps
+// the first of each bone's shapes with a given tail, in order. `first[b]` is
+// where bone b's shapes start.
+void remove_repeated_shapes(std::span<const uint32_t> first, std::vector<BoneShape>& shapes) {
+  std::vector<uint32_t> order;
+  std::vector<uint8_t> repeated(shapes.size(), 0);
+  const auto tail_less = [&](uint32_t a, uint32_t b) {
+    const Vec3 p = shapes[a].tail, q = shapes[b].tail;
+    if (p.x != q.x) return p.x < q.x;
+    if (p.y != q.y) return p.y < q.y;
+    if (p.z != q.z) return p.z < q.z;
+    return a < b;
+  };
+  for (size_t b = 0; b + 1 < first.size(); ++b) {
+    if (first[b + 1] - first[b] < 2) continue;
+    order.resize(first[b + 1] - first[b]);
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = first[b] + i;
+    // Sorted by tail, then by slot: each run of one tail starts with its first slot.
+    std::sort(order.begin(), order.end(), tail_less);
+    for (size_t i = 1; i < order.size(); ++i) {
+      const Vec3 p = shapes[order[i - 1]].tail, q = shapes[order[i]].tail;
+      if (p.x == q.x && p.y == q.y && p.z == q.z) repeated[order[i]] = 1;
+    }
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (repeated[i] == 0) shapes[kept++] = shapes[i];
+  }
+  shapes.resize(kept);
+}
+
 }  // namespace
 
 void source_pose_at(const RawClip& clip, float frame_time, std::span<Transform> local) {
@@ -125,6 +158,7 @@ void bone_shapes(const Skeleton& skeleton, std::span<const Transform> model, std
     const Vec3 tail = parent < 0 ? head : head + 0.5f * (head - model[static_cast<size_t>(parent)].translation);
     emit(b, tail);
   }
+  remove_repeated_shapes(first, shapes);
 }
 
 void bone_error_fractions(std::span<const Transform> source_model, std::span<const Transform> decoded_model,

@@ -39,8 +39,9 @@ struct BoneShape {
 };
 
 /// The shapes of a model-space pose, in bone order: one per child and per
-/// end site. A leaf with neither gets a tail continuing its parent's
-/// direction for half the parent's length; a lone root gets head == tail.
+/// end site, except that those of one bone at the same point share one. A
+/// leaf with neither gets a tail continuing its parent's direction for half
+/// the parent's length; a lone root gets head == tail.
 void bone_shapes(const Skeleton& skeleton, std::span<const Transform> model, std::vector<BoneShape>& shapes);
 
 /// Per bone, the object-space error now (source and decoded model-space

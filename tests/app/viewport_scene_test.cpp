@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "app/studio/fit_job.h"
@@ -144,6 +145,40 @@ TEST(ViewportScene, BoneShapesCoverChildrenEndSitesLeavesAndLoneRoots) {
     expect_near(shapes[i].head, heads[i]);
     expect_near(shapes[i].tail, tails[i]);
   }
+}
+
+// Siblings and end sites at one point would draw the same shape again and
+// again (a rig of thousands of siblings at one offset is thousands of
+// copies for the rasterizer): each bone keeps one shape per distinct tail,
+// the first, in order.
+TEST(ViewportScene, BoneShapesAtOnePointShareOne) {
+  constexpr size_t kSiblings = 1000;
+  Skeleton skeleton;
+  skeleton.bone_names.push_back("root");
+  skeleton.parents.push_back(-1);
+  skeleton.rest_pose.emplace_back();
+  for (size_t i = 0; i < kSiblings; ++i) {
+    skeleton.bone_names.push_back("j" + std::to_string(i));
+    skeleton.parents.push_back(0);
+    Transform local;
+    // Every other sibling at (0, 1, 0); the rest at (1, 0, 0) except one at (0, 0, 1).
+    local.translation = i == 7 ? Vec3{0.f, 0.f, 1.f} : i % 2 == 0 ? Vec3{0.f, 1.f, 0.f} : Vec3{1.f, 0.f, 0.f};
+    skeleton.rest_pose.push_back(local);
+    skeleton.end_sites.push_back({static_cast<int32_t>(i + 1), {0.f, 1.f, 0.f}});
+  }
+  skeleton.end_sites.push_back({0, {0.f, 1.f, 0.f}});  // the root's end site, at its first children
+  ASSERT_TRUE(skeleton.validate().ok());
+  const std::vector<Transform> model = local_to_model(skeleton, skeleton.rest_pose);
+  std::vector<BoneShape> shapes;
+  bone_shapes(skeleton, model, shapes);
+  ASSERT_EQ(shapes.size(), 3 + kSiblings);
+  EXPECT_EQ(shapes[0].bone, 0);
+  expect_near(shapes[0].tail, {0.f, 1.f, 0.f});
+  EXPECT_EQ(shapes[1].bone, 0);
+  expect_near(shapes[1].tail, {1.f, 0.f, 0.f});
+  EXPECT_EQ(shapes[2].bone, 0);
+  expect_near(shapes[2].tail, {0.f, 0.f, 1.f});
+  for (size_t i = 0; i < kSiblings; ++i) EXPECT_EQ(shapes[3 + i].bone, static_cast<int32_t>(i + 1)) << i;
 }
 
 TEST(ViewportScene, ObjectSpaceErrorsOverTheClipAreWhatMeasureReports) {

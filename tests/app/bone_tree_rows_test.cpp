@@ -1,0 +1,105 @@
+// The Bones panel's flat tree (app/studio/bone_tree_rows.h): children lists
+// in bone order, rows depth first with closed branches left out, and rigs
+// the panel must stay usable on: 50,000 siblings under one root (one row
+// when the root is closed) and a chain too deep for recursion.
+
+#include "app/studio/bone_tree_rows.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace ks::studio {
+namespace {
+
+std::vector<int32_t> bones_of(const std::vector<BoneTreeRow>& rows) {
+  std::vector<int32_t> bones;
+  for (const BoneTreeRow& row : rows) bones.push_back(row.bone);
+  return bones;
+}
+
+std::vector<int32_t> depths_of(const std::vector<BoneTreeRow>& rows) {
+  std::vector<int32_t> depths;
+  for (const BoneTreeRow& row : rows) depths.push_back(row.depth);
+  return depths;
+}
+
+// 0 root; 1 and 4 its children; 2, 3 under 1; 5 a second root; 6 under 5,
+// listed before its parent's later sibling would be.
+const std::vector<int32_t> kParents = {-1, 0, 1, 1, 0, -1, 5};
+
+TEST(BoneChildren, ListsChildrenInBoneOrderAndRootsApart) {
+  const BoneChildren children = bone_children(kParents);
+  EXPECT_EQ(children.roots, (std::vector<int32_t>{0, 5}));
+  ASSERT_EQ(children.first.size(), kParents.size() + 1);
+  EXPECT_EQ(children.child_count(0), 2u);
+  EXPECT_EQ(children.child_count(1), 2u);
+  EXPECT_EQ(children.child_count(2), 0u);
+  EXPECT_EQ(children.child_count(5), 1u);
+  EXPECT_EQ(children.bones, (std::vector<int32_t>{1, 4, 2, 3, 6}));
+}
+
+TEST(BoneChildren, EmptySkeletonHasNoRows) {
+  const BoneChildren children = bone_children({});
+  std::vector<BoneTreeRow> rows = {{3, 1}};
+  visible_bone_rows(children, {}, rows);
+  EXPECT_TRUE(rows.empty());
+}
+
+TEST(VisibleBoneRows, AllOpenIsDepthFirstWithDepths) {
+  const BoneChildren children = bone_children(kParents);
+  const std::vector<uint8_t> collapsed(kParents.size(), 0);
+  std::vector<BoneTreeRow> rows;
+  visible_bone_rows(children, collapsed, rows);
+  EXPECT_EQ(bones_of(rows), (std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(depths_of(rows), (std::vector<int32_t>{0, 1, 2, 2, 1, 0, 1}));
+}
+
+TEST(VisibleBoneRows, ClosedBranchShowsItsBoneButNotBelow) {
+  const BoneChildren children = bone_children(kParents);
+  std::vector<uint8_t> collapsed(kParents.size(), 0);
+  collapsed[1] = 1;
+  collapsed[2] = 1;  // closed inside a closed branch: no effect on what shows
+  std::vector<BoneTreeRow> rows;
+  visible_bone_rows(children, collapsed, rows);
+  EXPECT_EQ(bones_of(rows), (std::vector<int32_t>{0, 1, 4, 5, 6}));
+  collapsed[1] = 0;
+  visible_bone_rows(children, collapsed, rows);
+  EXPECT_EQ(bones_of(rows), (std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6}));
+}
+
+TEST(VisibleBoneRows, FiftyThousandSiblings) {
+  constexpr int32_t kSiblings = 50'000;
+  std::vector<int32_t> parents(kSiblings + 1, 0);
+  parents[0] = -1;
+  const BoneChildren children = bone_children(parents);
+  EXPECT_EQ(children.child_count(0), static_cast<size_t>(kSiblings));
+  std::vector<uint8_t> collapsed(parents.size(), 0);
+  std::vector<BoneTreeRow> rows;
+  visible_bone_rows(children, collapsed, rows);
+  ASSERT_EQ(rows.size(), parents.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].bone, static_cast<int32_t>(i));
+    ASSERT_EQ(rows[i].depth, i == 0 ? 0 : 1);
+  }
+  collapsed[0] = 1;
+  visible_bone_rows(children, collapsed, rows);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].bone, 0);
+}
+
+TEST(VisibleBoneRows, ChainDeeperThanAStackWouldTake) {
+  constexpr int32_t kDepth = 200'000;
+  std::vector<int32_t> parents(kDepth);
+  for (int32_t b = 0; b < kDepth; ++b) parents[static_cast<size_t>(b)] = b - 1;
+  const BoneChildren children = bone_children(parents);
+  const std::vector<uint8_t> collapsed(parents.size(), 0);
+  std::vector<BoneTreeRow> rows;
+  visible_bone_rows(children, collapsed, rows);
+  ASSERT_EQ(rows.size(), parents.size());
+  EXPECT_EQ(rows.back().bone, kDepth - 1);
+  EXPECT_EQ(rows.back().depth, kDepth - 1);
+}
+
+}  // namespace
+}  // namespace ks::studio
