@@ -27,7 +27,7 @@ inline void shift_window(TrackWindow& window) {
 }
 
 inline void finish_key(TrackWindow& window, bool negated) {
-  window.negated = static_cast<uint8_t>((window.negated >> 1) | (negated ? 1u << (kWindowSize - 1) : 0u));
+  window.negated = (window.negated >> 1) | (negated ? 1u << (kWindowSize - 1) : 0u);
   if (window.keys_behind < kWindowSize) ++window.keys_behind;
   ++window.keys_read;
 }
@@ -79,25 +79,15 @@ bool same_window(const TrackWindow& a, const TrackWindow& b) {
          std::memcmp(a.codes, b.codes, sizeof a.codes) == 0 && std::memcmp(a.frames, b.frames, sizeof a.frames) == 0;
 }
 
-// Shifts the keys that arrived in the window since its lane was last brought
-// up to date (at most four) into the lane, dequantized, and marks the lane's
-// block for a rebuild of its coefficients.
+// Shifts the keys staged in the blocks marked in `stale_blocks` into their
+// lanes (the marks stay: the blocks still need their coefficients rebuilt).
 template <int Components>
-void shift_keys_into_lane(std::span<SegmentLanes<Components>> blocks, std::span<uint64_t> stale_blocks,
-                          const TrackWindow& window, const StreamTrack& track) {
-  const uint32_t behind = window.keys_behind;
-  shift_lane_keys(blocks, window.lane, behind);
-  for (uint32_t i = kWindowSize - behind; i < kWindowSize; ++i) {
-    CurveKey key;
-    dequantize_key(track.kind, track.quantization, window.codes[i], key.value);
-    if ((window.negated >> i) & 1u) {
-      for (float& v : key.value) v = -v;
+void shift_in_stale_blocks(std::span<SegmentLanes<Components>> blocks, std::span<const uint64_t> stale_blocks) {
+  for (uint32_t word = 0; word < stale_blocks.size(); ++word) {
+    for (uint64_t bits = stale_blocks[word]; bits != 0; bits &= bits - 1) {
+      shift_in_staged_keys(blocks[word * 64 + static_cast<uint32_t>(std::countr_zero(bits))]);
     }
-    key.frame = static_cast<float>(window.frames[i]);
-    set_lane_key(blocks, window.lane, i, key);
   }
-  const uint32_t block = window.lane / kLanesPerBlock;
-  stale_blocks[block / 64] |= uint64_t{1} << (block % 64);
 }
 
 // Rebuilds the coefficients of the blocks marked in `stale_blocks`, then
@@ -164,6 +154,7 @@ Player::Player(const StreamView& stream)
   }
   m_queue.reserve(static_cast<uint32_t>(m_active_array.size()));
   m_stale.reserve(m_active_array.size());
+  m_refilled.reserve(m_active_array.size());
   m_restore_cost_keys = stream.streamed_track_count() * kWindowSize;
   restart();
 }
@@ -174,31 +165,22 @@ size_t Player::memory_bytes() const {
          m_vec3_lanes.capacity() * sizeof(Vec3Lanes) +
          (m_stale_rotation_blocks.capacity() + m_stale_vec3_blocks.capacity()) * sizeof(uint64_t) +
          m_finished.capacity() * sizeof(uint32_t) +
-         m_stale.capacity() * sizeof(uint32_t) + m_queue.memory_bytes() + m_reader.memory_bytes();
+         (m_stale.capacity() + m_refilled.capacity()) * sizeof(uint32_t) + m_queue.memory_bytes() + m_reader.memory_bytes();
 }
 
-void Player::stage_newest_key(const TrackWindow& window, const StreamTrack& track) {
-  const uint32_t newest = kWindowSize - 1;
-  const bool negated = ((window.negated >> newest) & 1u) != 0;
+// Inlined so the common call, the newest key, indexes the window at a constant.
+[[gnu::always_inline]] inline void Player::stage_key(const TrackWindow& window, const StreamTrack& track,
+                                                     uint32_t position) {
+  const bool negated = ((window.negated >> position) & 1u) != 0;
   const uint32_t block = window.lane / kLanesPerBlock;
   if (track.kind == TrackKind::kRotation) {
-    stage_lane_key(std::span<RotationLanes>(m_rotation_lanes), window.lane, window.codes[newest],
-                   window.frames[newest], negated);
+    stage_lane_key(std::span<RotationLanes>(m_rotation_lanes), window.lane, window.codes[position],
+                   window.frames[position], negated);
     m_stale_rotation_blocks[block / 64] |= uint64_t{1} << (block % 64);
   } else {
-    stage_lane_key(std::span<Vec3Lanes>(m_vec3_lanes), window.lane, window.codes[newest], window.frames[newest],
+    stage_lane_key(std::span<Vec3Lanes>(m_vec3_lanes), window.lane, window.codes[position], window.frames[position],
                    negated);
     m_stale_vec3_blocks[block / 64] |= uint64_t{1} << (block % 64);
-  }
-}
-
-void Player::update_lane_keys(const TrackWindow& window, const StreamTrack& track) {
-  if (track.kind == TrackKind::kRotation) {
-    shift_keys_into_lane(std::span<RotationLanes>(m_rotation_lanes), std::span<uint64_t>(m_stale_rotation_blocks),
-                         window, track);
-  } else {
-    shift_keys_into_lane(std::span<Vec3Lanes>(m_vec3_lanes), std::span<uint64_t>(m_stale_vec3_blocks), window,
-                         track);
   }
 }
 
@@ -277,35 +259,37 @@ void Player::next_need() {
     m_next_need = kNoKeyDue;
     return;
   }
-  enter_block_of_cursor();
+  if (m_reader.past_block(m_cursor_key_index)) enter_block_of(m_cursor_key_index);
   m_next_need = m_queue.next_need();
 }
 
-void Player::enter_block_of_cursor() {
-  if (m_reader.past_block(m_cursor_key_index)) {
-    const uint64_t before = m_reader.blocks_decompressed();
-    m_reader.enter_block_of(m_cursor_key_index);
-    m_counters.blocks_decompressed += m_reader.blocks_decompressed() - before;
-  }
+void Player::enter_block_of(uint32_t key_index) {
+  const uint64_t before = m_reader.blocks_decompressed();
+  m_reader.enter_block_of(key_index);
+  m_counters.blocks_decompressed += m_reader.blocks_decompressed() - before;
 }
 
 void Player::read_keys_due() {
   const uint32_t need = m_next_need;
   const std::span<const uint8_t> key_widths = m_stream->key_widths();
   m_last_need = need;
+  // The cursor and the count in locals: the compiler then keeps them in
+  // registers across the window stores of every key.
+  TrackWindow* const windows = m_active_array.data();
+  uint32_t cursor = m_cursor_key_index;
+  uint32_t keys = 0;
   // The windows due at this need, in slot order: ties go by track index,
   // the order the packer wrote their keys in (DESIGN §7).
   m_queue.take_next_need([&](uint32_t slot) {
-    TrackWindow& window = m_active_array[slot];
+    TrackWindow& window = windows[slot];
     // A window whose next key is due at this need too reads it at once: it
     // still comes before every slot after it. (Only a forged stream's
     // frames, which wrap, can make a need go back; it counts as this one.)
     do {
-      enter_block_of_cursor();
+      if (m_reader.past_block(cursor)) [[unlikely]] enter_block_of(cursor);
       read_next_stream_key(m_reader, key_widths, window);
-      ++m_cursor_key_index;
-      ++m_counters.keys_read;
-      ++m_counters.window_updates;
+      ++cursor;
+      ++keys;
     } while (window.keys_read < window.key_count && need_of_next_key(window) <= need);
     mark_stale(slot);
     if (window.keys_read < window.key_count) {
@@ -314,6 +298,9 @@ void Player::read_keys_due() {
       m_finished.push_back(slot);
     }
   });
+  m_cursor_key_index = cursor;
+  m_counters.keys_read += keys;
+  m_counters.window_updates += keys;
   next_need();
 }
 
@@ -397,23 +384,41 @@ void Player::mark_stale(uint32_t slot) {
 
 void Player::update_stale_lanes() {
   const std::span<const StreamTrack> tracks = m_stream->tracks();
+  // The keys that arrived in each window since its lane was brought up to
+  // date (at most its four) are staged as codes, and each block dequantizes
+  // and shifts in its lanes' staged keys eight lanes per instruction. A
+  // window that took one key (play at the clip's rate) stages it here and
+  // its block's rebuild shifts it in. Windows that took several (after a
+  // seek every window refills) stage them one round per key, oldest first,
+  // each round shifted in before the next is staged.
+  uint32_t most_behind = 1;
+  m_refilled.clear();
   for (const uint32_t slot : m_stale) {
     TrackWindow& window = m_active_array[slot];
-    // One new key, as in play at the clip's rate or slower: staged, and
-    // dequantized with the rest of its block's when the block is rebuilt
-    // (a quarter fewer instructions per pose than dequantizing it here).
-    // More (after a seek): dequantized here, those still in the window only;
-    // staging those too, up to four rounds per block, measured slower.
-    if (window.keys_behind == 1) {
-      stage_newest_key(window, tracks[window.track]);
-    } else {
-      update_lane_keys(window, tracks[window.track]);
-    }
     m_counters.keys_dequantized += window.keys_behind;
-    window.keys_behind = 0;
     window.lane_stale = false;
+    if (window.keys_behind > 1) {
+      m_refilled.push_back(slot);
+      most_behind = std::max<uint32_t>(most_behind, window.keys_behind);
+      continue;
+    }
+    if (window.keys_behind == 1) stage_key(window, tracks[window.track], kWindowSize - 1);
+    window.keys_behind = 0;
   }
   m_stale.clear();
+  for (uint32_t position = kWindowSize - most_behind; position < kWindowSize; ++position) {
+    if (position > kWindowSize - most_behind) {
+      // The keys staged so far (one-key windows' included) go in before the next round's.
+      shift_in_stale_blocks(std::span<RotationLanes>(m_rotation_lanes),
+                            std::span<const uint64_t>(m_stale_rotation_blocks));
+      shift_in_stale_blocks(std::span<Vec3Lanes>(m_vec3_lanes), std::span<const uint64_t>(m_stale_vec3_blocks));
+    }
+    for (const uint32_t slot : m_refilled) {
+      const TrackWindow& window = m_active_array[slot];
+      if (position + window.keys_behind >= kWindowSize) stage_key(window, tracks[window.track], position);
+    }
+  }
+  for (const uint32_t slot : m_refilled) m_active_array[slot].keys_behind = 0;
   // Whole blocks at once, after every key is in: the kernel reads each key
   // lane as one vector, long after its components were stored one by one.
   build_stale_blocks(std::span<RotationLanes>(m_rotation_lanes), std::span<uint64_t>(m_stale_rotation_blocks));

@@ -6,10 +6,11 @@
 // segment of every track whose window changed is reduced to coefficients in
 // a structure-of-arrays lane (segment_lanes.h), once however many keys
 // arrived, so a sample evaluates the animated tracks eight at a time and
-// nothing else. A window with one new key (play at the clip's rate) stages
-// it as codes, and its block dequantizes all its staged keys at once. sample() reads just the keys that became due since
-// the last call; going backward, or far ahead, it restores the nearest jump
-// frame at or before the wanted time and reads forward from there.
+// nothing else. New keys are staged in their lanes as codes, and each block
+// dequantizes its lanes' keys eight at a time. sample() reads just the keys
+// that became due since the last call; going backward, or far ahead, it
+// restores the nearest jump frame at or before the wanted time and reads
+// forward from there.
 // Everything is allocated in the constructor; sampling allocates nothing.
 
 #include <cstdint>
@@ -35,8 +36,10 @@ namespace ks {
 struct TrackWindow {
   int32_t codes[kWindowSize][4] = {};  // the newest key's codes start the next key's differences
   uint32_t frames[kWindowSize] = {};
-  uint8_t negated = 0;          // bit i: key i is the negation of its dequantized value
-  uint8_t keys_behind = 0;      // keys shifted in since its lane's keys were brought up to date (up to four)
+  // Not uint8_t: a store through a character type may alias anything, and
+  // reading a key would then reload the player's state after every key.
+  uint32_t negated = 0;         // bit i: key i is the negation of its dequantized value
+  uint32_t keys_behind = 0;     // keys shifted in since its lane's keys were brought up to date (up to four)
   uint8_t coded_mask = 0;       // the track's coded components and key coding, copied here so reading
   KeyCoding coding;             // a key touches its window only
   uint32_t keys_read = 0;      // keys of this track read so far
@@ -103,11 +106,10 @@ class Player {
   void restore(uint32_t jump_index);
   void read_keys_due();   // every key due at m_next_need
   void next_need();
-  void enter_block_of_cursor();
+  void enter_block_of(uint32_t key_index);
   void advance_to(uint32_t frame);
   void evaluate(float frame_time, std::span<Transform> local_pose);
-  void stage_newest_key(const TrackWindow& window, const StreamTrack& track);
-  void update_lane_keys(const TrackWindow& window, const StreamTrack& track);
+  void stage_key(const TrackWindow& window, const StreamTrack& track, uint32_t position);
   void mark_stale(uint32_t slot);
   void update_stale_lanes();
   void find_finished();
@@ -122,6 +124,7 @@ class Player {
   std::vector<uint32_t> m_finished;         // slots of the windows that hold their track's last key
   std::vector<Transform> m_short_pose;      // sample() into a pose shorter than the skeleton goes here first
   std::vector<uint32_t> m_stale;            // slots of the windows whose lanes trail their keys
+  std::vector<uint32_t> m_refilled;         // those of them that took several keys (update_stale_lanes)
   NeedCalendar m_queue;                     // streamed windows by the need frame of their next key
   KeyStreamReader m_reader;                 // the cursor into the key stream
   uint32_t m_cursor_key_index = 0;

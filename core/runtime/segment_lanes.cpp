@@ -99,14 +99,19 @@ void shift_in_staged_keys_scalar(SegmentLanes<Components>& b) {
   }
 }
 
-// The reference: segment_coefficients lane by lane.
 template <int Components>
-void build_scalar(SegmentLanes<Components>& b) {
-  const std::span<SegmentLanes<Components>> block(&b, 1);
+void shift_in_arrivals_scalar(SegmentLanes<Components>& b) {
   if (b.arrivals.any) {
     shift_in_staged_keys_scalar(b);
     clear_arrivals(b.arrivals);
   }
+}
+
+// The reference: segment_coefficients lane by lane.
+template <int Components>
+void build_scalar(SegmentLanes<Components>& b) {
+  const std::span<SegmentLanes<Components>> block(&b, 1);
+  shift_in_arrivals_scalar(b);
   for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
     CurveKey keys[kKeysPerLane];
     for (uint32_t i = 0; i < kKeysPerLane; ++i) {
@@ -179,10 +184,26 @@ void build(SegmentLanes<Components>& block) {
   }
 }
 
+template <int Components>
+void shift_in(SegmentLanes<Components>& block) {
+  switch (g_level.load(std::memory_order_relaxed)) {
+#if KS_X86_64
+    case SimdLevel::kAvx2:
+      return detail::shift_in_staged_keys_avx2(block);
+    case SimdLevel::kSse2:
+      return shift_in_arrivals<Sse2, Components>(block);
+#endif
+    default:
+      return shift_in_arrivals_scalar<Components>(block);
+  }
+}
+
 }  // namespace
 
 void build_coefficients(RotationLanes& block) { build(block); }
 void build_coefficients(Vec3Lanes& block) { build(block); }
+void shift_in_staged_keys(RotationLanes& block) { shift_in(block); }
+void shift_in_staged_keys(Vec3Lanes& block) { shift_in(block); }
 void clear_lanes(std::span<RotationLanes> blocks) { clear(blocks); }
 void clear_lanes(std::span<Vec3Lanes> blocks) { clear(blocks); }
 void evaluate_lanes(std::span<const RotationLanes> blocks, float t, unsigned char* pose) { evaluate(blocks, t, pose); }

@@ -168,6 +168,13 @@ inline CurveKey lane_key(std::span<const SegmentLanes<Components>> blocks, uint3
 void build_coefficients(RotationLanes& block);
 void build_coefficients(Vec3Lanes& block);
 
+/// Shifts in the keys staged in the block now, dequantized eight lanes at a
+/// time, and clears them: lets a window that took several keys (after a
+/// seek) stage them one round at a time, each round's keys shifted in
+/// before the next are staged. build_coefficients does this for the last.
+void shift_in_staged_keys(RotationLanes& block);
+void shift_in_staged_keys(Vec3Lanes& block);
+
 /// Evaluates every lane at frame time `t` and copies each lane's components
 /// to the bytes of `pose` at its output offset (rotations normalised as
 /// normalize_rotation does).
@@ -194,6 +201,8 @@ void evaluate_lanes_avx2(const RotationLanes* blocks, size_t count, float t, uns
 void evaluate_lanes_avx2(const Vec3Lanes* blocks, size_t count, float t, unsigned char* pose);
 void build_coefficients_avx2(RotationLanes& block);
 void build_coefficients_avx2(Vec3Lanes& block);
+void shift_in_staged_keys_avx2(RotationLanes& block);
+void shift_in_staged_keys_avx2(Vec3Lanes& block);
 }  // namespace detail
 
 }  // namespace ks

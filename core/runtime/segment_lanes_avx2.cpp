@@ -49,6 +49,8 @@ void evaluate_lanes_avx2(const Vec3Lanes* blocks, size_t count, float t, unsigne
 }
 void build_coefficients_avx2(RotationLanes& block) { build_block<Avx2, 4>(block); }
 void build_coefficients_avx2(Vec3Lanes& block) { build_block<Avx2, 3>(block); }
+void shift_in_staged_keys_avx2(RotationLanes& block) { shift_in_arrivals<Avx2, 4>(block); }
+void shift_in_staged_keys_avx2(Vec3Lanes& block) { shift_in_arrivals<Avx2, 3>(block); }
 
 }  // namespace detail
 

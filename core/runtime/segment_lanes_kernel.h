@@ -61,7 +61,7 @@ inline void evaluate_blocks(const Lanes* blocks, size_t count, float t, unsigned
 // operations in its order (quantization.h), becomes key 3. Every lane is
 // computed and the arrived ones selected.
 template <class V, int Components, class Lanes>
-inline void shift_in_staged_keys(Lanes& b) {
+inline void shift_in_staged(Lanes& b) {
   const V zero = V::zero();
   const V one = V::broadcast(1.f);
   const LaneArrivals& a = b.arrivals;
@@ -114,11 +114,16 @@ inline void shift_in_staged_keys(Lanes& b) {
 // results are computed and the held one selected (the tangent scales divide
 // by zero there, harmlessly: those lanes take zeros).
 template <class V, int Components, class Lanes>
-inline void build_block(Lanes& b) {
+inline void shift_in_arrivals(Lanes& b) {
   if (b.arrivals.any) {
-    shift_in_staged_keys<V, Components>(b);
+    shift_in_staged<V, Components>(b);
     clear_arrivals(b.arrivals);
   }
+}
+
+template <class V, int Components, class Lanes>
+inline void build_block(Lanes& b) {
+  shift_in_arrivals<V, Components>(b);
   const V zero = V::zero();
   const V infinity = V::broadcast(std::numeric_limits<float>::infinity());
   for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {

@@ -489,7 +489,7 @@ TEST(Player, ReportsItsMemoryAndStream) {
     EXPECT_EQ(slot, player.active_array().size());
     // The windows, the constant pose and the pose a short output goes
     // through, the lanes (rotations and vec3 tracks in blocks) with a bit per
-    // block marking it for a rebuild, the finished and stale lists, and the
+    // block marking it for a rebuild, the finished, stale and refilled lists, and the
     // calendar (a ring of 64 frames of one bit per
     // window, and a far heap of one entry per window).
     const auto blocks = [](uint32_t lanes) { return (lanes + kLanesPerBlock - 1) / kLanesPerBlock; };
@@ -497,7 +497,7 @@ TEST(Player, ReportsItsMemoryAndStream) {
     for (const TrackWindow& w : player.active_array()) rotations += view.tracks()[w.track].kind == TrackKind::kRotation;
     const uint32_t vec3s = view.animated_track_count() - rotations;
     const uint32_t words = std::max<uint32_t>(1, (view.animated_track_count() + 63) / 64);
-    EXPECT_EQ(player.memory_bytes(), view.animated_track_count() * (sizeof(TrackWindow) + 2 * sizeof(uint32_t)) +
+    EXPECT_EQ(player.memory_bytes(), view.animated_track_count() * (sizeof(TrackWindow) + 3 * sizeof(uint32_t)) +
                                          2 * view.bone_count() * sizeof(Transform) +
                                          blocks(rotations) * sizeof(RotationLanes) + blocks(vec3s) * sizeof(Vec3Lanes) +
                                          (64 * words + view.animated_track_count()) * sizeof(uint64_t) +

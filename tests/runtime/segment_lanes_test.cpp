@@ -209,7 +209,10 @@ TEST(SegmentLanes, ShiftingDropsTheOldestKeysAndKeepsTheOthersInOrder) {
 // keys 1..3, then dequantize_key's value (negated where the key is), bit for
 // bit; a lane with none is untouched.
 template <int Components>
-void check_staged_keys(uint32_t seed) {
+// Each lane stages up to `most_keys` keys, one per round, the rounds shifted
+// in by shift_in_staged_keys and the last by build_coefficients, as the
+// player refills windows after a seek.
+void check_staged_keys(uint32_t seed, uint32_t most_keys) {
   std::mt19937 rng(seed);
   using Lanes = SegmentLanes<Components>;
   const TrackKind kind = Components == 4 ? TrackKind::kRotation : TrackKind::kTranslation;
@@ -221,6 +224,13 @@ void check_staged_keys(uint32_t seed) {
     clear_lanes(std::span<Lanes>(&block, 1));
     TrackQuantization quantization[kLanesPerBlock];
     Window expected[kLanesPerBlock];
+    struct Staged {
+      int32_t codes[4];
+      uint32_t frame;
+      bool negated;
+    };
+    Staged staged_keys[kLanesPerBlock][kKeysPerLane];
+    uint32_t staged_count[kLanesPerBlock];
     for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
       CurveKey(&keys)[4] = expected[lane].keys;
       random_window(rng, Components, keys);
@@ -241,7 +251,8 @@ void check_staged_keys(uint32_t seed) {
         for (float& c : q.constant) c = unit(rng) * 3.f;
       }
       set_lane_dequantization(std::span<Lanes>(&block, 1), lane, q);
-      const uint32_t staged = rng() % 3 == 0 ? 0 : 1;
+      const uint32_t staged = rng() % 3 == 0 ? 0 : 1 + static_cast<uint32_t>(rng() % most_keys);
+      staged_count[lane] = staged;
       uint32_t frame = static_cast<uint32_t>(keys[3].frame);
       for (uint32_t k = 0; k < staged; ++k) {
         // Some rotations too long to keep w: the dropped component clamps at 0.
@@ -250,7 +261,10 @@ void check_staged_keys(uint32_t seed) {
         for (int c = 0; c < Components; ++c) codes[c] = code(rng) * scale;
         frame += 1u + rng() % 9u;
         const bool negated = Components == 4 && rng() % 2 == 0;
-        stage_lane_key(std::span<Lanes>(&block, 1), lane, codes, frame, negated);
+        Staged& key = staged_keys[lane][k];
+        std::copy(codes, codes + 4, key.codes);
+        key.frame = frame;
+        key.negated = negated;
         for (uint32_t i = 0; i + 1 < kKeysPerLane; ++i) keys[i] = keys[i + 1];
         CurveKey& last = keys[kKeysPerLane - 1];
         last = CurveKey{};
@@ -264,6 +278,14 @@ void check_staged_keys(uint32_t seed) {
     for (const SimdLevel level : levels_this_cpu_runs()) {
       set_simd_level(level);
       Lanes b = block;
+      for (uint32_t k = 0; k < most_keys; ++k) {
+        if (k > 0) shift_in_staged_keys(b);
+        for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+          if (k >= staged_count[lane]) continue;
+          const Staged& key = staged_keys[lane][k];
+          stage_lane_key(std::span<Lanes>(&b, 1), lane, key.codes, key.frame, key.negated);
+        }
+      }
       build_coefficients(b);
       EXPECT_FALSE(b.arrivals.any) << to_string(level);
       for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
@@ -282,8 +304,13 @@ void check_staged_keys(uint32_t seed) {
 }
 
 TEST(SegmentLanes, EveryLevelShiftsInStagedKeysAsDequantizeKeyDoes) {
-  check_staged_keys<4>(7);
-  check_staged_keys<3>(8);
+  check_staged_keys<4>(7, 1);
+  check_staged_keys<3>(8, 1);
+}
+
+TEST(SegmentLanes, EveryLevelShiftsInKeysStagedInRoundsInOrder) {
+  check_staged_keys<4>(9, kKeysPerLane);
+  check_staged_keys<3>(10, kKeysPerLane);
 }
 
 TEST(SegmentLanes, LanesWithoutOutputWriteNothing) {
