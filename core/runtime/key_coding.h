@@ -79,6 +79,14 @@ class RiceWindow {
     m_used += length;
     return value;
   }
+  /// The next `bits` (0..32) bits as they are (a fixed-width field).
+  uint32_t read_bits(uint32_t bits) {
+    if (m_used + bits > kWindowBits) reload();
+    const uint32_t value = static_cast<uint32_t>(m_bits & ((uint64_t{1} << bits) - 1u));
+    m_bits >>= bits;
+    m_used += bits;
+    return value;
+  }
   /// The next single bit.
   uint32_t read_bit() {
     if (m_used + 1 > kWindowBits) reload();
@@ -105,6 +113,18 @@ class RiceWindow {
   uint64_t m_bits;      // the bits from the reader's position + m_used on
   uint32_t m_used = 0;  // bits read from the window
 };
+
+/// The next `bits` (0..32) bits of a reader, or of a window of one: code
+/// that reads fixed-width fields (absolute codes, jump-frame fields) works
+/// with either.
+template <class Reader>
+inline uint32_t read_field(Reader& reader, uint32_t bits) {
+  return reader.read(bits);
+}
+template <class Reader>
+inline uint32_t read_field(RiceWindow<Reader>& window, uint32_t bits) {
+  return window.read_bits(bits);
+}
 
 /// Bits of the Rice code of `v` with parameter `k`.
 inline uint32_t rice_bits(uint32_t v, uint32_t k) {

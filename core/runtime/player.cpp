@@ -213,30 +213,49 @@ void Player::restart() {
 void Player::restore(uint32_t jump_index) {
   const StreamView& s = *m_stream;
   const JumpFrame& jump = s.jump_frames()[jump_index];
+  const std::span<const StreamTrack> tracks = s.tracks();
+  const uint32_t key_index_bits = s.key_index_bits();
   // Tracks of at most three keys never change after restart() at
-  // construction; a jump frame saves only the streamed tracks.
-  BitReader state(s.jump_states(), jump.state_bit_offset);
+  // construction; a jump frame saves only the streamed tracks. One window
+  // of bits over the saved state: its fields and Rice codes cost shifts,
+  // not a bounds-checked load each.
+  BitReader state_reader(s.jump_states(), jump.state_bit_offset);
+  RiceWindow<BitReader> state(state_reader);
   m_queue.clear(jump.frame);
+  uint32_t keys = 0;
+  uint32_t windows = 0;
   for (uint32_t slot = 0; slot < m_active_array.size(); ++slot) {
     TrackWindow& window = m_active_array[slot];
     if (window.key_count <= kInitialKeysPerTrack) continue;
-    const StreamTrack& track = s.tracks()[window.track];
-    const uint32_t keys_read = state.read(s.key_index_bits());
+    ++windows;
+    const StreamTrack& track = tracks[window.track];
+    const uint32_t keys_read = read_field(state, key_index_bits);
     const uint32_t saved = keys_read < kWindowSize ? keys_read : kWindowSize;
+    // The saved keys go straight to the back of the window, oldest first;
+    // the places before them hold copies of the oldest (as after restart()).
     int32_t codes[4];
-    const uint32_t frame = state.read(kFrameBits);
-    const bool first_negated = read_absolute_codes(state, track, codes);
-    fill_window(window, codes, frame, first_negated);
-    for (uint32_t i = 1; i < saved; ++i) read_next_key(state, window);
+    uint32_t frame = read_field(state, kFrameBits);
+    bool negated = read_absolute_codes(state, track, codes);
+    const uint32_t first = kWindowSize - (saved > 0 ? saved : 1);
+    window.negated = 0;
+    for (uint32_t i = 0; i < kWindowSize; ++i) {
+      if (i > first) negated = read_key_differences(state, window.coding, window.coded_mask, frame, codes);
+      std::memcpy(&window.codes[i], codes, sizeof codes);
+      window.frames[i] = frame;
+      window.negated |= negated ? 1u << i : 0u;
+    }
+    window.keys_behind = kWindowSize;
     window.keys_read = keys_read;
     mark_stale(slot);
     if (keys_read < window.key_count) {
       load_segment_layout(window, s.key_widths());
       m_queue.push(need_of_next_key(window), slot);
     }
-    m_counters.keys_read += saved;
-    ++m_counters.window_updates;
+    keys += saved;
   }
+  state.finish();
+  m_counters.keys_read += keys;
+  m_counters.window_updates += windows;
   find_finished();
   if (jump.stream_key_index > m_cursor_key_index) m_counters.keys_skipped += jump.stream_key_index - m_cursor_key_index;
   start_block(jump_index + 1);  // block b + 1 starts at jump frame b

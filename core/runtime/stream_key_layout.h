@@ -44,7 +44,10 @@ constexpr uint32_t segment_count(uint32_t key_count) {
 }
 /// Bits of one segment's widths: the frame's and one per coded component.
 constexpr uint32_t segment_width_bits(uint8_t coded_mask) {
-  return kSegmentWidthBits * (1 + static_cast<uint32_t>(std::popcount(coded_mask)));
+  // Coded components by table: std::popcount is a library call on x86-64
+  // without -mpopcnt, and this runs whenever a track opens a segment.
+  constexpr uint8_t kCoded[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+  return kSegmentWidthBits * (1u + kCoded[coded_mask & 0xFu]);
 }
 
 /// Where the fields of the keys of one segment sit. A component a track does

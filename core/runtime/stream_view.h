@@ -154,16 +154,18 @@ class StreamView {
 /// bits carry (stream_format.h); false for the others.
 template <class Reader>
 inline bool read_negation(Reader& reader, const StreamTrack& track) {
-  return track.key_coding.negation_bits && reader.read(1) != 0;
+  return track.key_coding.negation_bits && read_field(reader, 1) != 0;
 }
 
 /// Reads a key of `track` whose codes are absolute (a track's key 0, the
 /// first key a jump frame saves); returns whether the key is negated.
-/// Reader: BitReader or KeyStreamReader.
+/// Reader: BitReader, KeyStreamReader or a RiceWindow over one.
 template <class Reader>
 inline bool read_absolute_codes(Reader& reader, const StreamTrack& track, int32_t codes[4]) {
   const uint32_t bits = track.key_coding.absolute_bits;
-  for (int c = 0; c < 4; ++c) codes[c] = track.quantization.coded(c) ? sign_extend(reader.read(bits), bits) : 0;
+  for (int c = 0; c < 4; ++c) {
+    codes[c] = track.quantization.coded(c) ? sign_extend(read_field(reader, bits), bits) : 0;
+  }
   return read_negation(reader, track);
 }
 
@@ -173,16 +175,22 @@ inline bool read_absolute_codes(Reader& reader, const StreamTrack& track, int32_
 /// is negated. Unsigned arithmetic, so untrusted differences wrap instead of
 /// overflowing (StreamView::open refuses codes and frames out of range).
 template <class Reader>
-inline bool read_key_differences(Reader& reader, const KeyCoding& coding, uint8_t coded_mask, uint32_t& frame,
-                                 int32_t codes[4]) {
-  RiceWindow<Reader> bits(reader);
+inline bool read_key_differences(RiceWindow<Reader>& bits, const KeyCoding& coding, uint8_t coded_mask,
+                                 uint32_t& frame, int32_t codes[4]) {
   frame += bits.read(coding.frame_rice) + coding.frame_delta_min;
   for (int c = 0; c < 4; ++c) {
     if (((coded_mask >> c) & 1u) == 0) continue;
     const int32_t difference = unzigzag(bits.read(coding.value_rice[c]));
     codes[c] = static_cast<int32_t>(static_cast<uint32_t>(codes[c]) + static_cast<uint32_t>(difference));
   }
-  const bool negated = coding.negation_bits && bits.read_bit() != 0;
+  return coding.negation_bits && bits.read_bit() != 0;
+}
+/// The same from a reader, which it leaves past the key.
+template <class Reader>
+inline bool read_key_differences(Reader& reader, const KeyCoding& coding, uint8_t coded_mask, uint32_t& frame,
+                                 int32_t codes[4]) {
+  RiceWindow<Reader> bits(reader);
+  const bool negated = read_key_differences(bits, coding, coded_mask, frame, codes);
   bits.finish();
   return negated;
 }
