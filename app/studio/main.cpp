@@ -6,6 +6,7 @@
 //                    [--local [--translation-error MM] [--rotation-error DEG]
 //                    [--scale-error X]] [--shaders DIR] [--save-stream OUT.ks]
 //                    [--export-glb OUT.glb] [--print-command] [--show-file-menu]
+//                    [--open-choose FILE [--open-choose-animation N] [--open-press|--open-escape]]
 
 #include <cmath>
 #include <cstdio>
@@ -70,6 +71,12 @@ constexpr const char* kUsage =
   "                           compress line that writes the same stream (to\n"
   "                           --save-stream's file, else the default beside FILE)\n"
   "  --show-file-menu         with --screenshot: the File menu clicked open\n"
+  "  --open-choose FILE       File > Open: click FILE in the Open window (the\n"
+  "                           studio then prints what is open)\n"
+  "  --open-choose-animation N\n"
+  "                           choose FILE's animation N (default 0)\n"
+  "  --open-press             press Open\n"
+  "  --open-escape            press Escape in the Open window instead\n"
   "  -h, --help               show this help\n";
 
 int usage_error(const std::string& message) {
@@ -212,6 +219,20 @@ int main(int argc, char** argv) {
       options.print_command = true;
     } else if (arg == "--show-file-menu") {
       options.show_file_menu = true;
+    } else if (arg == "--open-choose") {
+      if (!value(text) || text.empty()) return usage_error("--open-choose needs a file name");
+      options.open_choose = std::filesystem::path(text);
+    } else if (arg == "--open-choose-animation") {
+      char* end = nullptr;
+      const long index = value(text) ? std::strtol(text.c_str(), &end, 10) : -1;
+      if (text.empty() || *end != '\0' || index < 0 || index > 1000000) {
+        return usage_error("--open-choose-animation: '" + text + "' is not an animation index");
+      }
+      options.open_choose_animation = static_cast<int>(index);
+    } else if (arg == "--open-press") {
+      options.open_press = true;
+    } else if (arg == "--open-escape") {
+      options.open_escape = true;
     } else if (arg == "--shaders") {
       if (!value(text)) return usage_error("--shaders needs a folder");
       options.shader_dir = text;
@@ -237,6 +258,9 @@ int main(int argc, char** argv) {
   }
   if (ks::Status s = options.import.validate(); !s) return usage_error(s.error());
   if (options.show_file_menu && !options.screenshot) return usage_error("--show-file-menu needs --screenshot");
+  if ((options.open_press || options.open_escape || options.open_choose_animation != 0) && !options.open_choose) {
+    return usage_error("--open-press, --open-escape and --open-choose-animation need --open-choose FILE");
+  }
   if (options.fit) {
     const bool local = options.fit->error_mode == ks::ErrorMode::kLocal;
     if (!local && !per_kind_option.empty()) {

@@ -62,6 +62,17 @@ void OpenPanel::start(const StudioState& state) {
   }
 }
 
+void OpenPanel::show(const StudioState& state) {
+  start(state);
+  m_was_open = true;
+  m_focus = true;
+}
+
+void OpenPanel::point_at(const std::filesystem::path& file) {
+  m_choice.point_at(file);
+  m_path_text = file.string();
+}
+
 void OpenPanel::show_folder(const std::filesystem::path& folder) {
   m_listing = list_folder(folder);
   m_path_text = folder.string();
@@ -110,8 +121,7 @@ void OpenPanel::draw_listing(StudioState& state) {
       const bool pressed = ImGui::Selectable(file.filename().string().c_str(), file == m_choice.file(),
                                              ImGuiSelectableFlags_AllowDoubleClick);
       if (pressed) {
-        m_choice.point_at(file);
-        m_path_text = file.string();
+        point_at(file);
         if (ImGui::IsMouseDoubleClicked(0)) request_open(state, file);
       }
     }
@@ -124,11 +134,9 @@ void OpenPanel::draw(StudioState& state, bool* open) {
     m_was_open = false;
     return;
   }
-  if (!m_was_open) {
-    start(state);
-    ImGui::SetNextWindowFocus();
-  }
-  m_was_open = true;
+  if (!m_was_open) show(state);
+  if (m_focus) ImGui::SetNextWindowFocus();
+  m_focus = false;
   if (!ImGui::Begin("Open", open)) {
     ImGui::End();
     return;

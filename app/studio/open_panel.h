@@ -22,6 +22,16 @@ class OpenPanel {
   /// Draws the window while *open; Escape (with the window focused) sets *open to false.
   void draw(StudioState& state, bool* open);
 
+  // What the user's clicks do, for the scripted options (--open-choose):
+  /// Fills the panel from the open clip, as when the window appears.
+  void show(const StudioState& state);
+  /// A click on `file` in the listing: its animations are listed, the first chosen.
+  void point_at(const std::filesystem::path& file);
+  /// A choice in the animation combo.
+  void choose_animation(int index) { m_choice.choose_animation(index); }
+  /// The Open button, with the path field holding the file under the cursor.
+  void press_open(StudioState& state) { request_open(state, m_choice.file()); }
+
  private:
   struct Listing {
     std::filesystem::path folder;
@@ -37,7 +47,8 @@ class OpenPanel {
   void draw_animations();
   void draw_listing(StudioState& state);
 
-  bool m_was_open = false;  // the window was drawn last frame
+  bool m_was_open = false;  // the window was drawn last frame (or shown since)
+  bool m_focus = false;     // take the focus at the next draw
   std::string m_path_text;
   Listing m_listing;
   OpenChoice m_choice;

@@ -388,6 +388,8 @@ int StudioApp::run() {
         io.MousePos = ImVec2(m_file_menu_x, m_file_menu_y);
         io.MouseDown[0] = m_settled_frames == 1;
       }
+      // ImGui 1.86 reads keys by the backend's codes: GLFW's.
+      if (m_options.open_escape && m_script_ran) io.KeysDown[GLFW_KEY_ESCAPE] = m_settled_frames == 1;
     }
     ImGui::NewFrame();
     handle_keys();

@@ -47,9 +47,16 @@ struct StudioOptions {
   std::optional<std::filesystem::path> export_glb;   // Export decoded glTF... to this path
   bool print_command = false;                        // Copy as command, and print the command to stdout
   bool show_file_menu = false;                       // the screenshot shows the File menu open
+  // The Open window, as clicks would drive it: shown, the cursor on this
+  // file, this animation of it chosen, then (open_press) Open pressed. The
+  // studio prints what is open afterwards.
+  std::optional<std::filesystem::path> open_choose;
+  int open_choose_animation = 0;
+  bool open_press = false;
+  bool open_escape = false;  // instead of Open: Escape pressed with the window focused
 
   /// The studio runs unattended: it does what the options say and exits.
-  bool scripted() const { return screenshot || save_stream || export_glb || print_command; }
+  bool scripted() const { return screenshot || save_stream || export_glb || print_command || open_choose; }
 };
 
 class StudioApp {
@@ -75,6 +82,7 @@ class StudioApp {
   void remember_recent(const std::filesystem::path& path);
   /// The scripted File menu actions (StudioOptions); false when one failed.
   bool run_script();
+  bool report_open() const;
   /// In scripted mode, once the fit is done: runs the script, then takes the
   /// screenshot. Returns the exit code when the studio should exit.
   std::optional<int> scripted_frame(int width, int height);

@@ -35,8 +35,30 @@ bool StudioApp::run_script() {
       std::fprintf(stderr, "keystream-studio: the command: %s\n", caveat.c_str());
     }
   }
+  if (m_options.open_choose) {
+    m_show_open = true;
+    m_open_panel.show(m_state);
+    m_open_panel.point_at(*m_options.open_choose);
+    m_open_panel.choose_animation(m_options.open_choose_animation);
+    if (m_options.open_press) m_open_panel.press_open(m_state);
+  }
   std::fflush(stdout);
   return ok;
+}
+
+// After --open-choose: what is open, and whether the Open window is; a
+// failed open is an error.
+bool StudioApp::report_open() const {
+  const ImportedClip& clip = *m_state.clip;
+  const int bone = m_state.selected_bone;
+  std::printf("open: %s [%s] animation %d, frame %g, bone %s; Open window %s\n",
+              m_state.clip_path.filename().string().c_str(), clip.clip.name.c_str(), clip.animation_index,
+              static_cast<double>(m_state.frame_time), clip.skeleton.bone_names[static_cast<size_t>(bone)].c_str(),
+              m_show_open ? "shown" : "closed");
+  std::fflush(stdout);
+  if (m_state.load_error.empty()) return true;
+  std::fprintf(stderr, "keystream-studio: open: %s\n", m_state.load_error.c_str());
+  return false;
 }
 
 std::optional<int> StudioApp::scripted_frame(int width, int height) {
@@ -54,16 +76,21 @@ std::optional<int> StudioApp::scripted_frame(int width, int height) {
   if (m_settled_frames < 3) return std::nullopt;
   if (!m_script_ran) {
     m_script_ran = true;
-    const bool any_action = m_options.save_stream || m_options.export_glb || m_options.print_command;
+    const bool any_action =
+        m_options.save_stream || m_options.export_glb || m_options.print_command || m_options.open_choose;
     if (any_action) m_script_ok = run_script();
-    if (!m_options.screenshot) return m_script_ok ? 0 : 1;
-    if (any_action || m_options.show_file_menu) {
-      m_settled_frames = 0;  // frames for the dialogs opened to settle, or for the menu to be clicked open
+    // Frames for the dialogs opened to settle (and a clip opened to load and
+    // fit), or for the menu to be clicked open.
+    if ((any_action && m_options.screenshot) || m_options.open_choose || m_options.show_file_menu) {
+      m_settled_frames = 0;
       return std::nullopt;
     }
+    if (!m_options.screenshot) return m_script_ok ? 0 : 1;
   }
   // The File menu is pressed at the first of these frames and drawn open by the fifth.
   if (m_settled_frames < (m_options.show_file_menu ? 5 : 3)) return std::nullopt;
+  if (m_options.open_choose && !report_open()) m_script_ok = false;
+  if (!m_options.screenshot) return m_script_ok ? 0 : 1;
   for (const ViewRect& view : m_viewport->view_rects()) {
     std::printf("view %s %d %d %d %d\n", view.name.c_str(), view.x, view.y, view.width, view.height);
   }
