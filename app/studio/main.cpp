@@ -4,7 +4,9 @@
 //                    [--color MODE] [--colors-against MM[@CM]] [--tolerance MM]
 //                    [--shell-distance CM] [--bone-tolerance NAME=MM[@CM]]...
 //                    [--local [--translation-error MM] [--rotation-error DEG]
-//                    [--scale-error X]] [--shaders DIR]
+//                    [--scale-error X]] [--shaders DIR] [--save-stream OUT.ks]
+//                    [--export-glb OUT.glb] [--print-command] [--show-file-menu]
+//                    [--open-choose FILE [--open-choose-animation N] [--open-press|--open-escape]]
 
 #include <cmath>
 #include <cstdio>
@@ -58,7 +60,24 @@ constexpr const char* kUsage =
     "  --simulate-drag S        move the tolerance every frame for S\n"
     "                           seconds, as a slider drag would, then print frame\n"
     "                           times and exit (responsiveness check)\n"
-    "  -h, --help               show this help\n";
+    "\n"
+  "File menu actions, run once the first fit is done, as the menu's dialogs\n"
+  "run them (then the studio exits, or takes the --screenshot; exit 1 when\n"
+  "one fails; an existing file is replaced without asking):\n"
+  "  --save-stream OUT.ks     File > Save stream: the fitted stream\n"
+  "  --export-glb OUT.glb     File > Export decoded glTF: the decoded animation\n"
+  "                           on the source's meshes (a bare skeleton for BVH)\n"
+  "  --print-command          File > Copy as command: print the keystream\n"
+  "                           compress line that writes the same stream (to\n"
+  "                           --save-stream's file, else the default beside FILE)\n"
+  "  --show-file-menu         with --screenshot: the File menu clicked open\n"
+  "  --open-choose FILE       File > Open: click FILE in the Open window (the\n"
+  "                           studio then prints what is open)\n"
+  "  --open-choose-animation N\n"
+  "                           choose FILE's animation N (default 0)\n"
+  "  --open-press             press Open\n"
+  "  --open-escape            press Escape in the Open window instead\n"
+  "  -h, --help               show this help\n";
 
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "keystream-studio: %s\n%s", message.c_str(), kUsage);
@@ -162,8 +181,9 @@ int main(int argc, char** argv) {
         return usage_error(std::string(arg) + ": '" + text + "' is not a number above 0");
       }
       if (!options.fit) options.fit = ks::FitSettings{};
-      if (arg == "--tolerance") options.fit->tolerance_m = number / 1000.f;
-      if (arg == "--shell-distance") options.fit->shell_distance_m = number / 100.f;
+      // Converted as keystream compress converts them, so Copy as command gives the same floats back.
+      if (arg == "--tolerance") options.fit->tolerance_m = number * 1e-3f;
+      if (arg == "--shell-distance") options.fit->shell_distance_m = number * 1e-2f;
       tolerance_option = arg;
     } else if (arg == "--bone-tolerance") {
       ks::BoneTolerance bone;
@@ -188,10 +208,31 @@ int main(int argc, char** argv) {
         return usage_error(std::string(arg) + ": '" + text + "' is not a number above 0");
       }
       if (!options.fit) options.fit = ks::FitSettings{};
-      if (arg == "--translation-error") options.fit->translation_error_m = threshold / 1000.f;
+      if (arg == "--translation-error") options.fit->translation_error_m = threshold * 1e-3f;
       if (arg == "--rotation-error") options.fit->rotation_error_deg = threshold;
       if (arg == "--scale-error") options.fit->scale_error = threshold;
       per_kind_option = arg;
+    } else if (arg == "--save-stream" || arg == "--export-glb") {
+      if (!value(text) || text.empty()) return usage_error(std::string(arg) + " needs a file name");
+      (arg == "--save-stream" ? options.save_stream : options.export_glb) = std::filesystem::path(text);
+    } else if (arg == "--print-command") {
+      options.print_command = true;
+    } else if (arg == "--show-file-menu") {
+      options.show_file_menu = true;
+    } else if (arg == "--open-choose") {
+      if (!value(text) || text.empty()) return usage_error("--open-choose needs a file name");
+      options.open_choose = std::filesystem::path(text);
+    } else if (arg == "--open-choose-animation") {
+      char* end = nullptr;
+      const long index = value(text) ? std::strtol(text.c_str(), &end, 10) : -1;
+      if (text.empty() || *end != '\0' || index < 0 || index > 1000000) {
+        return usage_error("--open-choose-animation: '" + text + "' is not an animation index");
+      }
+      options.open_choose_animation = static_cast<int>(index);
+    } else if (arg == "--open-press") {
+      options.open_press = true;
+    } else if (arg == "--open-escape") {
+      options.open_escape = true;
     } else if (arg == "--shaders") {
       if (!value(text)) return usage_error("--shaders needs a folder");
       options.shader_dir = text;
@@ -216,6 +257,10 @@ int main(int argc, char** argv) {
     }
   }
   if (ks::Status s = options.import.validate(); !s) return usage_error(s.error());
+  if (options.show_file_menu && !options.screenshot) return usage_error("--show-file-menu needs --screenshot");
+  if ((options.open_press || options.open_escape || options.open_choose_animation != 0) && !options.open_choose) {
+    return usage_error("--open-press, --open-escape and --open-choose-animation need --open-choose FILE");
+  }
   if (options.fit) {
     const bool local = options.fit->error_mode == ks::ErrorMode::kLocal;
     if (!local && !per_kind_option.empty()) {

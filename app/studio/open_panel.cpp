@@ -1,16 +1,11 @@
-// The Open panel: a path field, the clips in a folder (.gltf, .glb, .bvh,
-// .ks) and the recent files. Opening goes through the app, which keeps the
-// current clip when the new one fails to load.
+#include "app/studio/open_panel.h"
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
 #include <algorithm>
-#include <string>
 #include <system_error>
-#include <vector>
 
-#include "app/studio/panels.h"
 #include "core/io/excerpt.h"
 #include "core/io/import.h"
 
@@ -22,14 +17,21 @@ bool is_openable(const std::filesystem::path& path) {
   return is_importable(path) || lowercase_extension(path) == ".ks";
 }
 
-struct Listing {
-  std::filesystem::path folder;
-  std::vector<std::filesystem::path> folders;
-  std::vector<std::filesystem::path> files;
-  std::string error;
-};
+// The animations of a file, read by importing its first one: only glTF
+// files hold several (a BVH file or a stream holds one clip, listed as none).
+Result<std::vector<std::string>> list_animations(const std::filesystem::path& file) {
+  const std::string ext = lowercase_extension(file);
+  if (ext != ".gltf" && ext != ".glb") return std::vector<std::string>{};
+  Result<ImportedClip> imported = import_clip(file);
+  if (!imported) return Error{imported.error()};
+  return std::move(imported.value().animation_names);
+}
 
-Listing list_folder(const std::filesystem::path& folder) {
+}  // namespace
+
+OpenPanel::OpenPanel() : m_choice(list_animations) {}
+
+OpenPanel::Listing OpenPanel::list_folder(const std::filesystem::path& folder) {
   Listing out;
   out.folder = folder;
   std::error_code ec;
@@ -47,33 +49,112 @@ Listing list_folder(const std::filesystem::path& folder) {
   return out;
 }
 
-}  // namespace
+void OpenPanel::start(const StudioState& state) {
+  const std::filesystem::path start =
+      state.clip_path.empty() ? std::filesystem::current_path() : state.clip_path.parent_path();
+  m_listing = list_folder(start.empty() ? std::filesystem::path(".") : start);
+  if (state.clip) {
+    m_choice.point_at_open(state.clip_path, state.clip->animation_names, state.clip->animation_index);
+    m_path_text = state.clip_path.string();
+  } else {
+    m_choice.point_at({});
+    m_path_text = m_listing.folder.string();
+  }
+}
 
-void draw_open_panel(StudioState& state, bool* open) {
-  if (!*open) return;
+void OpenPanel::show(const StudioState& state) {
+  start(state);
+  m_was_open = true;
+  m_focus = true;
+}
+
+void OpenPanel::point_at(const std::filesystem::path& file) {
+  m_choice.point_at(file);
+  m_path_text = file.string();
+}
+
+void OpenPanel::show_folder(const std::filesystem::path& folder) {
+  m_listing = list_folder(folder);
+  m_path_text = folder.string();
+}
+
+void OpenPanel::request_open(StudioState& state, const std::filesystem::path& file) {
+  // The animation chosen belongs to the file under the cursor; any other file opens at its first.
+  state.open_requested = file;
+  state.open_animation = file == m_choice.file() ? m_choice.animation() : 0;
+}
+
+void OpenPanel::draw_animations() {
+  if (!m_choice.error().empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.45f, 0.4f, 1.f));
+    ImGui::TextWrapped("%s", excerpt(m_choice.error(), 500).c_str());
+    ImGui::PopStyleColor();
+    return;
+  }
+  const std::vector<std::string>& animations = m_choice.animations();
+  if (animations.size() < 2) return;
+  // Shortened: ImGui draws a label of tens of thousands of characters past
+  // its 16-bit vertex indices, and a file may name an animation so.
+  std::vector<std::string> shown;
+  for (const std::string& n : animations) shown.push_back(excerpt(n, 120));
+  std::vector<const char*> names;
+  for (const std::string& n : shown) names.push_back(n.c_str());
+  int index = m_choice.animation();
+  const std::string label = "animation of " + excerpt(m_choice.file().filename().string(), 60);
+  if (ImGui::Combo(label.c_str(), &index, names.data(), static_cast<int>(names.size()))) {
+    m_choice.choose_animation(index);
+  }
+}
+
+void OpenPanel::draw_listing(StudioState& state) {
+  if (!m_listing.error.empty()) ImGui::TextDisabled("%s", m_listing.error.c_str());
+  if (ImGui::BeginChild("listing", ImVec2(0, -ImGui::GetTextLineHeightWithSpacing() * 7), true)) {
+    if (ImGui::Selectable("..")) show_folder(std::filesystem::absolute(m_listing.folder).parent_path());
+    for (const std::filesystem::path& folder : m_listing.folders) {
+      if (ImGui::Selectable((folder.filename().string() + "/").c_str())) {
+        show_folder(folder);
+        break;
+      }
+    }
+    for (const std::filesystem::path& file : m_listing.files) {
+      // Highlighted: the file under the cursor, whose animations are listed above.
+      const bool pressed = ImGui::Selectable(file.filename().string().c_str(), file == m_choice.file(),
+                                             ImGuiSelectableFlags_AllowDoubleClick);
+      if (pressed) {
+        point_at(file);
+        if (ImGui::IsMouseDoubleClicked(0)) request_open(state, file);
+      }
+    }
+  }
+  ImGui::EndChild();
+}
+
+void OpenPanel::draw(StudioState& state, bool* open) {
+  if (!*open) {
+    m_was_open = false;
+    return;
+  }
+  if (!m_was_open) show(state);
+  if (m_focus) ImGui::SetNextWindowFocus();
+  m_focus = false;
   if (!ImGui::Begin("Open", open)) {
     ImGui::End();
     return;
   }
-  static std::string path_text;
-  static Listing listing;
-  static bool listed = false;
-  if (!listed) {
-    const std::filesystem::path start = state.clip_path.empty() ? std::filesystem::current_path() : state.clip_path.parent_path();
-    listing = list_folder(start.empty() ? std::filesystem::path(".") : start);
-    path_text = listing.folder.string();
-    listed = true;
+  if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) &&
+      ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) {
+    *open = false;
   }
   ImGui::SetNextItemWidth(-80.f);
-  const bool entered = ImGui::InputText("##path", &path_text, ImGuiInputTextFlags_EnterReturnsTrue);
+  const bool entered = ImGui::InputText("##path", &m_path_text, ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
   if (ImGui::Button("Open") || entered) {
     std::error_code ec;
-    const std::filesystem::path typed(path_text);
+    const std::filesystem::path typed(m_path_text);
     if (std::filesystem::is_directory(typed, ec)) {
-      listing = list_folder(typed);
+      m_listing = list_folder(typed);
     } else {
-      state.open_requested = typed;
+      request_open(state, typed);
     }
   }
   if (!state.load_error.empty()) {
@@ -81,45 +162,13 @@ void draw_open_panel(StudioState& state, bool* open) {
     ImGui::TextWrapped("%s", excerpt(state.load_error, 500).c_str());
     ImGui::PopStyleColor();
   }
-  if (state.clip && state.clip->animation_names.size() > 1) {
-    int index = state.clip->animation_index;
-    // Shortened: ImGui draws a label of tens of thousands of characters past
-    // its 16-bit vertex indices, and a file may name an animation so.
-    std::vector<std::string> shown;
-    for (const std::string& n : state.clip->animation_names) shown.push_back(excerpt(n, 120));
-    std::vector<const char*> names;
-    for (const std::string& n : shown) names.push_back(n.c_str());
-    if (ImGui::Combo("animation", &index, names.data(), static_cast<int>(names.size()))) {
-      state.import_settings.animation_name.clear();
-      state.import_settings.animation_index = index;
-      state.open_requested = state.clip_path;
-    }
-  }
-  if (!listing.error.empty()) ImGui::TextDisabled("%s", listing.error.c_str());
-  if (ImGui::BeginChild("listing", ImVec2(0, -ImGui::GetTextLineHeightWithSpacing() * 7), true)) {
-    if (ImGui::Selectable("..")) listing = list_folder(std::filesystem::absolute(listing.folder).parent_path());
-    for (const std::filesystem::path& folder : listing.folders) {
-      if (ImGui::Selectable((folder.filename().string() + "/").c_str())) {
-        listing = list_folder(folder);
-        path_text = folder.string();
-        break;
-      }
-    }
-    for (const std::filesystem::path& file : listing.files) {
-      if (ImGui::Selectable(file.filename().string().c_str(), file == state.clip_path, ImGuiSelectableFlags_AllowDoubleClick) &&
-          ImGui::IsMouseDoubleClicked(0)) {
-        state.open_requested = file;
-      } else if (ImGui::IsItemClicked()) {
-        path_text = file.string();
-      }
-    }
-  }
-  ImGui::EndChild();
+  draw_animations();
+  draw_listing(state);
   ImGui::TextDisabled("Recent (double-click a file above, or one here)");
   for (const std::filesystem::path& recent : state.recent_files) {
     if (ImGui::Selectable(recent.string().c_str(), false, ImGuiSelectableFlags_AllowDoubleClick) &&
         ImGui::IsMouseDoubleClicked(0)) {
-      state.open_requested = recent;
+      request_open(state, recent);
     }
   }
   ImGui::End();

@@ -16,7 +16,5 @@ void draw_settings_panel(StudioState& state);
 /// bytes with and without metadata, bits per key, tracks by coding, keys,
 /// errors, what the player read.
 void draw_stats_panel(StudioState& state);
-/// "Open": path field, folder listing of clips and recent files.
-void draw_open_panel(StudioState& state, bool* open);
 
 }  // namespace ks::studio

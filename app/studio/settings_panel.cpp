@@ -23,10 +23,13 @@ bool slider(const char* label, float* value, float lo, float hi, const char* for
 }
 
 // A setting in metres shown in `unit_scale` units (1000: mm, 100: cm).
+// Converted back as keystream's options convert (millimetres times 1e-3f),
+// so that File > Copy as command can spell every value it sets exactly:
+// not every float is some float times 1e-3f.
 bool scaled_slider(const char* label, float* value_m, float unit_scale, float lo, float hi, const char* format) {
   float shown = *value_m * unit_scale;
   if (!slider(label, &shown, lo, hi, format, true)) return false;
-  *value_m = shown / unit_scale;
+  *value_m = shown * (1.f / unit_scale);
   return true;
 }
 

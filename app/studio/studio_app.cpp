@@ -18,7 +18,7 @@
 #include "app/studio/curve_panel.h"
 #include "app/studio/layout.h"
 #include "app/studio/panels.h"
-#include "app/studio/png_writer.h"
+#include "app/studio/open_choice.h"
 #include "core/io/excerpt.h"
 #include "core/io/file_io.h"
 #include "core/io/import.h"
@@ -88,7 +88,7 @@ bool StudioApp::init_window() {
   m_window = glfwCreateWindow(m_options.width, m_options.height, "keystream studio", nullptr, nullptr);
   if (m_window == nullptr) return false;
   glfwMakeContextCurrent(m_window);
-  glfwSwapInterval(m_options.screenshot ? 0 : 1);
+  glfwSwapInterval(m_options.scripted() ? 0 : 1);
   if (gladLoadGL(glfwGetProcAddress) == 0) {
     std::fprintf(stderr, "keystream-studio: cannot load OpenGL 3.3 core functions\n");
     return false;
@@ -112,16 +112,18 @@ bool StudioApp::init_window() {
   return true;
 }
 
-Status StudioApp::open_clip(const std::filesystem::path& path) {
-  Result<ImportedClip> loaded = load_any(path, m_state.import_settings);
+Status StudioApp::open_clip(const std::filesystem::path& path, const ImportSettings& settings) {
+  Result<ImportedClip> loaded = load_any(path, settings);
   if (!loaded) {
     m_state.load_error = loaded.error();
     return Error{loaded.error()};
   }
   m_state.load_error.clear();
   m_state.warnings_dismissed = false;
+  const std::shared_ptr<const ImportedClip> previous = std::move(m_state.clip);
   m_state.clip = std::make_shared<const ImportedClip>(std::move(loaded.value()));
   m_state.clip_path = path;
+  m_state.import_settings = settings;
   // Overrides name bones: those of another skeleton would fail the fit.
   std::vector<BoneTolerance>& overrides = m_state.settings.fit.bone_tolerances;
   const Skeleton& skeleton = m_state.clip->skeleton;
@@ -129,8 +131,11 @@ Status StudioApp::open_clip(const std::filesystem::path& path) {
                                  [&](const BoneTolerance& o) { return skeleton.find_bone(o.bone) < 0; }),
                   overrides.end());
   m_state.override_edit.bone = -1;
-  m_state.selected_bone = std::min<int>(m_state.selected_bone, static_cast<int>(m_state.clip->skeleton.bone_count()) - 1);
-  m_state.frame_time = std::min(m_state.frame_time, static_cast<float>(m_state.clip->clip.frame_count - 1));
+  // Another clip starts at its first frame, on the bone of the same name
+  // (bone indices of another rig mean another bone); the viewport and the
+  // curves frame a new clip themselves.
+  m_state.selected_bone = bone_after_open(previous ? &previous->skeleton : nullptr, m_state.selected_bone, skeleton);
+  m_state.frame_time = 0.f;
   m_state.refit_requested = true;
   remember_recent(path);
   return {};
@@ -143,7 +148,7 @@ void StudioApp::remember_recent(const std::filesystem::path& path) {
   recent.erase(std::remove(recent.begin(), recent.end(), absolute), recent.end());
   recent.insert(recent.begin(), absolute);
   if (recent.size() > kMaxRecent) recent.resize(kMaxRecent);
-  if (m_options.screenshot) return;  // tests leave the user's files alone
+  if (m_options.scripted()) return;  // tests leave the user's files alone
   const std::filesystem::path file = recent_path();
   if (file.empty()) return;
   std::filesystem::create_directories(file.parent_path(), ec);
@@ -153,13 +158,20 @@ void StudioApp::remember_recent(const std::filesystem::path& path) {
 }
 
 void StudioApp::handle_requests() {
-  for (const std::filesystem::path& dropped : m_dropped) m_state.open_requested = dropped;
+  for (const std::filesystem::path& dropped : m_dropped) {
+    m_state.open_requested = dropped;
+    m_state.open_animation = 0;
+  }
   m_dropped.clear();
   if (!m_state.open_requested.empty()) {
     const std::filesystem::path path = std::move(m_state.open_requested);
     m_state.open_requested.clear();
-    static_cast<void>(open_clip(path));  // a failure is shown in the UI; the current clip stays
-    if (!m_state.load_error.empty()) m_show_open = true;
+    // The settings of the last open, but the animation asked for: a new file starts at its first.
+    ImportSettings settings = m_state.import_settings;
+    settings.animation_name.clear();
+    settings.animation_index = m_state.open_animation;
+    static_cast<void>(open_clip(path, settings));  // a failure is shown in the UI; the current clip stays
+    m_show_open = !m_state.load_error.empty();     // the Open panel closes once its file is open
   }
   if (m_state.refit_requested && m_state.clip) {
     m_state.refit_requested = false;
@@ -180,6 +192,15 @@ void StudioApp::handle_keys() {
   if (ImGui::IsKeyPressed(GLFW_KEY_HOME, false)) m_state.frame_time = 0.f;
   if (ImGui::IsKeyPressed(GLFW_KEY_END, false)) m_state.frame_time = last;
   if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_O, false)) m_show_open = true;
+  if (m_state.clip && io.KeyCtrl && !io.KeyShift && ImGui::IsKeyPressed(GLFW_KEY_S, false)) {
+    m_save.open(SaveKind::kStream, m_state);
+  }
+  if (m_state.clip && io.KeyCtrl && !io.KeyShift && ImGui::IsKeyPressed(GLFW_KEY_E, false)) {
+    m_save.open(SaveKind::kDecodedGlb, m_state);
+  }
+  if (m_state.clip && io.KeyCtrl && io.KeyShift && ImGui::IsKeyPressed(GLFW_KEY_C, false)) {
+    m_command.open(m_state, m_save.stream_path(m_state));
+  }
   if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_F, false)) m_state.frame_selection_requested = true;
   if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) m_show_help = true;
   if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_R, false)) m_viewport->reload_shaders();
@@ -219,8 +240,25 @@ void StudioApp::update_player() {
 
 void StudioApp::draw_menu_bar() {
   if (!ImGui::BeginMainMenuBar()) return;
+  // The middle of the File menu's label, for --show-file-menu to click.
+  const ImVec2 menu_at = ImGui::GetCursorScreenPos();
+  m_file_menu_x = menu_at.x + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize("File").x * 0.5f;
+  m_file_menu_y = menu_at.y + ImGui::GetFrameHeight() * 0.5f;
   if (ImGui::BeginMenu("File")) {
+    const bool have_clip = m_state.clip != nullptr;
     if (ImGui::MenuItem("Open...", "Ctrl+O")) m_show_open = true;
+    ImGui::Separator();
+    if (ImGui::MenuItem("Save stream (.ks)...", "Ctrl+S", false, have_clip)) m_save.open(SaveKind::kStream, m_state);
+    if (ImGui::MenuItem("Export decoded glTF (.glb)...", "Ctrl+E", false, have_clip)) {
+      m_save.open(SaveKind::kDecodedGlb, m_state);
+    }
+    if (ImGui::MenuItem("Copy as command", "Ctrl+Shift+C", false, have_clip)) {
+      m_command.open(m_state, m_save.stream_path(m_state));
+    }
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("The keystream compress line that writes the same stream, per-bone overrides included");
+    }
+    ImGui::Separator();
     if (ImGui::MenuItem("Quit")) glfwSetWindowShouldClose(m_window, GLFW_TRUE);
     ImGui::EndMenu();
   }
@@ -271,7 +309,10 @@ void StudioApp::draw_help() {
     ImGui::Text("Space          play / pause");
     ImGui::Text("Left / Right   previous / next frame");
     ImGui::Text("Home / End     first / last frame");
-    ImGui::Text("Ctrl+O         open a clip");
+    ImGui::Text("Ctrl+O         open a clip (Escape closes the Open window)");
+    ImGui::Text("Ctrl+S         save the fitted stream (.ks)");
+    ImGui::Text("Ctrl+E         export the decoded animation as glTF (.glb)");
+    ImGui::Text("Ctrl+Shift+C   copy the keystream compress command for these settings");
     ImGui::Text("F              frame the selection in the curves");
     ImGui::Text("Ctrl+R         reload the viewport's shaders");
     ImGui::Text("F1             this list");
@@ -284,76 +325,11 @@ void StudioApp::draw_help() {
   ImGui::End();
 }
 
-namespace {
-
-// Median, smallest, largest and 99th percentile of `values` (zeros when empty).
-struct Spread {
-  double median = 0.0, min = 0.0, max = 0.0, p99 = 0.0;
-};
-Spread spread(std::vector<double> values) {
-  if (values.empty()) return {};
-  std::sort(values.begin(), values.end());
-  return {values[values.size() / 2], values.front(), values.back(),
-          values[std::min(values.size() - 1, values.size() * 99 / 100)]};
-}
-
-}  // namespace
-
-// Plays the clip (looping) and records frame times and the viewport's part
-// of them. True when the time is up.
-bool StudioApp::simulate_play(double now, double frame_ms, double viewport_ms) {
-  if (m_play_start < 0.0) {
-    if (m_state.fitting || m_state.current_result() == nullptr) return false;  // start after the first fit
-    m_play_start = now;
-    m_state.playing = true;
-    m_state.looping = true;
-    return false;
-  }
-  m_frame_ms.push_back(frame_ms);
-  m_viewport_ms.push_back(viewport_ms);
-  m_keys_per_frame.push_back(static_cast<double>(m_state.keys_read_last_frame));
-  const double t = now - m_play_start;
-  if (t < m_options.play_seconds) return false;
-  const Spread frame = spread(m_frame_ms), viewport = spread(m_viewport_ms), keys = spread(m_keys_per_frame);
-  const ImportedClip& clip = *m_state.clip;
-  std::printf("play %.1f s on %s (%zu bones, %zu mesh vertices): %zu frames, frame time median %.1f ms (%.1f-%.1f), "
-              "viewport median %.1f ms (%.1f-%.1f), keys read per frame median %.0f (%.0f-%.0f)\n",
-              t, m_state.clip_path.filename().string().c_str(), clip.skeleton.bone_count(),
-              clip.mesh ? clip.mesh->vertex_count() : size_t{0}, m_frame_ms.size(), frame.median, frame.min,
-              frame.max, viewport.median, viewport.min, viewport.max, keys.median, keys.min, keys.max);
-  return true;
-}
-
-// Moves the tolerance as a slider drag would, once a frame, and records
-// frame times while fits run behind. True when the time is up.
-bool StudioApp::simulate_drag(double now, double frame_ms) {
-  if (m_drag_start < 0.0) {
-    if (m_state.fitting || m_state.current_result() == nullptr) return false;  // start after the first fit
-    m_drag_start = now;
-  } else {
-    m_frame_ms.push_back(frame_ms);
-  }
-  const double t = now - m_drag_start;
-  m_state.settings.fit.tolerance_m = static_cast<float>(0.0001 * (1.0 + 0.8 * std::sin(3.0 * t)));
-  m_state.refit_requested = true;
-  if (m_state.result && (m_generations_seen.empty() || m_generations_seen.back() != m_state.result->generation)) {
-    m_generations_seen.push_back(m_state.result->generation);
-  }
-  if (t < m_options.drag_seconds) return false;
-  const Spread frame = spread(m_frame_ms);
-  std::printf("drag %.1f s on %s: %zu frames, frame time median %.1f ms, 99th percentile %.1f ms, max %.1f ms; "
-              "%zu fits finished (last fit %.0f ms)\n",
-              t, m_state.clip_path.filename().string().c_str(), m_frame_ms.size(), frame.median, frame.p99,
-              frame.max, m_generations_seen.size(),
-              m_state.result ? m_state.result->fit_ms : 0.0);
-  return true;
-}
-
 int StudioApp::run() {
   // Load before opening a window: a bad file in screenshot mode fails fast.
-  if (Status s = open_clip(m_options.clip); !s) {
+  if (Status s = open_clip(m_options.clip, m_options.import); !s) {
     std::fprintf(stderr, "keystream-studio: %s\n", s.error().c_str());
-    if (m_options.screenshot) return 1;
+    if (m_options.scripted()) return 1;
     m_show_open = true;
   }
   if (m_state.clip) {
@@ -383,7 +359,7 @@ int StudioApp::run() {
     }
     // The clip plays from the start, as a viewer expects; a frame asked for
     // (or a screenshot) holds still.
-    m_state.playing = !m_options.frame && !m_options.screenshot && m_options.drag_seconds <= 0.f;
+    m_state.playing = !m_options.frame && !m_options.scripted() && m_options.drag_seconds <= 0.f;
     if (m_options.frame) {
       m_state.frame_time = std::clamp(*m_options.frame, 0.f, static_cast<float>(m_state.clip->clip.frame_count - 1));
     }
@@ -394,7 +370,6 @@ int StudioApp::run() {
   }
   double previous = glfwGetTime();
   double frame_start = previous;
-  int settled_frames = 0;  // frames drawn since the fit finished (screenshot mode)
   while (!glfwWindowShouldClose(m_window)) {
     glfwPollEvents();
     const double now = glfwGetTime();
@@ -404,8 +379,18 @@ int StudioApp::run() {
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
-    // A screenshot shows the UI as nobody's mouse is over it (Xvfb parks the pointer mid-screen).
-    if (m_options.screenshot) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+    // A screenshot shows the UI as nobody's mouse is over it (Xvfb parks the
+    // pointer mid-screen), or with the File menu clicked open.
+    if (m_options.scripted()) {
+      ImGuiIO& io = ImGui::GetIO();
+      io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+      if (m_options.show_file_menu && m_script_ran && m_file_menu_x >= 0.f) {
+        io.MousePos = ImVec2(m_file_menu_x, m_file_menu_y);
+        io.MouseDown[0] = m_settled_frames == 1;
+      }
+      // ImGui 1.86 reads keys by the backend's codes: GLFW's.
+      if (m_options.open_escape && m_script_ran) io.KeysDown[GLFW_KEY_ESCAPE] = m_settled_frames == 1;
+    }
     ImGui::NewFrame();
     handle_keys();
     advance_time(dt);
@@ -425,7 +410,9 @@ int StudioApp::run() {
     if (time_viewport) glFinish();
     const double viewport_ms = (glfwGetTime() - viewport_start) * 1000.0;
     m_timeline.draw(m_state);
-    draw_open_panel(m_state, &m_show_open);
+    m_open_panel.draw(m_state, &m_show_open);
+    m_save.draw(m_state);
+    m_command.draw();
     draw_help();
     m_state.frame_selection_requested = false;
     ImGui::Render();
@@ -437,26 +424,8 @@ int StudioApp::run() {
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
-    if (m_options.screenshot) {
-      // Wait for the fit, then give ImGui a few frames to size its windows.
-      const bool done = !m_state.fitting && m_state.current_result() != nullptr && !m_state.refit_requested;
-      if (!done && m_state.result && !m_state.result->error.empty() && !m_state.fitting) {
-        std::fprintf(stderr, "keystream-studio: %s: %s\n", m_options.clip.string().c_str(), m_state.result->error.c_str());
-        return 1;
-      }
-      settled_frames = done ? settled_frames + 1 : 0;
-      if (settled_frames >= 3) {
-        for (const ViewRect& view : m_viewport->view_rects()) {
-          std::printf("view %s %d %d %d %d\n", view.name.c_str(), view.x, view.y, view.width, view.height);
-        }
-        std::fflush(stdout);
-        if (Status s = write_framebuffer_png(*m_options.screenshot, width, height); !s) {
-          std::fprintf(stderr, "keystream-studio: %s\n", s.error().c_str());
-          return 1;
-        }
-        return 0;
-      }
-      if (!done) m_worker.wait_idle();
+    if (m_options.scripted()) {
+      if (const std::optional<int> exit_code = scripted_frame(width, height)) return *exit_code;
     } else if (m_options.drag_seconds <= 0.f && m_options.play_seconds <= 0.f) {
       save_layout_if_changed();
     }

@@ -1,8 +1,9 @@
 #pragma once
 // StudioApp: the window, the frame loop and everything that is not a panel:
-// opening clips (command line, drag and drop, the Open panel), handing
-// settings to the refit worker, playback, the player whose work the Stats
-// panel reports, keyboard shortcuts, the layout, and screenshot mode.
+// opening clips (command line, drag and drop, the Open panel), the File
+// menu, handing settings to the refit worker, playback, the player whose
+// work the Stats panel reports, keyboard shortcuts, the layout, and the
+// scripted modes (studio_script.cpp).
 
 #include <filesystem>
 #include <memory>
@@ -12,6 +13,8 @@
 
 #include "app/studio/bone_tree_panel.h"
 #include "app/studio/curve_panel.h"
+#include "app/studio/file_dialogs.h"
+#include "app/studio/open_panel.h"
 #include "app/studio/refit_worker.h"
 #include "app/studio/studio_state.h"
 #include "app/studio/timeline_panel.h"
@@ -37,6 +40,23 @@ struct StudioOptions {
                                                // then print frame times and exit (responsiveness check)
   int width = 1600;
   int height = 1000;
+  // File menu actions run once the first fit is done, through the dialogs
+  // the menu opens (for tests); the studio then exits, or takes the
+  // screenshot. Failures exit 1.
+  std::optional<std::filesystem::path> save_stream;  // Save stream... to this path
+  std::optional<std::filesystem::path> export_glb;   // Export decoded glTF... to this path
+  bool print_command = false;                        // Copy as command, and print the command to stdout
+  bool show_file_menu = false;                       // the screenshot shows the File menu open
+  // The Open window, as clicks would drive it: shown, the cursor on this
+  // file, this animation of it chosen, then (open_press) Open pressed. The
+  // studio prints what is open afterwards.
+  std::optional<std::filesystem::path> open_choose;
+  int open_choose_animation = 0;
+  bool open_press = false;
+  bool open_escape = false;  // instead of Open: Escape pressed with the window focused
+
+  /// The studio runs unattended: it does what the options say and exits.
+  bool scripted() const { return screenshot || save_stream || export_glb || print_command || open_choose; }
 };
 
 class StudioApp {
@@ -52,7 +72,7 @@ class StudioApp {
 
  private:
   bool init_window();
-  Status open_clip(const std::filesystem::path& path);
+  Status open_clip(const std::filesystem::path& path, const ImportSettings& settings);
   void handle_requests();
   void handle_keys();
   void advance_time(float dt_seconds);
@@ -60,6 +80,12 @@ class StudioApp {
   void draw_menu_bar();
   void draw_help();
   void remember_recent(const std::filesystem::path& path);
+  /// The scripted File menu actions (StudioOptions); false when one failed.
+  bool run_script();
+  bool report_open() const;
+  /// In scripted mode, once the fit is done: runs the script, then takes the
+  /// screenshot. Returns the exit code when the studio should exit.
+  std::optional<int> scripted_frame(int width, int height);
   bool simulate_drag(double now, double frame_ms);
   bool simulate_play(double now, double frame_ms, double viewport_ms);
 
@@ -70,6 +96,9 @@ class StudioApp {
   bool m_imgui_ready = false;
   bool m_show_open = false;
   bool m_show_help = false;
+  OpenPanel m_open_panel;
+  SaveDialog m_save;
+  CommandWindow m_command;
   BoneTreePanel m_bone_tree;
   CurvePanel m_curves;
   TimelinePanel m_timeline;
@@ -79,6 +108,12 @@ class StudioApp {
   std::shared_ptr<const FitResult> m_player_result;
   std::unique_ptr<Player> m_player;
   std::vector<Transform> m_pose;
+  // Scripted mode: frames drawn since the fit finished, whether the File
+  // menu script ran and how, and where the File menu's label is (to click it).
+  int m_settled_frames = 0;
+  bool m_script_ran = false;
+  bool m_script_ok = true;
+  float m_file_menu_x = -1.f, m_file_menu_y = -1.f;
   // Responsiveness check (--simulate-drag).
   double m_drag_start = -1.0;
   std::vector<double> m_frame_ms;

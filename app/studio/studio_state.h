@@ -17,7 +17,7 @@ struct StudioState {
   // The open clip (null until one loads) and where it came from.
   std::shared_ptr<const ImportedClip> clip;
   std::filesystem::path clip_path;
-  ImportSettings import_settings;
+  ImportSettings import_settings;  // those the open clip was imported with
   std::string load_error;  // the last open that failed, shown until the next succeeds
   bool warnings_dismissed = false;  // the open clip's import warnings, shown in the menu bar until dismissed
   std::vector<std::filesystem::path> recent_files;  // newest first
@@ -57,6 +57,7 @@ struct StudioState {
   // Requests the panels make of the app, handled after drawing.
   bool refit_requested = false;                // settings changed
   std::filesystem::path open_requested;        // a file to open
+  int open_animation = 0;                      // the animation of it to open (glTF), by index
   bool frame_selection_requested = false;      // F: frame the selection in the curves
 
   /// The fit result when it belongs to the open clip, else null.

@@ -1,0 +1,171 @@
+// StudioApp's unattended modes: the scripted File menu actions and the
+// screenshot (StudioOptions::scripted), and the playback and slider-drag
+// timing runs (--simulate-play, --simulate-drag).
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "app/studio/png_writer.h"
+#include "app/studio/studio_app.h"
+
+namespace ks::studio {
+
+// Each action goes through the dialog the File menu opens, as a user's
+// click on Save (without the question before replacing a file) or on Copy
+// as command would.
+bool StudioApp::run_script() {
+  bool ok = true;
+  const auto save = [&](SaveKind kind, const std::filesystem::path& path, const char* what) {
+    m_save.open(kind, m_state);
+    m_save.set_path(path);
+    if (Status s = m_save.save(m_state); !s) {
+      std::fprintf(stderr, "keystream-studio: %s: %s\n", what, s.error().c_str());
+      ok = false;
+    } else {
+      std::printf("%s: %s\n", what, m_save.message().c_str());
+    }
+  };
+  if (m_options.save_stream) save(SaveKind::kStream, *m_options.save_stream, "save stream");
+  if (m_options.export_glb) save(SaveKind::kDecodedGlb, *m_options.export_glb, "export decoded glTF");
+  if (m_options.print_command) {
+    m_command.open(m_state, m_save.stream_path(m_state));
+    std::printf("%s\n", m_command.command().text.c_str());
+    for (const std::string& caveat : m_command.command().caveats) {
+      std::fprintf(stderr, "keystream-studio: the command: %s\n", caveat.c_str());
+    }
+  }
+  if (m_options.open_choose) {
+    m_show_open = true;
+    m_open_panel.show(m_state);
+    m_open_panel.point_at(*m_options.open_choose);
+    m_open_panel.choose_animation(m_options.open_choose_animation);
+    if (m_options.open_press) m_open_panel.press_open(m_state);
+  }
+  std::fflush(stdout);
+  return ok;
+}
+
+// After --open-choose: what is open, and whether the Open window is; a
+// failed open is an error.
+bool StudioApp::report_open() const {
+  const ImportedClip& clip = *m_state.clip;
+  const int bone = m_state.selected_bone;
+  std::printf("open: %s [%s] animation %d, frame %g, bone %s; Open window %s\n",
+              m_state.clip_path.filename().string().c_str(), clip.clip.name.c_str(), clip.animation_index,
+              static_cast<double>(m_state.frame_time), clip.skeleton.bone_names[static_cast<size_t>(bone)].c_str(),
+              m_show_open ? "shown" : "closed");
+  std::fflush(stdout);
+  if (m_state.load_error.empty()) return true;
+  std::fprintf(stderr, "keystream-studio: open: %s\n", m_state.load_error.c_str());
+  return false;
+}
+
+std::optional<int> StudioApp::scripted_frame(int width, int height) {
+  // Wait for the fit, then give ImGui a few frames to size its windows.
+  const bool done = !m_state.fitting && m_state.current_result() != nullptr && !m_state.refit_requested;
+  if (!done && m_state.result && !m_state.result->error.empty() && !m_state.fitting) {
+    std::fprintf(stderr, "keystream-studio: %s: %s\n", m_options.clip.string().c_str(), m_state.result->error.c_str());
+    return 1;
+  }
+  m_settled_frames = done ? m_settled_frames + 1 : 0;
+  if (!done) {
+    m_worker.wait_idle();
+    return std::nullopt;
+  }
+  if (m_settled_frames < 3) return std::nullopt;
+  if (!m_script_ran) {
+    m_script_ran = true;
+    const bool any_action =
+        m_options.save_stream || m_options.export_glb || m_options.print_command || m_options.open_choose;
+    if (any_action) m_script_ok = run_script();
+    // Frames for the dialogs opened to settle (and a clip opened to load and
+    // fit), or for the menu to be clicked open.
+    if ((any_action && m_options.screenshot) || m_options.open_choose || m_options.show_file_menu) {
+      m_settled_frames = 0;
+      return std::nullopt;
+    }
+    if (!m_options.screenshot) return m_script_ok ? 0 : 1;
+  }
+  // The File menu is pressed at the first of these frames and drawn open by the fifth.
+  if (m_settled_frames < (m_options.show_file_menu ? 5 : 3)) return std::nullopt;
+  if (m_options.open_choose && !report_open()) m_script_ok = false;
+  if (!m_options.screenshot) return m_script_ok ? 0 : 1;
+  for (const ViewRect& view : m_viewport->view_rects()) {
+    std::printf("view %s %d %d %d %d\n", view.name.c_str(), view.x, view.y, view.width, view.height);
+  }
+  std::fflush(stdout);
+  if (Status s = write_framebuffer_png(*m_options.screenshot, width, height); !s) {
+    std::fprintf(stderr, "keystream-studio: %s\n", s.error().c_str());
+    return 1;
+  }
+  return m_script_ok ? 0 : 1;
+}
+
+namespace {
+
+// Median, smallest, largest and 99th percentile of `values` (zeros when empty).
+struct Spread {
+  double median = 0.0, min = 0.0, max = 0.0, p99 = 0.0;
+};
+Spread spread(std::vector<double> values) {
+  if (values.empty()) return {};
+  std::sort(values.begin(), values.end());
+  return {values[values.size() / 2], values.front(), values.back(),
+          values[std::min(values.size() - 1, values.size() * 99 / 100)]};
+}
+
+}  // namespace
+
+// Plays the clip (looping) and records frame times and the viewport's part
+// of them. True when the time is up.
+bool StudioApp::simulate_play(double now, double frame_ms, double viewport_ms) {
+  if (m_play_start < 0.0) {
+    if (m_state.fitting || m_state.current_result() == nullptr) return false;  // start after the first fit
+    m_play_start = now;
+    m_state.playing = true;
+    m_state.looping = true;
+    return false;
+  }
+  m_frame_ms.push_back(frame_ms);
+  m_viewport_ms.push_back(viewport_ms);
+  m_keys_per_frame.push_back(static_cast<double>(m_state.keys_read_last_frame));
+  const double t = now - m_play_start;
+  if (t < m_options.play_seconds) return false;
+  const Spread frame = spread(m_frame_ms), viewport = spread(m_viewport_ms), keys = spread(m_keys_per_frame);
+  const ImportedClip& clip = *m_state.clip;
+  std::printf(
+      "play %.1f s on %s (%zu bones, %zu mesh vertices): %zu frames, frame time median %.1f ms (%.1f-%.1f), "
+      "viewport median %.1f ms (%.1f-%.1f), keys read per frame median %.0f (%.0f-%.0f)\n",
+      t, m_state.clip_path.filename().string().c_str(), clip.skeleton.bone_count(),
+      clip.mesh ? clip.mesh->vertex_count() : size_t{0}, m_frame_ms.size(), frame.median, frame.min, frame.max,
+      viewport.median, viewport.min, viewport.max, keys.median, keys.min, keys.max);
+  return true;
+}
+
+// Moves the tolerance as a slider drag would, once a frame, and records
+// frame times while fits run behind. True when the time is up.
+bool StudioApp::simulate_drag(double now, double frame_ms) {
+  if (m_drag_start < 0.0) {
+    if (m_state.fitting || m_state.current_result() == nullptr) return false;  // start after the first fit
+    m_drag_start = now;
+  } else {
+    m_frame_ms.push_back(frame_ms);
+  }
+  const double t = now - m_drag_start;
+  m_state.settings.fit.tolerance_m = static_cast<float>(0.0001 * (1.0 + 0.8 * std::sin(3.0 * t)));
+  m_state.refit_requested = true;
+  if (m_state.result && (m_generations_seen.empty() || m_generations_seen.back() != m_state.result->generation)) {
+    m_generations_seen.push_back(m_state.result->generation);
+  }
+  if (t < m_options.drag_seconds) return false;
+  const Spread frame = spread(m_frame_ms);
+  std::printf(
+      "drag %.1f s on %s: %zu frames, frame time median %.1f ms, 99th percentile %.1f ms, max %.1f ms; "
+      "%zu fits finished (last fit %.0f ms)\n",
+      t, m_state.clip_path.filename().string().c_str(), m_frame_ms.size(), frame.median, frame.p99, frame.max,
+      m_generations_seen.size(), m_state.result ? m_state.result->fit_ms : 0.0);
+  return true;
+}
+
+}  // namespace ks::studio
