@@ -33,7 +33,7 @@ inline void finish_key(TrackWindow& window, bool negated) {
 }
 
 // Reads the track's next key, written as Rice-coded differences from its
-// newest one (keys 1 and 2, the keys a jump frame saves), into the window.
+// newest one (a track's keys 1 and 2, read by restart()), into the window.
 // The key is decoded in place: no local copy whose components, stored one
 // by one, would be read back at once as a vector (a store-forwarding stall).
 template <class Reader>
@@ -164,8 +164,8 @@ size_t Player::memory_bytes() const {
          m_short_pose.capacity() * sizeof(Transform) + m_rotation_lanes.capacity() * sizeof(RotationLanes) +
          m_vec3_lanes.capacity() * sizeof(Vec3Lanes) +
          (m_stale_rotation_blocks.capacity() + m_stale_vec3_blocks.capacity()) * sizeof(uint64_t) +
-         m_finished.capacity() * sizeof(uint32_t) +
-         (m_stale.capacity() + m_refilled.capacity()) * sizeof(uint32_t) + m_queue.memory_bytes() + m_reader.memory_bytes();
+         (m_finished.capacity() + m_stale.capacity() + m_refilled.capacity()) * sizeof(uint32_t) +
+         m_queue.memory_bytes() + m_reader.memory_bytes();
 }
 
 // Inlined so the common call, the newest key, indexes the window at a constant.
