@@ -89,14 +89,17 @@ void make_rotations_continuous(std::span<Quat> rotations) {
   }
 }
 
-
 void track_value(const BoneTracks& bone, TrackKind kind, uint32_t frame, float out[4]) {
+  track_value(Transform{bone.translations[frame], bone.rotations[frame], bone.scales[frame]}, kind, out);
+}
+
+void track_value(const Transform& transform, TrackKind kind, float out[4]) {
   if (kind == TrackKind::kRotation) {
-    const Quat& q = bone.rotations[frame];
+    const Quat& q = transform.rotation;
     out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
     return;
   }
-  const Vec3& v = kind == TrackKind::kTranslation ? bone.translations[frame] : bone.scales[frame];
+  const Vec3& v = kind == TrackKind::kTranslation ? transform.translation : transform.scale;
   out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = 0.f;
 }
 
