@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "app/studio/panels.h"
-#include "core/io/excerpt.h"
+#include "core/clip/excerpt.h"
 #include "core/io/import.h"
 
 namespace ks::studio {

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <string>
 
+#include "core/clip/excerpt.h"
+
 namespace ks {
 
 namespace {
@@ -10,7 +12,7 @@ namespace {
 constexpr float kUnitTolerance = 1e-4f;
 
 std::string at(const Skeleton& skeleton, size_t bone, const char* track, size_t frame) {
-  return "bone " + std::to_string(bone) + " '" + skeleton.bone_names[bone] + "' " + track + " at frame " +
+  return "bone " + std::to_string(bone) + " '" + excerpt(skeleton.bone_names[bone]) + "' " + track + " at frame " +
          std::to_string(frame);
 }
 
@@ -39,7 +41,7 @@ Status RawClip::validate(const Skeleton& skeleton) const {
     const BoneTracks& t = bones[b];
     if (t.translations.size() != frame_count || t.rotations.size() != frame_count ||
         t.scales.size() != frame_count) {
-      return Error{"bone " + std::to_string(b) + " '" + skeleton.bone_names[b] + "' has " +
+      return Error{"bone " + std::to_string(b) + " '" + excerpt(skeleton.bone_names[b]) + "' has " +
                    std::to_string(t.translations.size()) + "/" + std::to_string(t.rotations.size()) + "/" +
                    std::to_string(t.scales.size()) + " translation/rotation/scale samples for " +
                    std::to_string(frame_count) + " frames"};

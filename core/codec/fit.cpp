@@ -6,6 +6,7 @@
 #include <limits>
 #include <thread>
 
+#include "core/clip/excerpt.h"
 #include "core/codec/object_space_error.h"
 
 namespace ks {
@@ -436,9 +437,11 @@ Status FitSettings::validate() const {
   if (!positive(shell_distance_m)) return Error{"shell distance must be a positive number of metres"};
   for (const BoneTolerance& o : bone_tolerances) {
     if (o.bone.empty()) return Error{"a bone tolerance names no bone"};
-    if (!positive(o.tolerance_m)) return Error{"tolerance of bone \"" + o.bone + "\" must be a positive number of metres"};
+    if (!positive(o.tolerance_m)) {
+      return Error{"tolerance of bone \"" + excerpt(o.bone) + "\" must be a positive number of metres"};
+    }
     if (!std::isfinite(o.shell_distance_m) || o.shell_distance_m < 0.f) {
-      return Error{"shell distance of bone \"" + o.bone + "\" must be a positive number of metres"};
+      return Error{"shell distance of bone \"" + excerpt(o.bone) + "\" must be a positive number of metres"};
     }
   }
   if (!positive(translation_error_m)) return Error{"translation error must be a positive number of metres"};
@@ -473,7 +476,7 @@ bool FittedClip::bound_met() const {
 Result<FittedClip> fit_clip(const Skeleton& skeleton, const RawClip& clip, const FitSettings& settings,
                             unsigned threads) {
   if (Status s = settings.validate(); !s) return Error{"fit settings: " + s.error()};
-  if (Status s = clip.validate(skeleton); !s) return Error{"clip \"" + clip.name + "\": " + s.error()};
+  if (Status s = clip.validate(skeleton); !s) return Error{"clip \"" + excerpt(clip.name) + "\": " + s.error()};
   const size_t track_count = 3 * skeleton.bone_count();
   for (size_t t = 0; t < track_count; ++t) {
     const BoneTracks& bone = clip.bones[t / 3];
@@ -481,7 +484,8 @@ Result<FittedClip> fit_clip(const Skeleton& skeleton, const RawClip& clip, const
     for (const Vec3& v : t % 3 == 0 ? bone.translations : bone.scales) {
       // Codes of a value this large would not fit any step a float holds.
       if (std::fabs(v.x) > 1e30f || std::fabs(v.y) > 1e30f || std::fabs(v.z) > 1e30f) {
-        return Error{"clip \"" + clip.name + "\": bone " + skeleton.bone_names[t / 3] + " has a value beyond 1e30"};
+        return Error{"clip \"" + excerpt(clip.name) + "\": bone " + std::to_string(t / 3) + " '" +
+                     excerpt(skeleton.bone_names[t / 3]) + "' has a value beyond 1e30"};
       }
     }
   }

@@ -9,7 +9,7 @@
 #include <system_error>
 #include <vector>
 
-#include "core/io/excerpt.h"
+#include "core/clip/excerpt.h"
 #include "core/io/file_io.h"
 
 namespace ks::gltf {
