@@ -286,8 +286,7 @@ class ObjectSpaceFit {
         for (size_t k = 0; k < 3; ++k) {
           const size_t t = 3 * static_cast<size_t>(a) + k;
           // Only a track with an error can lower it.
-          if (animated[t] && track(t).max_error > 0.f &&
-              contribution_m(t) >= kNegligibleShare * largest) {
+          if (animated[t] && track(t).max_error > 0.f && contribution_m(t) >= kNegligibleShare * largest) {
             factor[t] = std::min(factor[t], f);
           }
         }
