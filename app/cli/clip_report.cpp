@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "core/io/excerpt.h"
+#include "core/clip/excerpt.h"
 
 namespace ks::cli {
 

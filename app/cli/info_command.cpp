@@ -12,7 +12,7 @@
 
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
-#include "core/io/excerpt.h"
+#include "core/clip/excerpt.h"
 #include "core/codec/measure.h"
 #include "core/io/stream_file.h"
 

@@ -12,7 +12,7 @@
 
 #include "app/studio/bone_tolerance_edit.h"
 #include "app/studio/bone_tree_panel.h"
-#include "core/io/excerpt.h"
+#include "core/clip/excerpt.h"
 
 namespace ks::studio {
 

@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "core/codec/fit.h"
+#include "core/clip/excerpt.h"
 #include "core/codec/key_cost.h"
-#include "core/io/excerpt.h"
 
 namespace ks::studio {
 

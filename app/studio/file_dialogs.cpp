@@ -7,7 +7,7 @@
 #include <system_error>
 
 #include "app/studio/save_actions.h"
-#include "core/io/excerpt.h"
+#include "core/clip/excerpt.h"
 #include "core/io/import.h"
 
 namespace ks::studio {

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <system_error>
 
-#include "core/io/excerpt.h"
+#include "core/clip/excerpt.h"
 #include "core/io/import.h"
 
 namespace ks::studio {

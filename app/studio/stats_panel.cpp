@@ -10,7 +10,7 @@
 
 #include "app/studio/bone_tolerance_edit.h"
 #include "app/studio/panels.h"
-#include "core/io/excerpt.h"
+#include "core/clip/excerpt.h"
 
 namespace ks::studio {
 

@@ -19,7 +19,7 @@
 #include "app/studio/layout.h"
 #include "app/studio/panels.h"
 #include "app/studio/open_choice.h"
-#include "core/io/excerpt.h"
+#include "core/clip/excerpt.h"
 #include "core/io/file_io.h"
 #include "core/io/import.h"
 #include "core/io/stream_file.h"

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <string_view>
+#include <unordered_set>
 
 #include <glm/gtc/type_ptr.hpp>
 
@@ -59,8 +61,9 @@ void ViewportPanel::open_clip(const ImportedClip& clip) {
   m_source_local.assign(bones, Transform{});
   m_source_model.assign(bones, Transform{});
   m_decoded_model.assign(bones, Transform{});
-  m_source_palette.assign(bones, Mat4{});
-  m_decoded_palette.assign(bones, Mat4{});
+  // The palettes skin the mesh: a bare skeleton (of maybe 50,000 bones) needs none.
+  m_source_palette.assign(clip.mesh ? bones : 0, Mat4{});
+  m_decoded_palette.assign(clip.mesh ? bones : 0, Mat4{});
   m_errors_m.assign(bones, 0.f);
   m_fractions.assign(bones, 0.f);
   m_vertex_fractions.assign(clip.mesh ? clip.mesh->vertex_count() : 0, 0.f);
@@ -126,6 +129,17 @@ void ViewportPanel::update_errors(const StudioState& state) {
 void ViewportPanel::bone_instances(std::span<const BoneShape> shapes, bool colored, int selected,
                                    bool only_selected, std::vector<BoneInstance>& out) const {
   out.clear();
+  // Shapes of different bones can coincide (a rig of 50,000 sibling leaves at
+  // one offset): each is drawn once, as a second copy adds nothing but work,
+  // and a software rasterizer keeps every triangle of a draw binned (tens of
+  // MB for such a rig). The set holds indices into `out`, which only grows.
+  static_assert(sizeof(BoneInstance) == 20 * sizeof(float), "instances compare by their bytes: no padding");
+  const auto bytes = [&](uint32_t i) {
+    return std::string_view(reinterpret_cast<const char*>(&out[i]), sizeof(BoneInstance));
+  };
+  const auto hash = [&](uint32_t i) { return std::hash<std::string_view>{}(bytes(i)); };
+  const auto same = [&](uint32_t a, uint32_t b) { return bytes(a) == bytes(b); };
+  std::unordered_set<uint32_t, decltype(hash), decltype(same)> drawn(shapes.size(), hash, same);
   // Thin inside a mesh, sturdier for a bare skeleton; never invisible.
   const float ratio = m_renderer.has_mesh() && m_settings.show_mesh ? 0.12f : 0.16f;
   const float min_width = 0.01f * m_character_size_m;
@@ -139,6 +153,7 @@ void ViewportPanel::bone_instances(std::span<const BoneShape> shapes, bool color
     if (colored) color = glm::vec4(error_color(m_fractions[static_cast<size_t>(shape.bone)]), 1.f);
     if (is_selected) color = glm::vec4(glm::mix(glm::vec3(color), glm::vec3(0.4f, 0.8f, 1.f), 0.6f), 1.f);
     out.push_back({bone_shape_matrix(shape.head, shape.tail, width), color});
+    if (!drawn.insert(static_cast<uint32_t>(out.size() - 1)).second) out.pop_back();
   }
 }
 

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <string>
 
+#include "core/clip/excerpt.h"
+
 namespace ks {
 
 namespace {
@@ -10,7 +12,7 @@ namespace {
 constexpr float kUnitTolerance = 1e-4f;
 
 std::string at(const Skeleton& skeleton, size_t bone, const char* track, size_t frame) {
-  return "bone " + std::to_string(bone) + " '" + skeleton.bone_names[bone] + "' " + track + " at frame " +
+  return "bone " + std::to_string(bone) + " '" + excerpt(skeleton.bone_names[bone]) + "' " + track + " at frame " +
          std::to_string(frame);
 }
 
@@ -39,7 +41,7 @@ Status RawClip::validate(const Skeleton& skeleton) const {
     const BoneTracks& t = bones[b];
     if (t.translations.size() != frame_count || t.rotations.size() != frame_count ||
         t.scales.size() != frame_count) {
-      return Error{"bone " + std::to_string(b) + " '" + skeleton.bone_names[b] + "' has " +
+      return Error{"bone " + std::to_string(b) + " '" + excerpt(skeleton.bone_names[b]) + "' has " +
                    std::to_string(t.translations.size()) + "/" + std::to_string(t.rotations.size()) + "/" +
                    std::to_string(t.scales.size()) + " translation/rotation/scale samples for " +
                    std::to_string(frame_count) + " frames"};
@@ -89,14 +91,17 @@ void make_rotations_continuous(std::span<Quat> rotations) {
   }
 }
 
-
 void track_value(const BoneTracks& bone, TrackKind kind, uint32_t frame, float out[4]) {
+  track_value(Transform{bone.translations[frame], bone.rotations[frame], bone.scales[frame]}, kind, out);
+}
+
+void track_value(const Transform& transform, TrackKind kind, float out[4]) {
   if (kind == TrackKind::kRotation) {
-    const Quat& q = bone.rotations[frame];
+    const Quat& q = transform.rotation;
     out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
     return;
   }
-  const Vec3& v = kind == TrackKind::kTranslation ? bone.translations[frame] : bone.scales[frame];
+  const Vec3& v = kind == TrackKind::kTranslation ? transform.translation : transform.scale;
   out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = 0.f;
 }
 

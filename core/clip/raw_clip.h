@@ -69,5 +69,7 @@ void make_rotations_continuous(std::span<Quat> rotations);
 /// `bone`'s track of `kind` at `frame` as four floats, the way curves hold
 /// values: x y z w for a rotation, x y z 0 for a translation or scale.
 void track_value(const BoneTracks& bone, TrackKind kind, uint32_t frame, float out[4]);
+/// The same of one transform (a pose's entry for a bone).
+void track_value(const Transform& transform, TrackKind kind, float out[4]);
 
 }  // namespace ks

@@ -4,6 +4,8 @@
 #include <string>
 #include <unordered_set>
 
+#include "core/clip/excerpt.h"
+
 namespace ks {
 
 namespace {
@@ -38,7 +40,7 @@ Status Skeleton::validate() const {
   }
   std::unordered_set<std::string_view> seen;
   for (size_t i = 0; i < n; ++i) {
-    const std::string where = "bone " + std::to_string(i) + " '" + bone_names[i] + "'";
+    const std::string where = "bone " + std::to_string(i) + " '" + excerpt(bone_names[i]) + "'";
     if (bone_names[i].empty()) return Error{"bone " + std::to_string(i) + " has an empty name"};
     if (!seen.insert(bone_names[i]).second) return Error{where + ": name is used by an earlier bone"};
     if (parents[i] < -1 || parents[i] >= static_cast<int32_t>(i)) {

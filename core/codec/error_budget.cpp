@@ -5,6 +5,8 @@
 #include <limits>
 #include <set>
 
+#include "core/clip/excerpt.h"
+
 namespace ks {
 
 Result<BoneTolerances> resolve_bone_tolerances(const Skeleton& skeleton, float tolerance_m, float shell_distance_m,
@@ -13,15 +15,16 @@ Result<BoneTolerances> resolve_bone_tolerances(const Skeleton& skeleton, float t
   std::vector<const BoneTolerance*> own(bone_count, nullptr);
   for (const BoneTolerance& o : overrides) {
     const int32_t bone = skeleton.find_bone(o.bone);
-    if (bone < 0) return Error{"bone tolerance: the skeleton has no bone named \"" + o.bone + "\""};
+    if (bone < 0) return Error{"bone tolerance: the skeleton has no bone named \"" + excerpt(o.bone) + "\""};
     if (own[static_cast<size_t>(bone)] != nullptr) {
-      return Error{"bone tolerance: bone \"" + o.bone + "\" has two tolerances"};
+      return Error{"bone tolerance: bone \"" + excerpt(o.bone) + "\" has two tolerances"};
     }
     if (!std::isfinite(o.tolerance_m) || !(o.tolerance_m > 0.f)) {
-      return Error{"bone tolerance of \"" + o.bone + "\": the tolerance must be a positive number of metres"};
+      return Error{"bone tolerance of \"" + excerpt(o.bone) + "\": the tolerance must be a positive number of metres"};
     }
     if (!std::isfinite(o.shell_distance_m) || o.shell_distance_m < 0.f) {
-      return Error{"bone tolerance of \"" + o.bone + "\": the shell distance must be a positive number of metres"};
+      return Error{"bone tolerance of \"" + excerpt(o.bone) +
+                   "\": the shell distance must be a positive number of metres"};
     }
     own[static_cast<size_t>(bone)] = &o;
   }

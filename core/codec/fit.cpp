@@ -6,6 +6,7 @@
 #include <limits>
 #include <thread>
 
+#include "core/clip/excerpt.h"
 #include "core/codec/object_space_error.h"
 
 namespace ks {
@@ -42,26 +43,43 @@ constexpr float kLoosenTarget = 0.9f;
 constexpr float kMinLoosening = 1.25f;
 constexpr float kMaxLoosening = 2.f;
 
-// A track's source values as rows of four floats (vec3 tracks leave [3] at 0).
-std::vector<Sample> track_samples(const BoneTracks& bone, TrackKind kind) {
-  std::vector<Sample> rows(bone.rotations.size());
-  for (uint32_t f = 0; f < rows.size(); ++f) track_value(bone, kind, f, rows[f].data());
-  return rows;
-}
+// Every track's source values, as rows of four floats (vec3 tracks leave
+// [3] at 0): track t's frames are rows [t * frames, (t + 1) * frames) of one
+// array, its key poses (RawClip::key_poses) likewise of another. One
+// allocation each, not two per track: a rig of 50,000 bones has 150,000.
+struct TrackSources {
+  uint32_t frames = 0;
+  size_t key_poses = 0;
+  std::vector<Sample> samples;
+  std::vector<TimedSample> between;
 
-// Bone b's track of `kind` at each of the clip's key poses (its keys between frames).
-std::vector<TimedSample> track_key_samples(const RawClip& clip, size_t b, TrackKind kind) {
-  std::vector<TimedSample> rows(clip.key_poses.size());
-  for (size_t k = 0; k < rows.size(); ++k) {
-    const Transform& t = clip.key_poses[k].pose[b];
-    rows[k].frame_time = clip.key_poses[k].frame_time;
-    switch (kind) {
-      case TrackKind::kTranslation: rows[k].value = {t.translation.x, t.translation.y, t.translation.z, 0.f}; break;
-      case TrackKind::kRotation: rows[k].value = {t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w}; break;
-      case TrackKind::kScale: rows[k].value = {t.scale.x, t.scale.y, t.scale.z, 0.f}; break;
+  TrackSources(const RawClip& clip, size_t track_count)
+      : frames(clip.frame_count), key_poses(clip.key_poses.size()), samples(track_count * frames),
+        between(track_count * key_poses) {
+    for (size_t t = 0; t < track_count; ++t) {
+      const TrackKind kind = static_cast<TrackKind>(t % 3);
+      for (uint32_t f = 0; f < frames; ++f) track_value(clip.bones[t / 3], kind, f, samples[t * frames + f].data());
+      for (size_t k = 0; k < key_poses; ++k) {
+        TimedSample& row = between[t * key_poses + k];
+        row.frame_time = clip.key_poses[k].frame_time;
+        track_value(clip.key_poses[k].pose[t / 3], kind, row.value.data());
+      }
     }
   }
-  return rows;
+  std::span<const Sample> of(size_t t) const { return {samples.data() + t * frames, frames}; }
+  std::span<const TimedSample> between_of(size_t t) const { return {between.data() + t * key_poses, key_poses}; }
+  /// Not the same value at every frame.
+  bool animated(size_t t) const {
+    const std::span<const Sample> s = of(t);
+    return !std::all_of(s.begin(), s.end(), [&](const Sample& v) { return v == s.front(); });
+  }
+};
+
+// Track t fitted once to `threshold`, keeping none of the fitter's state.
+FittedTrack fit_once(const TrackSources& sources, size_t t, const TrackFitOptions& options, float threshold) {
+  TrackFitter fitter(static_cast<TrackKind>(t % 3), sources.of(t), options, sources.between_of(t));
+  fitter.fit(threshold);
+  return std::move(fitter.track());
 }
 
 float local_threshold(TrackKind kind, const FitSettings& s) {
@@ -102,11 +120,13 @@ float threshold_for_share(TrackKind kind, float share_m, const BoneLever& lever)
 class ObjectSpaceFit {
  public:
   ObjectSpaceFit(const Skeleton& skeleton, const RawClip& clip, const BoneTolerances& tolerances,
-                 std::vector<TrackFitter>& fitters, std::vector<std::vector<Sample>>& samples, unsigned threads)
-      : m_skeleton(skeleton), m_clip(clip), m_tolerances(tolerances), m_fitters(fitters), m_samples(samples),
+                 const TrackSources& sources, const TrackFitOptions& options, unsigned threads)
+      : m_skeleton(skeleton), m_clip(clip), m_tolerances(tolerances), m_sources(sources), m_options(options),
         m_threads(threads), m_bones(skeleton.bone_count()) {}
 
-  std::vector<BoneFit> run(uint32_t& rounds) {
+  /// Fits every track into `tracks` (3 per bone) and returns how each bone fared.
+  std::vector<BoneFit> run(std::vector<FittedTrack>& tracks, uint32_t& rounds) {
+    m_tracks = &tracks;
     const size_t track_count = 3 * m_bones;
     m_model = model_space_frames(m_skeleton, m_clip);
     m_key_model.resize(m_clip.key_poses.size() * m_bones);
@@ -115,10 +135,16 @@ class ObjectSpaceFit {
                      std::span<Transform>(m_key_model.data() + k * m_bones, m_bones));
     }
     m_levers = bone_levers(m_skeleton, m_clip, m_model, m_tolerances.shell_distance_m);
+    // Only an animated track is ever refitted, so only it keeps a fitter
+    // (its state lets tightening go on from where it stopped); the others
+    // are fitted once straight into `tracks`.
     std::vector<uint8_t> animated(track_count);
+    m_fitter_of.assign(track_count, kNoFitter);
     for (size_t t = 0; t < track_count; ++t) {
-      const std::vector<Sample>& s = m_samples[t];
-      animated[t] = !std::all_of(s.begin(), s.end(), [&](const Sample& v) { return v == s.front(); });
+      animated[t] = m_sources.animated(t);
+      if (!animated[t]) continue;
+      m_fitter_of[t] = static_cast<uint32_t>(m_fitters.size());
+      m_fitters.emplace_back(static_cast<TrackKind>(t % 3), m_sources.of(t), m_options, m_sources.between_of(t));
     }
     const std::vector<float> shares = track_shares(m_skeleton.parents, m_tolerances.tolerance_m, animated);
     m_thresholds.assign(track_count, 0.f);
@@ -132,7 +158,7 @@ class ObjectSpaceFit {
                                     : local_threshold(kind, FitSettings{});
       changed.push_back(t);
     }
-    m_decoded.assign(track_count, std::vector<Sample>(m_clip.frame_count));
+    m_decoded.assign(track_count * m_clip.frame_count, Sample{});
     std::vector<BoneFit> bones(m_bones);
     for (size_t b = 0; b < m_bones; ++b) {
       bones[b].tolerance_m = m_tolerances.tolerance_m[b];
@@ -140,10 +166,7 @@ class ObjectSpaceFit {
     }
     bool stuck = false;  // no bone over has a track that can get closer, or its error stopped falling
     for (rounds = 1;; ++rounds) {
-      parallel_for(changed, m_threads, [&](size_t t) {
-        m_fitters[t].fit(m_thresholds[t]);
-        decode_track(m_fitters[t].track(), m_decoded[t]);
-      });
+      parallel_for(changed, m_threads, [&](size_t t) { fit_track(t); });
       measure(bones);
       if (rounds >= kMaxRounds) break;
       changed = tighten(bones, animated);
@@ -165,10 +188,31 @@ class ObjectSpaceFit {
       bones[b].floor_m = chain_floor(b);
       if (stuck) bones[b].floor_m = std::max(bones[b].floor_m, bones[b].max_error_m);
     }
+    for (size_t t = 0; t < track_count; ++t) {
+      if (m_fitter_of[t] != kNoFitter) tracks[t] = std::move(m_fitters[m_fitter_of[t]].track());
+    }
     return bones;
   }
 
  private:
+  static constexpr uint32_t kNoFitter = UINT32_MAX;
+
+  const FittedTrack& track(size_t t) const {
+    return m_fitter_of[t] == kNoFitter ? (*m_tracks)[t] : m_fitters[m_fitter_of[t]].track();
+  }
+  TrackFitter& fitter(size_t t) { return m_fitters[m_fitter_of[t]]; }
+  std::span<Sample> decoded(size_t t) { return {m_decoded.data() + t * m_clip.frame_count, m_clip.frame_count}; }
+
+  // Fits track t to its threshold and decodes it.
+  void fit_track(size_t t) {
+    if (m_fitter_of[t] == kNoFitter) {
+      (*m_tracks)[t] = fit_once(m_sources, t, m_options, m_thresholds[t]);
+    } else {
+      fitter(t).fit(m_thresholds[t]);
+    }
+    decode_track(track(t), decoded(t));
+  }
+
   // Every bone's largest object-space error over the frames and the key
   // poses (reported at their nearest frame), from the decoded tracks.
   void measure(std::vector<BoneFit>& bones) {
@@ -190,9 +234,9 @@ class ObjectSpaceFit {
     };
     for (uint32_t f = 0; f < m_clip.frame_count; ++f) {
       for (size_t b = 0; b < m_bones; ++b) {
-        const Sample& t = m_decoded[3 * b][f];
-        const Sample& r = m_decoded[3 * b + 1][f];
-        const Sample& s = m_decoded[3 * b + 2][f];
+        const Sample& t = m_decoded[(3 * b) * m_clip.frame_count + f];
+        const Sample& r = m_decoded[(3 * b + 1) * m_clip.frame_count + f];
+        const Sample& s = m_decoded[(3 * b + 2) * m_clip.frame_count + f];
         local[b] = {Vec3{t[0], t[1], t[2]}, Quat{r[0], r[1], r[2], r[3]}, Vec3{s[0], s[1], s[2]}};
       }
       compare(std::span<const Transform>(m_model.data() + size_t{f} * m_bones, m_bones), f);
@@ -201,9 +245,9 @@ class ObjectSpaceFit {
       const float time = m_clip.key_poses[k].frame_time;
       for (size_t b = 0; b < m_bones; ++b) {
         Sample t, r, s;
-        evaluate_fitted(m_fitters[3 * b].track(), time, t.data());
-        evaluate_fitted(m_fitters[3 * b + 1].track(), time, r.data());
-        evaluate_fitted(m_fitters[3 * b + 2].track(), time, s.data());
+        evaluate_fitted(track(3 * b), time, t.data());
+        evaluate_fitted(track(3 * b + 1), time, r.data());
+        evaluate_fitted(track(3 * b + 2), time, s.data());
         local[b] = {Vec3{t[0], t[1], t[2]}, Quat{r[0], r[1], r[2], r[3]}, Vec3{s[0], s[1], s[2]}};
       }
       compare(std::span<const Transform>(m_key_model.data() + k * m_bones, m_bones),
@@ -242,8 +286,7 @@ class ObjectSpaceFit {
         for (size_t k = 0; k < 3; ++k) {
           const size_t t = 3 * static_cast<size_t>(a) + k;
           // Only a track with an error can lower it.
-          if (animated[t] && m_fitters[t].track().max_error > 0.f &&
-              contribution_m(t) >= kNegligibleShare * largest) {
+          if (animated[t] && track(t).max_error > 0.f && contribution_m(t) >= kNegligibleShare * largest) {
             factor[t] = std::min(factor[t], f);
           }
         }
@@ -252,10 +295,10 @@ class ObjectSpaceFit {
     std::vector<size_t> changed;
     for (size_t t = 0; t < factor.size(); ++t) {
       if (factor[t] >= 1.f) continue;
-      const FittedTrack& track = m_fitters[t].track();
+      const FittedTrack& fitted = track(t);
       // A track whose coding cannot get closer gives nothing by refitting.
-      const float lowered = std::min(m_thresholds[t], track.max_error) * factor[t];
-      if (track.floor_is_limit && lowered < track.floor) continue;
+      const float lowered = std::min(m_thresholds[t], fitted.max_error) * factor[t];
+      if (fitted.floor_is_limit && lowered < fitted.floor) continue;
       m_thresholds[t] = lowered;
       changed.push_back(t);
     }
@@ -288,17 +331,14 @@ class ObjectSpaceFit {
       const float factor = std::min(allowed[t / 3], kMaxLoosening);
       if (!animated[t] || m_frozen[t] || factor < kMinLoosening) continue;
       // A track far under its threshold is held by its coding, not by it.
-      if (m_fitters[t].track().max_error < 0.5f * m_thresholds[t]) continue;
+      if (track(t).max_error < 0.5f * m_thresholds[t]) continue;
       raised.push_back(t);
-      saved_fitters.push_back(m_fitters[t]);
+      saved_fitters.push_back(fitter(t));
       saved_thresholds.push_back(m_thresholds[t]);
       m_thresholds[t] *= factor;
     }
     if (raised.empty()) return false;
-    parallel_for(raised, m_threads, [&](size_t t) {
-      m_fitters[t].fit(m_thresholds[t]);
-      decode_track(m_fitters[t].track(), m_decoded[t]);
-    });
+    parallel_for(raised, m_threads, [&](size_t t) { fit_track(t); });
     measure(bones);
     std::vector<uint8_t> restored(raised.size(), 0);
     for (bool over = true; over;) {
@@ -309,9 +349,9 @@ class ObjectSpaceFit {
         for (size_t i = 0; i < raised.size(); ++i) {
           if (restored[i] || !on_chain(raised[i] / 3, b)) continue;
           const size_t t = raised[i];
-          m_fitters[t] = saved_fitters[i];
+          fitter(t) = saved_fitters[i];
           m_thresholds[t] = saved_thresholds[i];
-          decode_track(m_fitters[t].track(), m_decoded[t]);
+          decode_track(track(t), decoded(t));
           m_frozen[t] = 1;
           restored[i] = 1;
         }
@@ -331,14 +371,14 @@ class ObjectSpaceFit {
 
   // Whether track t is as close as its coding gets (tightening cannot help).
   bool at_floor(size_t t) const {
-    const FittedTrack& track = m_fitters[t].track();
-    return track.floor_is_limit && kMaxTighten * track.max_error < track.floor;
+    const FittedTrack& fitted = track(t);
+    return fitted.floor_is_limit && kMaxTighten * fitted.max_error < fitted.floor;
   }
 
   // Metres track t's largest error can move its bone's vertices, at most.
   float contribution_m(size_t t) const {
     const BoneLever& lever = m_levers[t / 3];
-    const float error = m_fitters[t].track().max_error;
+    const float error = track(t).max_error;
     switch (static_cast<TrackKind>(t % 3)) {
       case TrackKind::kTranslation:
         return error * lever.translation;
@@ -355,7 +395,7 @@ class ObjectSpaceFit {
     float sum = 0.f;
     for (int32_t a = static_cast<int32_t>(b); a >= 0; a = m_skeleton.parents[static_cast<size_t>(a)]) {
       const BoneLever& lever = m_levers[static_cast<size_t>(a)];
-      auto limit = [&](size_t t) { return m_fitters[t].track().floor_is_limit ? m_fitters[t].track().floor : 0.f; };
+      auto limit = [&](size_t t) { return track(t).floor_is_limit ? track(t).floor : 0.f; };
       sum += limit(3 * a) * lever.translation;
       sum += limit(3 * a + 1) / kDegreesPerRadian * lever.rotation_m;
       sum += limit(3 * a + 2) * lever.scale_m;
@@ -366,10 +406,13 @@ class ObjectSpaceFit {
   const Skeleton& m_skeleton;
   const RawClip& m_clip;
   const BoneTolerances& m_tolerances;
-  std::vector<TrackFitter>& m_fitters;
-  std::vector<std::vector<Sample>>& m_samples;
+  const TrackSources& m_sources;
+  TrackFitOptions m_options;
   unsigned m_threads;
   size_t m_bones;
+  std::vector<FittedTrack>* m_tracks = nullptr;  // run's output: the tracks fitted once, then all
+  std::vector<TrackFitter> m_fitters;            // the animated tracks'
+  std::vector<uint32_t> m_fitter_of;             // per track: its index in m_fitters, or kNoFitter
   std::vector<Transform> m_model;              // source, [frame * bones + bone]
   std::vector<Transform> m_key_model;          // source key poses, [key pose * bones + bone]
   std::vector<BoneLever> m_levers;
@@ -377,7 +420,7 @@ class ObjectSpaceFit {
   std::vector<uint8_t> m_frozen;               // per track: a looser fit put a bone over
   std::vector<float> m_best_error;             // per bone: least error over the rounds so far
   std::vector<uint32_t> m_stalled_rounds;      // per bone: rounds since it last fell by kProgress
-  std::vector<std::vector<Sample>> m_decoded;  // per track, per frame
+  std::vector<Sample> m_decoded;               // per track, per frame: [track * frames + frame]
 };
 
 }  // namespace
@@ -393,9 +436,11 @@ Status FitSettings::validate() const {
   if (!positive(shell_distance_m)) return Error{"shell distance must be a positive number of metres"};
   for (const BoneTolerance& o : bone_tolerances) {
     if (o.bone.empty()) return Error{"a bone tolerance names no bone"};
-    if (!positive(o.tolerance_m)) return Error{"tolerance of bone \"" + o.bone + "\" must be a positive number of metres"};
+    if (!positive(o.tolerance_m)) {
+      return Error{"tolerance of bone \"" + excerpt(o.bone) + "\" must be a positive number of metres"};
+    }
     if (!std::isfinite(o.shell_distance_m) || o.shell_distance_m < 0.f) {
-      return Error{"shell distance of bone \"" + o.bone + "\" must be a positive number of metres"};
+      return Error{"shell distance of bone \"" + excerpt(o.bone) + "\" must be a positive number of metres"};
     }
   }
   if (!positive(translation_error_m)) return Error{"translation error must be a positive number of metres"};
@@ -430,7 +475,7 @@ bool FittedClip::bound_met() const {
 Result<FittedClip> fit_clip(const Skeleton& skeleton, const RawClip& clip, const FitSettings& settings,
                             unsigned threads) {
   if (Status s = settings.validate(); !s) return Error{"fit settings: " + s.error()};
-  if (Status s = clip.validate(skeleton); !s) return Error{"clip \"" + clip.name + "\": " + s.error()};
+  if (Status s = clip.validate(skeleton); !s) return Error{"clip \"" + excerpt(clip.name) + "\": " + s.error()};
   const size_t track_count = 3 * skeleton.bone_count();
   for (size_t t = 0; t < track_count; ++t) {
     const BoneTracks& bone = clip.bones[t / 3];
@@ -438,7 +483,8 @@ Result<FittedClip> fit_clip(const Skeleton& skeleton, const RawClip& clip, const
     for (const Vec3& v : t % 3 == 0 ? bone.translations : bone.scales) {
       // Codes of a value this large would not fit any step a float holds.
       if (std::fabs(v.x) > 1e30f || std::fabs(v.y) > 1e30f || std::fabs(v.z) > 1e30f) {
-        return Error{"clip \"" + clip.name + "\": bone " + skeleton.bone_names[t / 3] + " has a value beyond 1e30"};
+        return Error{"clip \"" + excerpt(clip.name) + "\": bone " + std::to_string(t / 3) + " '" +
+                     excerpt(skeleton.bone_names[t / 3]) + "' has a value beyond 1e30"};
       }
     }
   }
@@ -458,32 +504,21 @@ Result<FittedClip> fit_clip(const Skeleton& skeleton, const RawClip& clip, const
   fitted.bone_names = skeleton.bone_names;
   fitted.settings = settings;
 
-  std::vector<std::vector<Sample>> samples(track_count);
-  std::vector<std::vector<TimedSample>> key_samples(track_count);
-  std::vector<TrackFitter> fitters;
-  fitters.reserve(track_count);
+  const TrackSources sources(clip, track_count);
   const TrackFitOptions options{settings.split_rule, settings.discontinuity_ratio};
-  for (size_t t = 0; t < track_count; ++t) {
-    const TrackKind kind = static_cast<TrackKind>(t % 3);
-    samples[t] = track_samples(clip.bones[t / 3], kind);
-    key_samples[t] = track_key_samples(clip, t / 3, kind);
-    fitters.emplace_back(kind, samples[t], options, key_samples[t]);
-  }
+  fitted.tracks.resize(track_count);
   if (settings.error_mode == ErrorMode::kLocal) {
     std::vector<size_t> all(track_count);
     for (size_t t = 0; t < track_count; ++t) all[t] = t;
-    parallel_for(all, threads,
-                 [&](size_t t) { fitters[t].fit(local_threshold(static_cast<TrackKind>(t % 3), settings)); });
+    parallel_for(all, threads, [&](size_t t) {
+      fitted.tracks[t] = fit_once(sources, t, options, local_threshold(static_cast<TrackKind>(t % 3), settings));
+    });
     fitted.rounds = 1;
   } else {
-    ObjectSpaceFit fit(skeleton, clip, tolerances, fitters, samples, threads);
-    fitted.bones = fit.run(fitted.rounds);
+    ObjectSpaceFit fit(skeleton, clip, tolerances, sources, options, threads);
+    fitted.bones = fit.run(fitted.tracks, fitted.rounds);
   }
-  fitted.tracks.reserve(track_count);
-  for (size_t t = 0; t < track_count; ++t) {
-    fitted.tracks.push_back(std::move(fitters[t].track()));
-    fitted.tracks.back().bone = static_cast<uint32_t>(t / 3);
-  }
+  for (size_t t = 0; t < track_count; ++t) fitted.tracks[t].bone = static_cast<uint32_t>(t / 3);
   return fitted;
 }
 

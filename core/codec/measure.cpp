@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/clip/excerpt.h"
 #include "core/codec/fit.h"
 #include "core/runtime/player.h"
 #include "core/runtime/stream_format.h"
@@ -41,14 +42,14 @@ StreamSizes stream_sizes(const StreamView& stream) {
 Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, const StreamView& stream,
                                 const MeasureSettings& settings) {
   if (Status s = settings.validate(); !s) return Error{"measure settings: " + s.error()};
-  if (Status s = clip.validate(skeleton); !s) return Error{"clip \"" + clip.name + "\": " + s.error()};
+  if (Status s = clip.validate(skeleton); !s) return Error{"clip \"" + excerpt(clip.name) + "\": " + s.error()};
   // Rates may differ by a rounding: a glTF export writes a BVH's 119.9995 Hz
   // as 120 Hz (gltf_export.h), and frame f is still frame f.
   const bool same_rate = std::fabs(stream.sample_rate_hz() - clip.sample_rate_hz) <= 1e-3f * clip.sample_rate_hz;
   if (stream.bone_count() != skeleton.bone_count() || stream.frame_count() != clip.frame_count || !same_rate) {
     return Error{"the stream (" + std::to_string(stream.bone_count()) + " bones, " +
                  std::to_string(stream.frame_count()) + " frames at " + std::to_string(stream.sample_rate_hz()) +
-                 " Hz) does not match clip \"" + clip.name + "\" (" + std::to_string(skeleton.bone_count()) +
+                 " Hz) does not match clip \"" + excerpt(clip.name) + "\" (" + std::to_string(skeleton.bone_count()) +
                  " bones, " + std::to_string(clip.frame_count) + " frames at " + std::to_string(clip.sample_rate_hz) +
                  " Hz)"};
   }

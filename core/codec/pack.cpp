@@ -9,6 +9,7 @@
 #include <string>
 #include <zstd.h>
 
+#include "core/clip/excerpt.h"
 #include "core/codec/bit_writer.h"
 #include "core/codec/jump_interval.h"
 #include "core/codec/key_cost.h"
@@ -75,7 +76,7 @@ void write_stream_key(BitWriter& writer, const FittedTrack& track, const KeyCodi
 }
 
 Status check_clip(const FittedClip& clip) {
-  const std::string name = "fitted clip \"" + clip.name + "\": ";
+  const std::string name = "fitted clip \"" + excerpt(clip.name) + "\": ";
   if (clip.frame_count < 2 || clip.frame_count > 65535) return Error{name + "frame count outside 2..65535"};
   if (!std::isfinite(clip.sample_rate_hz) || !(clip.sample_rate_hz > 0.f)) return Error{name + "sample rate is not positive"};
   if (clip.parents.empty() || clip.parents.size() > 65535) return Error{name + "bone count outside 1..65535"};
@@ -196,7 +197,9 @@ Status put_metadata(std::vector<uint8_t>& out, const FittedClip& clip, const Pac
   std::vector<Override> overrides;
   for (const BoneTolerance& o : fit.bone_tolerances) {
     const auto at = std::find(clip.bone_names.begin(), clip.bone_names.end(), o.bone);
-    if (at == clip.bone_names.end()) return Error{"has a tolerance for \"" + o.bone + "\", which is not one of its bones"};
+    if (at == clip.bone_names.end()) {
+      return Error{"has a tolerance for \"" + excerpt(o.bone) + "\", which is not one of its bones"};
+    }
     overrides.push_back({static_cast<uint16_t>(at - clip.bone_names.begin()), o.tolerance_m, o.shell_distance_m});
   }
   put_u32(out, static_cast<uint32_t>(clip.bone_names.size()));
@@ -289,7 +292,7 @@ std::vector<StreamKey> stream_key_order(const FittedClip& clip) {
 Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& settings) {
   if (Status s = settings.validate(); !s) return Error{"pack settings: " + s.error()};
   if (Status s = check_clip(clip); !s) return Error{s.error()};
-  const std::string name = "fitted clip \"" + clip.name + "\": ";
+  const std::string name = "fitted clip \"" + excerpt(clip.name) + "\": ";
   const uint32_t track_count = static_cast<uint32_t>(clip.tracks.size());
   const uint32_t last = clip.frame_count - 1;
   std::vector<KeyCoding> codings(track_count);

@@ -5,7 +5,7 @@
 #include <limits>
 #include <system_error>
 
-#include "core/io/excerpt.h"
+#include "core/clip/excerpt.h"
 
 namespace ks::bvh {
 

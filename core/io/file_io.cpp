@@ -16,20 +16,6 @@ namespace {
 
 std::string describe_errno() { return std::strerror(errno); }
 
-// What a file that is not a regular file is, for a refusal.
-const char* file_type_name(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "a special file";
-}
-
-}  // namespace
-
-namespace {
-
 // Reads at most `max_bytes` of the regular file at `path`; with
 // `refuse_larger`, a file larger than that is refused from its size,
 // before anything is allocated or read.
@@ -75,6 +61,15 @@ Result<std::string> read_regular_file(const std::filesystem::path& path, size_t 
 
 Result<std::string> read_file_prefix(const std::filesystem::path& path, size_t max_bytes) {
   return read_regular_file(path, max_bytes, false);
+}
+
+const char* file_type_name(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "a special file";
 }
 
 Result<std::string> read_file(const std::filesystem::path& path) {

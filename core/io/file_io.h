@@ -3,6 +3,8 @@
 // large to hold in memory; writes never lose what was there: the bytes go to
 // a temporary file beside the target, are flushed, then renamed over it.
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <filesystem>
 #include <span>
@@ -12,6 +14,11 @@
 #include "core/runtime/result.h"
 
 namespace ks {
+
+/// What a file that is not a regular file is, from its stat() mode, for a
+/// refusal: "a directory", "a FIFO", "a character device", "a block device",
+/// "a socket", or else "a special file".
+const char* file_type_name(mode_t mode);
 
 /// Largest file read_file reads, bytes (1 GiB).
 inline constexpr size_t kMaxReadFileBytes = size_t{1} << 30;

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <map>
 
-#include "core/io/excerpt.h"
+#include "core/clip/excerpt.h"
 #include "core/io/gltf_accessor.h"
 #include "core/io/gltf_channel.h"
 #include "core/io/gltf_sample_rate.h"

@@ -12,7 +12,7 @@
 #include <string>
 #include <system_error>
 
-#include "core/io/excerpt.h"
+#include "core/clip/excerpt.h"
 #include "core/io/file_io.h"
 #include "core/io/gltf_document.h"
 #include "core/io/gltf_hierarchy.h"

@@ -1,5 +1,6 @@
 #include "core/io/gltf_files.h"
 
+#include <sys/stat.h>
 #include <tiny_gltf.h>
 
 #include <cctype>
@@ -8,7 +9,7 @@
 #include <system_error>
 #include <vector>
 
-#include "core/io/excerpt.h"
+#include "core/clip/excerpt.h"
 #include "core/io/file_io.h"
 
 namespace ks::gltf {
@@ -33,17 +34,6 @@ bool has_scheme(std::string_view uri) {
     if (!std::isalnum(c) && c != '+' && c != '-' && c != '.') return false;
   }
   return false;
-}
-
-const char* file_type(fs::file_type type) {
-  switch (type) {
-    case fs::file_type::directory: return "a directory";
-    case fs::file_type::fifo: return "a FIFO";
-    case fs::file_type::character: return "a character device";
-    case fs::file_type::block: return "a block device";
-    case fs::file_type::socket: return "a socket";
-    default: return "not a regular file";
-  }
 }
 
 // Bytes a base64 data URI's payload decodes to; -1 when it is not base64.
@@ -178,15 +168,15 @@ Result<ExternalFiles> ExternalFiles::plan(const nlohmann::json& document, const 
       }
       Result<fs::path> target = resolve(uri, folder, rules, what);
       if (!target) return Error{target.error()};
-      const fs::file_status status = fs::status(target.value(), ec);
-      if (ec || status.type() == fs::file_type::not_found) {
+      struct stat info {};
+      if (::stat(target.value().c_str(), &info) != 0) {
         return Error{what + "'s file '" + excerpt(uri) + "' does not exist"};
       }
-      if (status.type() != fs::file_type::regular) {
-        return Error{what + "'s file '" + excerpt(uri) + "' is " + file_type(status.type()) + ", not a file"};
+      if (!S_ISREG(info.st_mode)) {
+        return Error{what + "'s file '" + excerpt(uri) + "' is " + file_type_name(info.st_mode) + ", not a file"};
       }
-      const uintmax_t size = fs::file_size(target.value(), ec);
-      if (ec || size != declared) {
+      const uintmax_t size = static_cast<uintmax_t>(info.st_size);
+      if (size != declared) {
         return Error{what + "'s file '" + excerpt(uri) + "' holds " + std::to_string(size) +
                      " bytes, its byteLength says " + std::to_string(declared)};
       }
@@ -204,13 +194,13 @@ Result<ExternalFiles> ExternalFiles::plan(const nlohmann::json& document, const 
       const std::string what = "image " + std::to_string(i);
       Result<fs::path> target = resolve(uri, folder, rules, what);
       if (!target) return Error{target.error()};
-      const fs::file_status status = fs::status(target.value(), ec);
-      if (ec || status.type() == fs::file_type::not_found) continue;  // a missing texture keeps its uri
-      if (status.type() != fs::file_type::regular) {
-        return Error{what + "'s file '" + excerpt(uri) + "' is " + file_type(status.type()) + ", not a file"};
+      struct stat info {};
+      if (::stat(target.value().c_str(), &info) != 0) continue;  // a missing texture keeps its uri
+      if (!S_ISREG(info.st_mode)) {
+        return Error{what + "'s file '" + excerpt(uri) + "' is " + file_type_name(info.st_mode) + ", not a file"};
       }
-      const uintmax_t size = fs::file_size(target.value(), ec);
-      if (ec || size > kMaxReadFileBytes) return Error{what + "'s file '" + excerpt(uri) + "' is larger than 1 GiB"};
+      const uintmax_t size = static_cast<uintmax_t>(info.st_size);
+      if (size > kMaxReadFileBytes) return Error{what + "'s file '" + excerpt(uri) + "' is larger than 1 GiB"};
       plan.m_files[target.value().string()] = size;
     }
   }

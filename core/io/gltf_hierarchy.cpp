@@ -6,7 +6,7 @@
 #include <cmath>
 #include <unordered_set>
 
-#include "core/io/excerpt.h"
+#include "core/clip/excerpt.h"
 #include "core/io/gltf_accessor.h"
 
 namespace ks::gltf {

@@ -21,6 +21,7 @@
 #include "core/runtime/stream_view.h"
 #include "tests/codec/fit_test_support.h"
 #include "tests/codec/random_clip.h"
+#include "tests/hostile_name.h"
 #include "tests/refused_mentioning.h"
 
 namespace ks {
@@ -294,6 +295,30 @@ TEST(FitClip, RefusesValuesWhoseRangeCannotBeRepresented) {
   s.clip.bones[0].translations[2].x = 3e38f;
   s.clip.bones[0].translations[5].x = -3e38f;  // max - min overflows float
   EXPECT_TRUE(refused_mentioning(fit_clip(s.skeleton, s.clip, {}), {"one_bone", "beyond 1e30"}));
+}
+
+TEST(FitClip, QuotesHostileBoneAndClipNamesAsShortPrintableExcerpts) {
+  // A bone's non-finite value (RawClip::validate names the bone).
+  Sampled s = one_bone(10, constant_vec3, identity, unit_scale);
+  s.skeleton.bone_names[0] = test::hostile_name();
+  s.clip.bones[0].scales[3].y = kNaN;
+  Result<FittedClip> fitted = fit_clip(s.skeleton, s.clip, {});
+  ASSERT_FALSE(fitted.ok());
+  EXPECT_TRUE(test::quotes_hostile_name_briefly(fitted.error()));
+  // A value out of range, in a clip of that name.
+  s = one_bone(10, constant_vec3, identity, unit_scale);
+  s.clip.name = test::hostile_name();
+  s.clip.bones[0].translations[2].x = 3e38f;
+  fitted = fit_clip(s.skeleton, s.clip, {});
+  ASSERT_FALSE(fitted.ok());
+  EXPECT_TRUE(test::quotes_hostile_name_briefly(fitted.error()));
+  // A tolerance for a bone of that name, which the skeleton does not have.
+  s = one_bone(10, constant_vec3, identity, unit_scale);
+  FitSettings settings;
+  settings.bone_tolerances = {{test::hostile_name(), 0.001f, 0.f}};
+  fitted = fit_clip(s.skeleton, s.clip, settings);
+  ASSERT_FALSE(fitted.ok());
+  EXPECT_TRUE(test::quotes_hostile_name_briefly(fitted.error()));
 }
 
 // --- fit_clip: what it produces -------------------------------------------------------

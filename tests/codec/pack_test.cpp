@@ -15,6 +15,7 @@
 #include "core/runtime/checksum.h"
 #include "core/runtime/stream_format.h"
 #include "core/runtime/stream_view.h"
+#include "tests/hostile_name.h"
 #include "tests/runtime/stream_test_support.h"
 #include "tests/refused_mentioning.h"
 
@@ -231,6 +232,19 @@ TEST(Pack, RefusesACodeOutOfRange) {
     clip.tracks[r].keys[2].codes[1] = code;
     EXPECT_TRUE(refused_mentioning(pack(clip, {}), {"track " + std::to_string(r), "code out of range"})) << code;
   }
+}
+
+TEST(Pack, QuotesHostileClipAndBoneNamesAsShortPrintableExcerpts) {
+  FittedClip clip = wave();
+  clip.name = test::hostile_name();  // longer than a metadata string can be
+  Result<std::vector<uint8_t>> packed = pack(clip, {});
+  ASSERT_FALSE(packed.ok());
+  EXPECT_TRUE(test::quotes_hostile_name_briefly(packed.error()));
+  clip = wave();
+  clip.settings.bone_tolerances = {{test::hostile_name(), 0.001f, 0.f}};  // no bone of the clip
+  packed = pack(clip, {});
+  ASSERT_FALSE(packed.ok());
+  EXPECT_TRUE(test::quotes_hostile_name_briefly(packed.error()));
 }
 
 TEST(Pack, WritesAHeaderThatDescribesTheStream) {

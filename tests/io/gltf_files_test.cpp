@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/io/excerpt.h"
 #include "core/io/gltf_import.h"
 #include "tests/io/gltf_test_files.h"
 #include "tests/temp_dir.h"
@@ -158,14 +157,6 @@ TEST(GltfFiles, QuotesAHostileUriShortAndPrintable) {
 TEST(GltfFiles, DecodesUrisAsTheLoaderDoes) {
   EXPECT_EQ(gltf::decode_uri("a%20b+c%2Fd%"), "a b c/d%");
   EXPECT_EQ(gltf::decode_uri("%41%zz"), std::string("A") + '\0');
-}
-
-TEST(Excerpt, ShortensAndReplacesUnprintableBytesButKeepsUtf8) {
-  EXPECT_EQ(excerpt("abc"), "abc");
-  EXPECT_EQ(excerpt(std::string(70, 'x'), 60), std::string(60, 'x') + "...");
-  EXPECT_EQ(excerpt("a\nb\x1b" "c\xff"), "a?b?c?");
-  EXPECT_EQ(excerpt("h\xc3\xa9llo"), "h\xc3\xa9llo");  // é kept whole
-  EXPECT_EQ(excerpt("\xc3"), "?");                     // a truncated sequence is not
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 #pragma once
 // How an error message quotes text from an input file (a name, a token, a
 // URI): shortened and made printable, so that a hostile file can make the
-// message neither huge nor a terminal escape sequence.
+// message neither huge nor a terminal escape sequence. Here, in the lowest
+// layer of the offline library, so that the clip model, the codec and file
+// reading quote names alike.
 
 #include <cstddef>
 #include <string>

@@ -1,4 +1,4 @@
-#include "core/io/excerpt.h"
+#include "core/clip/excerpt.h"
 
 namespace ks {
 
