@@ -22,12 +22,8 @@
 set -euo pipefail
 studio=$1 assets=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-command -v xvfb-run >/dev/null || fail "xvfb-run not found (install the Debian package xvfb)"
-export LIBGL_ALWAYS_SOFTWARE=1
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"  # Mesa's driver, as in screenshot_test.sh
-export XDG_CONFIG_HOME="$work/config"
-mkdir -p "$XDG_CONFIG_HOME"
+# shellcheck source=SCRIPTDIR/studio_test_env.sh
+source "$(dirname "$0")/studio_test_env.sh"
 demo="$assets/demo_walk.glb"
 
 cat >"$work/two_bones.bvh" <<'BVH'

@@ -25,12 +25,8 @@
 set -euo pipefail
 studio=$1 keystream_bin=$2 png_check=$3 assets=$4 clips=$5 work=$6
 rm -rf "$work" && mkdir -p "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-command -v xvfb-run >/dev/null || fail "xvfb-run not found (install the Debian package xvfb)"
-export LIBGL_ALWAYS_SOFTWARE=1
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"  # Mesa's driver, as in screenshot_test.sh
-export XDG_CONFIG_HOME="$work/config"
-mkdir -p "$XDG_CONFIG_HOME"
+# shellcheck source=SCRIPTDIR/studio_test_env.sh
+source "$(dirname "$0")/studio_test_env.sh"
 demo="$assets/demo_walk.glb"
 
 # run_studio NAME ARGS...: the studio on a fresh X server; output in

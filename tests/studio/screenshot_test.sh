@@ -75,21 +75,8 @@ SKELETON_RED_MAX=0.0005      # e) red in it, at most
 set -euo pipefail
 studio=$1 png_check=$2 assets=$3 clips=$4 work=$5
 rm -rf "$work" && mkdir -p "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-command -v xvfb-run >/dev/null || fail "xvfb-run not found (install the Debian package xvfb)"
-
-# Mesa's software rasteriser: no GPU needed, and the same pixels everywhere.
-export LIBGL_ALWAYS_SOFTWARE=1
-# In the sanitizer build, LeakSanitizer would report the allocations Mesa's
-# driver keeps until exit; the driver is unloaded by then, so its frames show
-# as "<unknown module>" and cannot be suppressed by name. Leaks stay checked
-# for everything else (the ks_tests cover the studio's model code); ASan and
-# UBSan still abort on any error in the studio.
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-# The studio prefers a layout the user saved over the committed imgui.ini;
-# an empty config folder of our own makes it use the committed one.
-export XDG_CONFIG_HOME="$work/config"
-mkdir -p "$XDG_CONFIG_HOME"
+# shellcheck source=SCRIPTDIR/studio_test_env.sh
+source "$(dirname "$0")/studio_test_env.sh"
 
 # run_studio NAME ARGS...: runs the studio on a fresh X server, its output in
 # $work/NAME.out and NAME.err; sets rc and ran (the command, for messages).
