@@ -88,13 +88,7 @@ class RiceWindow {
     return value;
   }
   /// The next single bit.
-  uint32_t read_bit() {
-    if (m_used + 1 > kWindowBits) reload();
-    const uint32_t bit = static_cast<uint32_t>(m_bits & 1u);
-    m_bits >>= 1;
-    ++m_used;
-    return bit;
-  }
+  uint32_t read_bit() { return read_bits(1); }
   /// Moves the reader past the codes read.
   void finish() {
     m_reader.skip(m_used);
