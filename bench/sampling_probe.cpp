@@ -6,7 +6,11 @@
 //   valgrind --tool=callgrind --toggle-collect='ks::Player::sample_frame*'
 //            build/bench/keystream-sampling-probe CLIP[#ANIMATION] seq|seek [JUMP_S|auto] [COUNT]
 //
-// (one command line).
+// (one command line). With --baseline (first argument) the same workload
+// samples the fitted clip with the BinarySearchSampler instead, the unit the
+// bench's ratios are in: count it with
+// --toggle-collect='ks::BinarySearchSampler::sample_frame*', and the ratio of
+// the two counts is the player's instruction ratio to the baseline.
 //
 // Instructions per pose = callgrind's total / the poses the probe reports.
 // `seq` plays every frame of the clip in order, COUNT loops (default: as many
@@ -25,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/codec/binary_search_sampler.h"
 #include "core/codec/fit.h"
 #include "core/codec/pack.h"
 #include "core/io/import.h"
@@ -35,7 +40,7 @@ namespace {
 
 int usage(const char* why) {
   std::fprintf(stderr, "keystream-sampling-probe: %s\n", why);
-  std::fprintf(stderr, "usage: keystream-sampling-probe CLIP[#ANIMATION] seq|seek [JUMP_S|auto] [COUNT]\n");
+  std::fprintf(stderr, "usage: keystream-sampling-probe [--baseline] CLIP[#ANIMATION] seq|seek [JUMP_S|auto] [COUNT]\n");
   return 2;
 }
 
@@ -60,7 +65,12 @@ bool parse_positive(const char* text, const char* what, double& out) {
 
 int main(int argc, char** argv) {
   using namespace ks;
-  if (argc < 3 || argc > 5) return usage("expected 2 to 4 arguments");
+  const bool baseline = argc > 1 && std::string(argv[1]) == "--baseline";
+  if (baseline) {
+    --argc;
+    ++argv;
+  }
+  if (argc < 3 || argc > 5) return usage("expected 2 to 4 arguments after the options");
   const std::string mode = argv[2];
   if (mode != "seq" && mode != "seek") return usage("the mode is seq or seek");
   double jump_s = 0.0;
@@ -91,6 +101,14 @@ int main(int argc, char** argv) {
 
   const StreamView& stream = view.value();
   Player player(stream);
+  BinarySearchSampler baseline_sampler(fitted.value());
+  const auto sample_frame = [&](float frame_time, std::span<Transform> pose) {
+    if (baseline) {
+      baseline_sampler.sample_frame(frame_time, pose);
+    } else {
+      player.sample_frame(frame_time, pose);
+    }
+  };
   std::vector<Transform> pose(stream.bone_count());
   const uint32_t frames = stream.frame_count();
   const bool sequential = mode == "seq";
@@ -103,11 +121,11 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     if (sequential) {
       for (uint64_t loop = 0; loop < loops; ++loop) {
-        for (uint32_t f = 0; f < frames; ++f) player.sample_frame(static_cast<float>(f), pose);
+        for (uint32_t f = 0; f < frames; ++f) sample_frame(static_cast<float>(f), pose);
       }
     } else {
       for (uint64_t i = 0; i < poses; ++i) {
-        player.sample_frame(static_cast<float>(random() >> 8) * 0x1p-24f * static_cast<float>(frames - 1), pose);
+        sample_frame(static_cast<float>(random() >> 8) * 0x1p-24f * static_cast<float>(frames - 1), pose);
       }
     }
     ns_per_pose.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() /
@@ -118,8 +136,9 @@ int main(int argc, char** argv) {
   std::printf("%s: %zu bytes, jump frames every %.3f s (%zu bytes), %u frames, %zu animated tracks\n", path.c_str(),
               bytes.value().size(), static_cast<double>(stream.jump_interval_frames()) / stream.sample_rate_hz(),
               stream.jump_frame_bytes(), frames, player.active_array().size());
-  std::printf("%s: %.0f poses, %.2f keys read per pose; ns per pose min %.0f, median %.0f\n", mode.c_str(),
-              all_poses, static_cast<double>(player.counters().keys_read) / all_poses, ns_per_pose.front(),
-              ns_per_pose[kRepetitions / 2]);
+  const uint64_t keys_read = baseline ? baseline_sampler.counters().keys_read : player.counters().keys_read;
+  std::printf("%s%s: %.0f poses, %.2f keys read per pose; ns per pose min %.0f, median %.0f\n",
+              baseline ? "baseline " : "", mode.c_str(), all_poses, static_cast<double>(keys_read) / all_poses,
+              ns_per_pose.front(), ns_per_pose[kRepetitions / 2]);
   return 0;
 }
