@@ -1,17 +1,21 @@
 // The Bones panel: the hierarchy as a tree, each bone with its object-space
 // max over the clip against its tolerance ("0.08 / 0.10 mm", green when
-// within, red when over); clicking selects the bone for the curves and the
-// viewport. Under the tree, the selected bone's tolerance: an override of E
-// and d set there becomes a BoneTolerance in the fit settings (it and the
+// within, red when over, grey for bones that do not move); clicking selects
+// the bone for the curves and the viewport. Under the tree, the selected
+// bone's tolerance: an override of E and d set there (or from a row's
+// right-click menu) becomes a BoneTolerance in the fit settings (it and the
 // bones below it) and refits; it can be removed again.
+
+#include "app/studio/bone_tree_panel.h"
 
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
+#include <cstring>
 #include <string>
 
 #include "app/studio/bone_tolerance_edit.h"
-#include "app/studio/bone_tree_panel.h"
 #include "core/clip/excerpt.h"
 
 namespace ks::studio {
@@ -20,6 +24,25 @@ namespace {
 
 const ImVec4 kMetColor(0.45f, 0.9f, 0.45f, 1.f);
 const ImVec4 kOverColor(1.f, 0.35f, 0.3f, 1.f);
+// Bones without an animated track: their error is their parents', and
+// dimming them lets the bones that move stand out.
+const ImVec4 kStillColor(0.5f, 0.5f, 0.52f, 1.f);
+
+constexpr float kMinIndentStep = 4.f;  // pixels: levels stay apart on the deepest rigs
+constexpr int kScrollFrames = 3;       // frames a selection made elsewhere is scrolled to
+// The share of the name column the widest name may claim when the tree
+// shrinks its indentation; past it, the column scrolls sideways.
+constexpr float kNameShareOfColumn = 0.7f;
+
+// True when none of the bone's tracks is animated in the fit: it holds one
+// pose (constant, or the rest pose) for the whole clip.
+bool bone_is_still(const FitResult* r, size_t bone) {
+  if (r == nullptr || 3 * bone + 2 >= r->fitted.tracks.size()) return false;
+  for (size_t k = 0; k < 3; ++k) {
+    if (r->fitted.tracks[3 * bone + k].coding == TrackCoding::kAnimated) return false;
+  }
+  return true;
+}
 
 // A bone's measured max and tolerance, when the result has them.
 bool bone_error(const FitResult* r, size_t bone, float* error_m, float* tolerance_m) {
@@ -32,6 +55,9 @@ bool bone_error(const FitResult* r, size_t bone, float* error_m, float* toleranc
 void bone_tooltip(const StudioState& state, const FitResult& r, size_t bone) {
   const Skeleton& skeleton = state.clip->skeleton;
   ImGui::BeginTooltip();
+  // The whole name: a deep rig's may be cut at the column's edge.
+  ImGui::TextUnformatted(excerpt(skeleton.bone_names[bone], 120).c_str());
+  if (bone_is_still(&r, bone)) ImGui::TextDisabled("does not move: one pose for the whole clip");
   const float e = r.bone_tolerance_m[bone], d = r.bone_shell_distance_m[bone];
   ImGui::Text("tolerance %.3g mm at %.3g cm", static_cast<double>(e) * 1000.0, static_cast<double>(d) * 100.0);
   const int from = overriding_bone(skeleton, r.settings.fit, static_cast<int>(bone));
@@ -56,8 +82,9 @@ void bone_tooltip(const StudioState& state, const FitResult& r, size_t bone) {
   ImGui::EndTooltip();
 }
 
-// The selected bone's tolerance, where it comes from, and the override editor.
-void draw_override_editor(StudioState& state) {
+// The selected bone's tolerance, where it comes from, and the override
+// editor: under the tree, and in a row's right-click menu.
+void draw_override_fields(StudioState& state) {
   const Skeleton& skeleton = state.clip->skeleton;
   const int bone = state.selected_bone;
   if (bone < 0 || static_cast<size_t>(bone) >= skeleton.bone_count()) return;
@@ -71,11 +98,10 @@ void draw_override_editor(StudioState& state) {
     // Fill the fields with what the bone has now.
     edit.bone = bone;
     edit.tolerance_mm = (applies != nullptr ? applies->tolerance_m : fit.tolerance_m) * 1000.f;
-    const float d = applies != nullptr && applies->shell_distance_m > 0.f ? applies->shell_distance_m
-                                                                         : fit.shell_distance_m;
+    const float d =
+        applies != nullptr && applies->shell_distance_m > 0.f ? applies->shell_distance_m : fit.shell_distance_m;
     edit.shell_distance_cm = d * 100.f;
   }
-  ImGui::Separator();
   ImGui::Text("Tolerance of %s", excerpt(name, 120).c_str());
   if (from < 0) {
     ImGui::TextDisabled("the clip's: %.3g mm at %.3g cm", static_cast<double>(fit.tolerance_m) * 1000.0,
@@ -109,7 +135,31 @@ void draw_override_editor(StudioState& state) {
   if (fit.error_mode == ErrorMode::kLocal) ImGui::TextDisabled("(local mode fits per-kind thresholds instead)");
 }
 
+// What the colours and marks of the rows mean, on one line.
+void draw_legend() {
+  ImGui::TextColored(kMetColor, "within");
+  ImGui::SameLine();
+  ImGui::TextColored(kOverColor, "over");
+  ImGui::SameLine();
+  ImGui::TextColored(kStillColor, "still");
+  ImGui::SameLine();
+  ImGui::TextDisabled("* override (?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip(
+        "Each bone's object-space max over the clip against its tolerance E, in mm.\n"
+        "Green: within E; red: over E; grey: no animated track (one pose;\n"
+        "its error is its parents'). * marks a bone with its own override;\n"
+        "right-click a bone to set one in place.");
+  }
+}
+
 }  // namespace
+
+void BoneTreePanel::set_filter(const std::string& text) {
+  std::strncpy(m_filter, text.c_str(), sizeof m_filter - 1);
+  m_filter[sizeof m_filter - 1] = '\0';
+  m_rows_stale = true;
+}
 
 void BoneTreePanel::draw(StudioState& state) {
   if (!ImGui::Begin("Bones")) {
@@ -122,29 +172,72 @@ void BoneTreePanel::draw(StudioState& state) {
     return;
   }
   if (m_clip.lock() != state.clip) open_clip(state.clip);
-  ImGui::TextDisabled("object-space max / tolerance; * has an override; click to select");
+  draw_legend();
+  ImGui::SetNextItemWidth(-FLT_MIN);
+  if (ImGui::InputTextWithHint("##filter", "filter bones by name", m_filter, sizeof m_filter)) m_rows_stale = true;
+  // A selection made elsewhere (the viewport, --select, the default) opens
+  // the branches above it and scrolls its row into view; one made by a
+  // click in the tree is already in view.
+  const bool selection_moved = state.selected_bone != m_seen_selection;
+  if (selection_moved && m_filter[0] == '\0' &&
+      open_branches_above(state.clip->skeleton.parents, state.selected_bone, m_collapsed)) {
+    m_rows_stale = true;
+  }
+  if (m_rows_stale) rebuild_rows(state);
+  if (selection_moved) {
+    m_seen_selection = state.selected_bone;
+    m_scroll_frames = kScrollFrames;
+  }
+  // The row is scrolled to over a few frames: a window's and a table's
+  // sizes settle in their first frames, and each frame's scroll aims anew.
+  m_scroll_to_row = -1;
+  if (m_scroll_frames > 0) {
+    --m_scroll_frames;
+    m_scroll_to_row = row_of_bone(m_rows, state.selected_bone);
+  }
   const FitResult* r = state.current_result();
   // The editor keeps its height at the bottom; the tree scrolls above it.
   const float editor_height = 6.f * ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
   const float tree_height = std::max(ImGui::GetContentRegionAvail().y - editor_height, 4.f * ImGui::GetFrameHeight());
-  // A table keeps the error column aligned however deep the tree indents.
-  if (ImGui::BeginTable("bones", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY, ImVec2(0.f, tree_height))) {
-    ImGui::TableSetupColumn("bone", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("max / E", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("0.000 / 0.00 mm").x);
-    // Every row is one line high, so the clipper submits only those in view.
+  m_report = {};
+  m_report.rows = m_rows.size();
+  m_report.selected_row = row_of_bone(m_rows, state.selected_bone);
+  // The error column first and frozen: the names scroll sideways beside it
+  // when a deep rig's do not fit, and the errors stay in view.
+  const ImGuiTableFlags table_flags =
+      ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit;
+  if (ImGui::BeginTable("bones", 2, table_flags, ImVec2(0.f, tree_height))) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float error_width = ImGui::CalcTextSize("0.000 / 0.00").x;
+    const float arrow = ImGui::GetTreeNodeToLabelSpacing();
+    const float visible_width =
+        ImGui::GetContentRegionAvail().x - error_width - 4.f * style.CellPadding.x - style.ScrollbarSize;
+    // Levels share what the widest name leaves of the visible column.
+    m_indent_step =
+        indent_step(m_max_depth, visible_width, arrow + std::min(m_widest_label, kNameShareOfColumn * visible_width),
+                    style.IndentSpacing, kMinIndentStep);
+    m_report.indent_step = m_indent_step;
+    const float tree_width = static_cast<float>(m_max_depth) * m_indent_step + arrow + m_widest_label;
+    m_frozen_width = error_width + 2.f * style.CellPadding.x;
+    ImGui::TableSetupScrollFreeze(1, 0);
+    ImGui::TableSetupColumn("max / E mm", ImGuiTableColumnFlags_WidthFixed, error_width);
+    ImGui::TableSetupColumn("bone", ImGuiTableColumnFlags_WidthFixed, std::max(tree_width, visible_width));
+    // Every row is one line high, so the clipper submits only those in view
+    // (and the row to scroll to, wherever it is).
     bool toggled = false;
     ImGuiListClipper clipper;
     clipper.Begin(static_cast<int>(m_rows.size()));
+    if (m_scroll_to_row >= 0) clipper.ForceDisplayRangeByIndices(m_scroll_to_row, m_scroll_to_row + 1);
     while (clipper.Step()) {
-      for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-        toggled |= draw_row(state, m_rows[static_cast<size_t>(i)], r);
-      }
+      for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) toggled |= draw_row(state, i, r);
     }
     ImGui::EndTable();
-    // Rebuilt after the loop: the clipper walks the rows it was given.
-    if (toggled) visible_bone_rows(m_children, m_collapsed, m_rows);
+    // Rebuilt next frame: the clipper walks the rows it was given.
+    if (toggled) m_rows_stale = true;
   }
-  draw_override_editor(state);
+  if (m_rows.empty() && m_filter[0] != '\0') ImGui::TextDisabled("no bone name contains '%s'", m_filter);
+  ImGui::Separator();
+  draw_override_fields(state);
   ImGui::End();
 }
 
@@ -152,41 +245,103 @@ void BoneTreePanel::open_clip(const std::shared_ptr<const ImportedClip>& clip) {
   m_clip = clip;
   m_children = bone_children(clip->skeleton.parents);
   m_collapsed.assign(clip->skeleton.bone_count(), 0);
-  visible_bone_rows(m_children, m_collapsed, m_rows);
+  m_seen_selection = -1;
+  m_rows_stale = true;
 }
 
-bool BoneTreePanel::draw_row(StudioState& state, BoneTreeRow row, const FitResult* r) {
+void BoneTreePanel::rebuild_rows(const StudioState& state) {
+  const Skeleton& skeleton = state.clip->skeleton;
+  if (m_filter[0] != '\0') {
+    filtered_bone_rows(m_children, skeleton.parents, skeleton.bone_names, m_filter, m_rows);
+  } else {
+    visible_bone_rows(m_children, m_collapsed, m_rows);
+  }
+  m_max_depth = 0;
+  m_widest_label = 0.f;
+  for (const BoneTreeRow& row : m_rows) {
+    m_max_depth = std::max(m_max_depth, row.depth);
+    const std::string& name = skeleton.bone_names[static_cast<size_t>(row.bone)];
+    // Names past the excerpt's length are shown cut; " *" for an override.
+    m_widest_label = std::max(m_widest_label, ImGui::CalcTextSize(excerpt(name, 120).c_str()).x);
+  }
+  m_widest_label += ImGui::CalcTextSize(" *").x;
+  m_rows_stale = false;
+}
+
+bool BoneTreePanel::draw_row(StudioState& state, int32_t row_index, const FitResult* r) {
+  const BoneTreeRow row = m_rows[static_cast<size_t>(row_index)];
   const Skeleton& skeleton = state.clip->skeleton;
   const size_t b = static_cast<size_t>(row.bone);
+  const bool filtered = m_filter[0] != '\0';
   const bool leaf = m_children.child_count(b) == 0;
   // The rows are flat: the panel, not ImGui's tree stack, keeps what is open.
-  ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_OpenOnArrow | ImGuiTreeNodeFlags_SpanAvailWidth |
-                             ImGuiTreeNodeFlags_NoTreePushOnOpen | (leaf ? ImGuiTreeNodeFlags_Leaf : 0);
-  if (row.bone == state.selected_bone) flags |= ImGuiTreeNodeFlags_Selected;
+  // A filtered tree shows every match, so its branches do not close.
+  ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_SpanAvailWidth | ImGuiTreeNodeFlags_NoTreePushOnOpen;
+  flags |= leaf || filtered ? ImGuiTreeNodeFlags_Leaf : ImGuiTreeNodeFlags_OpenOnArrow;
+  const bool selected = row.bone == state.selected_bone;
+  if (selected) flags |= ImGuiTreeNodeFlags_Selected;
   float error_m = 0.f, tolerance_m = 0.f;
   const bool measured = bone_error(r, b, &error_m, &tolerance_m);
   const bool over = measured && error_m > tolerance_m;
+  const bool dim = row.context || bone_is_still(r, b);
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
-  // Past kMaxIndentLevels a deep chain stops indenting, so its names stay in the column.
-  const float indent = static_cast<float>(std::min(row.depth, kMaxIndentLevels)) * ImGui::GetStyle().IndentSpacing;
+  if (measured) {
+    // Millimetres, without the unit (the legend says it): the names get the room.
+    std::string pair = format_error_pair_mm(error_m, tolerance_m);
+    if (pair.size() > 3 && pair.compare(pair.size() - 3, 3, " mm") == 0) pair.resize(pair.size() - 3);
+    ImGui::TextColored(over ? kOverColor : dim ? kStillColor : kMetColor, "%s", pair.c_str());
+  }
+  ImGui::TableNextColumn();
+  const float indent = static_cast<float>(row.depth) * m_indent_step;
   if (indent > 0.f) ImGui::Indent(indent);
-  if (over) ImGui::PushStyleColor(ImGuiCol_Text, kOverColor);
+  if (over || dim) ImGui::PushStyleColor(ImGuiCol_Text, over ? kOverColor : kStillColor);
   // A bone with an override of its own is marked with a star.
   const bool has_override = find_bone_tolerance(state.settings.fit, skeleton.bone_names[b]) != nullptr;
-  ImGui::SetNextItemOpen(m_collapsed[b] == 0);
-  const bool open = ImGui::TreeNodeEx(reinterpret_cast<void*>(static_cast<intptr_t>(row.bone)), flags, "%s%s",
-                                      excerpt(skeleton.bone_names[b], 120).c_str(), has_override ? " *" : "");
-  if (over) ImGui::PopStyleColor();
-  const bool toggled = ImGui::IsItemToggledOpen();
+  const std::string label = excerpt(skeleton.bone_names[b], 120) + (has_override ? " *" : "");
+  ImGui::SetNextItemOpen(filtered || m_collapsed[b] == 0);
+  const bool open =
+      ImGui::TreeNodeEx(reinterpret_cast<void*>(static_cast<intptr_t>(row.bone)), flags, "%s", label.c_str());
+  if (over || dim) ImGui::PopStyleColor();
+  const bool toggled = !filtered && ImGui::IsItemToggledOpen();
   if (toggled) m_collapsed[b] = open ? 0 : 1;
-  if (ImGui::IsItemClicked() && !toggled) state.selected_bone = row.bone;
-  if (measured && ImGui::IsItemHovered()) bone_tooltip(state, *r, b);
-  if (indent > 0.f) ImGui::Unindent(indent);
-  ImGui::TableNextColumn();
-  if (measured) {
-    ImGui::TextColored(over ? kOverColor : kMetColor, "%s", format_error_pair_mm(error_m, tolerance_m).c_str());
+  if (ImGui::IsItemClicked() && !toggled) {
+    state.selected_bone = row.bone;
+    state.selection_chosen = true;
+    m_seen_selection = row.bone;  // in view already: no scroll
   }
+  if (row_index == m_scroll_to_row) {
+    ImGui::SetScrollHereY(0.5f);
+    // Sideways: the end of the name into view, but not its start out of it.
+    const float label_left = ImGui::GetItemRectMin().x + ImGui::GetTreeNodeToLabelSpacing();
+    const float label_right = label_left + ImGui::CalcTextSize(label.c_str()).x;
+    const float visible_left = ImGui::GetWindowPos().x + m_frozen_width;
+    const float visible_right = ImGui::GetWindowPos().x + ImGui::GetWindowWidth() - ImGui::GetStyle().ScrollbarSize;
+    float shift = std::max(label_right - visible_right, 0.f);
+    if (label_left - shift < visible_left) shift = label_left - visible_left;
+    if (shift != 0.f) ImGui::SetScrollX(ImGui::GetScrollX() + shift);
+  }
+  if (selected) {
+    // In view: inside the scrolled area; fits: the whole name, arrow to
+    // last letter, left of the visible edge (the column may scroll sideways).
+    m_report.selected_in_view = ImGui::IsItemVisible();
+    const float label_right =
+        ImGui::GetItemRectMin().x + ImGui::GetTreeNodeToLabelSpacing() + ImGui::CalcTextSize(label.c_str()).x;
+    const float visible_right = ImGui::GetWindowPos().x + ImGui::GetWindowWidth() - ImGui::GetStyle().ScrollbarSize;
+    m_report.selected_name_fits = label_right <= visible_right;
+  }
+  if (measured && ImGui::IsItemHovered()) bone_tooltip(state, *r, b);
+  // The override editor in place: right-click selects the bone and opens it.
+  if (ImGui::BeginPopupContextItem("override")) {
+    if (state.selected_bone != row.bone) {
+      state.selected_bone = row.bone;
+      state.selection_chosen = true;
+      m_seen_selection = row.bone;
+    }
+    draw_override_fields(state);
+    ImGui::EndPopup();
+  }
+  if (indent > 0.f) ImGui::Unindent(indent);
   return toggled;
 }
 

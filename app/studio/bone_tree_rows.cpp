@@ -1,5 +1,6 @@
 #include "app/studio/bone_tree_rows.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace ks::studio {
@@ -45,6 +46,70 @@ void visible_bone_rows(const BoneChildren& children, std::span<const uint8_t> co
       pending.push_back({children.bones[i], row.depth + 1});
     }
   }
+}
+
+bool bone_name_matches(std::string_view name, std::string_view filter) {
+  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  const auto it = std::search(name.begin(), name.end(), filter.begin(), filter.end(),
+                              [&](char a, char b) { return lower(a) == lower(b); });
+  return it != name.end() || filter.empty();
+}
+
+void filtered_bone_rows(const BoneChildren& children, std::span<const int32_t> parents,
+                        std::span<const std::string> names, std::string_view filter, std::vector<BoneTreeRow>& rows) {
+  const size_t bone_count = parents.size();
+  assert(names.size() == bone_count && children.first.size() == bone_count + 1);
+  // 2: the name matches; 1: an ancestor of a match. Each ancestor walk stops
+  // at the first bone already marked, so the marking is linear in the bones.
+  std::vector<uint8_t> shown(bone_count, 0);
+  for (size_t b = 0; b < bone_count; ++b) {
+    if (!bone_name_matches(names[b], filter)) continue;
+    shown[b] = 2;
+    for (int32_t p = parents[b]; p >= 0 && shown[static_cast<size_t>(p)] == 0; p = parents[static_cast<size_t>(p)]) {
+      shown[static_cast<size_t>(p)] = 1;
+    }
+  }
+  rows.clear();
+  std::vector<BoneTreeRow> pending;
+  for (size_t i = children.roots.size(); i-- > 0;) {
+    const int32_t root = children.roots[i];
+    if (shown[static_cast<size_t>(root)] != 0) pending.push_back({root, 0, shown[static_cast<size_t>(root)] == 1});
+  }
+  while (!pending.empty()) {
+    const BoneTreeRow row = pending.back();
+    pending.pop_back();
+    rows.push_back(row);
+    const size_t bone = static_cast<size_t>(row.bone);
+    for (uint32_t i = children.first[bone + 1]; i-- > children.first[bone];) {
+      const int32_t child = children.bones[i];
+      const uint8_t mark = shown[static_cast<size_t>(child)];
+      if (mark != 0) pending.push_back({child, row.depth + 1, mark == 1});
+    }
+  }
+}
+
+bool open_branches_above(std::span<const int32_t> parents, int32_t bone, std::span<uint8_t> collapsed) {
+  bool opened = false;
+  if (bone < 0 || static_cast<size_t>(bone) >= parents.size()) return false;
+  // A parent index is a valid bone or negative (bone_children's rule), and
+  // at most parents.size() steps are taken, so even a cycle ends.
+  int32_t p = parents[static_cast<size_t>(bone)];
+  for (size_t steps = 0; p >= 0 && steps < parents.size(); ++steps, p = parents[static_cast<size_t>(p)]) {
+    opened |= collapsed[static_cast<size_t>(p)] != 0;
+    collapsed[static_cast<size_t>(p)] = 0;
+  }
+  return opened;
+}
+
+int32_t row_of_bone(std::span<const BoneTreeRow> rows, int32_t bone) {
+  const auto it = std::find_if(rows.begin(), rows.end(), [&](const BoneTreeRow& row) { return row.bone == bone; });
+  return it == rows.end() ? -1 : static_cast<int32_t>(it - rows.begin());
+}
+
+float indent_step(int32_t max_depth, float column_width, float name_width, float step, float min_step) {
+  if (max_depth <= 0) return step;
+  const float fitting = (column_width - name_width) / static_cast<float>(max_depth);
+  return std::clamp(fitting, min_step, step);
 }
 
 }  // namespace ks::studio

@@ -7,8 +7,9 @@
 #include <cstdio>
 #include <utility>
 
-#include "core/codec/fit.h"
+#include "app/studio/rotation_angles.h"
 #include "core/clip/excerpt.h"
+#include "core/codec/fit.h"
 #include "core/codec/key_cost.h"
 
 namespace ks::studio {
@@ -55,7 +56,6 @@ const char* error_unit(TrackKind kind) {
   return kind == TrackKind::kTranslation ? " mm" : kind == TrackKind::kRotation ? " deg" : "";
 }
 
-
 // q and -q are one rotation, but their components plot far apart: brings
 // `q` into the hemisphere of `reference`.
 void align_to(const float reference[4], float q[4]) {
@@ -81,6 +81,7 @@ CurvePanel::CurvePanel() {
 }
 
 void CurvePanel::draw(StudioState& state) {
+  m_report.clear();
   // Handled here or dropped: a request must not frame the plots later, when
   // the user has forgotten pressing F.
   const bool frame_requested = std::exchange(state.frame_selection_requested, false);
@@ -123,6 +124,10 @@ void CurvePanel::draw(StudioState& state) {
     m_framed_clip = state.clip;
     show_frames(0.0, static_cast<double>(state.clip->clip.frame_count - 1));
   }
+  // Pan and zoom stay within the clip's frames.
+  const AxisLimits clip_frames{0.0, static_cast<double>(state.clip->clip.frame_count - 1)};
+  m_error_plot.set_x_limits(clip_frames);
+  for (PlotWidget& plot : m_component_plots) plot.set_x_limits(clip_frames);
   draw_header(state, *result, track);
   if (frame_requested) frame_selection(track, state.frame_time);
   draw_plots(state, track);
@@ -195,6 +200,42 @@ void CurvePanel::sample_curves(const std::shared_ptr<const FitResult>& result, i
     // Decoded values are hemisphere-aligned key to key, as the player holds them.
     for (int k = 0; k < components; ++k) c.key_values[k][i] = track.keys[i].decoded.value[k] * scale;
   }
+  sample_euler_angles(track, per_frame);
+}
+
+void CurvePanel::sample_euler_angles(const FittedTrack& track, int per_frame) {
+  Curves& c = m_curves;
+  const bool rotation = c.kind == TrackKind::kRotation;
+  for (int a = 0; a < 3; ++a) {
+    c.euler_source[a].resize(rotation ? c.frames.size() : 0);
+    c.euler_ideal[a].resize(rotation ? c.curve_x.size() : 0);
+    c.euler_decoded[a].resize(rotation ? c.curve_x.size() : 0);
+    c.euler_keys[a].resize(rotation ? c.key_frames.size() : 0);
+  }
+  if (!rotation || c.curve_x.empty()) return;
+  const auto to_euler = [](const std::array<std::vector<float>, 4>& q, size_t i,
+                           std::array<std::vector<float>, 3>& out) {
+    const float value[4] = {q[0][i], q[1][i], q[2][i], q[3][i]};
+    const std::array<float, 3> e = euler_xyz_degrees(value);
+    for (size_t a = 0; a < 3; ++a) out[a][i] = e[a];
+  };
+  for (size_t i = 0; i < c.curve_x.size(); ++i) {
+    to_euler(c.decoded, i, c.euler_decoded);
+    to_euler(c.ideal, i, c.euler_ideal);
+  }
+  for (size_t f = 0; f < c.frames.size(); ++f) to_euler(c.source, f, c.euler_source);
+  for (size_t i = 0; i < c.key_frames.size(); ++i) to_euler(c.key_values, i, c.euler_keys);
+  for (size_t a = 0; a < 3; ++a) {
+    unwrap_degrees(c.euler_decoded[a], c.euler_decoded[a][0]);
+    unwrap_degrees(c.euler_ideal[a], c.euler_decoded[a][0]);
+    unwrap_degrees(c.euler_source[a], c.euler_decoded[a][0]);
+    // Each key on the decoded curve's turn where it sits (whole frames are every per_frame-th point).
+    for (size_t i = 0; i < c.key_frames.size(); ++i) {
+      const size_t point =
+          std::min(static_cast<size_t>(track.keys[i].frame) * static_cast<size_t>(per_frame), c.curve_x.size() - 1);
+      c.euler_keys[a][i] = nearest_turn(c.euler_keys[a][i], c.euler_decoded[a][point]);
+    }
+  }
 }
 
 void CurvePanel::draw_header(StudioState& state, const FitResult& result, const FittedTrack& track) {
@@ -207,6 +248,19 @@ void CurvePanel::draw_header(StudioState& state, const FitResult& result, const 
     ImGui::SameLine();
     if (ImGui::RadioButton(kind_name(kind), state.selected_kind == kind)) {
       state.selected_kind = kind;  // the panel edits the selection as the bone tree does
+    }
+  }
+  if (state.selected_kind == TrackKind::kRotation) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("|");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("quaternion", !m_euler_view)) m_euler_view = false;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("Euler XYZ (deg)", m_euler_view)) m_euler_view = true;
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip(
+          "The rotation as angles about X, then Y, then Z (R = Rz Ry Rx, as Blender's XYZ),\n"
+          "degrees, unwrapped across +-180. Near Y = +-90 X and Z trade off (gimbal lock).");
     }
   }
   if (state.fitting) {
@@ -222,6 +276,11 @@ void CurvePanel::draw_header(StudioState& state, const FitResult& result, const 
   if (ImGui::SmallButton("Fit all")) show_frames(0.0, static_cast<double>(result.fitted.frame_count - 1));
   ImGui::SameLine();
   if (ImGui::SmallButton("Frame keys (F)")) frame_selection(track, state.frame_time);
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip(
+        "The keys around the current time. In the plots: Ctrl+wheel zooms time, Shift+wheel\n"
+        "zooms values, drag pans, double-click shows everything; the wheel scrolls the panel.");
+  }
 
   const float scale = display_scale(track.kind);
   const char* unit = error_unit(track.kind);
@@ -261,7 +320,8 @@ void CurvePanel::draw_header(StudioState& state, const FitResult& result, const 
 
 void CurvePanel::draw_plots(StudioState& state, const FittedTrack& track) {
   const Curves& c = m_curves;
-  const int components = component_count(c.kind);
+  const bool euler = c.kind == TrackKind::kRotation && m_euler_view;
+  const int components = euler ? 3 : component_count(c.kind);
   const float spacing = ImGui::GetStyle().ItemSpacing.y;
   // The error plot takes one and a half shares of the height.
   const float share = (ImGui::GetContentRegionAvail().y - spacing * static_cast<float>(components)) /
@@ -284,25 +344,9 @@ void CurvePanel::draw_plots(StudioState& state, const FittedTrack& track) {
   m_error_plot.set_min_label_margin(margin);
   for (PlotWidget& plot : m_component_plots) plot.set_min_label_margin(margin);
 
+  // The error first: it is what the fit is judged by, and it stays in view
+  // above the component plots whatever the panel's height.
   char title[64];
-  for (int k = 0; k < components; ++k) {
-    PlotWidget& plot = m_component_plots[static_cast<size_t>(k)];
-    plot.set_x_range(m_x_min, m_x_max);
-    plot.add_vertical_markers(c.key_frames, kKeyLineColor);
-    plot.add_series({c.frames, c.source[k], kSourceColor, "source", PlotLineStyle::kSolid, true, 2.5f, 1.f});
-    plot.add_series({c.curve_x, c.ideal[k], kFittedColor, "fitted", PlotLineStyle::kDashed, false, 2.f, 2.f});
-    plot.add_series({c.curve_x, c.decoded[k], kDecodedColor, "decoded", PlotLineStyle::kSolid, false, 2.f, 2.f});
-    plot.add_series({c.key_frames, c.key_values[k], kKeyColor, "keys", PlotLineStyle::kMarkersOnly, false, 3.5f});
-    plot.set_cursor(state.frame_time, kCursorColor);
-    if (c.kind == TrackKind::kRotation) {
-      std::snprintf(title, sizeof title, "q%s", kComponentNames[k]);
-    } else {
-      std::snprintf(title, sizeof title, "%s %s%s", c.kind == TrackKind::kScale ? "scale" : "translation",
-                    kComponentNames[k], c.kind == TrackKind::kTranslation ? " (mm)" : "");
-    }
-    follow(plot.draw(kComponentNames[k], ImVec2(0.f, std::max(share, 90.f)), title), plot);
-  }
-
   const float scale = display_scale(c.kind);
   const char* unit = error_unit(c.kind);
   char threshold_label[48], floor_label[48];
@@ -323,11 +367,41 @@ void CurvePanel::draw_plots(StudioState& state, const FittedTrack& track) {
   m_error_plot.add_series(
       {c.frames, c.total_error, kTotalErrorColor, "total error", PlotLineStyle::kSolid, true, 2.f, 2.f, true});
   m_error_plot.set_cursor(state.frame_time, kCursorColor);
-  std::snprintf(title, sizeof title, "error%s",
-                c.kind == TrackKind::kTranslation ? " (mm)"
-                : c.kind == TrackKind::kRotation  ? " (deg)"
-                                                  : "");
+  std::snprintf(title, sizeof title, "%s",
+                c.kind == TrackKind::kTranslation ? "error (mm)"
+                : c.kind == TrackKind::kRotation  ? "error: angle to the source (deg)"
+                                                  : "error");
   follow(m_error_plot.draw("error", ImVec2(0.f, std::max(1.5f * share, 120.f)), title), m_error_plot);
+  m_report = title;
+
+  for (int k = 0; k < components; ++k) {
+    PlotWidget& plot = m_component_plots[static_cast<size_t>(k)];
+    const size_t a = static_cast<size_t>(k);
+    plot.set_x_range(m_x_min, m_x_max);
+    plot.add_vertical_markers(c.key_frames, kKeyLineColor);
+    plot.add_series({c.frames, euler ? c.euler_source[a] : c.source[a], kSourceColor, "source", PlotLineStyle::kSolid,
+                     true, 2.5f, 1.f});
+    plot.add_series({c.curve_x, euler ? c.euler_ideal[a] : c.ideal[a], kFittedColor, "fitted", PlotLineStyle::kDashed,
+                     false, 2.f, 2.f});
+    plot.add_series({c.curve_x, euler ? c.euler_decoded[a] : c.decoded[a], kDecodedColor, "decoded",
+                     PlotLineStyle::kSolid, false, 2.f, 2.f});
+    plot.add_series({c.key_frames, euler ? c.euler_keys[a] : c.key_values[a], kKeyColor, "keys",
+                     PlotLineStyle::kMarkersOnly, false, 3.5f});
+    plot.set_cursor(state.frame_time, kCursorColor);
+    if (euler) {
+      std::snprintf(title, sizeof title, "%s (deg)", kComponentNames[k]);
+    } else if (c.kind == TrackKind::kRotation) {
+      std::snprintf(title, sizeof title, "q%s", kComponentNames[k]);
+    } else {
+      std::snprintf(title, sizeof title, "%s %s%s", c.kind == TrackKind::kScale ? "scale" : "translation",
+                    kComponentNames[k], c.kind == TrackKind::kTranslation ? " (mm)" : "");
+    }
+    follow(plot.draw(kComponentNames[k], ImVec2(0.f, std::max(share, 90.f)), title), plot);
+    m_report += std::string(", ") + title;
+  }
+  char range[64];
+  std::snprintf(range, sizeof range, " over frames %g..%g", m_x_min, m_x_max);
+  m_report += range;
 
   if (reset_y) fit_y();  // a double-click on one plot resets them all
 }
@@ -348,8 +422,10 @@ void CurvePanel::frame_selection(const FittedTrack& track, float frame_time) {
 }
 
 void CurvePanel::show_frames(double lo, double hi) {
-  m_x_min = lo;
-  m_x_max = std::max(hi, lo + 1.0);
+  // Within the clip (the plots' limits), as a pan or zoom would be.
+  const auto frame_count = static_cast<double>(m_curves.frames.size());
+  set_axis_range(m_x_min, m_x_max, lo, std::max(hi, lo + 1.0), 1.0,
+                 frame_count > 1.0 ? AxisLimits{0.0, frame_count - 1.0} : AxisLimits{});
   fit_y();
 }
 

@@ -1,13 +1,17 @@
 #pragma once
 // CurvePanel: the "Curves" window (DESIGN §9). For the selected bone and
-// track it plots, per component, the source samples, the curve the fit chose
-// before quantization, the decoded curve and its keys; below them the error
-// over frames, split into fit and quantization error, against the threshold.
-// Every plot shows the current time and shares one frame range.
+// track it plots the error over frames first (split into fit and
+// quantization error, against the threshold; for rotations the angle to the
+// source in degrees), then, per component, the source samples, the curve
+// the fit chose before quantization, the decoded curve and its keys.
+// Rotations show as quaternion components or as XYZ Euler angles in degrees.
+// Every plot shows the current time and shares one frame range, which never
+// leaves the clip.
 
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "app/studio/plot_widget.h"
@@ -26,6 +30,12 @@ class CurvePanel {
   /// the segment at the current time.
   void draw(StudioState& state);
 
+  /// Rotations as XYZ Euler angles in degrees (true) or quaternion components.
+  void set_euler_view(bool euler) { m_euler_view = euler; }
+  /// What the last frame drawn showed, for the screenshot mode's report:
+  /// "PLOT, PLOT, ... over frames LO..HI" (titles top to bottom), or empty.
+  const std::string& report() const { return m_report; }
+
  private:
   /// One track sampled for plotting, in display units (mm for translations,
   /// degrees for rotation errors). Rebuilt only when the result, bone or kind
@@ -42,9 +52,15 @@ class CurvePanel {
     std::array<std::vector<float>, 4> decoded;  // what the player decodes, at curve_x
     std::vector<float> key_frames;
     std::array<std::vector<float>, 4> key_values;  // decoded key values
-    std::vector<float> total_error;                // per frame: source vs decoded
-    std::vector<float> fit_error;                  // per frame: source vs fitted
-    std::vector<float> quantization_error;         // per frame: fitted vs decoded
+    // Rotations only: the same as XYZ Euler angles, degrees, each curve made
+    // continuous across +-180 and started on the decoded curve's turn.
+    std::array<std::vector<float>, 3> euler_source;
+    std::array<std::vector<float>, 3> euler_ideal;
+    std::array<std::vector<float>, 3> euler_decoded;
+    std::array<std::vector<float>, 3> euler_keys;
+    std::vector<float> total_error;         // per frame: source vs decoded
+    std::vector<float> fit_error;           // per frame: source vs fitted
+    std::vector<float> quantization_error;  // per frame: fitted vs decoded
   };
 
   bool is_cached(const std::shared_ptr<const FitResult>& result, int bone, TrackKind kind) const;
@@ -57,7 +73,11 @@ class CurvePanel {
   /// Every plot fits y to what it shows from its next draw on.
   void fit_y();
 
+  void sample_euler_angles(const FittedTrack& track, int per_frame);
+
   Curves m_curves;
+  bool m_euler_view = false;  // rotations as Euler angles (degrees) instead of quaternion components
+  std::string m_report;
   std::array<PlotWidget, 4> m_component_plots;
   PlotWidget m_error_plot;
   // The frame range every plot shows; a plot the user pans or zooms sets it.

@@ -47,6 +47,14 @@ struct FitResult {
   double measure_ms = 0.0;   // decoding every frame and measuring
 };
 
+/// The bone nearest (or furthest past) its tolerance: the largest measured
+/// error as a fraction of the bone's tolerance, the first such bone on a
+/// tie; -1 when the result measured no bones. With `moving_only`, among the
+/// bones with an animated track (a still end bone, an eye, often has the
+/// largest error, all of it from its parents, and flat curves), falling back
+/// to every bone when none moves.
+int worst_bone(const FitResult& result, bool moving_only = false);
+
 /// Fits, packs, opens and measures `clip` with `settings` (each bone's
 /// object-space error at its own shell distance besides the usual ones).
 std::shared_ptr<const FitResult> run_fit(std::shared_ptr<const ImportedClip> clip, const CodecSettings& settings,

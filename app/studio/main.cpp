@@ -1,6 +1,6 @@
 // keystream-studio: tune the codec on a clip and see what it does.
 //   keystream-studio [FILE] [--animation NAME|INDEX] [--screenshot OUT.png]
-//                    [--frame N] [--select BONE] [--size WxH] [--view MODE]
+//                    [--frame N] [--select BONE] [--bone-filter TEXT] [--size WxH] [--view MODE]
 //                    [--color MODE] [--colors-against MM[@CM]] [--tolerance MM]
 //                    [--shell-distance CM] [--bone-tolerance NAME=MM[@CM]]...
 //                    [--local [--translation-error MM] [--rotation-error DEG]
@@ -31,7 +31,13 @@ constexpr const char* kUsage =
     "                           as a PNG and exit (for tests; needs a display,\n"
     "                           e.g. xvfb-run)\n"
     "  --frame N                start at frame N\n"
-    "  --select BONE            select a bone by name or index\n"
+    "  --select BONE            select a bone by name or index (default: the\n"
+    "                           bone with the largest error, once fitted)\n"
+    "  --bone-filter TEXT       show only the bones whose names contain TEXT\n"
+    "                           (and their ancestors) in the Bones panel\n"
+    "  --curve-view quaternion|euler\n"
+    "                           Curves: rotations as quaternion components\n"
+    "                           (default) or XYZ Euler angles in degrees\n"
     "  --size WxH               window size (default 1600x1000, at least 640x480)\n"
     "  --view side-by-side|overlay\n"
     "                           viewport: original and compressed side by side\n"
@@ -238,6 +244,13 @@ int main(int argc, char** argv) {
       options.shader_dir = text;
     } else if (arg == "--select") {
       if (!value(options.select)) return usage_error("--select needs a bone name or index");
+    } else if (arg == "--bone-filter") {
+      if (!value(options.bone_filter)) return usage_error("--bone-filter needs a text");
+    } else if (arg == "--curve-view") {
+      if (!value(text) || (text != "quaternion" && text != "euler")) {
+        return usage_error("--curve-view: '" + text + "' is not quaternion or euler");
+      }
+      options.curve_euler = text == "euler";
     } else if (arg == "--size") {
       if (!value(text)) return usage_error("--size needs WxH");
       int w = 0, h = 0;

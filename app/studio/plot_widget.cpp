@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "app/studio/plot_range.h"
 #include "app/studio/plot_series.h"
 
 // SetItemUsingMouseWheel lives in imgui_internal.h, whose inline code does not
@@ -61,26 +62,10 @@ float clamp_px(double v, float lo, float hi) {
   return static_cast<float>(std::clamp(v, static_cast<double>(lo) - 4000.0, static_cast<double>(hi) + 4000.0));
 }
 
-void set_range(double& lo, double& hi, double new_lo, double new_hi, double min_span) {
-  if (!std::isfinite(new_lo) || !std::isfinite(new_hi)) return;
-  if (new_hi - new_lo < min_span) {
-    const double mid = 0.5 * (new_lo + new_hi);
-    new_lo = mid - 0.5 * min_span;
-    new_hi = mid + 0.5 * min_span;
-  }
-  lo = new_lo;
-  hi = new_hi;
-}
-
-// Scales lo..hi by `factor` about `anchor`, which stays under the mouse.
-void zoom(double& lo, double& hi, double anchor, double factor, double min_span) {
-  set_range(lo, hi, anchor + (lo - anchor) * factor, anchor + (hi - anchor) * factor, min_span);
-}
-
 }  // namespace
 
 void PlotWidget::set_x_range(double lo, double hi) {
-  set_range(m_x_min, m_x_max, lo, hi, m_options.min_x_span);
+  set_axis_range(m_x_min, m_x_max, lo, hi, m_options.min_x_span, m_x_limits);
   m_auto_fit_x = false;
 }
 
@@ -173,14 +158,18 @@ void PlotWidget::handle_input(const Rect& plot, PlotInteraction& result) {
   const ImGuiIO& io = ImGui::GetIO();
   const float width = plot.x1 - plot.x0, height = plot.y1 - plot.y0;
   result.hovered = ImGui::IsItemHovered();
-  if (result.hovered) ImGui::SetItemUsingMouseWheel();
-  if (result.hovered && io.MouseWheel != 0.f) {
+  // The wheel scrolls the window the plots sit in; with Ctrl it zooms time
+  // and with Shift the values, about the mouse.
+  const bool zooming = result.hovered && (io.KeyCtrl || io.KeyShift);
+  if (zooming) ImGui::SetItemUsingMouseWheel();
+  if (zooming && io.MouseWheel != 0.f) {
     const double factor = std::pow(kZoomPerNotch, -static_cast<double>(io.MouseWheel));
-    if (io.KeyCtrl) {
-      zoom(m_y_min, m_y_max, m_y_max - (io.MousePos.y - plot.y0) / height * (m_y_max - m_y_min), factor, 1e-12);
+    if (io.KeyShift) {
+      zoom_axis(m_y_min, m_y_max, m_y_max - (io.MousePos.y - plot.y0) / height * (m_y_max - m_y_min), factor, 1e-12,
+                AxisLimits{});
       m_auto_fit_y = false;
     } else {
-      zoom(m_x_min, m_x_max, to_data_x(plot, io.MousePos.x), factor, m_options.min_x_span);
+      zoom_axis(m_x_min, m_x_max, to_data_x(plot, io.MousePos.x), factor, m_options.min_x_span, m_x_limits);
       m_auto_fit_x = false;
       result.x_changed = true;
     }
@@ -198,13 +187,13 @@ void PlotWidget::handle_input(const Rect& plot, PlotInteraction& result) {
     m_dragged = true;
     const double shift_x = -dx / width * (m_x_max - m_x_min), shift_y = dy / height * (m_y_max - m_y_min);
     if (dx != 0.f) {
-      set_range(m_x_min, m_x_max, m_x_min + shift_x, m_x_max + shift_x, 0.0);
+      set_axis_range(m_x_min, m_x_max, m_x_min + shift_x, m_x_max + shift_x, 0.0, m_x_limits);
       m_auto_fit_x = false;
       result.x_changed = true;
     }
     // A mostly horizontal drag (scrubbing through time) leaves an auto-fitted y alone.
     if (dy != 0.f && (!m_auto_fit_y || std::fabs(total.y) > std::fabs(total.x))) {
-      set_range(m_y_min, m_y_max, m_y_min + shift_y, m_y_max + shift_y, 0.0);
+      set_axis_range(m_y_min, m_y_max, m_y_min + shift_y, m_y_max + shift_y, 0.0, AxisLimits{});
       m_auto_fit_y = false;
     }
   }
@@ -228,7 +217,7 @@ void PlotWidget::fit_to_data() {
       lo = std::min(lo, static_cast<double>(s.x.front()));
       hi = std::max(hi, static_cast<double>(s.x.back()));
     }
-    if (lo <= hi) set_range(m_x_min, m_x_max, lo, hi, std::max(m_options.min_x_span, 1e-9));
+    if (lo <= hi) set_axis_range(m_x_min, m_x_max, lo, hi, std::max(m_options.min_x_span, 1e-9), m_x_limits);
   }
   if (!m_auto_fit_y) return;
   double lo = kInf, hi = -kInf;

@@ -6,15 +6,19 @@
 // thresholds, cursor) is given anew every frame, borrowed until draw()
 // returns, so a caller that caches its samples pays no copy per frame.
 //
-// Interaction: wheel zooms x around the mouse (Ctrl+wheel zooms y), a left
-// drag pans, a double-click fits all data, hovering shows the y of every
-// series at the hovered x, a click without drag reports its x.
+// Interaction: the wheel scrolls the window (a panel of stacked plots reads
+// like a page); Ctrl+wheel zooms x around the mouse, Shift+wheel zooms y. A
+// left drag pans, a double-click fits all data, hovering shows the y of
+// every series at the hovered x, a click without drag reports its x. x never
+// leaves its limits (set_x_limits: the clip's frames).
 
 #include <imgui.h>
 
 #include <cstdint>
 #include <span>
 #include <vector>
+
+#include "app/studio/plot_range.h"
 
 namespace ks::studio {
 
@@ -101,6 +105,12 @@ class PlotWidget {
   void set_x_range(double lo, double hi);
   /// Fits both axes to all data from the next draw() on (as a double-click).
   void reset_view() { m_auto_fit_x = m_auto_fit_y = true; }
+  /// The x range pan and zoom stay inside (the clip's frames); applies to
+  /// the current range at once.
+  void set_x_limits(AxisLimits limits) {
+    m_x_limits = limits;
+    set_axis_range(m_x_min, m_x_max, m_x_min, m_x_max, m_options.min_x_span, m_x_limits);
+  }
   /// Turns y auto-fit on: y follows the data visible in the x range.
   void auto_fit_y() { m_auto_fit_y = true; }
   double x_min() const { return m_x_min; }
@@ -141,6 +151,7 @@ class PlotWidget {
   // View: data ranges shown, and whether each follows the data.
   double m_x_min = 0.0, m_x_max = 1.0;
   double m_y_min = 0.0, m_y_max = 1.0;
+  AxisLimits m_x_limits;  // none until set_x_limits
   bool m_auto_fit_x = true;
   bool m_auto_fit_y = true;
   bool m_dragged = false;      // the current press has moved past the drag threshold

@@ -53,12 +53,9 @@ void promise_rows(const FitResult& r) {
   const size_t bones = std::min({m.bone_error_m.size(), r.bone_tolerance_m.size(), names.size()});
   const bool local = r.settings.fit.error_mode == ErrorMode::kLocal;
   if (bones == 0) return;
-  size_t worst = 0, over = 0;
-  for (size_t b = 0; b < bones; ++b) {
-    const float fraction = m.bone_error_m[b] / r.bone_tolerance_m[b];
-    if (fraction > m.bone_error_m[worst] / r.bone_tolerance_m[worst]) worst = b;
-    over += m.bone_error_m[b] > r.bone_tolerance_m[b] ? 1 : 0;
-  }
+  const size_t worst = static_cast<size_t>(std::max(worst_bone(r), 0));
+  size_t over = 0;
+  for (size_t b = 0; b < bones; ++b) over += m.bone_error_m[b] > r.bone_tolerance_m[b] ? 1 : 0;
   const double percent = 100.0 * static_cast<double>(m.bone_error_m[worst] / r.bone_tolerance_m[worst]);
   colored_row("object-space max", over > 0 ? kOverColor : kMetColor, "%s (%.0f%%)",
               format_error_pair_mm(m.bone_error_m[worst], r.bone_tolerance_m[worst]).c_str(), percent);

@@ -134,7 +134,13 @@ Status StudioApp::open_clip(const std::filesystem::path& path, const ImportSetti
   // Another clip starts at its first frame, on the bone of the same name
   // (bone indices of another rig mean another bone); the viewport and the
   // curves frame a new clip themselves.
-  m_state.selected_bone = bone_after_open(previous ? &previous->skeleton : nullptr, m_state.selected_bone, skeleton);
+  // A bone chosen in the previous file stays chosen when this one has it;
+  // otherwise the first fit selects the bone with the largest error.
+  const int selected = m_state.selected_bone;
+  const bool kept = previous && selected >= 0 && static_cast<size_t>(selected) < previous->skeleton.bone_count() &&
+                    skeleton.find_bone(previous->skeleton.bone_names[static_cast<size_t>(selected)]) >= 0;
+  m_state.selection_chosen = m_state.selection_chosen && kept;
+  m_state.selected_bone = bone_after_open(previous ? &previous->skeleton : nullptr, selected, skeleton);
   m_state.frame_time = 0.f;
   m_state.refit_requested = true;
   remember_recent(path);
@@ -179,6 +185,10 @@ void StudioApp::handle_requests() {
   }
   m_state.result = m_worker.latest();
   m_state.fitting = m_worker.busy();
+  if (const FitResult* r = m_state.current_result(); r != nullptr && !m_state.selection_chosen) {
+    if (const int worst = worst_bone(*r, /*moving_only=*/true); worst >= 0) m_state.selected_bone = worst;
+    m_state.selection_chosen = true;
+  }
 }
 
 void StudioApp::handle_keys() {
@@ -343,10 +353,13 @@ int StudioApp::run() {
         return 2;
       }
     }
+    if (!m_options.bone_filter.empty()) m_bone_tree.set_filter(m_options.bone_filter);
+    m_curves.set_euler_view(m_options.curve_euler);
     if (!m_options.select.empty()) {
       const int by_name = skeleton.find_bone(m_options.select);
       char* end = nullptr;
       const long by_index = std::strtol(m_options.select.c_str(), &end, 10);
+      m_state.selection_chosen = true;
       if (by_name >= 0) {
         m_state.selected_bone = by_name;
       } else if (*end == '\0' && by_index >= 0 && by_index < static_cast<long>(skeleton.bone_count())) {

@@ -31,6 +31,8 @@ struct StudioOptions {
   std::optional<std::filesystem::path> screenshot;  // render once the fit is done, save, exit
   std::optional<float> frame;                  // start at this frame
   std::string select;                          // bone name or index to select
+  std::string bone_filter;                     // the Bones panel's filter text
+  bool curve_euler = false;                    // the Curves panel shows rotations as Euler angles
   std::optional<FitSettings> fit;              // thresholds given on the command line
   ViewportSettings viewport;
   std::filesystem::path shader_dir;            // the viewport's GLSL files

@@ -8,6 +8,7 @@
 
 #include "app/studio/png_writer.h"
 #include "app/studio/studio_app.h"
+#include "core/clip/excerpt.h"
 
 namespace ks::studio {
 
@@ -94,6 +95,14 @@ std::optional<int> StudioApp::scripted_frame(int width, int height) {
   for (const ViewRect& view : m_viewport->view_rects()) {
     std::printf("view %s %d %d %d %d\n", view.name.c_str(), view.x, view.y, view.width, view.height);
   }
+  // What the Bones panel shows of the selection (deep rigs, the filter).
+  const BoneTreeReport& bones = m_bone_tree.report();
+  std::printf("bones %zu rows, indent %.1f px, selected %s row %d, %s, name %s\n", bones.rows,
+              static_cast<double>(bones.indent_step),
+              excerpt(m_state.clip->skeleton.bone_names[static_cast<size_t>(m_state.selected_bone)], 80).c_str(),
+              bones.selected_row, bones.selected_in_view ? "in view" : "not in view",
+              bones.selected_name_fits ? "fits" : "cut");
+  if (!m_curves.report().empty()) std::printf("curves %s\n", m_curves.report().c_str());
   std::fflush(stdout);
   if (Status s = write_framebuffer_png(*m_options.screenshot, width, height); !s) {
     std::fprintf(stderr, "keystream-studio: %s\n", s.error().c_str());

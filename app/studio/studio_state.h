@@ -30,6 +30,10 @@ struct StudioState {
 
   // Selection, shared by the bone tree, the curves and the viewport.
   int selected_bone = 0;
+  // The user (a click, --select, the bone of the same name in the file
+  // opened before) chose selected_bone; until then the first fit of a clip
+  // selects its moving bone with the largest error, the one worth looking at.
+  bool selection_chosen = false;
   TrackKind selected_kind = TrackKind::kRotation;
 
   // The Bones panel's override editor: the values typed for the selected

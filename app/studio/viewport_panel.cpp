@@ -283,7 +283,10 @@ void ViewportPanel::handle_mouse(StudioState& state, glm::vec2 image_min, glm::v
                                                                                         : m_source_shapes;
   const glm::mat4 view_projection = m_camera.projection(view_width / image_size.y) * m_camera.view();
   const int32_t bone = pick_bone(shapes, view_projection, {view_width, image_size.y}, local, 8.f);
-  if (bone >= 0) state.selected_bone = bone;
+  if (bone >= 0) {
+    state.selected_bone = bone;
+    state.selection_chosen = true;
+  }
 }
 
 void ViewportPanel::draw(StudioState& state, std::span<const Transform> decoded_local) {
