@@ -101,8 +101,17 @@ void ViewportPanel::draw_labels(const StudioState& state, glm::vec2 image_min) c
 }
 
 void ViewportPanel::draw_legend(const StudioState& state) const {
-  // The ramp from 0 to twice the tolerance, its stops labelled.
+  // The ramp from 0 to twice the tolerance, its stops labelled: only while
+  // the compressed character wears those colours.
   const float width = std::min(ImGui::GetContentRegionAvail().x, 420.f);
+  if (m_settings.coloring == ErrorColoring::kError) {
+    draw_error_ramp(width);
+    ImGui::SameLine(0.f, 16.f);
+  }
+  draw_worst_now(state);
+}
+
+void ViewportPanel::draw_error_ramp(float width) const {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float bar_height = 12.f;
   ImDrawList* draw_list = ImGui::GetWindowDrawList();
@@ -133,7 +142,9 @@ void ViewportPanel::draw_legend(const StudioState& state) const {
     draw_list->AddText(ImVec2(text_x, origin.y + bar_height + 3.f), IM_COL32(230, 230, 235, 255), label);
   }
   ImGui::Dummy(ImVec2(width, bar_height + 20.f));
-  ImGui::SameLine(0.f, 16.f);
+}
+
+void ViewportPanel::draw_worst_now(const StudioState& state) const {
   ImGui::BeginGroup();
   // The worst bone now is the one furthest past (or nearest to) its own tolerance.
   size_t worst = 0;
@@ -146,6 +157,13 @@ void ViewportPanel::draw_legend(const StudioState& state) const {
                        excerpt(state.clip->skeleton.bone_names[worst], 120).c_str(),
                        format_error_pair_mm(m_errors_m[worst], m_reference_tolerance_m[worst]).c_str(),
                        100.0 * static_cast<double>(m_fractions[worst]));
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("Measured at the time shown (frame %.2f), which may fall between source frames.\n"
+                        "Stats' object-space max is over the source frames and the file's key times,\n"
+                        "where the fit promises the tolerance: between frames the decoded curve may\n"
+                        "read a little higher than at any of them.",
+                        static_cast<double>(state.frame_time));
+    }
   } else {
     ImGui::TextDisabled("no compressed pose yet");
   }

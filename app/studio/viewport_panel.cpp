@@ -126,8 +126,9 @@ void ViewportPanel::update_errors(const StudioState& state) {
   }
 }
 
-void ViewportPanel::bone_instances(std::span<const BoneShape> shapes, bool colored, int selected,
-                                   bool only_selected, std::vector<BoneInstance>& out) const {
+void ViewportPanel::bone_instances(std::span<const BoneShape> shapes, std::span<const int32_t> parents,
+                                   bool colored, int selected, bool only_selected,
+                                   std::vector<BoneInstance>& out) const {
   out.clear();
   // Shapes of different bones can coincide (a rig of 50,000 sibling leaves at
   // one offset): each is drawn once, as a second copy adds nothing but work,
@@ -144,15 +145,20 @@ void ViewportPanel::bone_instances(std::span<const BoneShape> shapes, bool color
   const float ratio = m_renderer.has_mesh() && m_settings.show_mesh ? 0.12f : 0.16f;
   const float min_width = 0.01f * m_character_size_m;
   for (const BoneShape& shape : shapes) {
-    const float length = ks::length(shape.tail - shape.head);
     const bool is_selected = shape.bone == selected;
     if (only_selected && !is_selected) continue;
+    // Alone over a mesh, a selected root (often on the floor, its shape
+    // reaching up into the hips) is a short marker at its joint, not a spike
+    // through the character.
+    const bool root_marker = only_selected && parents[static_cast<size_t>(shape.bone)] < 0;
+    const Vec3 tail = root_marker ? shape.head + Vec3{0.f, 0.04f * m_character_size_m, 0.f} : shape.tail;
+    const float length = ks::length(tail - shape.head);
     float width = length > 0.f ? std::max(ratio * length, min_width) : 3.f * min_width;
     if (is_selected) width *= 1.6f;
     glm::vec4 color = kNeutralBone;
     if (colored) color = glm::vec4(error_color(m_fractions[static_cast<size_t>(shape.bone)]), 1.f);
     if (is_selected) color = glm::vec4(glm::mix(glm::vec3(color), glm::vec3(0.4f, 0.8f, 1.f), 0.6f), 1.f);
-    out.push_back({bone_shape_matrix(shape.head, shape.tail, width), color});
+    out.push_back({bone_shape_matrix(shape.head, tail, width), color});
     if (!drawn.insert(static_cast<uint32_t>(out.size() - 1)).second) out.pop_back();
   }
 }
@@ -171,6 +177,7 @@ void ViewportPanel::render(const StudioState& state, int width, int height) {
   const bool mesh = m_renderer.has_mesh() && m_settings.show_mesh;
   const bool by_error = m_settings.coloring == ErrorColoring::kError && m_has_decoded;
   const int selected = state.selected_bone;
+  const std::span<const int32_t> parents = state.clip->skeleton.parents;
 
   auto draw_view = [&](int x, int view_width, bool original, bool compressed) {
     m_renderer.set_view(x, 0, view_width, height, view, projection);
@@ -187,11 +194,11 @@ void ViewportPanel::render(const StudioState& state, int width, int height) {
     // Over a mesh, the skeleton is optional; the selected bone always shows.
     const bool only_selected = mesh && !m_settings.skeleton_over_mesh;
     if (compressed) {
-      bone_instances(m_decoded_shapes, by_error, selected, only_selected, m_instances);
+      bone_instances(m_decoded_shapes, parents, by_error, selected, only_selected, m_instances);
       m_renderer.draw_bones(m_instances, glm::vec4(1.f), mesh);
     }
     if (original) {
-      bone_instances(m_source_shapes, false, selected, only_selected, m_instances);
+      bone_instances(m_source_shapes, parents, false, selected, only_selected, m_instances);
       m_renderer.draw_bones(m_instances, compressed ? glm::vec4(1.f, 1.f, 1.f, 0.35f) : glm::vec4(1.f),
                             mesh && !compressed);
     }
@@ -239,9 +246,6 @@ void ViewportPanel::draw_controls(const StudioState& state) {
   if (ImGui::Button("frame motion") && state.clip) {
     frame_box(clip_bounds(state.clip->skeleton, state.clip->clip));
   }
-  ImGui::SameLine();
-  if (ImGui::Button("reload shaders")) m_renderer.reload_shaders();
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("shaders/ is also re-read whenever a file there changes");
 }
 
 void ViewportPanel::handle_mouse(StudioState& state, glm::vec2 image_min, glm::vec2 image_size) {

@@ -76,8 +76,10 @@ class ViewportPanel {
   void render(const StudioState& state, int width, int height);
   void draw_labels(const StudioState& state, glm::vec2 image_min) const;
   void draw_legend(const StudioState& state) const;
-  void bone_instances(std::span<const BoneShape> shapes, bool colored, int selected, bool only_selected,
-                      std::vector<BoneInstance>& out) const;
+  void draw_error_ramp(float width) const;
+  void draw_worst_now(const StudioState& state) const;
+  void bone_instances(std::span<const BoneShape> shapes, std::span<const int32_t> parents, bool colored,
+                      int selected, bool only_selected, std::vector<BoneInstance>& out) const;
   float view_aspect(glm::vec2 image_size) const;
 
   ViewportSettings m_settings;
