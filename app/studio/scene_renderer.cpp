@@ -330,9 +330,20 @@ void SceneRenderer::draw_mesh(const MeshDraw& draw) {
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     glDepthMask(GL_FALSE);
   }
+  if (draw.wireframe) {
+    // Edges of a pose that coincides with a surface drawn before win the
+    // depth test by the offset, not by chance.
+    glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+    glEnable(GL_POLYGON_OFFSET_LINE);
+    glPolygonOffset(-1.f, -1.f);
+  }
   glBindVertexArray(colored ? m_mesh_colored_vao : m_mesh_vao);
   glDrawElements(GL_TRIANGLES, m_index_count, GL_UNSIGNED_INT, nullptr);
   glBindVertexArray(0);
+  if (draw.wireframe) {
+    glDisable(GL_POLYGON_OFFSET_LINE);
+    glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+  }
   if (translucent) {
     glDisable(GL_BLEND);
     glDepthMask(GL_TRUE);

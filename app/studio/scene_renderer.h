@@ -26,6 +26,7 @@ struct MeshDraw {
   /// colours); empty draws the material.
   std::span<const glm::vec3> vertex_colors;
   glm::vec4 tint{1.f};                      // multiplies the colour; alpha < 1 draws translucent, depth unwritten
+  bool wireframe = false;                   // the triangles' edges only, pulled towards the eye to sit on a surface
 };
 
 /// One bone shape to draw: the unit octahedron (head at the origin, tail at

@@ -75,8 +75,12 @@ void ViewportPanel::draw_labels(const StudioState& state, glm::vec2 image_min) c
   const ImU32 text = IM_COL32(230, 230, 235, 255);
   for (const ViewRect& rect : m_view_rects) {
     const ImVec2 corner(static_cast<float>(rect.x) + 8.f, static_cast<float>(rect.y) + 6.f);
+    // The overlay draws a mesh's compressed pose as edges over the original,
+    // a bare skeleton's original translucent over the compressed.
+    const bool mesh = m_renderer.has_mesh() && m_settings.show_mesh;
     const char* label = rect.name == "original"     ? "original (source samples)"
                         : rect.name == "compressed" ? "compressed (decoded by the player)"
+                        : mesh                      ? "original, the compressed pose's edges over it"
                                                     : "compressed, original translucent";
     draw_list->AddText(corner, text, label);
   }

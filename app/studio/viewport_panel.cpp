@@ -20,7 +20,7 @@ namespace {
 constexpr glm::vec3 kClearColor{0.16f, 0.17f, 0.19f};   // the viewport background
 constexpr glm::vec3 kGridColor{0.27f, 0.28f, 0.31f};    // solid grid lines, one colour
 constexpr glm::vec4 kNeutralBone{0.78f, 0.78f, 0.82f, 1.f};
-constexpr glm::vec4 kOverlayOriginal{0.55f, 0.75f, 1.f, 0.35f};  // the translucent original over the compressed
+constexpr glm::vec4 kOverlayOriginal{0.8f, 0.8f, 0.85f, 1.f};  // the original under the compressed pose's edges
 constexpr float kLegendHeight = 58.f;  // viewport_legend.cpp draws this much below the views
 constexpr float kClickSlop = 3.f;  // pixels a press may move and still be a click
 
@@ -182,14 +182,19 @@ void ViewportPanel::render(const StudioState& state, int width, int height) {
   auto draw_view = [&](int x, int view_width, bool original, bool compressed) {
     m_renderer.set_view(x, 0, view_width, height, view, projection);
     if (m_settings.show_grid) m_renderer.draw_grid(m_camera.target, spacing, 40, kGridColor);
-    if (compressed && mesh) {
-      m_renderer.draw_mesh({m_decoded_palette, by_error ? std::span<const glm::vec3>(m_vertex_colors)
-                                                        : std::span<const glm::vec3>(),
-                            glm::vec4(1.f)});
-    }
+    // Overlay: the original solid, the compressed pose as its edges over it,
+    // so where they part shows as lines leaving the surface (two solid or
+    // translucent surfaces at one depth only z-fight into stripes).
     if (original && mesh) {
       const glm::vec4 tint = compressed ? kOverlayOriginal : glm::vec4(1.f);
       m_renderer.draw_mesh({m_source_palette, {}, tint});
+    }
+    if (compressed && mesh) {
+      MeshDraw decoded{m_decoded_palette,
+                       by_error ? std::span<const glm::vec3>(m_vertex_colors) : std::span<const glm::vec3>(),
+                       glm::vec4(1.f)};
+      decoded.wireframe = original;
+      m_renderer.draw_mesh(decoded);
     }
     // Over a mesh, the skeleton is optional; the selected bone always shows.
     const bool only_selected = mesh && !m_settings.skeleton_over_mesh;
