@@ -1,7 +1,8 @@
 // gltf_fuzzer: the glTF importer refuses bad input with a short message
 // naming the file, never crashes, hangs or reads outside the file's folder,
 // and whatever it accepts passes the rules every later stage relies on
-// (Skeleton::validate, RawClip::validate, SkinnedMesh::validate). Each input
+// (Skeleton::validate, RawClip::validate, SkinnedMesh::validate), with and
+// without the studio's base colour textures. Each input
 // is written into a scratch folder as fuzz.glb (when it starts with the GLB
 // magic) or fuzz.gltf, beside the external buffer the seeds name.
 
@@ -50,6 +51,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ks::ImportSettings settings;
   settings.max_bone_frames = uint64_t{1} << 16;  // keeps each run small; the limit itself is what is checked
   settings.animation_index = size % 3 == 0 ? 1 : 0;
+  // Half the runs read and decode textures as the studio does: images are
+  // untrusted bytes too (stb_image behind a size check of their header).
+  settings.read_textures = size % 2 == 0;
   const ks::Result<ks::ImportedClip> imported = ks::import_gltf(path, settings);
   if (!imported) {
     const std::string& message = imported.error();

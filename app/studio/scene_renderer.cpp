@@ -23,6 +23,7 @@ struct MeshVertex {
   float color[3];
   uint16_t joints[4];
   float weights[4];
+  float uv[2];
 };
 
 // Where the bone octahedron is widest, as a fraction of its length: the
@@ -101,6 +102,8 @@ SceneRenderer::SceneRenderer(const std::filesystem::path& shader_dir)
     glVertexAttribIPointer(3, 4, GL_UNSIGNED_SHORT, stride, reinterpret_cast<void*>(offsetof(MeshVertex, joints)));
     glEnableVertexAttribArray(4);
     glVertexAttribPointer(4, 4, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<void*>(offsetof(MeshVertex, weights)));
+    glEnableVertexAttribArray(5);
+    glVertexAttribPointer(5, 2, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<void*>(offsetof(MeshVertex, uv)));
     glEnableVertexAttribArray(2);
     if (vao == m_mesh_vao) {
       glVertexAttribPointer(2, 3, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<void*>(offsetof(MeshVertex, color)));
@@ -165,6 +168,7 @@ SceneRenderer::~SceneRenderer() {
                             m_palette_buffer};
   glDeleteBuffers(static_cast<GLsizei>(std::size(buffers)), buffers);
   glDeleteTextures(1, &m_palette_texture);
+  if (!m_textures.empty()) glDeleteTextures(static_cast<GLsizei>(m_textures.size()), m_textures.data());
 }
 
 void SceneRenderer::reload_shaders_if_changed() {
@@ -192,6 +196,9 @@ std::string SceneRenderer::shader_errors() const {
 void SceneRenderer::set_mesh(const SkinnedMesh* mesh) {
   m_index_count = 0;
   m_vertex_count = 0;
+  if (!m_textures.empty()) glDeleteTextures(static_cast<GLsizei>(m_textures.size()), m_textures.data());
+  m_textures.clear();
+  m_parts.clear();
   if (mesh == nullptr || mesh->indices.empty()) return;
   std::vector<MeshVertex> vertices(mesh->vertex_count());
   for (size_t i = 0; i < vertices.size(); ++i) {
@@ -199,10 +206,29 @@ void SceneRenderer::set_mesh(const SkinnedMesh* mesh) {
     const Vec3 p = mesh->positions[i];
     const Vec3 n = i < mesh->normals.size() ? mesh->normals[i] : Vec3{0.f, 1.f, 0.f};
     const Vec3 c = i < mesh->colors.size() ? mesh->colors[i] : Vec3{0.7f, 0.7f, 0.7f};
-    v = MeshVertex{{p.x, p.y, p.z}, {n.x, n.y, n.z}, {c.x, c.y, c.z}, {}, {}};
+    v = MeshVertex{{p.x, p.y, p.z}, {n.x, n.y, n.z}, {c.x, c.y, c.z}, {}, {}, {}};
     std::copy(mesh->joints[i].begin(), mesh->joints[i].end(), v.joints);
     std::copy(mesh->weights[i].begin(), mesh->weights[i].end(), v.weights);
+    if (i < mesh->uvs.size()) std::copy(mesh->uvs[i].begin(), mesh->uvs[i].end(), v.uv);
   }
+  // sRGB storage: the shader samples linear values, as the vertex colours are.
+  m_textures.resize(mesh->textures.size());
+  if (!m_textures.empty()) glGenTextures(static_cast<GLsizei>(m_textures.size()), m_textures.data());
+  for (size_t t = 0; t < m_textures.size(); ++t) {
+    const MeshTexture& texture = mesh->textures[t];
+    glBindTexture(GL_TEXTURE_2D, m_textures[t]);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_SRGB8_ALPHA8, static_cast<GLsizei>(texture.width),
+                 static_cast<GLsizei>(texture.height), 0, GL_RGBA, GL_UNSIGNED_BYTE, texture.rgba.data());
+    glGenerateMipmap(GL_TEXTURE_2D);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_REPEAT);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_REPEAT);
+  }
+  glBindTexture(GL_TEXTURE_2D, 0);
+  m_parts = mesh->parts;
+  if (m_parts.empty()) m_parts.push_back({0, static_cast<uint32_t>(mesh->indices.size()), -1});
   glBindVertexArray(m_mesh_vao);
   glBindBuffer(GL_ARRAY_BUFFER, m_mesh_vertices);
   glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(vertices.size() * sizeof(MeshVertex)), vertices.data(),
@@ -338,7 +364,18 @@ void SceneRenderer::draw_mesh(const MeshDraw& draw) {
     glPolygonOffset(-1.f, -1.f);
   }
   glBindVertexArray(colored ? m_mesh_colored_vao : m_mesh_vao);
-  glDrawElements(GL_TRIANGLES, m_index_count, GL_UNSIGNED_INT, nullptr);
+  // Error colours replace the material, textures included.
+  glActiveTexture(GL_TEXTURE1);
+  glUniform1i(p.uniform("u_base_color"), 1);
+  for (const MeshPart& part : m_parts) {
+    const bool textured = !colored && part.texture >= 0 && static_cast<size_t>(part.texture) < m_textures.size();
+    glBindTexture(GL_TEXTURE_2D, textured ? m_textures[static_cast<size_t>(part.texture)] : 0);
+    glUniform1i(p.uniform("u_textured"), textured ? 1 : 0);
+    glDrawElements(GL_TRIANGLES, static_cast<GLsizei>(part.index_count), GL_UNSIGNED_INT,
+                   reinterpret_cast<void*>(uintptr_t{part.first_index} * sizeof(uint32_t)));
+  }
+  glBindTexture(GL_TEXTURE_2D, 0);
+  glActiveTexture(GL_TEXTURE0);
   glBindVertexArray(0);
   if (draw.wireframe) {
     glDisable(GL_POLYGON_OFFSET_LINE);

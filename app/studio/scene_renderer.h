@@ -100,6 +100,10 @@ class SceneRenderer {
   unsigned m_mesh_indices = 0;
   int m_index_count = 0;
   size_t m_vertex_count = 0;
+  // Base colour textures (sRGB, mipmapped) and the runs of triangles each
+  // draws; one untextured part when the mesh has none.
+  std::vector<unsigned> m_textures;
+  std::vector<MeshPart> m_parts;
   unsigned m_palette_buffer = 0;
   unsigned m_palette_texture = 0;
   // Bones: the unit octahedron and a per-instance buffer.

@@ -37,7 +37,12 @@ std::filesystem::path recent_path() {
 
 // A .ks file opens as the clip it decodes to (the studio re-fits that).
 Result<ImportedClip> load_any(const std::filesystem::path& path, const ImportSettings& settings) {
-  if (lowercase_extension(path) != ".ks") return import_clip(path, settings);
+  if (lowercase_extension(path) != ".ks") {
+    // The viewport draws a glTF character with its base colour textures.
+    ImportSettings textured = settings;
+    textured.read_textures = true;
+    return import_clip(path, textured);
+  }
   Result<std::unique_ptr<StreamFile>> file = load_stream_file(path);
   if (!file) return Error{file.error()};
   DecodedStream decoded = decode_stream(file.value()->view);

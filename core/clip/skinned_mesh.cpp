@@ -41,6 +41,36 @@ Status SkinnedMesh::validate(size_t bone_count) const {
                    std::to_string(n) + " vertices"};
     }
   }
+  if (!uvs.empty() && uvs.size() != n) {
+    return Error{"mesh has " + std::to_string(n) + " positions but " + std::to_string(uvs.size()) + " uvs"};
+  }
+  for (size_t v = 0; v < uvs.size(); ++v) {
+    if (!std::isfinite(uvs[v][0]) || !std::isfinite(uvs[v][1])) {
+      return Error{"mesh vertex " + std::to_string(v) + ": uv is not finite"};
+    }
+  }
+  for (size_t t = 0; t < textures.size(); ++t) {
+    const MeshTexture& texture = textures[t];
+    if (texture.rgba.size() != uint64_t{texture.width} * texture.height * 4 || texture.rgba.empty()) {
+      return Error{"mesh texture " + std::to_string(t) + " is " + std::to_string(texture.width) + " x " +
+                   std::to_string(texture.height) + " with " + std::to_string(texture.rgba.size()) + " bytes"};
+    }
+  }
+  for (size_t p = 0; p < parts.size(); ++p) {
+    const MeshPart& part = parts[p];
+    const std::string where = "mesh part " + std::to_string(p);
+    if (uint64_t{part.first_index} + part.index_count > indices.size() || part.first_index % 3 != 0 ||
+        part.index_count % 3 != 0) {
+      return Error{where + " covers indices " + std::to_string(part.first_index) + " + " +
+                   std::to_string(part.index_count) + ", not whole triangles of the " +
+                   std::to_string(indices.size())};
+    }
+    if (part.texture < -1 || (part.texture >= 0 && static_cast<size_t>(part.texture) >= textures.size())) {
+      return Error{where + " uses texture " + std::to_string(part.texture) + " of " +
+                   std::to_string(textures.size())};
+    }
+    if (part.texture >= 0 && uvs.empty()) return Error{where + " is textured but the mesh has no uvs"};
+  }
   return {};
 }
 

@@ -11,6 +11,21 @@
 
 namespace ks {
 
+/// A decoded base colour image: RGBA, 8 bits a channel, sRGB-encoded (as
+/// glTF stores base colour), rows top first.
+struct MeshTexture {
+  uint32_t width = 0;
+  uint32_t height = 0;
+  std::vector<uint8_t> rgba;  // width * height * 4 bytes
+};
+
+/// A run of triangles drawn with one base colour texture (or none).
+struct MeshPart {
+  uint32_t first_index = 0;  // into SkinnedMesh::indices
+  uint32_t index_count = 0;
+  int32_t texture = -1;      // into SkinnedMesh::textures; -1: the vertex colours alone
+};
+
 /// Triangle mesh with up to four bone influences per vertex, in bind pose,
 /// model space, metres.
 struct SkinnedMesh {
@@ -20,13 +35,20 @@ struct SkinnedMesh {
   std::vector<std::array<uint16_t, 4>> joints;    // skeleton bone indices
   std::vector<std::array<float, 4>> weights;      // non-negative, summing to 1
   std::vector<uint32_t> indices;                  // three per triangle
+  // Base colour textures, read only when asked for (ImportSettings::read_textures):
+  std::vector<std::array<float, 2>> uvs;          // empty, or one per vertex (glTF's, v down)
+  std::vector<MeshTexture> textures;
+  std::vector<MeshPart> parts;                    // empty: one untextured part of every index
 
   size_t vertex_count() const { return positions.size(); }
 
   /// Checks, naming the first rule broken: per-vertex arrays have one entry
   /// per vertex; values are finite; joints are below `bone_count`; weights are
   /// non-negative and sum to 1 within 1e-3; indices come in threes and are
-  /// below the vertex count.
+  /// below the vertex count; uvs are empty or one per vertex, finite;
+  /// textures hold width * height * 4 bytes; parts lie within the indices,
+  /// on whole triangles, name a texture that exists (or -1), and need uvs
+  /// when they name one.
   Status validate(size_t bone_count) const;
 };
 

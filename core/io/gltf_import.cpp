@@ -27,7 +27,7 @@ Result<ImportedClip> import_model(const tinygltf::Model& model, const ImportSett
   if (!skeleton) return Error{skeleton.error()};
   const std::vector<int>& bone_of_node = skeleton.value().bone_of_node;
   Result<std::optional<SkinnedMesh>> mesh =
-      gltf::read_meshes(model, skeleton.value().usable_skin, bone_of_node, warnings);
+      gltf::read_meshes(model, skeleton.value().usable_skin, bone_of_node, settings.read_textures, warnings);
   if (!mesh) return Error{mesh.error()};
 
   Result<int> animation = gltf::choose_animation(model, settings);
@@ -62,9 +62,16 @@ Result<ImportedClip> import_gltf(const std::filesystem::path& path, const Import
   if (!std::filesystem::exists(path, ec)) return Error{path.string() + ": no such file"};
   const Result<std::string> bytes = read_file(path);
   if (!bytes) return Error{bytes.error()};  // names the path already
-  Result<tinygltf::Model> model = gltf::load_document(path, bytes.value(), {false, settings.allow_outside_uris});
-  if (!model) return Error{path.string() + ": " + model.error()};
   std::vector<std::string> warnings;
+  Result<tinygltf::Model> model =
+      gltf::load_document(path, bytes.value(), {settings.read_textures, settings.allow_outside_uris});
+  if (!model && settings.read_textures) {
+    // An image file that may not be read (outside the folder, a FIFO) costs
+    // the textures, not the clip: load again without images.
+    warnings.push_back("textures not read: " + model.error());
+    model = gltf::load_document(path, bytes.value(), {false, settings.allow_outside_uris});
+  }
+  if (!model) return Error{path.string() + ": " + model.error()};
   Result<ImportedClip> imported = import_model(model.value(), settings, warnings);
   if (!imported) return Error{path.string() + ": " + imported.error()};
   imported.value().source = path;

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/io/gltf_accessor.h"
+#include "core/io/gltf_texture.h"
 
 namespace ks::gltf {
 
@@ -19,7 +20,35 @@ struct PrimitiveData {
   std::vector<std::array<float, 4>> weights;
   std::vector<uint32_t> indices;
   Vec3 color{0.8f, 0.8f, 0.8f};
+  // Base colour texture (read_textures only): its image and the texture
+  // coordinates it is mapped by; image -1 when the primitive has none.
+  int image = -1;
+  std::vector<std::array<float, 2>> uvs;
+  std::string texture_problem;  // why a texture the material names is not used, for a warning
 };
+
+// The material's base colour texture as an image index and TEXCOORD set;
+// -1 when it has none or names one that does not exist (`problem` says).
+int base_color_image(const tinygltf::Model& model, const tinygltf::Material& material, int& tex_coord,
+                     std::string& problem) {
+  const tinygltf::TextureInfo& info = material.pbrMetallicRoughness.baseColorTexture;
+  if (info.index < 0) return -1;
+  if (static_cast<size_t>(info.index) >= model.textures.size()) {
+    problem = "texture " + std::to_string(info.index) + " does not exist";
+    return -1;
+  }
+  const int source = model.textures[static_cast<size_t>(info.index)].source;
+  if (source < 0 || static_cast<size_t>(source) >= model.images.size()) {
+    problem = "texture " + std::to_string(info.index) + " has no image";
+    return -1;
+  }
+  if (info.texCoord < 0 || info.texCoord > 7) {
+    problem = "texCoord " + std::to_string(info.texCoord) + " is not a TEXCOORD set";
+    return -1;
+  }
+  tex_coord = info.texCoord;
+  return source;
+}
 
 std::vector<Vec3> to_vec3(const std::vector<float>& v) {
   std::vector<Vec3> out(v.size() / 3);
@@ -42,9 +71,10 @@ std::vector<Vec3> compute_normals(const std::vector<Vec3>& positions, const std:
   return normals;
 }
 
-// Reads and checks one triangle primitive. `skinned` asks for joints and weights.
+// Reads and checks one triangle primitive. `skinned` asks for joints and
+// weights, `textured` for the base colour texture's image and coordinates.
 Result<PrimitiveData> read_primitive(const tinygltf::Model& model, const tinygltf::Primitive& primitive,
-                                     const std::string& where, bool skinned) {
+                                     const std::string& where, bool skinned, bool textured) {
   PrimitiveData data;
   const auto position = primitive.attributes.find("POSITION");
   if (position == primitive.attributes.end()) return Error{where + " has no POSITION attribute"};
@@ -104,6 +134,29 @@ Result<PrimitiveData> read_primitive(const tinygltf::Model& model, const tinyglt
         model.materials[static_cast<size_t>(primitive.material)].pbrMetallicRoughness.baseColorFactor;
     if (factor.size() >= 3 && std::isfinite(factor[0]) && std::isfinite(factor[1]) && std::isfinite(factor[2])) {
       data.color = {static_cast<float>(factor[0]), static_cast<float>(factor[1]), static_cast<float>(factor[2])};
+    }
+    int tex_coord = 0;
+    const tinygltf::Material& material = model.materials[static_cast<size_t>(primitive.material)];
+    const int image = textured ? base_color_image(model, material, tex_coord, data.texture_problem) : -1;
+    if (image >= 0) {
+      const std::string set = "TEXCOORD_" + std::to_string(tex_coord);
+      const auto uv = primitive.attributes.find(set);
+      if (uv == primitive.attributes.end()) {
+        data.texture_problem = "its base colour texture is mapped by " + set + ", which it does not have";
+      } else {
+        // glTF allows float or normalized unsigned coordinates.
+        const AccessorRequest rule{
+            TINYGLTF_TYPE_VEC2,
+            {TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE,
+             TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT},
+            true};
+        Result<std::vector<float>> uvs = read_floats(model, uv->second, rule, where + " " + set);
+        if (!uvs) return Error{uvs.error()};
+        if (Status s = same_count(uvs.value().size() / 2, "texture coordinates"); !s) return Error{s.error()};
+        data.uvs.resize(vertex_count);
+        for (size_t v = 0; v < vertex_count; ++v) data.uvs[v] = {uvs.value()[2 * v], uvs.value()[2 * v + 1]};
+        data.image = image;
+      }
     }
   }
 
@@ -172,7 +225,7 @@ Result<PrimitiveData> read_primitive(const tinygltf::Model& model, const tinyglt
 }  // namespace
 
 Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, const std::vector<char>& usable_skin,
-                                               const std::vector<int>& bone_of_node,
+                                               const std::vector<int>& bone_of_node, bool read_textures,
                                                std::vector<std::string>& warnings) {
   std::vector<char> skinned(model.meshes.size(), 0);  // some node draws the mesh with a usable skin
   for (size_t i = 0; i < model.nodes.size(); ++i) {
@@ -199,7 +252,7 @@ Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, con
         continue;
       }
       const std::string where = "mesh " + std::to_string(m) + " primitive " + std::to_string(p);
-      Result<PrimitiveData> data = read_primitive(model, primitive, where, skinned[m] != 0);
+      Result<PrimitiveData> data = read_primitive(model, primitive, where, skinned[m] != 0, read_textures);
       if (!data) return Error{data.error()};
       if (skinned[m]) primitives[m].emplace_back(where, std::move(data.value()));
     }
@@ -211,6 +264,9 @@ Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, con
   // Each node that draws a mesh with a usable skin adds its primitives, in
   // bind pose, their joints mapped through that node's skin to bones.
   std::optional<SkinnedMesh> result;
+  std::vector<int> texture_of_image(model.images.size(), -2);  // -2: not decoded yet, -1: does not decode
+  size_t untextured = 0;
+  std::string texture_problem;
   for (const tinygltf::Node& node : model.nodes) {
     if (node.mesh < 0 || node.skin < 0 || !usable_skin[static_cast<size_t>(node.skin)]) continue;
     const std::vector<int>& joints = model.skins[static_cast<size_t>(node.skin)].joints;
@@ -236,8 +292,36 @@ Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, con
         mesh.normals.push_back(data.normals[v]);
         mesh.colors.push_back(data.color);
       }
+      MeshPart part{static_cast<uint32_t>(mesh.indices.size()), static_cast<uint32_t>(data.indices.size()), -1};
       for (uint32_t index : data.indices) mesh.indices.push_back(static_cast<uint32_t>(base) + index);
+      if (!read_textures) continue;
+      // Every vertex gets coordinates (zeros where untextured), each image is decoded once.
+      for (size_t v = 0; v < data.positions.size(); ++v) {
+        mesh.uvs.push_back(data.uvs.empty() ? std::array<float, 2>{} : data.uvs[v]);
+      }
+      if (data.image >= 0) {
+        int& texture = texture_of_image[static_cast<size_t>(data.image)];
+        if (texture == -2) {
+          Result<MeshTexture> decoded = decode_texture(model, data.image);
+          if (decoded) {
+            texture = static_cast<int>(mesh.textures.size());
+            mesh.textures.push_back(std::move(decoded.value()));
+          } else {
+            texture = -1;
+            texture_problem = decoded.error();
+          }
+        }
+        part.texture = texture;
+      } else if (!data.texture_problem.empty()) {
+        texture_problem = where + ": " + data.texture_problem;
+      }
+      untextured += part.texture < 0 && (data.image >= 0 || !data.texture_problem.empty()) ? 1 : 0;
+      mesh.parts.push_back(part);
     }
+  }
+  if (untextured > 0) {
+    warnings.push_back(std::to_string(untextured) + " textured mesh primitives are drawn in their base colour: " +
+                       texture_problem);
   }
   return result;
 }

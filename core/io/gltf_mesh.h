@@ -22,9 +22,14 @@ namespace ks::gltf {
 /// joints mapped through the node's skin to bones (`bone_of_node`). nullopt
 /// when no node uses such a skin.
 /// Primitives that are not triangle lists are skipped with a warning; a
-/// primitive without NORMAL gets area-weighted vertex normals.
+/// primitive without NORMAL gets area-weighted vertex normals. With
+/// `read_textures`, each primitive's base colour texture (its image bytes
+/// loaded with ExternalFileRules::read_images) is decoded once per image into
+/// the mesh's textures, with one part per primitive and uvs for every
+/// vertex; a texture that cannot be used leaves its primitive in its base
+/// colour, with a warning.
 Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, const std::vector<char>& usable_skin,
-                                               const std::vector<int>& bone_of_node,
+                                               const std::vector<int>& bone_of_node, bool read_textures,
                                                std::vector<std::string>& warnings);
 
 }  // namespace ks::gltf

@@ -33,6 +33,7 @@ struct ImportSettings {
   float sample_rate_hz = 0.f;   // glTF resampling rate, Hz; 0 = automatic (see gltf_import.h)
   float bvh_unit_scale_m = 0.f; // BVH metres per file unit; 0 = guess from the skeleton's height
   bool allow_outside_uris = false;  // glTF buffers may be read from outside the file's folder (gltf_files.h)
+  bool read_textures = false;  // glTF base colour images decoded into the mesh (the studio); default: none read
   uint64_t max_bone_frames = kDefaultMaxBoneFrames;  // bones x frames allowed, checked before allocating
 
   /// Refuses a rate other than 0 outside kMinSampleRateHz..kMaxSampleRateHz,

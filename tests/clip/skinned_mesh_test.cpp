@@ -137,5 +137,55 @@ TEST(SkinnedMeshValidate, RefusesIndexPastLastVertex) {
   EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"index 4 is 4", "4 vertices"}));
 }
 
+// The quad with a 2 x 1 texture on its first triangle and none on its second.
+SkinnedMesh make_textured_quad() {
+  SkinnedMesh m = make_quad();
+  m.uvs = {{0.f, 0.f}, {1.f, 0.f}, {0.f, 1.f}, {1.f, 1.f}};
+  m.textures.push_back({2, 1, std::vector<uint8_t>(8, 255)});
+  m.parts = {{0, 3, 0}, {3, 3, -1}};
+  return m;
+}
+
+TEST(SkinnedMeshValidate, AcceptsATexturedMesh) {
+  const Status status = make_textured_quad().validate(kBones);
+  EXPECT_TRUE(status.ok()) << status.error();
+}
+
+TEST(SkinnedMeshValidate, RefusesUvCountMismatchAndNonFiniteUvs) {
+  SkinnedMesh m = make_textured_quad();
+  m.uvs.pop_back();
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"4 positions", "3 uvs"}));
+  m = make_textured_quad();
+  m.uvs[2][1] = kNaN;
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"vertex 2", "uv"}));
+}
+
+TEST(SkinnedMeshValidate, RefusesATextureWhoseBytesAreNotItsSize) {
+  SkinnedMesh m = make_textured_quad();
+  m.textures[0].rgba.pop_back();
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"texture 0", "2 x 1", "7 bytes"}));
+}
+
+TEST(SkinnedMeshValidate, RefusesPartsOutsideTheIndicesOrOffTriangles) {
+  SkinnedMesh m = make_textured_quad();
+  m.parts[1].index_count = 6;
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"part 1", "not whole triangles of the 6"}));
+  m = make_textured_quad();
+  m.parts[0] = {1, 3, 0};
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"part 0"}));
+}
+
+TEST(SkinnedMeshValidate, RefusesAPartNamingNoTextureOrTexturedWithoutUvs) {
+  SkinnedMesh m = make_textured_quad();
+  m.parts[1].texture = 1;
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"part 1", "texture 1 of 1"}));
+  m = make_textured_quad();
+  m.parts[1].texture = -2;
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"part 1", "texture -2"}));
+  m = make_textured_quad();
+  m.uvs.clear();
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"part 0", "no uvs"}));
+}
+
 }  // namespace
 }  // namespace ks

@@ -18,7 +18,8 @@
 #   e) the shared BVH clip: a skeleton in both views, green in the
 #      compressed one at the default settings;
 #   f) bad --view, --color, --colors-against, tolerance and threshold values,
-#      an unknown bone and mixed modes exit 2 naming the option.
+#      an unknown bone and mixed modes exit 2 naming the option;
+#   h) Fox.glb at material colours wears its base colour texture.
 #   screenshot_test.sh STUDIO PNG_CHECK ASSETS_DIR CLIPS_DIR WORK_DIR
 # Needs xvfb-run (Debian package xvfb) and python3. WORK_DIR keeps every
 # screenshot and the studio's output of each run (NAME.png, NAME.out,
@@ -70,6 +71,8 @@ GREEN_MIN=0.01               # c) within its tolerance: green in the compressed 
 RED_MAX=0.002                # c) red in the compressed view, at most
 SKELETON_GREEN_MIN=0.003     # e) the BVH clip's green skeleton in the compressed view, at least
 SKELETON_RED_MAX=0.0005      # e) red in it, at most
+TEXTURE_RED_MARGIN=60        # h) orange fur: red above green and blue by this much, levels 0..255
+TEXTURE_RED_MIN=0.02         # h) ... in at least this fraction of a view (0.063 measured; 0 untextured)
 # ---------------------------------------------------------------------------
 
 set -euo pipefail
@@ -340,6 +343,18 @@ if [ -f "$work/cgspeed.png" ]; then
     --region "${view[compressed]}" --count-dominant green --margin $GREEN_MARGIN --min-fraction $SKELETON_GREEN_MIN
   check_that "e) little red in the BVH clip's compressed skeleton" "$work/cgspeed.png" \
     --region "${view[compressed]}" --count-dominant red --margin $RED_MARGIN --max-fraction $SKELETON_RED_MAX
+fi
+
+# h) A textured character: Fox.glb's base colour texture (orange fur over a
+# white base colour factor) shows in both views at material colours; drawn
+# without it the fox is grey, with no pixel red above green and blue by 60.
+if [ -f "$clips/Fox.glb" ]; then
+  shot fox "$clips/Fox.glb" --frame $FRAME --color material
+  side_by_side fox 1600 1000
+  for side in original compressed; do
+    check_that "h) the textured fox is orange in the $side view" "$work/fox.png" \
+      --region "${view[$side]}" --count-dominant red --margin $TEXTURE_RED_MARGIN --min-fraction $TEXTURE_RED_MIN
+  done
 fi
 
 # g) A shader that does not compile: the studio still runs and renders,
