@@ -39,22 +39,24 @@ Status Skeleton::validate() const {
                  std::to_string(n) + " bones"};
   }
   std::unordered_set<std::string_view> seen;
+  seen.reserve(n);
   for (size_t i = 0; i < n; ++i) {
-    const std::string where = "bone " + std::to_string(i) + " '" + excerpt(bone_names[i]) + "'";
+    // Built only for a message: a rig may have 65,535 bones.
+    const auto where = [&] { return "bone " + std::to_string(i) + " '" + excerpt(bone_names[i]) + "'"; };
     if (bone_names[i].empty()) return Error{"bone " + std::to_string(i) + " has an empty name"};
-    if (!seen.insert(bone_names[i]).second) return Error{where + ": name is used by an earlier bone"};
+    if (!seen.insert(bone_names[i]).second) return Error{where() + ": name is used by an earlier bone"};
     if (parents[i] < -1 || parents[i] >= static_cast<int32_t>(i)) {
-      return Error{where + ": parent " + std::to_string(parents[i]) +
+      return Error{where() + ": parent " + std::to_string(parents[i]) +
                    " is not an earlier bone (parents must come before children)"};
     }
     const Transform& rest = rest_pose[i];
     if (!is_finite(rest.translation) || !is_finite(rest.scale)) {
-      return Error{where + ": rest translation or scale is not finite"};
+      return Error{where() + ": rest translation or scale is not finite"};
     }
-    if (!is_unit(rest.rotation)) return Error{where + ": rest rotation is not a unit quaternion"};
+    if (!is_unit(rest.rotation)) return Error{where() + ": rest rotation is not a unit quaternion"};
     if (!inverse_bind.empty()) {
       for (float v : inverse_bind[i].m) {
-        if (!std::isfinite(v)) return Error{where + ": inverse bind matrix is not finite"};
+        if (!std::isfinite(v)) return Error{where() + ": inverse bind matrix is not finite"};
       }
     }
   }
