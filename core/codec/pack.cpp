@@ -190,7 +190,10 @@ Status put_metadata(std::vector<uint8_t>& out, const FittedClip& clip, const Pac
   if (Status s = check(clip.name, "the clip name"); !s) return s;
   if (Status s = check(settings.source_name, "the source name"); !s) return s;
   for (size_t b = 0; b < clip.bone_names.size(); ++b) {
-    if (Status s = check(clip.bone_names[b], "the name of bone " + std::to_string(b)); !s) return s;
+    const std::string& bone_name = clip.bone_names[b];
+    // The description only for a message: a rig may have 65,535 bones.
+    if (bone_name.size() <= kMaxStringBytes && bone_name.find('\0') == std::string::npos) continue;
+    if (Status s = check(bone_name, "the name of bone " + std::to_string(b)); !s) return s;
   }
   const FitSettings& fit = clip.settings;
   struct Override {
