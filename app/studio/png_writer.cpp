@@ -25,14 +25,14 @@ Status write_framebuffer_png(const std::filesystem::path& path, int width, int h
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
   glReadBuffer(GL_BACK);
   glReadPixels(0, 0, width, height, GL_RGB, GL_UNSIGNED_BYTE, pixels.data());
-  // OpenGL's first row is the bottom one; PNG's is the top.
-  std::vector<unsigned char> flipped(pixels.size());
+  // OpenGL's first row is the bottom one; PNG's is the top. Flipped in place:
+  // a second copy of the window would be the studio's largest allocation.
   const size_t row = static_cast<size_t>(width) * 3;
-  for (int y = 0; y < height; ++y) {
-    std::copy_n(pixels.data() + static_cast<size_t>(height - 1 - y) * row, row, flipped.data() + static_cast<size_t>(y) * row);
+  for (size_t top = 0, bottom = static_cast<size_t>(height) - 1; top < bottom; ++top, --bottom) {
+    std::swap_ranges(pixels.data() + top * row, pixels.data() + (top + 1) * row, pixels.data() + bottom * row);
   }
   std::string png;
-  if (stbi_write_png_to_func(append_bytes, &png, width, height, 3, flipped.data(), static_cast<int>(row)) == 0) {
+  if (stbi_write_png_to_func(append_bytes, &png, width, height, 3, pixels.data(), static_cast<int>(row)) == 0) {
     return Error{path.string() + ": could not encode the PNG"};
   }
   return write_file_atomically(path, png);

@@ -58,7 +58,6 @@ void ViewportPanel::frame_box(const Box& box) {
 void ViewportPanel::open_clip(const ImportedClip& clip) {
   m_clip = &clip;
   const size_t bones = clip.skeleton.bone_count();
-  m_source_local.assign(bones, Transform{});
   m_source_model.assign(bones, Transform{});
   m_decoded_model.assign(bones, Transform{});
   // The palettes skin the mesh: a bare skeleton (of maybe 50,000 bones) needs none.
@@ -70,8 +69,8 @@ void ViewportPanel::open_clip(const ImportedClip& clip) {
   m_vertex_colors.assign(m_vertex_fractions.size(), glm::vec3(0.f));
   m_renderer.set_mesh(clip.mesh ? &*clip.mesh : nullptr);
   // Frame the first pose; the size sets the grid spacing and the bone widths.
-  source_pose_at(clip.clip, 0.f, m_source_local);
-  local_to_model(clip.skeleton.parents, m_source_local, m_source_model);
+  source_pose_at(clip.clip, 0.f, m_source_model);
+  local_to_model(clip.skeleton.parents, m_source_model, m_source_model);  // in place: parents come first
   const Box box = character_box(clip, m_source_model);
   const glm::vec3 extent = box.hi - box.lo;
   m_character_size_m = std::max({extent.x, extent.y, extent.z, 1e-3f});
@@ -82,9 +81,9 @@ void ViewportPanel::open_clip(const ImportedClip& clip) {
 void ViewportPanel::update_poses(const StudioState& state, std::span<const Transform> decoded_local) {
   const ImportedClip& clip = *state.clip;
   const std::span<const int32_t> parents = clip.skeleton.parents;
-  source_pose_at(clip.clip, state.frame_time, m_source_local);
-  local_to_model(parents, m_source_local, m_source_model);
-  m_has_decoded = decoded_local.size() == m_source_local.size();
+  source_pose_at(clip.clip, state.frame_time, m_source_model);
+  local_to_model(parents, m_source_model, m_source_model);  // in place: parents come first
+  m_has_decoded = decoded_local.size() == m_source_model.size();
   if (m_has_decoded) local_to_model(parents, decoded_local, m_decoded_model);
   update_errors(state);
   if (m_renderer.has_mesh()) {

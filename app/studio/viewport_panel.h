@@ -90,7 +90,7 @@ class ViewportPanel {
   float m_character_size_m = 1.f;       // extent of the character at its first pose
   Vec3 m_followed_root{};               // root position the camera last followed
   bool m_has_decoded = false;           // the decoded pose is there (a fit of this clip exists)
-  std::vector<Transform> m_source_local, m_source_model, m_decoded_model;
+  std::vector<Transform> m_source_model, m_decoded_model;  // per bone; the source's is local until converted
   std::vector<Mat4> m_source_palette, m_decoded_palette;
   // Per bone: the tolerance and distance the colours are read against, the
   // object-space error now at that distance, and it as a fraction of the tolerance.

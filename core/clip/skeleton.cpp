@@ -1,8 +1,11 @@
 #include "core/clip/skeleton.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
-#include <unordered_set>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/clip/excerpt.h"
 
@@ -38,23 +41,34 @@ Status Skeleton::validate() const {
     return Error{"skeleton has " + std::to_string(inverse_bind.size()) + " inverse bind matrices for " +
                  std::to_string(n) + " bones"};
   }
-  std::unordered_set<std::string_view> seen;
+  // The first bone whose name an earlier bone has (n when none): each name
+  // sorted with its index, one allocation for any number of bones.
+  size_t first_repeat = n;
+  {
+    std::vector<std::pair<std::string_view, size_t>> sorted(n);
+    for (size_t i = 0; i < n; ++i) sorted[i] = {bone_names[i], i};
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t k = 1; k < n; ++k) {
+      if (sorted[k].first == sorted[k - 1].first) first_repeat = std::min(first_repeat, sorted[k].second);
+    }
+  }
   for (size_t i = 0; i < n; ++i) {
-    const std::string where = "bone " + std::to_string(i) + " '" + excerpt(bone_names[i]) + "'";
+    // Built only for a message: a rig may have 65,535 bones.
+    const auto where = [&] { return "bone " + std::to_string(i) + " '" + excerpt(bone_names[i]) + "'"; };
     if (bone_names[i].empty()) return Error{"bone " + std::to_string(i) + " has an empty name"};
-    if (!seen.insert(bone_names[i]).second) return Error{where + ": name is used by an earlier bone"};
+    if (i == first_repeat) return Error{where() + ": name is used by an earlier bone"};
     if (parents[i] < -1 || parents[i] >= static_cast<int32_t>(i)) {
-      return Error{where + ": parent " + std::to_string(parents[i]) +
+      return Error{where() + ": parent " + std::to_string(parents[i]) +
                    " is not an earlier bone (parents must come before children)"};
     }
     const Transform& rest = rest_pose[i];
     if (!is_finite(rest.translation) || !is_finite(rest.scale)) {
-      return Error{where + ": rest translation or scale is not finite"};
+      return Error{where() + ": rest translation or scale is not finite"};
     }
-    if (!is_unit(rest.rotation)) return Error{where + ": rest rotation is not a unit quaternion"};
+    if (!is_unit(rest.rotation)) return Error{where() + ": rest rotation is not a unit quaternion"};
     if (!inverse_bind.empty()) {
       for (float v : inverse_bind[i].m) {
-        if (!std::isfinite(v)) return Error{where + ": inverse bind matrix is not finite"};
+        if (!std::isfinite(v)) return Error{where() + ": inverse bind matrix is not finite"};
       }
     }
   }

@@ -216,15 +216,15 @@ class ObjectSpaceFit {
   // Every bone's largest object-space error over the frames and the key
   // poses (reported at their nearest frame), from the decoded tracks.
   void measure(std::vector<BoneFit>& bones) {
-    std::vector<Transform> local(m_bones), decoded_model(m_bones);
+    std::vector<Transform> local(m_bones);  // the decoded pose, local, then model space in place (parents come first)
     std::vector<float> errors(m_bones);
     for (BoneFit& bone : bones) {
       bone.max_error_m = 0.f;
       bone.worst_frame = 0;
     }
     const auto compare = [&](std::span<const Transform> source, uint32_t frame) {
-      local_to_model(m_skeleton.parents, local, decoded_model);
-      object_space_errors(source, decoded_model, m_tolerances.shell_distance_m, errors);
+      local_to_model(m_skeleton.parents, local, local);
+      object_space_errors(source, local, m_tolerances.shell_distance_m, errors);
       for (size_t b = 0; b < m_bones; ++b) {
         if (errors[b] > bones[b].max_error_m) {
           bones[b].max_error_m = errors[b];

@@ -79,8 +79,10 @@ Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, c
   for (auto& v : all_object_errors) v.reserve(size_t{frame_count} * bone_count);
 
   Player player(stream);
+  // Each pose is local, then turned into model space in place (local_to_model
+  // reads a bone's local transform before replacing it, and parents come
+  // first): two arrays per bone rather than four.
   std::vector<Transform> decoded(bone_count), source(bone_count);
-  std::vector<Transform> decoded_model(bone_count), source_model(bone_count);
   std::vector<float> pose_object_errors(bone_count);
   std::vector<double> track_sums(3 * bone_count, 0.0);
   // One source pose against the decoded one at frame time `time`: frame f,
@@ -109,8 +111,10 @@ Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, c
       }
     }
     // Object space: errors of parents carry into their children here.
-    local_to_model(skeleton.parents, source, source_model);
-    local_to_model(skeleton.parents, decoded, decoded_model);
+    local_to_model(skeleton.parents, source, source);
+    local_to_model(skeleton.parents, decoded, decoded);
+    const std::vector<Transform>& source_model = source;
+    const std::vector<Transform>& decoded_model = decoded;
     for (size_t b = 0; b < bone_count; ++b) {
       m.max_joint_position_error = std::max(
           m.max_joint_position_error, length(source_model[b].translation - decoded_model[b].translation));

@@ -89,35 +89,38 @@ Status check_clip(const FittedClip& clip) {
   const uint32_t last = clip.frame_count - 1;
   for (size_t t = 0; t < clip.tracks.size(); ++t) {
     const FittedTrack& track = clip.tracks[t];
-    const std::string where = name + "track " + std::to_string(t);
-    if (track.kind != static_cast<TrackKind>(t % 3)) return Error{where + " is of the wrong kind"};
+    // Built only for a message: a rig of 50,000 bones has 150,000 tracks.
+    const auto where = [&] { return name + "track " + std::to_string(t); };
+    if (track.kind != static_cast<TrackKind>(t % 3)) return Error{where() + " is of the wrong kind"};
     const std::vector<FittedKey>& keys = track.keys;
     if (track.coding != TrackCoding::kAnimated) {
-      if (keys.size() != 1) return Error{where + " is constant but has " + std::to_string(keys.size()) + " keys"};
+      if (keys.size() != 1) return Error{where() + " is constant but has " + std::to_string(keys.size()) + " keys"};
       for (int c = 0; c < component_count(track.kind); ++c) {
-        if (!std::isfinite(keys[0].decoded.value[c])) return Error{where + " has a constant that is not finite"};
+        if (!std::isfinite(keys[0].decoded.value[c])) return Error{where() + " has a constant that is not finite"};
       }
       if (track.kind == TrackKind::kRotation) {
         const float* v = keys[0].decoded.value;
         const double length = std::sqrt(double{v[0]} * v[0] + double{v[1]} * v[1] + double{v[2]} * v[2] + double{v[3]} * v[3]);
         if (!(std::fabs(length - 1.0) <= kUnitQuaternionTolerance)) {
-          return Error{where + " has a constant rotation that is not a unit quaternion"};
+          return Error{where() + " has a constant rotation that is not a unit quaternion"};
         }
       }
       if (track.coding == TrackCoding::kIdentity && !is_identity_value(track.kind, keys[0].decoded.value)) {
-        return Error{where + " is marked identity but holds another value"};
+        return Error{where() + " is marked identity but holds another value"};
       }
       continue;
     }
-    if (keys.size() < 2 || keys.size() > 2 * size_t{clip.frame_count}) return Error{where + " has too few or too many keys"};
-    if (keys[0].frame != 0) return Error{where + " does not start at frame 0"};
-    if (keys.back().frame != last) return Error{where + " does not end at the last frame"};
+    if (keys.size() < 2 || keys.size() > 2 * size_t{clip.frame_count}) {
+      return Error{where() + " has too few or too many keys"};
+    }
+    if (keys[0].frame != 0) return Error{where() + " does not start at frame 0"};
+    if (keys.back().frame != last) return Error{where() + " does not end at the last frame"};
     for (size_t k = 1; k < keys.size(); ++k) {
       if (keys[k].frame < keys[k - 1].frame || keys[k].frame > last) {
-        return Error{where + " key " + std::to_string(k) + " is out of order"};
+        return Error{where() + " key " + std::to_string(k) + " is out of order"};
       }
       if (k >= 2 && keys[k].frame == keys[k - 2].frame) {
-        return Error{where + " has three keys at frame " + std::to_string(keys[k].frame)};
+        return Error{where() + " has three keys at frame " + std::to_string(keys[k].frame)};
       }
     }
     const TrackQuantization& q = track.quantization;
@@ -125,13 +128,13 @@ Status check_clip(const FittedClip& clip) {
         track.kind == TrackKind::kRotation ? (q.rotation == RotationCoding::kFull ? 0b1111 : 0b0111) : q.coded_mask;
     const uint8_t possible_mask = track.kind == TrackKind::kRotation ? 0b1111 : 0b0111;
     if (q.coded_mask != expected_mask || q.coded_mask == 0 || (q.coded_mask & ~possible_mask) != 0) {
-      return Error{where + " codes the wrong components"};
+      return Error{where() + " codes the wrong components"};
     }
-    if (!std::isfinite(q.step) || !(q.step > 0.f)) return Error{where + " has an invalid step"};
+    if (!std::isfinite(q.step) || !(q.step > 0.f)) return Error{where() + " has an invalid step"};
     for (const FittedKey& key : keys) {
       for (int c = 0; c < 4; ++c) {
         if (key.codes[c] > kMaxCodeMagnitude || key.codes[c] < -kMaxCodeMagnitude) {
-          return Error{where + " has a code out of range"};
+          return Error{where() + " has a code out of range"};
         }
       }
     }
@@ -187,7 +190,10 @@ Status put_metadata(std::vector<uint8_t>& out, const FittedClip& clip, const Pac
   if (Status s = check(clip.name, "the clip name"); !s) return s;
   if (Status s = check(settings.source_name, "the source name"); !s) return s;
   for (size_t b = 0; b < clip.bone_names.size(); ++b) {
-    if (Status s = check(clip.bone_names[b], "the name of bone " + std::to_string(b)); !s) return s;
+    const std::string& bone_name = clip.bone_names[b];
+    // The description only for a message: a rig may have 65,535 bones.
+    if (bone_name.size() <= kMaxStringBytes && bone_name.find('\0') == std::string::npos) continue;
+    if (Status s = check(bone_name, "the name of bone " + std::to_string(b)); !s) return s;
   }
   const FitSettings& fit = clip.settings;
   struct Override {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -162,11 +163,28 @@ Status build_clip(const bvh::Document& document, double scale, const ImportSetti
 // suffix that another joint already uses), with a warning.
 std::vector<std::string> unique_names(const Hierarchy& h, Diagnostics& diagnostics) {
   constexpr size_t kMaxRenameWarnings = 10;  // then one summary, however many repeats
-  std::unordered_set<std::string> original;
-  for (const JointDecl& j : h.joints) original.insert(j.name);
-  std::unordered_set<std::string> used;
-  std::unordered_map<std::string, size_t> next_suffix;  // keeps a file of 65535 "Bone"s linear
   std::vector<std::string> names;
+  names.reserve(h.joints.size());
+  {
+    // Most files repeat no name: a sorted list of views says so with one
+    // allocation, where the sets below take one per joint.
+    std::vector<std::string_view> sorted;
+    sorted.reserve(h.joints.size());
+    for (const JointDecl& j : h.joints) sorted.push_back(j.name);
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end()) {
+      for (const JointDecl& j : h.joints) names.push_back(j.name);
+      return names;
+    }
+  }
+  // The sets view the joints' names and `names`, which is reserved at its
+  // size so that no entry moves: no name is copied to be looked up.
+  std::unordered_set<std::string_view> original;
+  original.reserve(h.joints.size());
+  for (const JointDecl& j : h.joints) original.insert(j.name);
+  std::unordered_set<std::string_view> used;
+  used.reserve(h.joints.size());
+  std::unordered_map<std::string_view, size_t> next_suffix;  // keeps a file of 65535 "Bone"s linear
   size_t renamed = 0;
   for (const JointDecl& j : h.joints) {
     std::string name = j.name;
@@ -180,8 +198,8 @@ std::vector<std::string> unique_names(const Hierarchy& h, Diagnostics& diagnosti
                          " is used by an earlier joint; renamed to " + shown(name));
       }
     }
-    used.insert(name);
     names.push_back(std::move(name));
+    used.insert(names.back());
   }
   if (renamed > kMaxRenameWarnings) {
     diagnostics.warn(std::to_string(renamed - kMaxRenameWarnings) + " more repeated joint names were renamed");
@@ -192,6 +210,8 @@ std::vector<std::string> unique_names(const Hierarchy& h, Diagnostics& diagnosti
 Skeleton build_skeleton(const Hierarchy& h, double scale, Diagnostics& diagnostics) {
   Skeleton skeleton;
   skeleton.bone_names = unique_names(h, diagnostics);
+  skeleton.parents.reserve(h.joints.size());
+  skeleton.rest_pose.reserve(h.joints.size());
   for (const JointDecl& j : h.joints) {
     skeleton.parents.push_back(j.parent);
     Transform rest;

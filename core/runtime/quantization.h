@@ -49,10 +49,11 @@ inline constexpr float kSmallestThreeBound = 0.70710678118654752f;  // 1/sqrt(2)
 
 /// How one animated track's key values are coded.
 struct TrackQuantization {
+  // The byte-wide fields together: every track of a clip has one (44 bytes, not 48).
   float step = 0.f;           // value of one code step: metres, scale, or quaternion component
   uint8_t coded_mask = 0;     // bit c set: component c is coded in every key
-  float constant[4] = {0.f, 0.f, 0.f, 0.f};  // vec3: the value of each component not coded
   RotationCoding rotation = RotationCoding::kRelative;
+  float constant[4] = {0.f, 0.f, 0.f, 0.f};     // vec3: the value of each component not coded
   uint32_t reference_code = 0;                  // relative rotations: smallest-three code of R
   float reference[4] = {0.f, 0.f, 0.f, 1.f};    // R as decoded from reference_code
 

@@ -2,8 +2,14 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <string_view>
 
 namespace ks {
+
+namespace {
+constexpr uint32_t kNotABone = UINT32_MAX;  // read_string's string is not a bone's name
+}  // namespace
 
 Result<StreamMetadata> parse_stream_metadata(std::span<const uint8_t> m, uint32_t bone_count) {
   // Name count u32, error mode u8, five f32 tolerances, override count u32.
@@ -31,22 +37,27 @@ Result<StreamMetadata> parse_stream_metadata(std::span<const uint8_t> m, uint32_
                  std::to_string(bone_count) + " bones"};
   }
   uint64_t at = kFixedBytes;
-  auto read_string = [&](std::string& out, const std::string& what) -> Status {
-    if (m.size() - at < 2) return Error{"metadata is truncated at the " + what};
+  // `what` names the string, followed by `bone` when it is a bone's name: the
+  // description is built only for a message (a stream may name 65,535 bones).
+  auto read_string = [&](std::string& out, std::string_view what, uint32_t bone = kNotABone) -> Status {
+    const auto described = [&] {
+      return std::string(what) + (bone == kNotABone ? std::string() : " " + std::to_string(bone));
+    };
+    if (m.size() - at < 2) return Error{"metadata is truncated at the " + described()};
     uint16_t length;
     std::memcpy(&length, m.data() + at, 2);
     at += 2;
-    if (m.size() - at < length) return Error{"metadata is truncated at the " + what};
+    if (m.size() - at < length) return Error{"metadata is truncated at the " + described()};
     out.assign(reinterpret_cast<const char*>(m.data() + at), length);
     at += length;
-    if (out.find('\0') != std::string::npos) return Error{"metadata: the " + what + " holds a NUL byte"};
+    if (out.find('\0') != std::string::npos) return Error{"metadata: the " + described() + " holds a NUL byte"};
     return {};
   };
   if (Status s = read_string(meta.clip_name, "clip name"); !s) return Error{s.error()};
   if (Status s = read_string(meta.source_name, "source name"); !s) return Error{s.error()};
   meta.bone_names.resize(name_count);
   for (uint32_t b = 0; b < name_count; ++b) {
-    if (Status s = read_string(meta.bone_names[b], "name of bone " + std::to_string(b)); !s) return Error{s.error()};
+    if (Status s = read_string(meta.bone_names[b], "name of bone", b); !s) return Error{s.error()};
   }
   if (m.size() - at != uint64_t{override_count} * kOverrideBytes) {
     return Error{"metadata has " + std::to_string(m.size() - at) + " bytes after the names, expected " +

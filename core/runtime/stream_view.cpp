@@ -299,28 +299,29 @@ class StreamParser {
   // A key's frame must not go back, reach past the clip, or make a third
   // key at one frame; its codes must stay within range.
   Status check_key(const StreamView& view, uint32_t t, uint32_t k, const int32_t codes[4]) const {
-    const std::string where = "track " + std::to_string(t) + " key " + std::to_string(k);
+    // Built only for a message: this runs for every key.
+    const auto where = [&] { return "track " + std::to_string(t) + " key " + std::to_string(k); };
     const uint32_t frame = m_frames[3 * t + 2];
     if (frame > view.last_frame()) {
-      return fail(where + " is at frame " + std::to_string(frame) + ", past the last frame " +
+      return fail(where() + " is at frame " + std::to_string(frame) + ", past the last frame " +
                   std::to_string(view.last_frame()));
     }
     if (k > 0 && frame < m_frames[3 * t + 1]) {
-      return fail(where + " is at frame " + std::to_string(frame) + ", before the key it follows (frame " +
+      return fail(where() + " is at frame " + std::to_string(frame) + ", before the key it follows (frame " +
                   std::to_string(m_frames[3 * t + 1]) + ")");
     }
     if (k > 1 && frame == m_frames[3 * t + 1] && frame == m_frames[3 * t]) {
-      return fail(where + " is the third key at frame " + std::to_string(frame));
+      return fail(where() + " is the third key at frame " + std::to_string(frame));
     }
     if (k + 1 == view.m_tracks[t].key_count && frame != view.last_frame()) {
-      return fail(where + " is the last key but is at frame " + std::to_string(frame) + ", not the last frame " +
+      return fail(where() + " is the last key but is at frame " + std::to_string(frame) + ", not the last frame " +
                   std::to_string(view.last_frame()));
     }
     const StreamTrack& track = view.m_tracks[t];
     for (int c = 0; c < 4; ++c) {
       if (codes[c] > kMaxCodeMagnitude || codes[c] < -kMaxCodeMagnitude ||
           (track.kind == TrackKind::kRotation && std::fabs(static_cast<float>(codes[c]) * track.quantization.step) > 2.f)) {
-        return fail(where + " has a code out of range (" + std::to_string(codes[c]) + ")");
+        return fail(where() + " has a code out of range (" + std::to_string(codes[c]) + ")");
       }
     }
     return {};
@@ -395,17 +396,17 @@ class StreamParser {
       // reaching into them is as truncated as one past the last byte.
       auto truncated = [&] { return reader.overrun() || reader.position() > block.end_bit; };
       for (uint32_t i = block.first_key; i < block.end_key; ++i) {
-        const std::string where = "key stream entry " + std::to_string(i);
-        if (queue.empty()) return fail(where + " is one key more than the tracks hold");
+        const auto where = [&] { return "key stream entry " + std::to_string(i); };  // for a message only
+        if (queue.empty()) return fail(where() + " is one key more than the tracks hold");
         const uint32_t slot = queue.pop();
         const uint32_t t = streamed[slot];
         const uint32_t k = m_read[t]++;
         const Status read = read_key(reader, view, t, k);
         if (truncated()) {
           return fail(b + 1 < view.m_blocks.size()
-                          ? where + " runs past the start of jump frame " + std::to_string(b) + " (bit " +
+                          ? where() + " runs past the start of jump frame " + std::to_string(b) + " (bit " +
                                 std::to_string(block.end_bit) + ")"
-                          : "key stream is truncated at " + where);
+                          : "key stream is truncated at " + where());
         }
         if (!read) return read;
         if (m_read[t] < view.m_tracks[t].key_count) queue.push(m_frames[3 * t + 1], slot);
