@@ -1,0 +1,255 @@
+#include "core/io/assimp_guard.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace ks::assimp {
+
+namespace {
+
+constexpr std::string_view kFbxBinaryMagic{"Kaydara FBX Binary  \0", 21};
+constexpr size_t kFbxHeaderBytes = 27;  // magic, two unknown bytes, uint32 version
+
+std::string at(size_t offset) {
+  return " at byte " + std::to_string(offset);
+}
+
+std::string too_deep(size_t offset) {
+  return "nested more than " + std::to_string(kMaxNesting) + " levels deep" + at(offset);
+}
+
+// Little-endian reads within `bytes`; false past its end.
+bool read_u32(std::string_view bytes, size_t offset, uint64_t& out) {
+  if (offset > bytes.size() || bytes.size() - offset < 4) return false;
+  uint32_t v;
+  std::memcpy(&v, bytes.data() + offset, 4);
+  out = v;
+  return true;
+}
+
+bool read_u64(std::string_view bytes, size_t offset, uint64_t& out) {
+  if (offset > bytes.size() || bytes.size() - offset < 8) return false;
+  std::memcpy(&out, bytes.data() + offset, 8);
+  return true;
+}
+
+// The properties of one binary record, [offset, end): scalars, strings and
+// arrays, each inside the record; arrays add their inflated size to `inflated`.
+Status check_fbx_properties(std::string_view bytes, size_t& offset, size_t end, uint64_t count, uint64_t& inflated) {
+  const std::string_view record = bytes.substr(0, end);
+  for (uint64_t p = 0; p < count; ++p) {
+    if (offset >= end) return Error{"binary FBX record property " + std::to_string(p) + " is cut off" + at(offset)};
+    const char type = bytes[offset++];
+    size_t size = 0;
+    switch (type) {
+      case 'C': size = 1; break;
+      case 'Y': size = 2; break;
+      case 'I':
+      case 'F': size = 4; break;
+      case 'D':
+      case 'L': size = 8; break;
+      case 'S':
+      case 'R': {
+        uint64_t length = 0;
+        if (!read_u32(record, offset, length)) return Error{"binary FBX string is cut off" + at(offset)};
+        size = 4 + static_cast<size_t>(length);
+        break;
+      }
+      case 'f':
+      case 'i':
+      case 'd':
+      case 'l':
+      case 'b':
+      case 'c': {
+        uint64_t length = 0, encoding = 0, stored = 0;
+        if (!read_u32(record, offset, length) || !read_u32(record, offset + 4, encoding) ||
+            !read_u32(record, offset + 8, stored)) {
+          return Error{"binary FBX array header is cut off" + at(offset)};
+        }
+        const uint64_t element = type == 'd' || type == 'l' ? 8 : type == 'f' || type == 'i' ? 4 : 1;
+        const uint64_t bytes_needed = length * element;
+        if (encoding == 0 ? bytes_needed != stored : bytes_needed > kMaxDeflateRatio * stored + 1024) {
+          return Error{"binary FBX array of " + std::to_string(length) + " values cannot come from its " +
+                       std::to_string(stored) + " stored bytes" + at(offset)};
+        }
+        inflated += bytes_needed;
+        if (inflated > kMaxFbxArrayBytes) {
+          return Error{"binary FBX arrays would take more than " + std::to_string(kMaxFbxArrayBytes >> 20) + " MiB" +
+                       at(offset)};
+        }
+        size = 12 + static_cast<size_t>(stored);
+        break;
+      }
+      default:
+        return Error{"binary FBX property has unknown type " + std::to_string(static_cast<int>(type)) + at(offset - 1)};
+    }
+    if (size > end - offset) return Error{"binary FBX property runs past its record" + at(offset)};
+    offset += size;
+  }
+  return {};
+}
+
+// The record tree of a binary FBX, walked with an explicit stack.
+Status check_fbx_binary(std::string_view bytes) {
+  if (bytes.size() < kFbxHeaderBytes) return Error{"binary FBX header is cut off"};
+  uint64_t version = 0;
+  read_u32(bytes, 23, version);
+  // From version 7500 the record header's three counts are 64-bit.
+  const bool wide = version >= 7500;
+  const size_t header = wide ? 25 : 13;
+  std::vector<size_t> scope_ends;  // end offset of every record whose children are being walked
+  size_t offset = kFbxHeaderBytes;
+  uint64_t inflated = 0;
+  while (true) {
+    const size_t end = scope_ends.empty() ? bytes.size() : scope_ends.back();
+    if (!scope_ends.empty() && offset == end) {
+      scope_ends.pop_back();  // a nested list that ends without its null record: assimp says so
+      continue;
+    }
+    if (scope_ends.empty() && offset == end) return {};
+    if (end - offset < header) return Error{"binary FBX record header is cut off" + at(offset)};
+    uint64_t record_end = 0, properties = 0, property_bytes = 0;
+    if (wide) {
+      read_u64(bytes, offset, record_end), read_u64(bytes, offset + 8, properties);
+      read_u64(bytes, offset + 16, property_bytes);
+    } else {
+      read_u32(bytes, offset, record_end), read_u32(bytes, offset + 4, properties);
+      read_u32(bytes, offset + 8, property_bytes);
+    }
+    const size_t name_length = static_cast<unsigned char>(bytes[offset + header - 1]);
+    if (record_end == 0) {  // the null record closing a list
+      offset += header;
+      if (scope_ends.empty()) return {};  // the top level's: the footer follows
+      if (offset != end) return Error{"binary FBX null record is not at the end of its list" + at(offset)};
+      scope_ends.pop_back();
+      continue;
+    }
+    if (record_end > bytes.size()) {
+      return Error{"binary FBX is cut off: a record ends at byte " + std::to_string(record_end) + ", past the end (" +
+                   std::to_string(bytes.size()) + " bytes)" + at(offset)};
+    }
+    if (record_end <= offset || record_end > end) {
+      return Error{"binary FBX record ends at byte " + std::to_string(record_end) + ", outside its parent" +
+                   at(offset)};
+    }
+    const size_t record_start = offset;
+    offset += header;
+    if (name_length > record_end - offset || property_bytes > record_end - offset - name_length) {
+      return Error{"binary FBX record name or properties run past the record" + at(record_start)};
+    }
+    offset += name_length;
+    const size_t properties_end = offset + static_cast<size_t>(property_bytes);
+    if (Status s = check_fbx_properties(bytes, offset, properties_end, properties, inflated); !s) return s;
+    if (offset != properties_end) {
+      return Error{"binary FBX record's properties do not fill their declared length" + at(record_start)};
+    }
+    if (offset < record_end) {
+      if (scope_ends.size() >= static_cast<size_t>(kMaxNesting))
+        return Error{"binary FBX records are " + too_deep(offset)};
+      scope_ends.push_back(static_cast<size_t>(record_end));
+    }
+  }
+}
+
+// A decimal count starting at `offset`; false when there is none.
+bool read_count(std::string_view bytes, size_t offset, uint64_t& out) {
+  out = 0;
+  size_t digits = 0;
+  while (offset < bytes.size() && bytes[offset] >= '0' && bytes[offset] <= '9') {
+    if (out > (UINT64_MAX - 9) / 10) return true;  // saturates: any such count is refused
+    out = out * 10 + static_cast<uint64_t>(bytes[offset++] - '0');
+    ++digits;
+  }
+  return digits > 0;
+}
+
+Status check_fbx_ascii(std::string_view bytes) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const char c = bytes[i];
+    if (in_string) {
+      in_string = c != '"';
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == ';') {  // comment to the end of the line
+      while (i < bytes.size() && bytes[i] != '\n') ++i;
+    } else if (c == '{') {
+      if (++depth > kMaxNesting) return Error{"ASCII FBX braces are " + too_deep(i)};
+    } else if (c == '}') {
+      --depth;
+    } else if (c == '*') {
+      uint64_t count;
+      if (read_count(bytes, i + 1, count) && count > bytes.size()) {
+        return Error{"ASCII FBX array declares " + std::to_string(count) + " values, more than the file can hold" +
+                     at(i)};
+      }
+    }
+  }
+  return {};
+}
+
+Status check_collada(std::string_view bytes) {
+  int depth = 0;
+  size_t i = 0;
+  const auto skip_past = [&](std::string_view terminator) {
+    const size_t found = bytes.find(terminator, i);
+    i = found == std::string_view::npos ? bytes.size() : found + terminator.size();
+  };
+  while ((i = bytes.find('<', i)) != std::string_view::npos) {
+    const std::string_view rest = bytes.substr(i);
+    if (rest.starts_with("<!--")) {
+      skip_past("-->");
+    } else if (rest.starts_with("<![CDATA[")) {
+      skip_past("]]>");
+    } else if (rest.starts_with("<?") || rest.starts_with("<!")) {
+      skip_past(">");
+    } else if (rest.starts_with("</")) {
+      --depth;
+      skip_past(">");
+    } else {
+      const size_t tag_start = i;
+      // The tag ends at the first '>' outside a quoted attribute value.
+      char quote = 0;
+      for (++i; i < bytes.size(); ++i) {
+        const char c = bytes[i];
+        if (quote) {
+          if (c == quote) quote = 0;
+        } else if (c == '"' || c == '\'') {
+          quote = c;
+        } else if (c == '>') {
+          break;
+        }
+      }
+      const std::string_view tag = bytes.substr(tag_start, i - tag_start);
+      for (size_t at_count = tag.find("count="); at_count != std::string_view::npos;
+           at_count = tag.find("count=", at_count + 6)) {
+        uint64_t count;
+        if (at_count + 7 < tag.size() && read_count(tag, at_count + 7, count) && count > bytes.size()) {
+          return Error{"Collada element declares count " + std::to_string(count) +
+                       ", more values than the file can hold" + at(tag_start)};
+        }
+      }
+      if (i < bytes.size() && bytes[i - 1] != '/' && ++depth > kMaxNesting) {
+        return Error{"Collada XML elements are " + too_deep(tag_start)};
+      }
+      ++i;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Status check_input(std::string_view bytes, std::string_view ext) {
+  if (bytes.empty()) return Error{"the file is empty"};
+  if (bytes.size() > kMaxInputBytes) {
+    return Error{"the file is " + std::to_string(bytes.size() >> 20) + " MiB, more than the " +
+                 std::to_string(kMaxInputBytes >> 20) + " MiB an FBX or Collada file may have"};
+  }
+  if (ext == ".fbx") return bytes.starts_with(kFbxBinaryMagic) ? check_fbx_binary(bytes) : check_fbx_ascii(bytes);
+  return check_collada(bytes);
+}
+
+}  // namespace ks::assimp
