@@ -1,5 +1,6 @@
 #include "core/io/assimp_guard.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -231,10 +232,22 @@ Status check_collada(std::string_view bytes) {
                        ", more values than the file can hold" + at(tag_start)};
         }
       }
-      if (i < bytes.size() && bytes[i - 1] != '/' && ++depth > kMaxNesting) {
-        return Error{"Collada XML elements are " + too_deep(tag_start)};
-      }
+      const bool opens = i < bytes.size() && bytes[i - 1] != '/';
+      if (opens && ++depth > kMaxNesting) return Error{"Collada XML elements are " + too_deep(tag_start)};
       ++i;
+      // assimp 5.2 reads the index lists of primitives (<p>, <v>, <vcount>,
+      // <h>) without checking that it advanced: a stray letter among the
+      // numbers loops forever, pushing indices (found by fuzzing). Only
+      // digits and spaces may stand there.
+      const std::string_view name = tag.substr(1, tag.find_first_of(" \t\r\n/", 1) - 1);
+      if (opens && (name == "p" || name == "v" || name == "vcount" || name == "h")) {
+        const size_t content_end = std::min(bytes.find('<', i), bytes.size());
+        const size_t bad = bytes.substr(i, content_end - i).find_first_not_of("0123456789 \t\r\n");
+        if (bad != std::string_view::npos) {
+          return Error{"Collada <" + std::string(name) + "> index list holds something other than numbers" +
+                       at(i + bad)};
+        }
+      }
     }
   }
   return {};

@@ -432,6 +432,16 @@ TEST(AssimpImport, RefusesDeepNestingAndHugeCountsBeforeAssimpSeesThem) {
   EXPECT_TRUE(test::refused_mentioning(import_clip(dir.path() / "count.dae"),
                                        {(dir.path() / "count.dae").string(), "count 4000000000"}));
 
+  // Found by fuzzing: assimp 5.2 never returns from a letter among a <p>'s indices.
+  REQUIRE_MODELS();
+  std::string looping = read_bytes(kModels / "Collada/box_nested_animation.dae");
+  const size_t p = looping.find("<p>");
+  ASSERT_NE(p, std::string::npos);
+  looping.insert(p + 5, "x");
+  write_bytes(dir.path() / "letter_in_p.dae", looping);
+  EXPECT_TRUE(test::refused_mentioning(import_clip(dir.path() / "letter_in_p.dae"),
+                                       {(dir.path() / "letter_in_p.dae").string(), "<p> index list"}));
+
   std::string deep_fbx = "; FBX 7.4.0 project file\nFBXHeaderExtension:  {\n";
   for (int i = 0; i < 20000; ++i) deep_fbx += "A: {\n";
   write_bytes(dir.path() / "deep.fbx", deep_fbx);
