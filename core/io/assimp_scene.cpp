@@ -6,9 +6,28 @@
 
 #include <cmath>
 #include <exception>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
 
 #include "core/clip/excerpt.h"
 #include "core/io/assimp_guard.h"
+
+// Debian's assimp 5.2 is built with its assertions active, and they abort
+// the process: a Collada file whose weights index past their array (found
+// by fuzzing) ends every tool that reads it. Newer assimp lets a program
+// set the handler; 5.2 exports only the handler itself, which a program may
+// define in its place (the library calls it through its exported symbol).
+// This one throws instead: assimp's ReadFile catches it as it catches its
+// own import errors, and the file is refused with the assertion's text.
+// Assertions inside a destructor or noexcept function still end the
+// process (std::terminate), as they did.
+namespace Assimp {
+void aiAssertViolation(const char* failed, const char* file, int line) {
+  throw std::runtime_error(std::string("assimp's check '") + failed + "' failed (" +
+                           std::filesystem::path(file).filename().string() + ":" + std::to_string(line) + ")");
+}
+}  // namespace Assimp
 
 namespace ks::assimp {
 

@@ -403,6 +403,18 @@ TEST(AssimpImport, RefusesEmptyGarbageAndTruncatedFiles) {
       {"truncated_record.fbx", fbx.substr(0, 40), "cut off"},
       {"broken_xml.dae", dae.substr(0, dae.size() / 2), "assimp cannot read it"},
       {"no_animation.dae", read_bytes(kModels / "Collada/duck.dae"), "no animations"},
+      // Found by fuzzing: weights indexing past their array trip an assertion
+      // of Debian's assimp, which used to abort the process.
+      {"weights_past_array.dae",
+       [&] {
+         std::string bytes = dae;
+         const std::string from = "id=\"Armature_Cube-skin-weights-array\" count=\"8\"";
+         const size_t at = bytes.find(from);
+         if (at != std::string::npos)
+           bytes.replace(at, from.size(), "id=\"Armature_Cube-skin-weights-array\" count=\"4\"");
+         return bytes;
+       }(),
+       "assimp's check"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
