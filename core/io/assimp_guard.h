@@ -35,7 +35,12 @@ inline constexpr uint64_t kMaxDeflateRatio = 1032;
 /// nested at most kMaxNesting deep, every count="N" attribute no more than
 /// the file's size (each value takes at least a byte of text), and nothing
 /// but digits and spaces in the index lists <p>, <v>, <vcount> and <h>
-/// (assimp 5.2 loops forever on anything else there).
+/// (assimp 5.2 loops forever on anything else there), and every skin's
+/// <vertex_weights> consistent, which assimp 5.2 assumes without checking:
+/// its count no less than the positions of the geometry it binds, <vcount>
+/// holding count numbers, <v> one index per input for each influence they
+/// sum to, and no joint or weight index past its source's accessor (or the
+/// joint names array).
 Status check_input(std::string_view bytes, std::string_view ext);
 
 }  // namespace ks::assimp

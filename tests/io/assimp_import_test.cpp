@@ -454,6 +454,50 @@ TEST(AssimpImport, RefusesDeepNestingAndHugeCountsBeforeAssimpSeesThem) {
   EXPECT_TRUE(test::refused_mentioning(import_clip(dir.path() / "letter_in_p.dae"),
                                        {(dir.path() / "letter_in_p.dae").string(), "<p> index list"}));
 
+  // Found by fuzzing: assimp 5.2 reads a vertex's skin weights by its
+  // position index without a bounds check, and files each weight under the
+  // bone its joint index names, unchecked (a NULL read, or a write past the
+  // bones): a skin whose <vertex_weights> disagree with its geometry, or
+  // their <vcount> and <v> with each other, is refused first.
+  const auto mutated = [&](std::initializer_list<std::pair<std::string_view, std::string_view>> edits) {
+    std::string bytes = read_bytes(kModels / "Collada/box_nested_animation.dae");
+    for (const auto& [from, to] : edits) {
+      const size_t at = bytes.find(from);
+      EXPECT_NE(at, std::string::npos) << from;
+      if (at != std::string::npos) bytes.replace(at, from.size(), to);
+    }
+    return bytes;
+  };
+  const std::string weights = "<vertex_weights count=\"8\">";
+  const std::string vcount = "<vcount>1 1 1 1 1 1 1 1 </vcount>";
+  const std::string v = "<v>0 0 0 1 0 2 0 3 0 4 0 5 0 6 0 7</v>";
+  const struct {
+    const char* name;
+    std::string bytes;
+    const char* problem;
+  } skins[] = {
+      // The fuzzer's input: <vcount> and <v> still for 8 vertices.
+      {"fewer_weights_than_positions.dae", mutated({{weights, "<vertex_weights count=\"6\">"}}),
+       "weighs 6 vertices (<vertex_weights count>), fewer than the 8 positions of its geometry 'Cube-mesh'"},
+      // The same, consistent in itself.
+      {"six_weights_for_eight_positions.dae",
+       mutated({{weights, "<vertex_weights count=\"6\">"},
+                {vcount, "<vcount>1 1 1 1 1 1 </vcount>"},
+                {v, "<v>0 0 0 1 0 2 0 3 0 4 0 5</v>"}}),
+       "fewer than the 8 positions"},
+      {"short_vcount.dae", mutated({{vcount, "<vcount>1 1 1 1 1 1 1 </vcount>"}}), "<vcount> lists 7 vertices"},
+      {"short_v.dae", mutated({{v, "<v>0 0 0 1 0 2 0 3 0 4 0 5 0 6</v>"}}), "<v> holds 14 indices, not the 8"},
+      {"long_vcount_sum.dae", mutated({{vcount, "<vcount>1 1 1 1 1 1 1 2 </vcount>"}}), "<v> holds 16 indices"},
+      {"joint_past_names.dae", mutated({{v, "<v>0 0 0 1 0 2 0 3 0 4 0 5 0 6 1 7</v>"}}),
+       "names joint 1 of the 1 in source 'Armature_Cube-skin-joints'"},
+  };
+  for (const auto& c : skins) {
+    SCOPED_TRACE(c.name);
+    const fs::path path = dir.path() / c.name;
+    write_bytes(path, c.bytes);
+    EXPECT_TRUE(test::refused_mentioning(import_clip(path), {path.string(), "Collada skin of controller", c.problem}));
+  }
+
   std::string deep_fbx = "; FBX 7.4.0 project file\nFBXHeaderExtension:  {\n";
   for (int i = 0; i < 20000; ++i) deep_fbx += "A: {\n";
   write_bytes(dir.path() / "deep.fbx", deep_fbx);
