@@ -9,7 +9,7 @@
 namespace ks::cli {
 
 const char* const kImportOptionsHelp =
-    "  --animation NAME|INDEX   animation of a glTF file (default: 0)\n"
+    "  --animation NAME|INDEX   animation of a glTF, FBX or Collada file (default: 0)\n"
     "  --sample-rate HZ         resampling rate for glTF (default: the keys' own\n"
     "                           rate where uniform, else the lowest up to 240\n"
     "                           that puts a frame on every key, else 30; keys\n"
@@ -355,7 +355,7 @@ bool collect_sources(Arguments& args, const std::vector<std::filesystem::path>& 
       }
       if (ec) return args.fail(input.string() + ": cannot list the folder: " + ec.message());
       std::sort(found.begin(), found.end());
-      if (found.empty()) return args.fail(input.string() + ": the folder holds no .gltf, .glb or .bvh file");
+      if (found.empty()) return args.fail(input.string() + ": the folder holds no .gltf, .glb, .bvh, .fbx or .dae file");
       sources.insert(sources.end(), found.begin(), found.end());
     } else if (fs::exists(input, ec)) {
       sources.push_back(input);

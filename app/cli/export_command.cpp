@@ -26,13 +26,15 @@ constexpr const char* kExportHelp =
     "animation as binary glTF. Without --source, OUT holds the bare skeleton\n"
     "(one node per bone, named from the stream) and the animation; with\n"
     "--source, OUT is that glTF file - its meshes, skins and materials - with\n"
-    "its animations replaced by the decoded one. OUT is replaced atomically:\n"
+    "its animations replaced by the decoded one; an FBX or Collada source\n"
+    "gives its meshes, skinned to the stream's skeleton. OUT is replaced\n"
+    "atomically:\n"
     "a failed export leaves any existing OUT as it was.\n"
     "\n"
     "options:\n"
     "  -o OUT.glb               the file to write (required)\n"
-    "  --source SRC.gltf|.glb   the glTF file the stream was made from; bones\n"
-    "                           are matched to its nodes by name\n"
+    "  --source SRC             the .gltf, .glb, .fbx or .dae file the stream was\n"
+    "                           made from; bones are matched to its nodes by name\n"
     "  --allow-outside-uris     let the source read buffers and images outside\n"
     "                           its own folder (refused by default)\n"
     "  -h, --help               show this help\n";
@@ -84,8 +86,8 @@ int run_export(const std::vector<std::string_view>& raw_args) {
                 ": a BVH file has no mesh to keep; export without --source to get the skeleton and animation");
       return 2;
     }
-    if (ext != ".gltf" && ext != ".glb") {
-      args.fail("--source " + source->string() + ": the source must be a .gltf or .glb file");
+    if (ext != ".gltf" && ext != ".glb" && ext != ".fbx" && ext != ".dae") {
+      args.fail("--source " + source->string() + ": the source must be a .gltf, .glb, .fbx or .dae file");
       return 2;
     }
   }

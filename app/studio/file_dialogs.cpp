@@ -112,7 +112,8 @@ Status SaveDialog::save(const StudioState& state) {
     m_message += " (the fit misses its bound on some bones: see Stats)";
   } else if (m_kind == SaveKind::kDecodedGlb) {
     const std::string ext = lowercase_extension(state.clip_path);
-    m_message += ext == ".gltf" || ext == ".glb" ? " (with the source's meshes)" : " (skeleton only: no mesh source)";
+    m_message += is_importable(state.clip_path) && ext != ".bvh" ? " (with the source's meshes)"
+                                                                 : " (skeleton only: no mesh source)";
   }
   return {};
 }

@@ -17,11 +17,12 @@ bool is_openable(const std::filesystem::path& path) {
   return is_importable(path) || lowercase_extension(path) == ".ks";
 }
 
-// The animations of a file, read by importing its first one: only glTF
-// files hold several (a BVH file or a stream holds one clip, listed as none).
+// The animations of a file, read by importing its first one: only glTF, FBX
+// and Collada files hold several (a BVH file or a stream holds one clip,
+// listed as none).
 Result<std::vector<std::string>> list_animations(const std::filesystem::path& file) {
   const std::string ext = lowercase_extension(file);
-  if (ext != ".gltf" && ext != ".glb") return std::vector<std::string>{};
+  if (!is_importable(file) || ext == ".bvh") return std::vector<std::string>{};
   Result<ImportedClip> imported = import_clip(file);
   if (!imported) return Error{imported.error()};
   return std::move(imported.value().animation_names);

@@ -1,6 +1,6 @@
 #pragma once
 // OpenPanel: the "Open" window. A path field, the clips in a folder (.gltf,
-// .glb, .bvh, .ks), the recent files, and the animations of the file under
+// .glb, .bvh, .fbx, .dae, .ks), the recent files, and the animations of the file under
 // the cursor (OpenChoice). Choosing changes nothing until Open: then the
 // panel records the file and animation in state.open_requested and
 // state.open_animation, and the app opens them (keeping the current clip

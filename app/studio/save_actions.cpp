@@ -40,7 +40,7 @@ Result<size_t> export_decoded_glb(const FitResult& result, const std::filesystem
   const std::filesystem::path& source = result.clip->source;
   const std::string ext = lowercase_extension(source);
   const std::optional<std::filesystem::path> mesh_source =
-      ext == ".gltf" || ext == ".glb" ? std::optional(source) : std::nullopt;
+      is_importable(source) && ext != ".bvh" ? std::optional(source) : std::nullopt;
   const DecodedStream decoded = decode_stream(result.view);
   Result<std::vector<uint8_t>> glb = export_gltf(decoded.skeleton, decoded.clip, mesh_source, allow_outside_uris);
   if (!glb) return Error{path.string() + ": cannot export: " + glb.error()};

@@ -27,7 +27,8 @@ Result<size_t> save_stream(const FitResult& result, const std::filesystem::path&
 /// Decodes `result`'s stream at every frame and writes it to `path` as
 /// binary glTF: onto the source file's nodes, meshes, skins and materials
 /// when the clip came from a .gltf or .glb file (its buffers read as the
-/// import read them, `allow_outside_uris`), a bare skeleton otherwise.
+/// import read them, `allow_outside_uris`), with the source's meshes when it
+/// came from an FBX or Collada file, a bare skeleton otherwise.
 /// Returns the bytes written; the error names the file.
 Result<size_t> export_decoded_glb(const FitResult& result, const std::filesystem::path& path, bool allow_outside_uris);
 

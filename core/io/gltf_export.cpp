@@ -17,6 +17,7 @@
 #include "core/io/gltf_document.h"
 #include "core/io/gltf_hierarchy.h"
 #include "core/io/gltf_schema.h"
+#include "core/clip/skinned_mesh.h"
 #include "core/io/import.h"
 
 namespace ks {
@@ -163,7 +164,7 @@ Result<tinygltf::Model> load_source(const std::filesystem::path& path, bool allo
                  "clips without a source"};
   }
   if (ext != ".gltf" && ext != ".glb")
-    return Error{where + "the source must be a .gltf or .glb file, not '" + ext + "'"};
+    return Error{where + "the source must be a .gltf, .glb, .fbx or .dae file, not '" + excerpt(ext) + "'"};
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return Error{where + "no such file"};  // read_file names other cases
   Result<std::string> bytes = read_file(path);
@@ -329,6 +330,110 @@ Result<tinygltf::Model> source_model(const std::filesystem::path& path, bool all
   return model;
 }
 
+// ---------------------------------------------------------------------------
+// With an FBX or Collada source: the skeleton's nodes, and the source's mesh
+// as the importer keeps it (every mesh in one, skinned), bound to them.
+
+template <typename T>
+int append_accessor(tinygltf::Model& model, const std::vector<T>& values, int type, int component_type,
+                    size_t count) {
+  tinygltf::Accessor accessor;
+  accessor.bufferView = append_view(model, values.data(), values.size() * sizeof(T));
+  accessor.componentType = component_type;
+  accessor.type = type;
+  accessor.count = count;
+  model.accessors.push_back(accessor);
+  return static_cast<int>(model.accessors.size() - 1);
+}
+
+// Adds `mesh` (joints are bones of `file`) as a node skinned by the bones of
+// `skeleton` (node i is bone i), each with `file`'s inverse bind matrix for
+// the bone of its name. Errors name a bone the mesh needs that the skeleton
+// lacks.
+Status append_skinned_mesh(tinygltf::Model& model, const SkinnedMesh& mesh, const Skeleton& file,
+                           const Skeleton& skeleton) {
+  std::vector<int> bone_of_file_bone(file.bone_count(), -1);
+  for (size_t f = 0; f < file.bone_count(); ++f) bone_of_file_bone[f] = skeleton.find_bone(file.bone_names[f]);
+  std::vector<uint16_t> joints;
+  joints.reserve(mesh.joints.size() * 4);
+  for (size_t v = 0; v < mesh.vertex_count(); ++v) {
+    for (size_t k = 0; k < 4; ++k) {
+      const int bone = bone_of_file_bone[mesh.joints[v][k]];
+      if (bone < 0 && mesh.weights[v][k] > 0.f) {
+        return Error{"the stream has no bone '" + excerpt(file.bone_names[mesh.joints[v][k]]) +
+                     "', which the source's mesh is bound to"};
+      }
+      joints.push_back(static_cast<uint16_t>(std::max(bone, 0)));
+    }
+  }
+  std::vector<float> inverse_binds(skeleton.bone_count() * 16);
+  for (size_t b = 0; b < skeleton.bone_count(); ++b) {
+    const int32_t f = file.find_bone(skeleton.bone_names[b]);
+    const Mat4 m = f >= 0 && !file.inverse_bind.empty() ? file.inverse_bind[static_cast<size_t>(f)] : Mat4{};
+    std::copy(m.m, m.m + 16, inverse_binds.begin() + static_cast<std::ptrdiff_t>(b * 16));
+  }
+  std::vector<float> positions, normals, colors, weights;
+  Vec3 low{INFINITY, INFINITY, INFINITY}, high{-INFINITY, -INFINITY, -INFINITY};
+  for (size_t v = 0; v < mesh.vertex_count(); ++v) {
+    const Vec3 p = mesh.positions[v];
+    positions.insert(positions.end(), {p.x, p.y, p.z});
+    low = {std::min(low.x, p.x), std::min(low.y, p.y), std::min(low.z, p.z)};
+    high = {std::max(high.x, p.x), std::max(high.y, p.y), std::max(high.z, p.z)};
+    normals.insert(normals.end(), {mesh.normals[v].x, mesh.normals[v].y, mesh.normals[v].z});
+    colors.insert(colors.end(), {mesh.colors[v].x, mesh.colors[v].y, mesh.colors[v].z});
+    weights.insert(weights.end(), mesh.weights[v].begin(), mesh.weights[v].end());
+  }
+  const size_t n = mesh.vertex_count();
+  tinygltf::Primitive primitive;
+  primitive.mode = TINYGLTF_MODE_TRIANGLES;
+  primitive.attributes["POSITION"] =
+      append_accessor(model, positions, TINYGLTF_TYPE_VEC3, TINYGLTF_COMPONENT_TYPE_FLOAT, n);
+  model.accessors.back().minValues = {low.x, low.y, low.z};  // glTF requires POSITION's bounds
+  model.accessors.back().maxValues = {high.x, high.y, high.z};
+  primitive.attributes["NORMAL"] =
+      append_accessor(model, normals, TINYGLTF_TYPE_VEC3, TINYGLTF_COMPONENT_TYPE_FLOAT, n);
+  primitive.attributes["COLOR_0"] =
+      append_accessor(model, colors, TINYGLTF_TYPE_VEC3, TINYGLTF_COMPONENT_TYPE_FLOAT, n);
+  primitive.attributes["JOINTS_0"] =
+      append_accessor(model, joints, TINYGLTF_TYPE_VEC4, TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT, n);
+  primitive.attributes["WEIGHTS_0"] =
+      append_accessor(model, weights, TINYGLTF_TYPE_VEC4, TINYGLTF_COMPONENT_TYPE_FLOAT, n);
+  primitive.indices = append_accessor(model, mesh.indices, TINYGLTF_TYPE_SCALAR, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT,
+                                      mesh.indices.size());
+  tinygltf::Mesh gltf_mesh;
+  gltf_mesh.name = "mesh";
+  gltf_mesh.primitives.push_back(std::move(primitive));
+  model.meshes.push_back(std::move(gltf_mesh));
+
+  tinygltf::Skin skin;
+  for (size_t b = 0; b < skeleton.bone_count(); ++b) skin.joints.push_back(static_cast<int>(b));
+  skin.inverseBindMatrices =
+      append_accessor(model, inverse_binds, TINYGLTF_TYPE_MAT4, TINYGLTF_COMPONENT_TYPE_FLOAT, skeleton.bone_count());
+  model.skins.push_back(std::move(skin));
+
+  tinygltf::Node node;
+  node.name = "mesh";
+  node.mesh = static_cast<int>(model.meshes.size() - 1);
+  node.skin = static_cast<int>(model.skins.size() - 1);
+  model.nodes.push_back(std::move(node));
+  model.scenes[0].nodes.push_back(static_cast<int>(model.nodes.size() - 1));
+  return {};
+}
+
+// Errors name the file.
+Result<tinygltf::Model> assimp_source_model(const std::filesystem::path& path, const Skeleton& skeleton,
+                                            std::vector<int>& node_of_bone) {
+  // The importer's own reading, so that bone names and binds agree.
+  Result<ImportedClip> source = import_clip(path);
+  if (!source) return Error{source.error()};  // names the path already
+  tinygltf::Model model = skeleton_model(skeleton, node_of_bone);
+  if (!source.value().mesh) return model;
+  if (Status s = append_skinned_mesh(model, *source.value().mesh, source.value().skeleton, skeleton); !s) {
+    return Error{path.string() + ": " + s.error()};
+  }
+  return model;
+}
+
 }  // namespace
 
 Result<std::vector<uint8_t>> export_gltf(const Skeleton& skeleton, const RawClip& clip,
@@ -339,7 +444,12 @@ Result<std::vector<uint8_t>> export_gltf(const Skeleton& skeleton, const RawClip
 
   std::vector<int> node_of_bone;
   tinygltf::Model model;
-  if (source) {
+  const std::string source_ext = source ? lowercase_extension(*source) : "";
+  if (source_ext == ".fbx" || source_ext == ".dae") {
+    Result<tinygltf::Model> loaded = assimp_source_model(*source, skeleton, node_of_bone);
+    if (!loaded) return Error{loaded.error()};
+    model = std::move(loaded.value());
+  } else if (source) {
     Result<tinygltf::Model> loaded = source_model(*source, allow_outside_uris, skeleton, node_of_bone);
     if (!loaded) return Error{loaded.error()};
     model = std::move(loaded.value());

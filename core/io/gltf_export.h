@@ -20,7 +20,10 @@ namespace ks {
 /// that file — nodes, skins, meshes, materials, textures — with its animations
 /// replaced by this one, every buffer and image embedded; bones are matched to
 /// the source's nodes by name, and a bone the source does not have is an error
-/// naming the bone and the file. Without a source: a node hierarchy built from
+/// naming the bone and the file. With an FBX or Collada source: the
+/// node hierarchy below, and the source's mesh as import_clip keeps it (every
+/// mesh in one, with vertex colours) skinned to it by the source's inverse
+/// bind matrices, matched by bone name. Without a source: a node hierarchy built from
 /// the skeleton (node TRS = skeleton.rest_pose, names = bone names), no mesh.
 ///
 /// Re-importing the bytes with import_clip gives back the clip: the same bones

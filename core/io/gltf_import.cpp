@@ -44,11 +44,7 @@ Result<ImportedClip> import_model(const tinygltf::Model& model, const ImportSett
     imported.animation_names.push_back(model.animations[i].name.empty() ? "animation_" + std::to_string(i)
                                                                         : model.animations[i].name);
   }
-  if (Status s = imported.skeleton.validate(); !s) return Error{s.error()};
-  if (Status s = imported.clip.validate(imported.skeleton); !s) return Error{s.error()};
-  if (imported.mesh) {
-    if (Status s = imported.mesh->validate(imported.skeleton.bone_count()); !s) return Error{s.error()};
-  }
+  if (Status s = check_imported(imported); !s) return Error{s.error()};
   return imported;
 }
 

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <string>
 
+#include "core/clip/excerpt.h"
+#include "core/io/assimp_import.h"
 #include "core/io/bvh_import.h"
 #include "core/io/gltf_import.h"
 
@@ -38,6 +40,31 @@ Status check_clip_size(uint64_t bones, uint64_t frames, const ImportSettings& se
                " MB to fit); --max-bone-frames N raises it"};
 }
 
+Status check_imported(const ImportedClip& imported) {
+  if (Status s = imported.skeleton.validate(); !s) return s;
+  if (Status s = imported.clip.validate(imported.skeleton); !s) return s;
+  if (imported.mesh) return imported.mesh->validate(imported.skeleton.bone_count());
+  return {};
+}
+
+Result<int> choose_animation(const std::vector<std::string>& names, const ImportSettings& settings) {
+  if (names.empty()) return Error{"the file has no animations to import"};
+  if (!settings.animation_name.empty()) {
+    std::string listed;
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (names[i] == settings.animation_name) return static_cast<int>(i);
+      listed += (i ? ", '" : "'") + excerpt(names[i]) + "'";
+    }
+    return Error{"no animation is named '" + excerpt(settings.animation_name) + "' (the file has " +
+                 excerpt(listed, 300) + ")"};
+  }
+  if (static_cast<size_t>(settings.animation_index) >= names.size()) {
+    return Error{"animation index " + std::to_string(settings.animation_index) + " is out of range (the file has " +
+                 std::to_string(names.size()) + " animations, 0 to " + std::to_string(names.size() - 1) + ")"};
+  }
+  return settings.animation_index;
+}
+
 std::string lowercase_extension(const std::filesystem::path& path) {
   std::string ext = path.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -46,7 +73,7 @@ std::string lowercase_extension(const std::filesystem::path& path) {
 
 bool is_importable(const std::filesystem::path& path) {
   const std::string ext = lowercase_extension(path);
-  return ext == ".gltf" || ext == ".glb" || ext == ".bvh";
+  return ext == ".gltf" || ext == ".glb" || ext == ".bvh" || ext == ".fbx" || ext == ".dae";
 }
 
 Result<ImportedClip> import_clip(const std::filesystem::path& path, const ImportSettings& settings) {
@@ -54,7 +81,9 @@ Result<ImportedClip> import_clip(const std::filesystem::path& path, const Import
   const std::string ext = lowercase_extension(path);
   if (ext == ".gltf" || ext == ".glb") return import_gltf(path, settings);
   if (ext == ".bvh") return import_bvh(path, settings);
-  return Error{path.string() + ": unsupported file type '" + ext + "' (expected .gltf, .glb or .bvh)"};
+  if (ext == ".fbx" || ext == ".dae") return import_assimp(path, settings);
+  return Error{path.string() + ": unsupported file type '" + excerpt(ext) +
+               "' (expected .gltf, .glb, .bvh, .fbx or .dae)"};
 }
 
 }  // namespace ks

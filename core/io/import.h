@@ -1,5 +1,5 @@
 #pragma once
-// Import: a source file (glTF 2.0 or BVH) to a Skeleton, a RawClip and, where
+// Import: a source file (glTF 2.0, BVH, FBX or Collada) to a Skeleton, a RawClip and, where
 // the file has one, the skinned mesh. Dispatches on the file extension.
 
 #include <filesystem>
@@ -28,9 +28,9 @@ inline constexpr float kMaxSampleRateHz = 10000.f;
 inline constexpr uint64_t kDefaultMaxBoneFrames = uint64_t{1} << 20;
 
 struct ImportSettings {
-  int animation_index = 0;      // which animation of a glTF file; default 0
+  int animation_index = 0;      // which animation of a glTF, FBX or Collada file; default 0
   std::string animation_name;   // when non-empty, selects by name instead of index; default ""
-  float sample_rate_hz = 0.f;   // glTF resampling rate, Hz; 0 = automatic (see gltf_import.h)
+  float sample_rate_hz = 0.f;   // glTF, FBX, Collada resampling rate, Hz; 0 = automatic (see gltf_import.h)
   float bvh_unit_scale_m = 0.f; // BVH metres per file unit; 0 = guess from the skeleton's height
   bool allow_outside_uris = false;  // glTF buffers may be read from outside the file's folder (gltf_files.h)
   bool read_textures = false;  // glTF base colour images decoded into the mesh (the studio); default: none read
@@ -52,22 +52,34 @@ struct ImportedClip {
   std::filesystem::path source;
   Skeleton skeleton;
   RawClip clip;
-  std::optional<SkinnedMesh> mesh;           // glTF files with a skinned mesh
+  std::optional<SkinnedMesh> mesh;           // glTF, FBX and Collada files with a mesh
   std::vector<std::string> animation_names;  // every animation in the file
   int animation_index = 0;                   // the one in `clip`
   float unit_scale_m = 1.f;                  // metres per file unit that was applied
-  double source_start_s = 0.0;               // source time of frame 0, seconds (glTF: the first key)
+  double source_start_s = 0.0;               // source time of frame 0, seconds (glTF, FBX, DAE: the first key)
   std::vector<std::string> warnings;         // things accepted with a defined fix-up
 };
+
+/// What every importer checks before returning a clip: its skeleton, its
+/// clip against the skeleton and its mesh, if any, against the bone count
+/// (Skeleton, RawClip and SkinnedMesh validate); the first rule broken.
+Status check_imported(const ImportedClip& imported);
+
+/// Index of the animation `settings` selects among `names` (a file's
+/// animation names in order, "" for an unnamed one): by name when
+/// animation_name is set, else animation_index. Refuses a file without
+/// animations, an unknown name (listing, shortened, the names there are) and
+/// an index out of range.
+Result<int> choose_animation(const std::vector<std::string>& names, const ImportSettings& settings);
 
 /// `path`'s extension in lower case, with its dot (".glb"): what import_clip
 /// and the tools that list clips go by.
 std::string lowercase_extension(const std::filesystem::path& path);
 
-/// True for the files import_clip reads: .gltf, .glb and .bvh, in any case.
+/// True for the files import_clip reads: .gltf, .glb, .bvh, .fbx and .dae, in any case.
 bool is_importable(const std::filesystem::path& path);
 
-/// Imports `path` (.gltf, .glb or .bvh). The error names the file and the problem.
+/// Imports `path` (.gltf, .glb, .bvh, .fbx or .dae). The error names the file and the problem.
 Result<ImportedClip> import_clip(const std::filesystem::path& path, const ImportSettings& settings = {});
 
 }  // namespace ks

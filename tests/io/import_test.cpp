@@ -95,9 +95,9 @@ TEST(ImportClip, RefusesInvalidSettingsNamingTheFile) {
 
 TEST(ImportClip, RefusesUnsupportedExtension) {
   const TempDir dir;
-  const fs::path path = dir / "character.fbx";
-  std::ofstream(path) << "Kaydara FBX Binary";
-  EXPECT_TRUE(refused_mentioning(import_clip(path), {path.string(), "'.fbx'", "unsupported"}));
+  const fs::path path = dir / "character.obj";
+  std::ofstream(path) << "v 0 0 0\n";
+  EXPECT_TRUE(refused_mentioning(import_clip(path), {path.string(), "'.obj'", "unsupported", ".fbx or .dae"}));
 }
 
 TEST(ImportClip, RefusesFileWithoutExtension) {

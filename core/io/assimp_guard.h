@@ -1,0 +1,46 @@
+#pragma once
+// What an FBX or Collada file must pass before assimp parses it (internal to
+// the assimp importer). assimp trusts its input: its FBX and Collada parsers
+// recurse once per nesting level and reserve what counts declare, so a small
+// file nested a few thousand levels deep, or declaring a billion values,
+// can overflow the stack or ask for gigabytes. These checks walk the bytes
+// once, without recursion, and refuse such files with a message saying
+// where; a file that passes may still be refused by assimp itself.
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "core/runtime/result.h"
+
+namespace ks::assimp {
+
+/// Largest FBX or Collada file imported, bytes (256 MiB): assimp holds the
+/// bytes, its parse tree and the scene at once.
+inline constexpr size_t kMaxInputBytes = size_t{256} << 20;
+/// Deepest nesting of FBX records or XML elements (real files stay under 20).
+inline constexpr int kMaxNesting = 256;
+/// Most bytes the arrays of a binary FBX may inflate to, in all (192 MiB),
+/// and the most one deflated array may inflate to per stored byte (deflate
+/// cannot do better than 1032:1).
+inline constexpr uint64_t kMaxFbxArrayBytes = uint64_t{192} << 20;
+inline constexpr uint64_t kMaxDeflateRatio = 1032;
+
+/// Checks `bytes`, the contents of a file with extension `ext` (".fbx" or
+/// ".dae", lower case): not empty, at most kMaxInputBytes; a binary FBX's
+/// records inside the file, nested at most kMaxNesting deep, its arrays
+/// within what their stored bytes can hold and kMaxFbxArrayBytes in all;
+/// an ASCII FBX's braces nested at most kMaxNesting deep and every array
+/// count ("*N") no more than the file's size; a Collada file's XML elements
+/// nested at most kMaxNesting deep, every count="N" attribute no more than
+/// the file's size (each value takes at least a byte of text), and nothing
+/// but digits and spaces in the index lists <p>, <v>, <vcount> and <h>
+/// (assimp 5.2 loops forever on anything else there), and every skin's
+/// <vertex_weights> consistent, which assimp 5.2 assumes without checking:
+/// its count no less than the positions of the geometry it binds, <vcount>
+/// holding count numbers, <v> one index per input for each influence they
+/// sum to, and no joint or weight index past its source's accessor (or the
+/// joint names array).
+Status check_input(std::string_view bytes, std::string_view ext);
+
+}  // namespace ks::assimp

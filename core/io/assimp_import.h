@@ -1,0 +1,31 @@
+#pragma once
+// FBX (binary and ASCII) and Collada (.dae) import, through assimp.
+
+#include <filesystem>
+#include <string_view>
+
+#include "core/io/import.h"
+
+namespace ks {
+
+/// Imports an FBX or Collada character or node animation. The file is read
+/// through read_file (a regular file, bounded) and checked for what would
+/// make assimp recurse or allocate without bound (assimp_guard.h) before
+/// assimp parses the bytes (assimp_scene.h). The skeleton holds the nodes
+/// the meshes' bones name, every node an animation moves and their
+/// ancestors, with assimp's $AssimpFbx$ helper nodes folded into their bone
+/// (assimp_skeleton.h), in metres: an FBX file's UnitScaleFactor, a Collada
+/// file's <unit>. The animation settings choose (by index or name) is
+/// resampled as a glTF LINEAR one is (gltf_import.h), the file's key times
+/// the frames miss kept as key poses (assimp_animation.h); every mesh is
+/// kept for the studio (assimp_mesh.h). What cannot be used (mesh and morph
+/// channels, sheared nodes, meshes that cannot be bound) is a warning.
+/// Errors name the file and the problem, assimp's message shortened.
+Result<ImportedClip> import_assimp(const std::filesystem::path& path, const ImportSettings& settings);
+
+/// The same for a file's bytes already in memory; `name` (its extension,
+/// .fbx or .dae in any case, chooses the format) is what errors name.
+Result<ImportedClip> import_assimp_bytes(std::string_view bytes, const std::filesystem::path& name,
+                                         const ImportSettings& settings);
+
+}  // namespace ks

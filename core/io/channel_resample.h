@@ -1,0 +1,35 @@
+#pragma once
+// Keyed channels to a RawClip (internal to the importers): every channel of
+// one animation sampled at one fixed rate, from the first key to the last,
+// with the rate chosen and the file's own key times kept as the bound's
+// checkpoints as gltf_sample_rate.h describes. The glTF importer feeds it
+// its samplers; the assimp importer (FBX, Collada) its node channels, whose
+// keys interpolate as glTF LINEAR ones do.
+
+#include <string>
+#include <vector>
+
+#include "core/clip/raw_clip.h"
+#include "core/clip/skeleton.h"
+#include "core/io/gltf_channel.h"
+#include "core/io/import.h"
+#include "core/runtime/result.h"
+
+namespace ks::gltf {
+
+/// `channels` (each Channel::bone a bone of `skeleton`, checked: times
+/// non-decreasing, values one per key) sampled for every bone of `skeleton`
+/// from the first key to the last, at the rate resampling_rate picks (or
+/// settings.sample_rate_hz). Bones without a channel take their rest value;
+/// a later channel for the same property overwrites an earlier one. A
+/// LINEAR or CUBICSPLINE key time between frames becomes a SourceKeyPose
+/// (the bound is measured there too) and a STEP one jumps at the next frame,
+/// each with a warning. Refuses more than 65535 frames, a clip past
+/// settings.max_bone_frames (before allocating it) and a rotation of no
+/// direction, naming `clip_name` and the bone. `start_s` is set to the
+/// source time of frame 0, seconds.
+Result<RawClip> resample_channels(const std::string& clip_name, const Skeleton& skeleton,
+                                  const std::vector<Channel>& channels, const ImportSettings& settings, double& start_s,
+                                  std::vector<std::string>& warnings);
+
+}  // namespace ks::gltf
