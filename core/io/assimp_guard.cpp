@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,17 @@ std::string at(size_t offset) {
 
 std::string too_deep(size_t offset) {
   return "nested more than " + std::to_string(kMaxNesting) + " levels deep" + at(offset);
+}
+
+// An FBX name for a message: "Name\0\1Model" as "Model::Name", other
+// bytes outside printable ASCII as '?'.
+std::string printable(std::string_view name) {
+  if (const size_t separator = name.find(std::string_view{"\0\1", 2}); separator != std::string_view::npos) {
+    return printable(name.substr(separator + 2)) + "::" + printable(name.substr(0, separator));
+  }
+  std::string out(name.substr(0, 200));
+  for (char& c : out) c = c >= ' ' && c <= '~' ? c : '?';
+  return out;
 }
 
 // Little-endian reads within `bytes`; false past its end.
@@ -93,6 +105,25 @@ Status check_fbx_properties(std::string_view bytes, size_t& offset, size_t end, 
   return {};
 }
 
+// The strings among the first three properties of a record, [offset, end),
+// already checked: an object's name and type (after its 64-bit id from FBX 7 on).
+std::vector<std::string_view> fbx_strings(std::string_view bytes, size_t offset, size_t end) {
+  std::vector<std::string_view> strings;
+  for (int p = 0; p < 3 && offset < end; ++p) {
+    const char type = bytes[offset++];
+    uint64_t length = 0;
+    if (type == 'S' && read_u32(bytes.substr(0, end), offset, length) && length <= end - offset - 4) {
+      strings.push_back(bytes.substr(offset + 4, static_cast<size_t>(length)));
+      offset += 4 + static_cast<size_t>(length);
+    } else if (type == 'L' || type == 'I') {
+      offset += type == 'L' ? 8 : 4;
+    } else {
+      break;
+    }
+  }
+  return strings;
+}
+
 // The record tree of a binary FBX, walked with an explicit stack.
 Status check_fbx_binary(std::string_view bytes) {
   if (bytes.size() < kFbxHeaderBytes) return Error{"binary FBX header is cut off"};
@@ -104,6 +135,11 @@ Status check_fbx_binary(std::string_view bytes) {
   std::vector<size_t> scope_ends;  // end offset of every record whose children are being walked
   size_t offset = kFbxHeaderBytes;
   uint64_t inflated = 0;
+  // assimp 5.2 frees an animation's keys twice (a double free, found by
+  // fuzzing) when two animated bones, LimbNode models of the Objects
+  // section, share a name. (Other models may: real files repeat mesh names.)
+  size_t objects_end = 0;
+  std::set<std::string_view> bones;
   while (true) {
     const size_t end = scope_ends.empty() ? bytes.size() : scope_ends.back();
     if (!scope_ends.empty() && offset == end) {
@@ -141,9 +177,19 @@ Status check_fbx_binary(std::string_view bytes) {
     if (name_length > record_end - offset || property_bytes > record_end - offset - name_length) {
       return Error{"binary FBX record name or properties run past the record" + at(record_start)};
     }
+    const std::string_view name = bytes.substr(offset, name_length);
     offset += name_length;
     const size_t properties_end = offset + static_cast<size_t>(property_bytes);
+    const size_t properties_start = offset;
     if (Status s = check_fbx_properties(bytes, offset, properties_end, properties, inflated); !s) return s;
+    if (scope_ends.empty() && name == "Objects") objects_end = static_cast<size_t>(record_end);
+    if (scope_ends.size() == 1 && scope_ends.back() == objects_end && name == "Model") {
+      const std::vector<std::string_view> model = fbx_strings(bytes, properties_start, properties_end);
+      if (model.size() == 2 && model[1] == "LimbNode" && !bones.insert(model[0]).second) {
+        return Error{"binary FBX has two bones (LimbNode models) named '" + printable(model[0]) + "'" +
+                     at(record_start)};
+      }
+    }
     if (offset != properties_end) {
       return Error{"binary FBX record's properties do not fill their declared length" + at(record_start)};
     }
@@ -170,18 +216,45 @@ bool read_count(std::string_view bytes, size_t offset, uint64_t& out) {
 Status check_fbx_ascii(std::string_view bytes) {
   int depth = 0;
   bool in_string = false;
+  bool line_start = true, objects_next = false, in_objects = false;
+  std::set<std::string_view> bones;  // as in a binary FBX, no two bones of Objects may share a name
   for (size_t i = 0; i < bytes.size(); ++i) {
     const char c = bytes[i];
+    const bool first_on_line = line_start && !in_string && c != ' ' && c != '\t' && c != '\r' && c != '\n';
+    line_start = c == '\n' || (line_start && !first_on_line);
+    if (first_on_line && (depth == 0 || (depth == 1 && in_objects))) {
+      const size_t colon = bytes.find_first_of(":\n", i);
+      const std::string_view key = bytes.substr(i, colon == std::string_view::npos ? 0 : colon - i);
+      if (depth == 0) objects_next = key == "Objects";
+      if (depth == 1 && key == "Model" && bytes[colon] == ':') {
+        // Model: [id,] "Model::name", "type" {
+        const std::string_view line = bytes.substr(colon, std::min(bytes.find('\n', colon), bytes.size()) - colon);
+        std::string_view strings[2];
+        size_t quote = 0;
+        for (std::string_view& string : strings) {
+          const size_t open = line.find('"', quote);
+          const size_t close = open == std::string_view::npos ? open : line.find('"', open + 1);
+          if (close == std::string_view::npos) break;
+          string = line.substr(open + 1, close - open - 1);
+          quote = close + 1;
+        }
+        if (strings[1] == "LimbNode" && !bones.insert(strings[0]).second) {
+          return Error{"ASCII FBX has two bones (LimbNode models) named '" + printable(strings[0]) + "'" + at(i)};
+        }
+      }
+    }
     if (in_string) {
       in_string = c != '"';
     } else if (c == '"') {
       in_string = true;
     } else if (c == ';') {  // comment to the end of the line
       while (i < bytes.size() && bytes[i] != '\n') ++i;
+      line_start = true;
     } else if (c == '{') {
       if (++depth > kMaxNesting) return Error{"ASCII FBX braces are " + too_deep(i)};
+      if (depth == 1) in_objects = objects_next;
     } else if (c == '}') {
-      --depth;
+      if (--depth == 0) in_objects = false;
     } else if (c == '*') {
       uint64_t count;
       if (read_count(bytes, i + 1, count) && count > bytes.size()) {

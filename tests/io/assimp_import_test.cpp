@@ -498,6 +498,24 @@ TEST(AssimpImport, RefusesDeepNestingAndHugeCountsBeforeAssimpSeesThem) {
     EXPECT_TRUE(test::refused_mentioning(import_clip(path), {path.string(), "Collada skin of controller", c.problem}));
   }
 
+  // Found by fuzzing: two animated bones of one name make assimp 5.2 free
+  // their keys twice. Other models may share a name (real files do).
+  std::string bones = read_bytes(kModels / "FBX/animation_with_skeleton.fbx");
+  const size_t bone = bones.find(std::string("Bone.002\0\1Model", 14));
+  ASSERT_NE(bone, std::string::npos);
+  bones[bone + 7] = '1';
+  write_bytes(dir.path() / "two_bones.fbx", bones);
+  EXPECT_TRUE(test::refused_mentioning(import_clip(dir.path() / "two_bones.fbx"),
+                                       {(dir.path() / "two_bones.fbx").string(),
+                                        "two bones (LimbNode models) named 'Model::Bone.001'"}));
+  write_bytes(dir.path() / "two_bones_ascii.fbx",
+              "; FBX 7.4.0 project file\nObjects:  {\n"
+              "\tModel: 1, \"Model::Cube\", \"Mesh\" {\n\t}\n\tModel: 2, \"Model::Cube\", \"Mesh\" {\n\t}\n"
+              "\tModel: 3, \"Model::Arm\", \"LimbNode\" {\n\t}\n\tModel: 4, \"Model::Arm\", \"LimbNode\" {\n\t}\n}\n");
+  EXPECT_TRUE(test::refused_mentioning(import_clip(dir.path() / "two_bones_ascii.fbx"),
+                                       {(dir.path() / "two_bones_ascii.fbx").string(),
+                                        "ASCII FBX has two bones (LimbNode models) named 'Model::Arm'"}));
+
   std::string deep_fbx = "; FBX 7.4.0 project file\nFBXHeaderExtension:  {\n";
   for (int i = 0; i < 20000; ++i) deep_fbx += "A: {\n";
   write_bytes(dir.path() / "deep.fbx", deep_fbx);
