@@ -266,6 +266,7 @@ Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, con
   std::optional<SkinnedMesh> result;
   std::vector<int> texture_of_image(model.images.size(), -2);  // -2: not decoded yet, -1: does not decode
   size_t untextured = 0;
+  uint64_t texture_bytes = 0;  // decoded so far, against kMaxTextureBytes
   std::string texture_problem;
   for (const tinygltf::Node& node : model.nodes) {
     if (node.mesh < 0 || node.skin < 0 || !usable_skin[static_cast<size_t>(node.skin)]) continue;
@@ -301,8 +302,13 @@ Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, con
       }
       if (data.image >= 0) {
         int& texture = texture_of_image[static_cast<size_t>(data.image)];
-        if (texture == -2) {
+        if (texture == -2 && texture_bytes >= kMaxTextureBytes) {
+          texture = -1;
+          texture_problem =
+              "the textures before it hold " + std::to_string(texture_bytes >> 20) + " MB, the most kept";
+        } else if (texture == -2) {
           Result<MeshTexture> decoded = decode_texture(model, data.image);
+          if (decoded) texture_bytes += decoded.value().rgba.size();
           if (decoded) {
             texture = static_cast<int>(mesh.textures.size());
             mesh.textures.push_back(std::move(decoded.value()));

@@ -3,10 +3,12 @@
 #include <stb_image.h>
 #include <tiny_gltf.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace ks::gltf {
 
@@ -61,7 +63,34 @@ Result<MeshTexture> decode_texture(const tinygltf::Model& model, int image_index
   texture.height = static_cast<uint32_t>(height);
   texture.rgba.resize(size_t{texture.width} * texture.height * 4);
   std::memcpy(texture.rgba.data(), pixels.get(), texture.rgba.size());
+  shrink_texture(texture, kKeptTextureSide);
   return texture;
+}
+
+void shrink_texture(MeshTexture& texture, uint32_t max_side) {
+  max_side = std::max<uint32_t>(max_side, 1);
+  while (texture.width > max_side || texture.height > max_side) {
+    // An odd last row or column folds into the one before it.
+    const uint32_t width = std::max<uint32_t>(texture.width / 2, 1);
+    const uint32_t height = std::max<uint32_t>(texture.height / 2, 1);
+    std::vector<uint8_t> half(size_t{width} * height * 4);
+    for (uint32_t y = 0; y < height; ++y) {
+      const uint32_t y0 = std::min(2 * y, texture.height - 1), y1 = std::min(2 * y + 1, texture.height - 1);
+      for (uint32_t x = 0; x < width; ++x) {
+        const uint32_t x0 = std::min(2 * x, texture.width - 1), x1 = std::min(2 * x + 1, texture.width - 1);
+        for (uint32_t c = 0; c < 4; ++c) {
+          const auto at = [&](uint32_t px, uint32_t py) {
+            return uint32_t{texture.rgba[(size_t{py} * texture.width + px) * 4 + c]};
+          };
+          half[(size_t{y} * width + x) * 4 + c] =
+              static_cast<uint8_t>((at(x0, y0) + at(x1, y0) + at(x0, y1) + at(x1, y1) + 2) / 4);
+        }
+      }
+    }
+    texture.width = width;
+    texture.height = height;
+    texture.rgba = std::move(half);
+  }
 }
 
 }  // namespace ks::gltf

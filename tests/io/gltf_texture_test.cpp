@@ -129,5 +129,68 @@ TEST(GltfTextures, DecodeRefusesGarbageOversizeAndMissingImagesSayingWhy) {
   EXPECT_FALSE(gltf::decode_texture(model, -1).ok());
 }
 
+// A 24-bit BMP of `width` x `height` pixels, every one (r, g, b).
+std::vector<unsigned char> solid_bmp(uint32_t width, uint32_t height, unsigned char r, unsigned char g,
+                                     unsigned char b) {
+  const uint32_t row = (width * 3 + 3) / 4 * 4;
+  const uint32_t size = 54 + row * height;
+  std::vector<unsigned char> bmp(size, 0);
+  const auto put = [&](size_t at, uint32_t v) {
+    for (int i = 0; i < 4; ++i) bmp[at + static_cast<size_t>(i)] = static_cast<unsigned char>(v >> (8 * i));
+  };
+  bmp[0] = 'B';
+  bmp[1] = 'M';
+  put(2, size);
+  put(10, 54);
+  put(14, 40);
+  put(18, width);
+  put(22, height);
+  bmp[26] = 1;
+  bmp[28] = 24;
+  for (uint32_t y = 0; y < height; ++y) {
+    for (uint32_t x = 0; x < width; ++x) {
+      const size_t at = 54 + size_t{y} * row + size_t{x} * 3;
+      bmp[at] = b;
+      bmp[at + 1] = g;
+      bmp[at + 2] = r;
+    }
+  }
+  return bmp;
+}
+
+TEST(GltfTextures, LargeTexturesAreKeptHalvedToTheKeptSide) {
+  tinygltf::Model model;
+  model.images.resize(1);
+  model.images[0].image = solid_bmp(2 * gltf::kKeptTextureSide + 1, 3, 200, 100, 50);
+  const Result<MeshTexture> texture = gltf::decode_texture(model, 0);
+  ASSERT_TRUE(texture.ok()) << texture.error();
+  EXPECT_EQ(texture.value().width, gltf::kKeptTextureSide);
+  EXPECT_EQ(texture.value().height, 1u);
+  ASSERT_EQ(texture.value().rgba.size(), size_t{gltf::kKeptTextureSide} * 4);
+  EXPECT_EQ(texture.value().rgba[0], 200);
+  EXPECT_EQ(texture.value().rgba[1], 100);
+  EXPECT_EQ(texture.value().rgba[2], 50);
+  EXPECT_EQ(texture.value().rgba[3], 255);
+}
+
+TEST(GltfTextures, ShrinkAveragesTwoByTwoAndFoldsOddEdges) {
+  MeshTexture t{4, 2, std::vector<uint8_t>(32, 0)};
+  // Red: 0, 4, 8, 12 on the first row, 16, 20, 24, 28 on the second.
+  for (uint32_t p = 0; p < 8; ++p) t.rgba[p * 4] = static_cast<uint8_t>(4 * p);
+  gltf::shrink_texture(t, 2);
+  ASSERT_EQ(t.width, 2u);
+  ASSERT_EQ(t.height, 1u);
+  EXPECT_EQ(t.rgba[0], 10);  // (0 + 4 + 16 + 20) / 4
+  EXPECT_EQ(t.rgba[4], 18);  // (8 + 12 + 24 + 28) / 4
+  MeshTexture odd{3, 3, std::vector<uint8_t>(36, 90)};
+  gltf::shrink_texture(odd, 1);
+  EXPECT_EQ(odd.width, 1u);
+  EXPECT_EQ(odd.height, 1u);
+  EXPECT_EQ(odd.rgba, std::vector<uint8_t>(4, 90));
+  MeshTexture small{2, 2, std::vector<uint8_t>(16, 7)};
+  gltf::shrink_texture(small, 1024);  // within the side: untouched
+  EXPECT_EQ(small.width, 2u);
+}
+
 }  // namespace
 }  // namespace ks
