@@ -53,10 +53,8 @@ PY
 # run NAME CODE FILE ARGS...: the studio's screenshot of FILE with ARGS exits CODE.
 run() {
   local name=$1 code=$2 file=$3; shift 3
-  local rc=0
-  timeout 300 xvfb-run -a -s "-screen 0 1600x1000x24" "$studio" "$file" --screenshot "$work/$name.png" "$@" \
-    >"$work/$name.out" 2>"$work/$name.err" || rc=$?
-  [ "$rc" -eq "$code" ] || fail "$name: exited $rc, expected $code: $(cat "$work/$name.err")"
+  run_studio 1600x1000 "$name" "$file" --screenshot "$work/$name.png" "$@"
+  expect_exit "$name" "$code"
 }
 # bones NAME: the panel's line of run NAME.
 bones() { grep '^bones ' "$work/$1.out" || fail "$1: no 'bones' line in: $(cat "$work/$1.out")"; }

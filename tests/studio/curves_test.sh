@@ -22,10 +22,8 @@ demo="$assets/demo_walk.glb"
 # ARGS exits CODE and (when CODE is 0) prints LINE.
 expect() {
   local name=$1 code=$2 line=$3; shift 3
-  local rc=0
-  timeout 300 xvfb-run -a -s "-screen 0 1600x1000x24" "$studio" "$demo" --screenshot "$work/$name.png" "$@" \
-    >"$work/$name.out" 2>"$work/$name.err" || rc=$?
-  [ "$rc" -eq "$code" ] || fail "$name: exited $rc, expected $code: $(cat "$work/$name.err")"
+  run_studio 1600x1000 "$name" "$demo" --screenshot "$work/$name.png" "$@"
+  expect_exit "$name" "$code"
   if [ "$code" -eq 0 ]; then
     grep -qxF -- "$line" "$work/$name.out" || fail "$name: expected '$line', got: $(cat "$work/$name.out")"
     "$png_check" "$work/$name.png" --size 1600x1000 --not-blank >/dev/null || fail "$name: bad screenshot"

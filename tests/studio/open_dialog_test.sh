@@ -54,10 +54,8 @@ BVH
 # with left_thigh selected and given ARGS, exits CODE and prints LINE.
 expect() {
   local name=$1 code=$2 line=$3; shift 3
-  local rc=0
-  timeout 300 xvfb-run -a -s "-screen 0 1600x1000x24" "$studio" "$demo" --frame 40 --select left_thigh "$@" \
-    >"$work/$name.out" 2>"$work/$name.err" || rc=$?
-  [ "$rc" -eq "$code" ] || fail "$name: exited $rc, expected $code: $(cat "$work/$name.err")"
+  run_studio 1600x1000 "$name" "$demo" --frame 40 --select left_thigh "$@"
+  expect_exit "$name" "$code"
   grep -qxF -- "$line" "$work/$name.out" || fail "$name: expected '$line', got: $(cat "$work/$name.out")"
   echo "ok: $name: $line"
 }

@@ -29,13 +29,9 @@ rm -rf "$work" && mkdir -p "$work"
 source "$(dirname "$0")/studio_test_env.sh"
 demo="$assets/demo_walk.glb"
 
-# run_studio NAME ARGS...: the studio on a fresh X server; output in
+# studio_run NAME ARGS...: the studio on a fresh X server; output in
 # $work/NAME.out and NAME.err, exit code in rc.
-run_studio() {
-  local name=$1; shift
-  rc=0
-  timeout 300 xvfb-run -a -s "-screen 0 1600x1000x24" "$studio" "$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
-}
+studio_run() { run_studio 1600x1000 "$@"; }
 
 # The printed command names the tool "keystream": run it as printed, with
 # that name bound to the built binary.
@@ -48,7 +44,7 @@ save_and_reproduce() {
   local name=$1 source=$2 folder=$3; shift 3
   mkdir -p "$folder"
   local saved="$folder/$name.ks"
-  run_studio "$name" "$source" --save-stream "$saved" --print-command "$@"
+  studio_run "$name" "$source" --save-stream "$saved" --print-command "$@"
   [ "$rc" -eq 0 ] || fail "$name: the studio exited $rc: $(cat "$work/$name.err")"
   grep -q "^save stream: Wrote [0-9,]* bytes to $saved" "$work/$name.out" \
     || fail "$name: no 'Wrote N bytes' line: $(cat "$work/$name.out")"
@@ -80,7 +76,7 @@ grep -qF -- "'$work/b it'\\''s here/odd.ks'" <<<"$last_command" || fail "b: the 
 grep -qF -- "--bone-tolerance spine=0.0777@1.75" <<<"$last_command" || fail "b: override missing: $last_command"
 
 # c) export onto the source's meshes.
-run_studio export "$demo" --export-glb "$work/demo.decoded.glb"
+studio_run export "$demo" --export-glb "$work/demo.decoded.glb"
 [ "$rc" -eq 0 ] || fail "c: the studio exited $rc: $(cat "$work/export.err")"
 grep -q "^export decoded glTF: Wrote .* (with the source's meshes)" "$work/export.out" \
   || fail "c: $(cat "$work/export.out")"
@@ -109,23 +105,23 @@ else
 fi
 
 # e) a folder that does not exist.
-run_studio nowhere "$demo" --save-stream "$work/no such folder/x.ks"
+studio_run nowhere "$demo" --save-stream "$work/no such folder/x.ks"
 [ "$rc" -eq 1 ] || fail "e: expected exit 1, got $rc: $(cat "$work/nowhere.err")"
 grep -qF "no such folder" "$work/nowhere.err" || fail "e: the error does not name the file: $(cat "$work/nowhere.err")"
 [ ! -e "$work/no such folder" ] || fail "e: something was written"
 echo "ok: e: $(cat "$work/nowhere.err")"
 
 # f) bad usage.
-run_studio menu "$demo" --show-file-menu
+studio_run menu "$demo" --show-file-menu
 [ "$rc" -eq 2 ] || fail "f: --show-file-menu without --screenshot exited $rc"
-run_studio empty "$demo" --save-stream ""
+studio_run empty "$demo" --save-stream ""
 [ "$rc" -eq 2 ] || fail "f: --save-stream '' exited $rc"
 echo "ok: f: bad usage exits 2"
 
 # g) the File menu open, against the same screenshot without it.
-run_studio plain "$demo" --screenshot "$work/plain.png"
+studio_run plain "$demo" --screenshot "$work/plain.png"
 [ "$rc" -eq 0 ] || fail "g: the plain screenshot exited $rc: $(cat "$work/plain.err")"
-run_studio file_menu "$demo" --show-file-menu --screenshot "$work/file_menu.png"
+studio_run file_menu "$demo" --show-file-menu --screenshot "$work/file_menu.png"
 [ "$rc" -eq 0 ] || fail "g: --show-file-menu exited $rc: $(cat "$work/file_menu.err")"
 out=$("$png_check" "$work/file_menu.png" --region 0,22,300,100 --diff "$work/plain.png" --min-mean 10 2>&1) \
   || fail "g: the File menu is not drawn open: $out"

@@ -51,8 +51,8 @@ COLOR_TOLERANCE=8            # per channel, 0..255: how near BG or GRID a pixel 
 CHARACTER_MIN=0.02           # a view shows a character: at least this much is neither BG nor GRID ...
 CHARACTER_MAX=0.6            # ... and at most this much (more: BG or GRID is wrong, or the camera is inside)
 SKELETON_MIN=0.005           # the same for the BVH clip's skeleton, thin lines
-TIGHT="--tolerance 0.01"     # the tolerance of a near-lossless fit
-LOOSE="--tolerance 100"      # the tolerance of a visibly wrong one
+TIGHT=(--tolerance 0.01)     # the tolerance of a near-lossless fit
+LOOSE=(--tolerance 100)      # the tolerance of a visibly wrong one
 LABEL_ROWS=26                # rows at the top and bottom of a view that hold its labels
 SAME_POSE_MAX_MEAN=0.5       # a) original and compressed views at the tight tolerance
 DIFFERENT_POSE_MIN_MEAN=1.5  # b) the same at the loose tolerance
@@ -81,21 +81,19 @@ rm -rf "$work" && mkdir -p "$work"
 # shellcheck source=SCRIPTDIR/studio_test_env.sh
 source "$(dirname "$0")/studio_test_env.sh"
 
-# run_studio NAME ARGS...: runs the studio on a fresh X server, its output in
-# $work/NAME.out and NAME.err; sets rc and ran (the command, for messages).
-# A hung studio is killed after 300 s (exit 124) rather than blocking ctest.
-run_studio() {
-  local name=$1; shift
-  ran="keystream-studio $*"
-  rc=0
-  timeout 300 xvfb-run -a -s "-screen 0 1920x1200x24" "$studio" "$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
+# studio_run NAME ARGS...: runs the studio on a fresh 1920x1200 X server, its
+# output in $work/NAME.out and NAME.err; sets rc and ran (the command, for
+# messages).
+studio_run() {
+  ran="keystream-studio ${*:2}"
+  run_studio 1920x1200 "$@"
 }
 
 # shot NAME ARGS...: screenshot mode succeeds and writes $work/NAME.png.
 shot() {
   local name=$1; shift
   local png="$work/$name.png"
-  run_studio "$name" "$@" --screenshot "$png"
+  studio_run "$name" "$@" --screenshot "$png"
   [ "$rc" -eq 0 ] || fail "'$ran' exited $rc, expected 0; stderr: $(cat "$work/$name.err")"
   [ -s "$png" ] || fail "'$ran' exited 0 but wrote no $png"
 }
@@ -121,7 +119,7 @@ check() { check_that "$(basename "$1")" "$@"; }
 bad_file() {
   local name=$1 file=$2
   local png="$work/$name.png"
-  run_studio "$name" "$file" --screenshot "$png"
+  studio_run "$name" "$file" --screenshot "$png"
   [ "$rc" -eq 1 ] || fail "'$ran' exited $rc, expected 1; stderr: $(cat "$work/$name.err")"
   grep -qF -- "$(basename "$file")" "$work/$name.err" \
     || fail "'$ran': stderr does not name $(basename "$file"): $(cat "$work/$name.err")"
@@ -134,7 +132,7 @@ bad_file() {
 bad_usage() {
   local name=$1 text=$2; shift 2
   local png="$work/$name.png"
-  run_studio "$name" "$@" --screenshot "$png"
+  studio_run "$name" "$@" --screenshot "$png"
   [ "$rc" -eq 2 ] || fail "'$ran' exited $rc, expected 2; stderr: $(cat "$work/$name.err")"
   grep -qF -- "$text" "$work/$name.err" || fail "'$ran': stderr does not mention '$text': $(cat "$work/$name.err")"
   [ ! -e "$png" ] || fail "'$ran' failed but wrote $png"
@@ -268,7 +266,7 @@ bad_file animation_name_too_long "$work/animation_name_too_long.gltf"
 # a) Material colours at a tight tolerance (0.01 mm at 3 cm): the
 # compressed pose is within a fraction of a pixel of the original, so the
 # views nearly match.
-shot tight_material "$assets/demo_walk.glb" --frame $FRAME --color material $TIGHT
+shot tight_material "$assets/demo_walk.glb" --frame $FRAME --color material "${TIGHT[@]}"
 png="$work/tight_material.png"
 side_by_side tight_material 1600 1000
 character "a) character in the original view" "$png" "${view[original]}" $CHARACTER_MIN
@@ -278,7 +276,7 @@ check_that "a) views nearly match at a tight tolerance" "$png" --region "$(body 
 tight_original=${view[original]} tight_compressed=${view[compressed]} tight_width=${view_w[original]}
 
 # b) A loose tolerance: a visibly different compressed pose, still drawn.
-shot loose_material "$assets/demo_walk.glb" --frame $FRAME --color material --view side-by-side $LOOSE
+shot loose_material "$assets/demo_walk.glb" --frame $FRAME --color material --view side-by-side "${LOOSE[@]}"
 png="$work/loose_material.png"
 side_by_side loose_material 1600 1000
 character "b) character in the compressed view at a loose tolerance" "$png" "${view[compressed]}" $CHARACTER_MIN
@@ -297,7 +295,7 @@ check_that "c) little red in the compressed view at the default settings" "$png"
   --region "${view[compressed]}" --count-dominant red --margin $RED_MARGIN --max-fraction $RED_MAX
 
 # The loose fit keeps its own (loose) promise: green too.
-shot loose_error "$assets/demo_walk.glb" --frame $FRAME --color error $LOOSE
+shot loose_error "$assets/demo_walk.glb" --frame $FRAME --color error "${LOOSE[@]}"
 png="$work/loose_error.png"
 side_by_side loose_error 1600 1000
 character "c) character in the compressed view, error colours" "$png" "${view[compressed]}" $CHARACTER_MIN
@@ -308,7 +306,7 @@ check_that "c) little red in the compressed view of a loose fit against its own 
 
 # Read against 0.1 mm at 3 cm instead, the loose fit's errors are far past it
 # (red, then magenta at twice it): nothing of the compressed character is green.
-shot loose_against "$assets/demo_walk.glb" --frame $FRAME $LOOSE --colors-against 0.1@3
+shot loose_against "$assets/demo_walk.glb" --frame $FRAME "${LOOSE[@]}" --colors-against 0.1@3
 png="$work/loose_against.png"
 side_by_side loose_against 1600 1000
 character "c) character in the compressed view against 0.1 mm" "$png" "${view[compressed]}" $CHARACTER_MIN
@@ -316,7 +314,7 @@ check_that "c) no green in the compressed view of a loose fit against 0.1 mm" "$
   --region "${view[compressed]}" --count-dominant green --margin $GREEN_MARGIN --max-fraction $LOOSE_GREEN_MAX
 
 # --color recolours the compressed view and leaves the original alone.
-shot tight_error "$assets/demo_walk.glb" --frame $FRAME $TIGHT
+shot tight_error "$assets/demo_walk.glb" --frame $FRAME "${TIGHT[@]}"
 png="$work/tight_error.png"
 side_by_side tight_error 1600 1000
 check_that "c) --color leaves the original view alone" "$png" --region "${view[original]}" \

@@ -17,3 +17,27 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 # an empty config folder of our own makes it use the committed one.
 export XDG_CONFIG_HOME="${work:?set work before sourcing studio_test_env.sh}/config"
 mkdir -p "$XDG_CONFIG_HOME"
+
+# run_studio SIZE NAME ARGS...: the studio ($studio) with ARGS on a fresh X
+# server of SIZE (WxH); its output in $work/NAME.out and NAME.err. Sets rc to
+# the studio's own exit status, which a wrapper shell writes to a file:
+# xvfb-run's status is not always the studio's, since on a loaded machine it
+# can fail to clean up its temporary folder (exit 5) after the studio passed.
+# A hung studio is killed after 300 s (rc 124) rather than blocking ctest.
+run_studio() {
+  local size=$1 name=$2; shift 2
+  local status_file="$work/$name.status" xvfb_rc=0
+  rm -f "$status_file"
+  # shellcheck disable=SC2016 # expanded by the wrapper shell, not here
+  timeout 300 xvfb-run -a -s "-screen 0 ${size}x24" \
+    sh -c '"$@"; echo $? >"$0"' "$status_file" "${studio:?set studio before run_studio}" "$@" \
+    >"$work/$name.out" 2>"$work/$name.err" || xvfb_rc=$?
+  rc=$xvfb_rc
+  if [ "$xvfb_rc" -ne 124 ] && [ -s "$status_file" ]; then rc=$(cat "$status_file"); fi
+}
+
+# expect_exit NAME CODE: run NAME's studio exited CODE; otherwise fail with
+# its stderr.
+expect_exit() {
+  [ "$rc" -eq "$2" ] || fail "$1: exited $rc, expected $2: $(cat "$work/$1.err")"
+}
