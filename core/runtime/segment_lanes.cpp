@@ -31,6 +31,14 @@ struct Sse2 {
   }
   Sse2 negated() const { return {_mm_xor_ps(v, _mm_set1_ps(-0.f))}; }
   void store(float* p) const { _mm_store_ps(p, v); }
+  /// Lane i's x, y, z and w to out[4 * i .. 4 * i + 3], for the four lanes (16-byte aligned).
+  static void store_transposed(Sse2 x, Sse2 y, Sse2 z, Sse2 w, float* out) {
+    _MM_TRANSPOSE4_PS(x.v, y.v, z.v, w.v);
+    _mm_store_ps(out, x.v);
+    _mm_store_ps(out + 4, y.v);
+    _mm_store_ps(out + 8, z.v);
+    _mm_store_ps(out + 12, w.v);
+  }
   friend Sse2 operator+(Sse2 a, Sse2 b) { return {_mm_add_ps(a.v, b.v)}; }
   friend Sse2 operator-(Sse2 a, Sse2 b) { return {_mm_sub_ps(a.v, b.v)}; }
   friend Sse2 operator*(Sse2 a, Sse2 b) { return {_mm_mul_ps(a.v, b.v)}; }

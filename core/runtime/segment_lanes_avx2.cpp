@@ -29,6 +29,21 @@ struct Avx2 {
   static Avx2 select(__m256 mask, Avx2 a, Avx2 b) { return {_mm256_blendv_ps(b.v, a.v, mask)}; }
   Avx2 negated() const { return {_mm256_xor_ps(v, _mm256_set1_ps(-0.f))}; }
   void store(float* p) const { _mm256_store_ps(p, v); }
+  /// Lane i's x, y, z and w to out[4 * i .. 4 * i + 3], for the eight lanes (32-byte aligned).
+  static void store_transposed(Avx2 x, Avx2 y, Avx2 z, Avx2 w, float* out) {
+    const __m256 xy_low = _mm256_unpacklo_ps(x.v, y.v);  // lanes 0, 1 | 4, 5
+    const __m256 xy_high = _mm256_unpackhi_ps(x.v, y.v);  // lanes 2, 3 | 6, 7
+    const __m256 zw_low = _mm256_unpacklo_ps(z.v, w.v);
+    const __m256 zw_high = _mm256_unpackhi_ps(z.v, w.v);
+    const __m256 lanes_0_4 = _mm256_shuffle_ps(xy_low, zw_low, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 lanes_1_5 = _mm256_shuffle_ps(xy_low, zw_low, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 lanes_2_6 = _mm256_shuffle_ps(xy_high, zw_high, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 lanes_3_7 = _mm256_shuffle_ps(xy_high, zw_high, _MM_SHUFFLE(3, 2, 3, 2));
+    _mm256_store_ps(out, _mm256_permute2f128_ps(lanes_0_4, lanes_1_5, 0x20));
+    _mm256_store_ps(out + 8, _mm256_permute2f128_ps(lanes_2_6, lanes_3_7, 0x20));
+    _mm256_store_ps(out + 16, _mm256_permute2f128_ps(lanes_0_4, lanes_1_5, 0x31));
+    _mm256_store_ps(out + 24, _mm256_permute2f128_ps(lanes_2_6, lanes_3_7, 0x31));
+  }
   friend Avx2 operator+(Avx2 a, Avx2 b) { return {_mm256_add_ps(a.v, b.v)}; }
   friend Avx2 operator-(Avx2 a, Avx2 b) { return {_mm256_sub_ps(a.v, b.v)}; }
   friend Avx2 operator*(Avx2 a, Avx2 b) { return {_mm256_mul_ps(a.v, b.v)}; }

@@ -10,7 +10,9 @@
 
 template <class V, int Components, class Lanes>
 inline void evaluate_block(const Lanes& b, float t, unsigned char* pose) {
-  alignas(32) float values[Components][kLanesPerBlock];
+  // Each lane's components side by side (the fourth of a vec3 is 0), so a
+  // lane's value goes to the pose in one copy, not one per component.
+  alignas(32) float values[kLanesPerBlock][4];
   const V time = V::broadcast(t);
   const V half = V::broadcast(0.5f);
   const V one = V::broadcast(1.f);
@@ -42,12 +44,16 @@ inline void evaluate_block(const Lanes& b, float t, unsigned char* pose) {
       for (int c = 0; c < 3; ++c) out[c] = V::select(has_length, out[c] * inverse, V::zero());
       out[3] = V::select(has_length, out[3] * inverse, one);
     }
-    for (int c = 0; c < Components; ++c) out[c].store(values[c] + lane);
+    if constexpr (Components == 4) {
+      V::store_transposed(out[0], out[1], out[2], out[3], values[lane]);
+    } else {
+      V::store_transposed(out[0], out[1], out[2], V::zero(), values[lane]);
+    }
   }
   for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
     const uint32_t at = b.output[lane];
     if (at == kNoOutput) continue;
-    for (int c = 0; c < Components; ++c) std::memcpy(pose + at + c * sizeof(float), &values[c][lane], sizeof(float));
+    std::memcpy(pose + at, values[lane], Components * sizeof(float));
   }
 }
 
