@@ -15,7 +15,8 @@
 //            build/bench/keystream-track-major-probe CLIP[#ANIMATION] [LOOPS]
 //
 // Outside valgrind it also prints ns per pose, min and median of 9
-// repetitions, for it and for the Player in the same run.
+// repetitions, for it, the Player and the baseline (BinarySearchSampler),
+// interleaved in one run, and the ratios of the medians to the baseline's.
 
 #include <immintrin.h>
 
@@ -29,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/codec/binary_search_sampler.h"
 #include "core/codec/bit_writer.h"
 #include "core/codec/fit.h"
 #include "core/codec/key_cost.h"
@@ -442,15 +444,20 @@ int main(int argc, char** argv) {
 
   const uint64_t loops = argc > 2 ? std::stoull(argv[2]) : std::max<uint64_t>(1, 100000 / frames);
   constexpr int kRepetitions = 9;
-  std::vector<double> probe_ns, player_ns;
+  std::vector<double> probe_ns, player_ns, baseline_ns;
+  BinarySearchSampler baseline(fitted.value());
   TrackMajorPlayer probe(stream, fitted.value());
   for (int repetition = 0; repetition < kRepetitions; ++repetition) {
-    for (int which = 0; which < 2; ++which) {
+    for (int which = 0; which < 3; ++which) {
       const auto start = std::chrono::steady_clock::now();
       if (which == 0) {
         for (uint64_t loop = 0; loop < loops; ++loop) {
           probe.restart();
           for (uint32_t f = 0; f < frames; ++f) probe.sample_frame(f, pose);
+        }
+      } else if (which == 2) {
+        for (uint64_t loop = 0; loop < loops; ++loop) {
+          for (uint32_t f = 0; f < frames; ++f) baseline.sample_frame(static_cast<float>(f), pose);
         }
       } else {
         Player player(stream);
@@ -460,15 +467,19 @@ int main(int argc, char** argv) {
       }
       const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() /
                         static_cast<double>(loops * frames);
-      (which == 0 ? probe_ns : player_ns).push_back(ns);
+      (which == 0 ? probe_ns : which == 1 ? player_ns : baseline_ns).push_back(ns);
     }
   }
   std::sort(probe_ns.begin(), probe_ns.end());
   std::sort(player_ns.begin(), player_ns.end());
+  std::sort(baseline_ns.begin(), baseline_ns.end());
+  const double base = baseline_ns[kRepetitions / 2];
   std::printf("%s: %u frames, %u animated tracks, every pose equal to the Player's; key stream %zu bytes track-major\n",
               path.c_str(), frames, stream.animated_track_count(), probe.data_bytes());
-  std::printf("ns per pose: track-major min %.0f median %.0f; "
-              "Player min %.0f median %.0f\n",
-              probe_ns.front(), probe_ns[kRepetitions / 2], player_ns.front(), player_ns[kRepetitions / 2]);
+  std::printf("ns per pose (min, median): track-major %.0f, %.0f; Player %.0f, %.0f; baseline %.0f, %.0f\n",
+              probe_ns.front(), probe_ns[kRepetitions / 2], player_ns.front(), player_ns[kRepetitions / 2],
+              baseline_ns.front(), base);
+  std::printf("median / baseline's: track-major %.3f, Player %.3f\n", probe_ns[kRepetitions / 2] / base,
+              player_ns[kRepetitions / 2] / base);
   return 0;
 }

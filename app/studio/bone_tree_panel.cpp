@@ -37,11 +37,7 @@ constexpr float kNameShareOfColumn = 0.7f;
 // True when none of the bone's tracks is animated in the fit: it holds one
 // pose (constant, or the rest pose) for the whole clip.
 bool bone_is_still(const FitResult* r, size_t bone) {
-  if (r == nullptr || 3 * bone + 2 >= r->fitted.tracks.size()) return false;
-  for (size_t k = 0; k < 3; ++k) {
-    if (r->fitted.tracks[3 * bone + k].coding == TrackCoding::kAnimated) return false;
-  }
-  return true;
+  return r != nullptr && 3 * bone + 2 < r->fitted.tracks.size() && !bone_moves(*r, bone);
 }
 
 // A bone's measured max and tolerance, when the result has them.
@@ -310,13 +306,18 @@ bool BoneTreePanel::draw_row(StudioState& state, int32_t row_index, const FitRes
     state.selection_chosen = true;
     m_seen_selection = row.bone;  // in view already: no scroll
   }
+  // Where the name's text ends, against the visible edge of the column (it
+  // may scroll sideways): for the rows scrolled to or reported only.
+  float label_left = 0.f, label_right = 0.f, visible_right = 0.f;
+  if (row_index == m_scroll_to_row || selected) {
+    label_left = ImGui::GetItemRectMin().x + ImGui::GetTreeNodeToLabelSpacing();
+    label_right = label_left + ImGui::CalcTextSize(label.c_str()).x;
+    visible_right = ImGui::GetWindowPos().x + ImGui::GetWindowWidth() - ImGui::GetStyle().ScrollbarSize;
+  }
   if (row_index == m_scroll_to_row) {
     ImGui::SetScrollHereY(0.5f);
     // Sideways: the end of the name into view, but not its start out of it.
-    const float label_left = ImGui::GetItemRectMin().x + ImGui::GetTreeNodeToLabelSpacing();
-    const float label_right = label_left + ImGui::CalcTextSize(label.c_str()).x;
     const float visible_left = ImGui::GetWindowPos().x + m_frozen_width;
-    const float visible_right = ImGui::GetWindowPos().x + ImGui::GetWindowWidth() - ImGui::GetStyle().ScrollbarSize;
     float shift = std::max(label_right - visible_right, 0.f);
     if (label_left - shift < visible_left) shift = label_left - visible_left;
     if (shift != 0.f) ImGui::SetScrollX(ImGui::GetScrollX() + shift);
@@ -325,9 +326,6 @@ bool BoneTreePanel::draw_row(StudioState& state, int32_t row_index, const FitRes
     // In view: inside the scrolled area; fits: the whole name, arrow to
     // last letter, left of the visible edge (the column may scroll sideways).
     m_report.selected_in_view = ImGui::IsItemVisible();
-    const float label_right =
-        ImGui::GetItemRectMin().x + ImGui::GetTreeNodeToLabelSpacing() + ImGui::CalcTextSize(label.c_str()).x;
-    const float visible_right = ImGui::GetWindowPos().x + ImGui::GetWindowWidth() - ImGui::GetStyle().ScrollbarSize;
     m_report.selected_name_fits = label_right <= visible_right;
   }
   if (measured && ImGui::IsItemHovered()) bone_tooltip(state, *r, b);

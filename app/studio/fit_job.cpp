@@ -83,18 +83,19 @@ std::shared_ptr<const FitResult> run_fit(std::shared_ptr<const ImportedClip> sou
   return result;
 }
 
+bool bone_moves(const FitResult& result, size_t bone) {
+  for (size_t k = 0; k < 3 && 3 * bone + k < result.fitted.tracks.size(); ++k) {
+    if (result.fitted.tracks[3 * bone + k].coding == TrackCoding::kAnimated) return true;
+  }
+  return false;
+}
+
 int worst_bone(const FitResult& result, bool moving_only) {
   const std::vector<float>& error = result.measurement.bone_error_m;
   const size_t bones = std::min(error.size(), result.bone_tolerance_m.size());
-  const auto moving = [&](size_t b) {
-    for (size_t k = 0; k < 3 && 3 * b + k < result.fitted.tracks.size(); ++k) {
-      if (result.fitted.tracks[3 * b + k].coding == TrackCoding::kAnimated) return true;
-    }
-    return false;
-  };
   int worst = -1;
   for (size_t b = 0; b < bones; ++b) {
-    if (moving_only && !moving(b)) continue;
+    if (moving_only && !bone_moves(result, b)) continue;
     const size_t w = static_cast<size_t>(worst);
     if (worst < 0 || error[b] / result.bone_tolerance_m[b] > error[w] / result.bone_tolerance_m[w]) {
       worst = static_cast<int>(b);

@@ -55,6 +55,10 @@ struct FitResult {
 /// to every bone when none moves.
 int worst_bone(const FitResult& result, bool moving_only = false);
 
+/// True when some track of bone `bone` is animated in the fit (false for a
+/// bone the result does not hold): a still bone has one pose all clip long.
+bool bone_moves(const FitResult& result, size_t bone);
+
 /// Fits, packs, opens and measures `clip` with `settings` (each bone's
 /// object-space error at its own shell distance besides the usual ones).
 std::shared_ptr<const FitResult> run_fit(std::shared_ptr<const ImportedClip> clip, const CodecSettings& settings,
