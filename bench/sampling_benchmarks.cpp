@@ -73,7 +73,7 @@ struct Pack {
   uint32_t jump_interval_frames = 0;
   size_t jump_frame_bytes = 0;
   size_t player_bytes = 0;   // a Player's own memory for this stream (a zstd player's includes its context)
-  size_t touched_bytes = 0;  // what sampling reads: the stream and the active array
+  size_t touched_bytes = 0;  // what sampling reads: the stream and the player
 };
 
 /// What the cases of one clip share. Cold copies are built on a case's
@@ -148,7 +148,7 @@ Result<std::unique_ptr<ClipBench>> prepare(const TimedClip& clip, const TimingSe
     if (!view.ok()) return Error{view.error()};
     const Player player(view.value());
     p.player_bytes = player.memory_bytes();
-    p.touched_bytes = p.bytes.size() + player.active_array().size_bytes();
+    p.touched_bytes = p.bytes.size() + player.memory_bytes();
     p.jump_interval_frames = view.value().jump_interval_frames();
     p.jump_frame_bytes = view.value().jump_frame_bytes();
     bench->packs.push_back(std::move(p));

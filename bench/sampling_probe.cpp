@@ -133,9 +133,9 @@ int main(int argc, char** argv) {
   }
   std::sort(ns_per_pose.begin(), ns_per_pose.end());
   const double all_poses = static_cast<double>(poses) * kRepetitions;
-  std::printf("%s: %zu bytes, jump frames every %.3f s (%zu bytes), %u frames, %zu animated tracks\n", path.c_str(),
+  std::printf("%s: %zu bytes, jump frames every %.3f s (%zu bytes), %u frames, %u animated tracks\n", path.c_str(),
               bytes.value().size(), static_cast<double>(stream.jump_interval_frames()) / stream.sample_rate_hz(),
-              stream.jump_frame_bytes(), frames, player.active_array().size());
+              stream.jump_frame_bytes(), frames, player.lane_count());
   const uint64_t keys_read = baseline ? baseline_sampler.counters().keys_read : player.counters().keys_read;
   std::printf("%s%s: %.0f poses, %.2f keys read per pose; ns per pose min %.0f, median %.0f\n",
               baseline ? "baseline " : "", mode.c_str(), all_poses, static_cast<double>(keys_read) / all_poses,

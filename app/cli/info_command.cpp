@@ -33,8 +33,8 @@ constexpr const char* kInfoHelp =
     "options:\n"
     "  --tracks                 also list every track (bone, kind, coding, keys,\n"
     "                           quantization step)\n"
-    "  --blocks                 also list the key stream blocks (first key, keys,\n"
-    "                           plain and compressed bytes)\n"
+    "  --runs                   also list every animated track's run of stream\n"
+    "                           keys (where it starts, keys, bits)\n"
     "  --json                   print everything as one JSON object\n"
     "  -h, --help               show this help\n";
 
@@ -116,7 +116,21 @@ std::map<std::string, int> track_codings(const StreamView& view) {
   return codings;
 }
 
-Json info_json(const StreamFile& file, bool list_tracks, bool list_blocks) {
+// Calls `visit(track, keys, first_bit, bits)` for every animated track's run
+// of stream keys (its keys after the first three), in track order.
+template <class Visit>
+void for_each_run(const StreamView& view, Visit visit) {
+  uint32_t animated = 0;
+  for (uint32_t t = 0; t < view.tracks().size(); ++t) {
+    const StreamTrack& track = view.tracks()[t];
+    if (track.coding != TrackCoding::kAnimated) continue;
+    const uint64_t first = view.run_starts()[animated];
+    const uint64_t end = view.run_starts()[++animated];
+    visit(t, track.key_count > kInitialKeysPerTrack ? track.key_count - kInitialKeysPerTrack : 0, first, end - first);
+  }
+}
+
+Json info_json(const StreamFile& file, bool list_tracks, bool list_runs) {
   const StreamView& view = file.view;
   const StreamMetadata& meta = view.metadata();
   const StreamSizes sizes = stream_sizes(view);
@@ -181,8 +195,8 @@ Json info_json(const StreamFile& file, bool list_tracks, bool list_blocks) {
   out["jump_frames"] = {{"interval_frames", view.jump_interval_frames()},
                         {"interval_s", view.jump_interval_frames() / static_cast<double>(view.sample_rate_hz())},
                         {"count", view.jump_frames().size()},
-                        {"bytes", view.jump_frame_bytes()},
-                        {"largest_block_bytes", view.max_key_stream_block_bytes()}};
+                        {"bytes", view.jump_frame_bytes()}};
+  out["player_key_stream_bytes"] = zstd ? Json(view.key_stream_bytes()) : Json(nullptr);
   if (list_tracks) {
     Json tracks = Json::array();
     for (size_t t = 0; t < view.tracks().size(); ++t) {
@@ -198,20 +212,17 @@ Json info_json(const StreamFile& file, bool list_tracks, bool list_blocks) {
     }
     out["track_list"] = tracks;
   }
-  if (list_blocks) {
-    Json blocks = Json::array();
-    for (const KeyStreamBlock& block : view.key_stream_blocks()) {
-      blocks.push_back({{"first_key", block.first_key},
-                        {"keys", block.end_key - block.first_key},
-                        {"plain_bytes", block.byte_count()},
-                        {"compressed_bytes", zstd ? Json(block.compressed.size()) : Json(nullptr)}});
-    }
-    out["block_list"] = blocks;
+  if (list_runs) {
+    Json runs = Json::array();
+    for_each_run(view, [&](uint32_t track, uint32_t keys, uint64_t first_bit, uint64_t bits) {
+      runs.push_back({{"track", track}, {"keys", keys}, {"first_bit", first_bit}, {"bits", bits}});
+    });
+    out["run_list"] = runs;
   }
   return out;
 }
 
-void print_info(const StreamFile& file, bool list_tracks, bool list_blocks) {
+void print_info(const StreamFile& file, bool list_tracks, bool list_runs) {
   const StreamView& view = file.view;
   const StreamMetadata& meta = view.metadata();
   const StreamSizes sizes = stream_sizes(view);
@@ -274,10 +285,9 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_blocks) {
                 view.jump_frame_bytes());
   }
   if (zstd) {
-    std::printf("largest block    %zu bytes decompressed (the player's block buffer)\n",
-                view.max_key_stream_block_bytes());
+    std::printf("player holds     %zu bytes: the key stream, decompressed once\n", view.key_stream_bytes());
   } else {
-    std::printf("largest block    none held (a plain key stream is read in place)\n");
+    std::printf("player holds     no key stream bytes (a plain key stream is read in place)\n");
   }
   if (list_tracks) {
     for (size_t t = 0; t < view.tracks().size(); ++t) {
@@ -289,14 +299,11 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_blocks) {
       std::printf("\n");
     }
   }
-  if (list_blocks) {
-    const auto blocks = view.key_stream_blocks();
-    for (size_t b = 0; b < blocks.size(); ++b) {
-      std::printf("block %5zu first key %7u %7u keys %8llu bytes plain", b, blocks[b].first_key,
-                  blocks[b].end_key - blocks[b].first_key, static_cast<unsigned long long>(blocks[b].byte_count()));
-      if (zstd) std::printf(" %8zu bytes zstd", blocks[b].compressed.size());
-      std::printf("\n");
-    }
+  if (list_runs) {
+    for_each_run(view, [](uint32_t track, uint32_t keys, uint64_t first_bit, uint64_t bits) {
+      std::printf("run of track %5u at bit %10llu %7u keys %10llu bits\n", track,
+                  static_cast<unsigned long long>(first_bit), keys, static_cast<unsigned long long>(bits));
+    });
   }
 }
 
@@ -309,13 +316,13 @@ int run_info(const std::vector<std::string_view>& raw_args) {
   }
   Arguments args("info", raw_args);
   std::filesystem::path path;
-  bool list_tracks = false, list_blocks = false, as_json = false;
+  bool list_tracks = false, list_runs = false, as_json = false;
   while (!args.done()) {
     const std::string_view arg = args.next();
     if (arg == "--tracks") {
       list_tracks = true;
-    } else if (arg == "--blocks") {
-      list_blocks = true;
+    } else if (arg == "--runs") {
+      list_runs = true;
     } else if (arg == "--json") {
       as_json = true;
     } else if (!args.source(arg, path, "FILE.ks")) {
@@ -335,10 +342,10 @@ int run_info(const std::vector<std::string_view>& raw_args) {
     // Names are whatever bytes the stream holds: invalid UTF-8 becomes U+FFFD
     // rather than an exception.
     const std::string text =
-        info_json(*file.value(), list_tracks, list_blocks).dump(2, ' ', false, Json::error_handler_t::replace);
+        info_json(*file.value(), list_tracks, list_runs).dump(2, ' ', false, Json::error_handler_t::replace);
     std::printf("%s\n", text.c_str());
   } else {
-    print_info(*file.value(), list_tracks, list_blocks);
+    print_info(*file.value(), list_tracks, list_runs);
   }
   return 0;
 }

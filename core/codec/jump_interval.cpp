@@ -1,10 +1,12 @@
 #include "core/codec/jump_interval.h"
 
 #include <algorithm>
+#include <array>
 
 #include "core/codec/key_cost.h"
 #include "core/runtime/bit_reader.h"
 #include "core/runtime/stream_format.h"
+#include "core/runtime/stream_key_layout.h"
 
 namespace ks {
 
@@ -25,14 +27,27 @@ uint32_t keys_read_at(const FittedTrack& track, uint32_t frame) {
   return static_cast<uint32_t>(past - keys.begin()) + 2;
 }
 
-// Bits of one streamed track's saved window in a jump state (stream_format.h).
-uint64_t saved_window_bits(const FittedTrack& track, const KeyCoding& coding, uint32_t read, uint32_t key_index_bits) {
-  uint64_t bits = key_index_bits;
-  const uint32_t first = read >= kWindowSize ? read - kWindowSize : 0;
-  bits += kFrameBits + uint64_t{coding.absolute_bits} * static_cast<uint64_t>(track.quantization.coded_count()) +
-          (coding.negation_bits ? 1 : 0);
-  for (uint32_t k = first + 1; k < read; ++k) bits += key_difference_bits(track, coding, k);
+// Bits of `track`'s run in the key stream: its keys 3.. at their segments' widths.
+uint64_t run_bits(const FittedTrack& track, const KeyCoding& coding) {
+  const uint32_t keys = static_cast<uint32_t>(track.keys.size());
+  uint64_t bits = 0;
+  for (uint32_t s = 0; s < segment_count(keys); ++s) {
+    const std::array<uint32_t, kKeyFields> widths = segment_widths(track, coding, s);
+    const uint32_t in_segment = std::min(kKeysPerSegment, keys - kInitialKeysPerTrack - s * kKeysPerSegment);
+    bits += uint64_t{in_segment} * make_stream_key_layout(widths.data(), coding.negation_bits).key_bits;
+  }
   return bits;
+}
+
+// Bits of one streamed track's saved window in a jump state (stream_format.h):
+// the keys read, then past the initial keys the window's oldest key and an
+// offset into the track's run.
+uint64_t saved_window_bits(const FittedTrack& track, const KeyCoding& coding, uint32_t read, uint32_t key_index_bits,
+                           uint32_t offset_bits) {
+  uint64_t bits = key_index_bits;
+  if (read < kRestoreFromRunKeys) return bits;
+  return bits + kFrameBits + uint64_t{coding.absolute_bits} * static_cast<uint64_t>(track.quantization.coded_count()) +
+         (coding.negation_bits ? 1 : 0) + offset_bits;
 }
 
 }  // namespace
@@ -44,25 +59,30 @@ JumpIntervalCost jump_interval_cost(const FittedClip& clip, const std::vector<Ke
   const uint32_t last = clip.frame_count - 1;
   uint32_t max_key_count = 0;
   uint32_t streamed = 0;
+  uint64_t longest_run = 0;
   // Stream keys needed at each frame, then at or before it.
   std::vector<uint64_t> needed_by(clip.frame_count + 1, 0);
-  for (const FittedTrack& track : clip.tracks) {
+  for (size_t t = 0; t < clip.tracks.size(); ++t) {
+    const FittedTrack& track = clip.tracks[t];
     if (track.coding != TrackCoding::kAnimated) continue;
     max_key_count = std::max<uint32_t>(max_key_count, static_cast<uint32_t>(track.keys.size()));
     if (!is_streamed(track)) continue;
     ++streamed;
+    longest_run = std::max(longest_run, run_bits(track, codings[t]));
     for (size_t k = kInitialKeysPerTrack; k < track.keys.size(); ++k) ++needed_by[track.keys[k - 2].frame];
   }
   for (uint32_t f = 1; f <= last; ++f) needed_by[f] += needed_by[f - 1];
 
   const uint32_t key_index_bits = bits_for(max_key_count);
+  const uint32_t offset_bits = run_offset_bits(longest_run);
   const uint32_t jump_count = interval_frames == 0 ? 0 : last / interval_frames;
   uint64_t state_bits = 0;
   for (uint32_t j = 1; j <= jump_count; ++j) {
     const uint32_t frame = j * interval_frames;
     for (size_t t = 0; t < clip.tracks.size(); ++t) {
       const FittedTrack& track = clip.tracks[t];
-      if (is_streamed(track)) state_bits += saved_window_bits(track, codings[t], keys_read_at(track, frame), key_index_bits);
+      if (is_streamed(track)) state_bits += saved_window_bits(track, codings[t], keys_read_at(track, frame), key_index_bits,
+                                                          offset_bits);
     }
   }
   cost.jump_frame_bytes = uint64_t{jump_count} * kJumpIndexEntrySize + (state_bits + 7) / 8;

@@ -142,32 +142,22 @@ Status check_clip(const FittedClip& clip) {
   return {};
 }
 
-// The key stream section of a zstd stream: a u32 size per block, then each
-// block (the bytes holding bits block_bits[b] .. block_bits[b+1]) as one zstd
-// frame that declares its size.
-Result<std::vector<uint8_t>> compress_key_stream(std::span<const uint8_t> plain, const std::vector<uint64_t>& block_bits,
-                                                 int level) {
+// The key stream section of a zstd stream: the u32 size of one zstd frame
+// of the whole key stream (which declares its size), then the frame.
+Result<std::vector<uint8_t>> compress_key_stream(std::span<const uint8_t> plain, int level) {
   const std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> context(ZSTD_createCCtx(), ZSTD_freeCCtx);
   if (!context) return Error{"cannot create a zstd context"};
-  const size_t block_count = block_bits.size() - 1;
-  std::vector<uint8_t> out(4 * block_count);
-  std::vector<uint8_t> frame;
-  for (size_t b = 0; b < block_count; ++b) {
-    const uint64_t first = block_bits[b] / 8;
-    const uint64_t end = (block_bits[b + 1] + 7) / 8;
-    frame.resize(ZSTD_compressBound(end - first));
-    const size_t size =
-        ZSTD_compressCCtx(context.get(), frame.data(), frame.size(), plain.data() + first, end - first, level);
-    if (ZSTD_isError(size)) return Error{std::string("zstd: ") + ZSTD_getErrorName(size)};
-    if (end - first > max_zstd_block_bytes(size)) {
-      return Error{"zstd compresses key stream block " + std::to_string(b) + " from " + std::to_string(end - first) +
-                   " to " + std::to_string(size) + " bytes, more than a reader accepts (" +
-                   std::to_string(kMaxZstdExpansion) + "x plus " + std::to_string(kZstdExpansionSlackBytes) +
-                   " bytes): such keys are degenerate; write the stream without zstd"};
-    }
-    set_u32(out, static_cast<uint32_t>(4 * b), static_cast<uint32_t>(size));
-    out.insert(out.end(), frame.begin(), frame.begin() + static_cast<std::ptrdiff_t>(size));
+  std::vector<uint8_t> out(4 + ZSTD_compressBound(plain.size()));
+  const size_t size = ZSTD_compressCCtx(context.get(), out.data() + 4, out.size() - 4, plain.data(), plain.size(), level);
+  if (ZSTD_isError(size)) return Error{std::string("zstd: ") + ZSTD_getErrorName(size)};
+  if (plain.size() > max_zstd_block_bytes(size)) {
+    return Error{"zstd compresses the key stream from " + std::to_string(plain.size()) + " to " + std::to_string(size) +
+                 " bytes, more than a reader accepts (" + std::to_string(kMaxZstdExpansion) + "x plus " +
+                 std::to_string(kZstdExpansionSlackBytes) + " bytes): such keys are degenerate; write the stream " +
+                 "without zstd"};
   }
+  set_u32(out, 0, static_cast<uint32_t>(size));
+  out.resize(4 + size);
   return out;
 }
 
@@ -280,21 +270,6 @@ uint32_t jump_interval_frames(float jump_interval_s, float sample_rate_hz) {
   return static_cast<uint32_t>(std::clamp(frames, 1.0, 65535.0));
 }
 
-std::vector<StreamKey> stream_key_order(const FittedClip& clip) {
-  std::vector<StreamKey> order;
-  for (uint32_t t = 0; t < clip.tracks.size(); ++t) {
-    const FittedTrack& track = clip.tracks[t];
-    if (track.coding != TrackCoding::kAnimated) continue;
-    for (uint32_t k = kInitialKeysPerTrack; k < track.keys.size(); ++k) {
-      order.push_back({track.keys[k - 2].frame, t, k});
-    }
-  }
-  std::sort(order.begin(), order.end(), [](const StreamKey& a, const StreamKey& b) {
-    return a.need != b.need ? a.need < b.need : (a.track != b.track ? a.track < b.track : a.index < b.index);
-  });
-  return order;
-}
-
 Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& settings) {
   if (Status s = settings.validate(); !s) return Error{"pack settings: " + s.error()};
   if (Status s = check_clip(clip); !s) return Error{s.error()};
@@ -345,17 +320,24 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
   }
   out.insert(out.end(), initial.bytes().begin(), initial.bytes().end());
 
-  const std::vector<StreamKey> order = stream_key_order(clip);
+  // Key stream: each streamed track's keys 3.. end to end (its run), the
+  // runs in track order.
   const uint32_t key_stream_offset = static_cast<uint32_t>(out.size());
   BitWriter stream;
-  std::vector<uint64_t> key_offsets;  // bit offset of each stream key, and the end
-  key_offsets.reserve(order.size() + 1);
-  for (const StreamKey& key : order) {
-    key_offsets.push_back(stream.size_bits());
-    write_stream_key(stream, clip.tracks[key.track], codings[key.track],
-                     widths[key.track][segment_of_key(key.index)], key.index);
+  std::vector<std::vector<uint64_t>> key_offsets(track_count);  // per track: where each stream key starts in its run
+  uint64_t longest_run = 0;
+  uint32_t stream_key_count = 0;
+  for (uint32_t t = 0; t < track_count; ++t) {
+    const FittedTrack& track = clip.tracks[t];
+    if (track.coding != TrackCoding::kAnimated || track.keys.size() <= kInitialKeysPerTrack) continue;
+    const uint64_t run_start = stream.size_bits();
+    for (uint32_t k = kInitialKeysPerTrack; k < track.keys.size(); ++k) {
+      key_offsets[t].push_back(stream.size_bits() - run_start);
+      write_stream_key(stream, track, codings[t], widths[t][segment_of_key(k)], k);
+      ++stream_key_count;
+    }
+    longest_run = std::max(longest_run, stream.size_bits() - run_start);
   }
-  key_offsets.push_back(stream.size_bits());
   if (stream.size_bits() > 0xFFFFFFFFull) return Error{name + "key stream exceeds 2^32 bits"};
 
   // Jump frames: the windows after every key needed at or before the frame.
@@ -365,44 +347,44 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
           : jump_interval_frames(settings.jump_interval_s, clip.sample_rate_hz);
   const uint32_t jump_count = interval == 0 ? 0 : last / interval;
   const uint32_t key_index_bits = bits_for(max_key_count);
+  const uint32_t offset_bits = run_offset_bits(longest_run);
   std::vector<uint32_t> keys_read(track_count);
   for (uint32_t t = 0; t < track_count; ++t) {
     keys_read[t] = static_cast<uint32_t>(std::min<size_t>(clip.tracks[t].keys.size(), kInitialKeysPerTrack));
   }
   std::vector<uint8_t> jump_index;
-  std::vector<uint64_t> block_bits{0};  // where each key stream block starts, then the end
   BitWriter states;
-  size_t cursor = 0;
+  uint32_t stream_keys_read = 0;
   for (uint32_t j = 0; j < jump_count; ++j) {
     const uint32_t frame = (j + 1) * interval;
-    while (cursor < order.size() && order[cursor].need <= frame) ++keys_read[order[cursor++].track];
-    put_u32(jump_index, static_cast<uint32_t>(cursor));
-    put_u32(jump_index, static_cast<uint32_t>(key_offsets[cursor]));
-    block_bits.push_back(key_offsets[cursor]);
+    // Key k of a track is needed at the frame of its key k - 2.
+    for (uint32_t t = 0; t < track_count; ++t) {
+      const FittedTrack& track = clip.tracks[t];
+      if (track.coding != TrackCoding::kAnimated) continue;
+      while (keys_read[t] < track.keys.size() && track.keys[keys_read[t] - 2].frame <= frame) {
+        ++keys_read[t];
+        ++stream_keys_read;
+      }
+    }
+    put_u32(jump_index, stream_keys_read);
     put_u32(jump_index, static_cast<uint32_t>(states.size_bits()));
     for (uint32_t t = 0; t < track_count; ++t) {
       const FittedTrack& track = clip.tracks[t];
       if (track.coding != TrackCoding::kAnimated || track.keys.size() <= kInitialKeysPerTrack) continue;
       const uint32_t read = keys_read[t];
       states.write(read, key_index_bits);
-      const uint32_t first = read >= kWindowSize ? read - kWindowSize : 0;
-      for (uint32_t k = first; k < read; ++k) {
-        const FittedKey& key = track.keys[k];
-        if (k == first) {
-          states.write(key.frame, kFrameBits);
-          write_absolute(states, track, codings[t], key);
-        } else {
-          write_differences(states, track, codings[t], k);
-        }
-      }
+      if (read < kRestoreFromRunKeys) continue;
+      const FittedKey& oldest = track.keys[read - kWindowSize];
+      states.write(oldest.frame, kFrameBits);
+      write_absolute(states, track, codings[t], oldest);
+      states.write(key_offsets[t][read - kWindowSize + 1 - kInitialKeysPerTrack], offset_bits);
     }
   }
-  block_bits.push_back(stream.size_bits());
   if (states.size_bits() > 0xFFFFFFFFull) return Error{name + "jump states exceed 2^32 bits"};
   if (settings.zstd) {
-    Result<std::vector<uint8_t>> blocks = compress_key_stream(stream.bytes(), block_bits, settings.zstd_level);
-    if (!blocks) return Error{name + blocks.error()};
-    out.insert(out.end(), blocks.value().begin(), blocks.value().end());
+    Result<std::vector<uint8_t>> frame = compress_key_stream(stream.bytes(), settings.zstd_level);
+    if (!frame) return Error{name + frame.error()};
+    out.insert(out.end(), frame.value().begin(), frame.value().end());
   } else {
     out.insert(out.end(), stream.bytes().begin(), stream.bytes().end());
   }
@@ -432,7 +414,7 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
   set_u32(out, kMetadataOffset, metadata_offset);
   set_u32(out, kTotalSize, static_cast<uint32_t>(out.size()));
   set_u32(out, kKeyStreamBits, static_cast<uint32_t>(stream.size_bits()));
-  set_u32(out, kStreamKeyCount, static_cast<uint32_t>(order.size()));
+  set_u32(out, kStreamKeyCount, stream_key_count);
   set_u32(out, kChecksum, stream_checksum(out));
   return out;
 }

@@ -1,9 +1,9 @@
 #pragma once
 // Packing (DESIGN §7): lays a fitted clip out as one stream of bytes (layout
 // in core/runtime/stream_format.h): header, bone and track tables, the
-// initial keys, every other key sorted by the frame it is needed, and jump
-// frames every `jump_interval_s` (or at the interval jump_interval.h
-// chooses) so a player can seek.
+// initial keys, every other key in its track's run, and jump frames every
+// `jump_interval_s` (or at the interval jump_interval.h chooses) so a player
+// can seek.
 
 #include <cstdint>
 #include <string>
@@ -38,20 +38,6 @@ inline PackSettings tool_pack_settings() {
 /// and thresholds as metadata; refuses settings or a fitted clip that break
 /// the format's rules (naming the track and key).
 Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& settings);
-
-/// A key of the key stream: key `index` (kInitialKeysPerTrack or later) of
-/// track `track`, needed at frame `need`.
-struct StreamKey {
-  uint32_t need;
-  uint32_t track;
-  uint32_t index;
-};
-
-/// The stream keys of `clip`'s animated tracks in the order the key stream
-/// holds them (DESIGN §7): by need frame, then track (then key, for two keys
-/// of one track needed at once beside a discontinuity), the order the
-/// decoder's NeedCalendar reads them in.
-std::vector<StreamKey> stream_key_order(const FittedClip& clip);
 
 /// Frames between jump frames for `jump_interval_s` at `sample_rate_hz`
 /// (at least 1), or 0 for none.

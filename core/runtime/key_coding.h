@@ -35,7 +35,7 @@ inline int32_t sign_extend(uint32_t field, uint32_t bits) {
 }
 
 /// Reads one Rice code with parameter `k` (Reader: BitReader or
-/// KeyStreamReader). One load: the unary quotient (at most kRiceEscapeZeros
+/// a RiceWindow over one). One load: the unary quotient (at most kRiceEscapeZeros
 /// bits), its stop bit and k <= kMaxRiceParameter low bits fit in the 57
 /// bits peek_window() gives.
 template <class Reader>

@@ -3,124 +3,62 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
-#include <cstddef>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
-#include <limits>
-
-#include "core/runtime/stream_format.h"
+#include <string>
+#include <zstd.h>
 
 namespace ks {
 
 namespace {
 
-constexpr uint32_t kNoKeyDue = std::numeric_limits<uint32_t>::max();
-
-// Makes room for the track's next key in the window: the oldest key drops
-// out. Element by element, front to back: the compiler keeps these in
-// registers (a memmove here was a library call per key).
-inline void shift_window(TrackWindow& window) {
-  for (uint32_t i = 0; i + 1 < kWindowSize; ++i) {
-    for (int c = 0; c < 4; ++c) window.codes[i][c] = window.codes[i + 1][c];
-    window.frames[i] = window.frames[i + 1];
-  }
+// Where a lane of `track`'s kind writes its value: the byte offset of its
+// bone's translation, rotation or scale in a pose.
+uint32_t output_offset(const StreamTrack& track) {
+  const size_t member = track.kind == TrackKind::kRotation      ? offsetof(Transform, rotation)
+                        : track.kind == TrackKind::kTranslation ? offsetof(Transform, translation)
+                                                                : offsetof(Transform, scale);
+  return track.bone * static_cast<uint32_t>(sizeof(Transform)) + static_cast<uint32_t>(member);
 }
 
-inline void finish_key(TrackWindow& window, bool negated) {
-  window.negated = (window.negated >> 1) | (negated ? 1u << (kWindowSize - 1) : 0u);
-  if (window.keys_behind < kWindowSize) ++window.keys_behind;
-  ++window.keys_read;
-}
-
-// Reads the track's next key, written as Rice-coded differences from its
-// newest one (a track's keys 1 and 2, read by restart()), into the window.
-// The key is decoded in place: no local copy whose components, stored one
-// by one, would be read back at once as a vector (a store-forwarding stall).
-template <class Reader>
-inline void read_next_key(Reader& reader, TrackWindow& window) {
-  shift_window(window);
-  finish_key(window, read_key_differences(reader, window.coding, window.coded_mask, window.frames[kWindowSize - 1],
-                                          window.codes[kWindowSize - 1]));
-}
-
-// The layout of the segment holding the track's next key (keys_read).
-inline void load_segment_layout(TrackWindow& window, std::span<const uint8_t> key_widths) {
-  window.layout = segment_layout(key_widths, window.key_widths_bit, segment_of_key(window.keys_read),
-                                 window.coded_mask, window.coding.negation_bits);
-}
-
-// Reads the track's next key from the key stream (fixed widths per segment,
-// stream_key_layout.h) into the window.
-template <class Reader>
-inline void read_next_stream_key(Reader& reader, std::span<const uint8_t> key_widths, TrackWindow& window) {
-  if (opens_segment(window.keys_read)) load_segment_layout(window, key_widths);
-  shift_window(window);
-  finish_key(window, read_stream_key(reader, window.layout, window.coding.frame_delta_min,
-                                     window.frames[kWindowSize - 1], window.codes[kWindowSize - 1]));
-}
-
-// Fills a window with one key: key 0 of its track, and its clamped copies.
-inline void fill_window(TrackWindow& window, const int32_t codes[4], uint32_t frame, bool negated) {
-  for (uint32_t i = 0; i < kWindowSize; ++i) {
-    std::memcpy(&window.codes[i], codes, sizeof window.codes[i]);
-    window.frames[i] = frame;
-  }
-  window.negated = negated ? (1u << kWindowSize) - 1u : 0u;
-  window.keys_behind = kWindowSize;
-  window.keys_read = 1;
-}
-
-// Key k of a track is needed when segment k-2 begins: at the frame of key
-// k-2, which sits third in the window while keys 0..k-1 have been read.
-inline uint32_t need_of_next_key(const TrackWindow& window) { return window.frames[2]; }
-
-bool same_window(const TrackWindow& a, const TrackWindow& b) {
-  return a.keys_read == b.keys_read && a.negated == b.negated &&
-         std::memcmp(a.codes, b.codes, sizeof a.codes) == 0 && std::memcmp(a.frames, b.frames, sizeof a.frames) == 0;
-}
-
-// Shifts the keys staged in the blocks marked in `stale_blocks` into their
-// lanes (the marks stay: the blocks still need their coefficients rebuilt).
+// Stages `key` as the next key of lane `lane`.
 template <int Components>
-void shift_in_stale_blocks(std::span<SegmentLanes<Components>> blocks, std::span<const uint64_t> stale_blocks) {
-  for (uint32_t word = 0; word < stale_blocks.size(); ++word) {
-    for (uint64_t bits = stale_blocks[word]; bits != 0; bits &= bits - 1) {
-      shift_in_staged_keys(blocks[word * 64 + static_cast<uint32_t>(std::countr_zero(bits))]);
-    }
-  }
+void stage(std::span<SegmentLanes<Components>> blocks, uint32_t lane, const CodedKey& key) {
+  stage_lane_key(blocks, lane, key.codes, key.frame, key.negated);
 }
 
-// Rebuilds the coefficients of the blocks marked in `stale_blocks`, then
-// clears the marks.
-template <int Components>
-void build_stale_blocks(std::span<SegmentLanes<Components>> blocks, std::span<uint64_t> stale_blocks) {
-  for (uint32_t word = 0; word < stale_blocks.size(); ++word) {
-    for (uint64_t bits = stale_blocks[word]; bits != 0; bits &= bits - 1) {
-      build_coefficients(blocks[word * 64 + static_cast<uint32_t>(std::countr_zero(bits))]);
-    }
-    stale_blocks[word] = 0;
-  }
+// The key at place `position` (0..3) of a window holding a track's keys
+// 0..count-1 (count <= 3), copies of key 0 in front: as a window of that
+// track reads after restart().
+const CodedKey& restart_window_key(const InitialKeys& initial, uint32_t position) {
+  const int32_t k = static_cast<int32_t>(initial.count + position) - static_cast<int32_t>(kWindowSize);
+  return initial.keys[k > 0 ? k : 0];
+}
+
+// Points lane `l` of block `c` at its track's newest key `newest` (read as
+// key keys_read - 1) and the key after it in its run, at bit `bit`.
+void set_cursor(LaneCursors& c, uint32_t l, const StreamTrack& track, std::span<const uint8_t> key_widths,
+                uint32_t keys_read, const CodedKey& newest, uint32_t need, uint64_t bit) {
+  c.bit[l] = bit;
+  c.keys_read[l] = keys_read;
+  c.keys_left[l] = static_cast<int32_t>(track.key_count - keys_read);
+  for (int i = 0; i < 4; ++i) c.codes[i][l] = newest.codes[i];
+  c.frame[l] = static_cast<int32_t>(newest.frame);
+  c.need[l] = static_cast<int32_t>(need);
+  c.frame_delta_min[l] = track.key_coding.frame_delta_min;
+  if (keys_read < track.key_count) load_lane_layout(c, l, track, key_widths, keys_read);
 }
 
 }  // namespace
 
 Player::Player(const StreamView& stream)
-    : m_stream(&stream), m_constant_pose(stream.bone_count()), m_short_pose(stream.bone_count()), m_reader(stream) {
-  m_active_array.reserve(stream.animated_track_count());
-  m_finished.reserve(stream.animated_track_count());
-  uint32_t rotations = 0;
-  uint32_t vec3s = 0;
+    : m_stream(&stream), m_constant_pose(stream.bone_count()), m_short_pose(stream.bone_count()) {
+  std::vector<uint32_t> rotation_tracks, vec3_tracks;
   for (uint32_t t = 0; t < stream.tracks().size(); ++t) {
     const StreamTrack& track = stream.tracks()[t];
     if (track.coding == TrackCoding::kAnimated) {
-      TrackWindow window;
-      window.track = t;
-      window.key_count = track.key_count;
-      window.coded_mask = track.quantization.coded_mask;
-      window.coding = track.key_coding;
-      window.lane = track.kind == TrackKind::kRotation ? rotations++ : vec3s++;
-      window.key_widths_bit = track.key_widths_bit;
-      m_active_array.push_back(window);
+      (track.kind == TrackKind::kRotation ? rotation_tracks : vec3_tracks).push_back(t);
       continue;
     }
     // Identity and constant tracks: their value, exactly as stored.
@@ -130,201 +68,276 @@ Player::Player(const StreamView& stream)
     if (track.kind == TrackKind::kRotation) pose.rotation = {v[0], v[1], v[2], v[3]};
     if (track.kind == TrackKind::kScale) pose.scale = {v[0], v[1], v[2]};
   }
-  // Lanes in track order; each writes its value where its bone's transform
-  // holds that kind (a byte offset into the pose).
-  m_rotation_lanes.resize((rotations + kLanesPerBlock - 1) / kLanesPerBlock);
-  m_vec3_lanes.resize((vec3s + kLanesPerBlock - 1) / kLanesPerBlock);
-  m_stale_rotation_blocks.resize((m_rotation_lanes.size() + 63) / 64);
-  m_stale_vec3_blocks.resize((m_vec3_lanes.size() + 63) / 64);
-  clear_lanes(m_rotation_lanes);
-  clear_lanes(m_vec3_lanes);
-  for (const TrackWindow& window : m_active_array) {
-    const StreamTrack& track = stream.tracks()[window.track];
-    const uint32_t bone = track.bone * static_cast<uint32_t>(sizeof(Transform));
-    const uint32_t block = window.lane / kLanesPerBlock;
-    const uint32_t lane = window.lane % kLanesPerBlock;
-    if (track.kind == TrackKind::kRotation) {
-      m_rotation_lanes[block].output[lane] = bone + static_cast<uint32_t>(offsetof(Transform, rotation));
-      set_lane_dequantization(std::span<RotationLanes>(m_rotation_lanes), window.lane, track.quantization);
-    } else {
-      set_lane_dequantization(std::span<Vec3Lanes>(m_vec3_lanes), window.lane, track.quantization);
-      const size_t member = track.kind == TrackKind::kTranslation ? offsetof(Transform, translation) : offsetof(Transform, scale);
-      m_vec3_lanes[block].output[lane] = bone + static_cast<uint32_t>(member);
-    }
+  if (stream.key_stream_compressed()) {
+    // Decompressed once: a forged frame that does not decompress (which
+    // StreamCheck::kFast lets through) reads as zeros: wrong poses, nothing
+    // out of bounds.
+    m_plain_key_stream.assign(stream.key_stream_bytes(), 0);
+    const std::span<const uint8_t> frame = stream.key_stream_frame();
+    const size_t written = ZSTD_decompress(m_plain_key_stream.data(), m_plain_key_stream.size(), frame.data(), frame.size());
+    if (ZSTD_isError(written) || written != m_plain_key_stream.size()) std::fill(m_plain_key_stream.begin(), m_plain_key_stream.end(), 0);
+    ++m_counters.blocks_decompressed;
   }
-  m_queue.reserve(static_cast<uint32_t>(m_active_array.size()));
-  m_stale.reserve(m_active_array.size());
-  m_refilled.reserve(m_active_array.size());
-  m_restore_cost_keys = stream.streamed_track_count() * kWindowSize;
+  set_up_group(m_rotations, rotation_tracks);
+  set_up_group(m_vec3s, vec3_tracks);
+  // Keys 0..2 of every animated track, in track order.
+  BitReader initial(stream.initial_keys());
+  uint32_t streamed = 0;
+  uint32_t next_rotation = 0, next_vec3 = 0;
+  for (uint32_t t = 0; t < stream.tracks().size(); ++t) {
+    const StreamTrack& track = stream.tracks()[t];
+    if (track.coding != TrackCoding::kAnimated) continue;
+    const bool rotation = track.kind == TrackKind::kRotation;
+    const uint32_t lane = rotation ? next_rotation++ : next_vec3++;
+    InitialKeys& keys = rotation ? m_rotations.initial[lane] : m_vec3s.initial[lane];
+    keys.count = std::min(track.key_count, kInitialKeysPerTrack);
+    keys.keys[0].negated = read_absolute_codes(initial, track, keys.keys[0].codes);
+    for (uint32_t k = 1; k < keys.count; ++k) {
+      keys.keys[k] = keys.keys[k - 1];
+      keys.keys[k].negated = read_key_differences(initial, track, keys.keys[k].frame, keys.keys[k].codes);
+    }
+    const int32_t place = track.key_count > kInitialKeysPerTrack ? static_cast<int32_t>(streamed++) : -1;
+    (rotation ? m_rotations.streamed[lane] : m_vec3s.streamed[lane]) = place;
+  }
+  m_restore_keys_read.resize(streamed);
+  m_restore_oldest.resize(streamed);
+  m_restore_offsets.resize(streamed);
+  // A restore reads the saved oldest key and three more per streamed track.
+  m_restore_cost_keys = streamed * kWindowSize;
   restart();
 }
 
-size_t Player::memory_bytes() const {
-  return m_active_array.capacity() * sizeof(TrackWindow) + m_constant_pose.capacity() * sizeof(Transform) +
-         m_short_pose.capacity() * sizeof(Transform) + m_rotation_lanes.capacity() * sizeof(RotationLanes) +
-         m_vec3_lanes.capacity() * sizeof(Vec3Lanes) +
-         (m_stale_rotation_blocks.capacity() + m_stale_vec3_blocks.capacity()) * sizeof(uint64_t) +
-         (m_finished.capacity() + m_stale.capacity() + m_refilled.capacity()) * sizeof(uint32_t) +
-         m_queue.memory_bytes() + m_reader.memory_bytes();
+template <int Components>
+void Player::set_up_group(LaneGroup<Components>& group, const std::vector<uint32_t>& tracks) {
+  const StreamView& s = *m_stream;
+  const uint32_t blocks = static_cast<uint32_t>((tracks.size() + kLanesPerBlock - 1) / kLanesPerBlock);
+  group.blocks.resize(blocks);
+  group.cursors.assign(blocks, LaneCursors{});
+  group.tracks = tracks;
+  group.initial.assign(tracks.size(), InitialKeys{});
+  group.streamed.assign(tracks.size(), -1);
+  group.finished.reserve(tracks.size());
+  group.run_starts.resize(tracks.size());
+  clear_lanes(std::span<SegmentLanes<Components>>(group.blocks));
+  // The runs follow one another in track order: find each lane's among the animated tracks.
+  uint32_t animated = 0;
+  uint32_t lane = 0;
+  for (uint32_t t = 0; t < s.tracks().size() && lane < tracks.size(); ++t) {
+    if (s.tracks()[t].coding != TrackCoding::kAnimated) continue;
+    if (t == tracks[lane]) group.run_starts[lane++] = s.run_starts()[animated];
+    ++animated;
+  }
+  for (uint32_t l = 0; l < tracks.size(); ++l) {
+    const StreamTrack& track = s.tracks()[tracks[l]];
+    group.blocks[l / kLanesPerBlock].output[l % kLanesPerBlock] = output_offset(track);
+    set_lane_dequantization(std::span<SegmentLanes<Components>>(group.blocks), l, track.quantization);
+    group.cursors[l / kLanesPerBlock].track[l % kLanesPerBlock] = tracks[l];
+  }
 }
 
-// Inlined so the common call, the newest key, indexes the window at a constant.
-[[gnu::always_inline]] inline void Player::stage_key(const TrackWindow& window, const StreamTrack& track,
-                                                     uint32_t position) {
-  const bool negated = ((window.negated >> position) & 1u) != 0;
-  const uint32_t block = window.lane / kLanesPerBlock;
-  if (track.kind == TrackKind::kRotation) {
-    stage_lane_key(std::span<RotationLanes>(m_rotation_lanes), window.lane, window.codes[position],
-                   window.frames[position], negated);
-    m_stale_rotation_blocks[block / 64] |= uint64_t{1} << (block % 64);
-  } else {
-    stage_lane_key(std::span<Vec3Lanes>(m_vec3_lanes), window.lane, window.codes[position], window.frames[position],
-                   negated);
-    m_stale_vec3_blocks[block / 64] |= uint64_t{1} << (block % 64);
+size_t Player::memory_bytes() const {
+  const auto group_bytes = [](const auto& g) {
+    return g.blocks.capacity() * sizeof(g.blocks[0]) + g.cursors.capacity() * sizeof(LaneCursors) +
+           g.tracks.capacity() * sizeof(uint32_t) + g.run_starts.capacity() * sizeof(uint64_t) +
+           g.initial.capacity() * sizeof(InitialKeys) + g.streamed.capacity() * sizeof(int32_t) +
+           g.finished.capacity() * sizeof(uint32_t);
+  };
+  return group_bytes(m_rotations) + group_bytes(m_vec3s) +
+         (m_constant_pose.capacity() + m_short_pose.capacity()) * sizeof(Transform) + m_plain_key_stream.capacity() +
+         m_restore_keys_read.capacity() * sizeof(uint32_t) + m_restore_oldest.capacity() * sizeof(CodedKey) +
+         m_restore_offsets.capacity() * sizeof(uint64_t);
+}
+
+std::span<const uint8_t> Player::key_stream() const {
+  if (m_stream->key_stream_compressed()) return m_plain_key_stream;
+  return m_stream->key_stream();
+}
+
+template <int Components>
+void Player::find_finished(LaneGroup<Components>& group) {
+  group.finished.clear();
+  for (uint32_t l = 0; l < group.tracks.size(); ++l) {
+    if (group.cursors[l / kLanesPerBlock].keys_left[l % kLanesPerBlock] == 0) group.finished.push_back(l);
   }
+}
+
+// Every window back to keys 0..2 (copies of key 0 in front), staged one
+// round per place and shifted in, then the cursors at the start of the runs.
+template <int Components>
+void Player::restart_group(LaneGroup<Components>& group) {
+  const StreamView& s = *m_stream;
+  const std::span<SegmentLanes<Components>> blocks(group.blocks);
+  for (uint32_t position = 0; position < kWindowSize; ++position) {
+    if (position > 0) {
+      for (SegmentLanes<Components>& block : blocks) shift_in_staged_keys(block);
+    }
+    for (uint32_t l = 0; l < group.tracks.size(); ++l) stage(blocks, l, restart_window_key(group.initial[l], position));
+  }
+  for (SegmentLanes<Components>& block : blocks) build_coefficients(block);
+  for (uint32_t l = 0; l < group.tracks.size(); ++l) {
+    const InitialKeys& initial = group.initial[l];
+    const StreamTrack& track = s.tracks()[group.tracks[l]];
+    const uint32_t need = initial.keys[initial.count >= 2 ? initial.count - 2 : 0].frame;
+    set_cursor(group.cursors[l / kLanesPerBlock], l % kLanesPerBlock, track, s.key_widths(), initial.count,
+               initial.keys[initial.count - 1], need, group.run_starts[l]);
+    m_counters.keys_read += initial.count;
+    m_counters.keys_dequantized += kWindowSize;
+    ++m_counters.window_updates;
+  }
+  find_finished(group);
 }
 
 void Player::restart() {
-  const StreamView& s = *m_stream;
-  BitReader initial(s.initial_keys());
-  m_queue.clear(0);
-  m_stale.clear();
-  for (uint32_t slot = 0; slot < m_active_array.size(); ++slot) {
-    TrackWindow& window = m_active_array[slot];
-    const StreamTrack& track = s.tracks()[window.track];
-    int32_t codes[4];
-    const bool first_negated = read_absolute_codes(initial, track, codes);
-    fill_window(window, codes, 0, first_negated);
-    const uint32_t initial_count = track.key_count < kInitialKeysPerTrack ? track.key_count : kInitialKeysPerTrack;
-    for (uint32_t k = 1; k < initial_count; ++k) read_next_key(initial, window);
-    window.lane_stale = false;
-    mark_stale(slot);
-    if (window.keys_read < window.key_count) m_queue.push(need_of_next_key(window), slot);
-    m_counters.keys_read += initial_count;
-    ++m_counters.window_updates;
-  }
-  find_finished();
-  start_block(0);
+  restart_group(m_rotations);
+  restart_group(m_vec3s);
   m_cursor_key_index = 0;
   m_last_need = 0;
-  next_need();
+}
+
+// Reads the next key of the lanes `due` of block `block`, after shifting in
+// what is staged there, and loads the widths of the lanes that enter a new
+// segment.
+template <int Components>
+void Player::read_round(LaneGroup<Components>& group, uint32_t block, uint32_t due) {
+  const StreamView& s = *m_stream;
+  SegmentLanes<Components>& lanes = group.blocks[block];
+  LaneCursors& c = group.cursors[block];
+  shift_in_staged_keys(lanes);
+  for (uint32_t open = read_lane_keys(lanes, c, due, key_stream()); open != 0; open &= open - 1) {
+    const uint32_t l = static_cast<uint32_t>(std::countr_zero(open));
+    load_lane_layout(c, l, s.tracks()[c.track[l]], s.key_widths(), c.keys_read[l]);
+  }
+  const uint32_t keys = static_cast<uint32_t>(std::popcount(due));
+  m_counters.keys_read += keys;
+  m_counters.keys_dequantized += keys;
+  m_counters.window_updates += keys;
+}
+
+// Reads every key of the group needed at or before `frame`; returns how many.
+template <int Components>
+uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame) {
+  uint32_t keys = 0;
+  bool finished = false;
+  for (uint32_t b = 0; b < group.blocks.size(); ++b) {
+    LaneCursors& c = group.cursors[b];
+    uint32_t due = lanes_due(c, frame);
+    if (due == 0) continue;
+    do {
+      for (uint32_t bits = due; bits != 0; bits &= bits - 1) {
+        const int32_t need = c.need[std::countr_zero(bits)];
+        if (static_cast<uint32_t>(need) > m_last_need) m_last_need = static_cast<uint32_t>(need);
+      }
+      read_round(group, b, due);
+      keys += static_cast<uint32_t>(std::popcount(due));
+      for (uint32_t bits = due; bits != 0; bits &= bits - 1) finished |= c.keys_left[std::countr_zero(bits)] == 0;
+      due = lanes_due(c, frame);
+    } while (due != 0);
+    build_coefficients(group.blocks[b]);
+  }
+  if (finished) find_finished(group);
+  return keys;
+}
+
+void Player::advance_to(uint32_t frame) {
+  m_cursor_key_index += advance_group(m_rotations, frame);
+  m_cursor_key_index += advance_group(m_vec3s, frame);
+}
+
+// Each streamed lane's window from the parsed jump state: from keys 0..2
+// and the first keys of its run, or from its oldest key and the three keys
+// after it in its run.
+template <int Components>
+void Player::restore_group(LaneGroup<Components>& group) {
+  const StreamView& s = *m_stream;
+  const std::span<SegmentLanes<Components>> blocks(group.blocks);
+  for (uint32_t b = 0; b < group.blocks.size(); ++b) {
+    SegmentLanes<Components>& lanes = group.blocks[b];
+    LaneCursors& c = group.cursors[b];
+    const uint32_t first = b * kLanesPerBlock;
+    const uint32_t end = std::min<uint32_t>(first + kLanesPerBlock, static_cast<uint32_t>(group.tracks.size()));
+    uint32_t from_initial = 0;  // lanes whose window holds an initial key
+    uint32_t from_oldest = 0;   // lanes whose window starts at a saved key
+    uint32_t reads[kLanesPerBlock] = {};
+    for (uint32_t l = first; l < end; ++l) {
+      if (group.streamed[l] < 0) continue;
+      const uint32_t read = m_restore_keys_read[static_cast<uint32_t>(group.streamed[l])];
+      if (read >= kRestoreFromRunKeys) {
+        from_oldest |= 1u << (l - first);
+        reads[l - first] = kWindowSize - 1;
+      } else {
+        from_initial |= 1u << (l - first);
+        reads[l - first] = read - kInitialKeysPerTrack;
+      }
+    }
+    if ((from_initial | from_oldest) == 0) continue;
+    // Four rounds of staging: the restart window where it still holds an
+    // initial key; the oldest key (which the reads push to the front) last.
+    for (uint32_t position = 0; position < kWindowSize; ++position) {
+      if (position > 0) shift_in_staged_keys(lanes);
+      for (uint32_t bits = from_initial; bits != 0; bits &= bits - 1) {
+        const uint32_t l = first + static_cast<uint32_t>(std::countr_zero(bits));
+        stage(blocks, l, restart_window_key(group.initial[l], position));
+      }
+    }
+    for (uint32_t bits = from_oldest; bits != 0; bits &= bits - 1) {
+      const uint32_t l = first + static_cast<uint32_t>(std::countr_zero(bits));
+      stage(blocks, l, m_restore_oldest[static_cast<uint32_t>(group.streamed[l])]);
+    }
+    for (uint32_t bits = from_initial | from_oldest; bits != 0; bits &= bits - 1) {
+      const uint32_t lane = static_cast<uint32_t>(std::countr_zero(bits));
+      const uint32_t l = first + lane;
+      const uint32_t place = static_cast<uint32_t>(group.streamed[l]);
+      const StreamTrack& track = s.tracks()[group.tracks[l]];
+      const InitialKeys& initial = group.initial[l];
+      if ((from_oldest >> lane) & 1u) {
+        // The need of the key after the oldest is unknown here and unused:
+        // the reads below replace it.
+        set_cursor(c, lane, track, s.key_widths(), m_restore_keys_read[place] - (kWindowSize - 1),
+                   m_restore_oldest[place], 0, group.run_starts[l] + m_restore_offsets[place]);
+      } else {
+        set_cursor(c, lane, track, s.key_widths(), initial.count, initial.keys[initial.count - 1],
+                   initial.keys[initial.count - 2].frame, group.run_starts[l]);
+      }
+      m_counters.keys_read += (from_oldest >> lane) & 1u;
+      m_counters.keys_dequantized += (from_oldest >> lane) & 1u ? 1 : kWindowSize;
+      ++m_counters.window_updates;
+    }
+    // Then the keys after them, one round per key.
+    for (uint32_t round = 0; round + 1 < kWindowSize; ++round) {
+      uint32_t due = 0;
+      for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) due |= (reads[lane] > round ? 1u : 0u) << lane;
+      if (due != 0) read_round(group, b, due);
+    }
+    build_coefficients(lanes);
+  }
+  find_finished(group);
 }
 
 void Player::restore(uint32_t jump_index) {
   const StreamView& s = *m_stream;
   const JumpFrame& jump = s.jump_frames()[jump_index];
-  const std::span<const StreamTrack> tracks = s.tracks();
-  const uint32_t key_index_bits = s.key_index_bits();
-  // Tracks of at most three keys never change after restart() at
-  // construction; a jump frame saves only the streamed tracks. One window
-  // of bits over the saved state: its fields and Rice codes cost shifts,
-  // not a bounds-checked load each.
-  BitReader state_reader(s.jump_states(), jump.state_bit_offset);
-  RiceWindow<BitReader> state(state_reader);
-  m_queue.clear(jump.frame);
-  uint32_t keys = 0;
-  uint32_t windows = 0;
-  for (uint32_t slot = 0; slot < m_active_array.size(); ++slot) {
-    TrackWindow& window = m_active_array[slot];
-    if (window.key_count <= kInitialKeysPerTrack) continue;
-    ++windows;
-    const StreamTrack& track = tracks[window.track];
-    const uint32_t keys_read = read_field(state, key_index_bits);
-    const uint32_t saved = keys_read < kWindowSize ? keys_read : kWindowSize;
-    // The saved keys go straight to the back of the window, oldest first;
-    // the places before them hold copies of the oldest (as after restart()).
-    int32_t codes[4];
-    uint32_t frame = read_field(state, kFrameBits);
-    bool negated = read_absolute_codes(state, track, codes);
-    const uint32_t first = kWindowSize - (saved > 0 ? saved : 1);
-    window.negated = 0;
-    for (uint32_t i = 0; i < kWindowSize; ++i) {
-      if (i > first) negated = read_key_differences(state, window.coding, window.coded_mask, frame, codes);
-      std::memcpy(&window.codes[i], codes, sizeof codes);
-      window.frames[i] = frame;
-      window.negated |= negated ? 1u << i : 0u;
+  BitReader state(s.jump_states(), jump.state_bit_offset);
+  uint32_t place = 0;
+  for (const StreamTrack& track : s.tracks()) {
+    if (track.coding != TrackCoding::kAnimated || track.key_count <= kInitialKeysPerTrack) continue;
+    const uint32_t read = state.read(s.key_index_bits());
+    // StreamView::open checked the range; clamp anyway so a lane never reads
+    // more keys than its track has.
+    m_restore_keys_read[place] = std::clamp(read, kInitialKeysPerTrack, track.key_count);
+    if (read >= kRestoreFromRunKeys) {
+      CodedKey& oldest = m_restore_oldest[place];
+      oldest.frame = state.read(kFrameBits);
+      oldest.negated = read_absolute_codes(state, track, oldest.codes);
+      m_restore_offsets[place] = state.read64(s.run_offset_bits());
     }
-    window.keys_behind = kWindowSize;
-    window.keys_read = keys_read;
-    mark_stale(slot);
-    if (keys_read < window.key_count) {
-      load_segment_layout(window, s.key_widths());
-      m_queue.push(need_of_next_key(window), slot);
-    }
-    keys += saved;
+    ++place;
   }
-  state.finish();
-  m_counters.keys_read += keys;
-  m_counters.window_updates += windows;
-  find_finished();
-  if (jump.stream_key_index > m_cursor_key_index) m_counters.keys_skipped += jump.stream_key_index - m_cursor_key_index;
-  start_block(jump_index + 1);  // block b + 1 starts at jump frame b
-  m_cursor_key_index = jump.stream_key_index;
+  restore_group(m_rotations);
+  restore_group(m_vec3s);
+  if (jump.stream_keys_read > m_cursor_key_index) m_counters.keys_skipped += jump.stream_keys_read - m_cursor_key_index;
+  m_cursor_key_index = jump.stream_keys_read;
   m_last_need = jump.frame;
   ++m_counters.jump_frames_used;
-  next_need();
-}
-
-void Player::start_block(uint32_t block) {
-  const uint64_t before = m_reader.blocks_decompressed();
-  // A block that does not decompress (a corrupt stream StreamCheck::kFast
-  // let through) reads as zeros: wrong poses, nothing out of bounds.
-  static_cast<void>(m_reader.start_block(block));
-  m_counters.blocks_decompressed += m_reader.blocks_decompressed() - before;
-}
-
-void Player::next_need() {
-  if (m_queue.empty()) {
-    m_next_need = kNoKeyDue;
-    return;
-  }
-  if (m_reader.past_block(m_cursor_key_index)) enter_block_of(m_cursor_key_index);
-  m_next_need = m_queue.next_need();
-}
-
-void Player::enter_block_of(uint32_t key_index) {
-  const uint64_t before = m_reader.blocks_decompressed();
-  m_reader.enter_block_of(key_index);
-  m_counters.blocks_decompressed += m_reader.blocks_decompressed() - before;
-}
-
-void Player::read_keys_due() {
-  const uint32_t need = m_next_need;
-  const std::span<const uint8_t> key_widths = m_stream->key_widths();
-  m_last_need = need;
-  // The cursor and the count in locals: the compiler then keeps them in
-  // registers across the window stores of every key.
-  TrackWindow* const windows = m_active_array.data();
-  uint32_t cursor = m_cursor_key_index;
-  uint32_t keys = 0;
-  // The windows due at this need, in slot order: ties go by track index,
-  // the order the packer wrote their keys in (DESIGN §7).
-  m_queue.take_next_need([&](uint32_t slot) {
-    TrackWindow& window = windows[slot];
-    // A window whose next key is due at this need too reads it at once: it
-    // still comes before every slot after it. (Only a forged stream's
-    // frames, which wrap, can make a need go back; it counts as this one.)
-    do {
-      if (m_reader.past_block(cursor)) [[unlikely]] enter_block_of(cursor);
-      read_next_stream_key(m_reader, key_widths, window);
-      ++cursor;
-      ++keys;
-    } while (window.keys_read < window.key_count && need_of_next_key(window) <= need);
-    mark_stale(slot);
-    if (window.keys_read < window.key_count) {
-      m_queue.push(need_of_next_key(window), slot);
-    } else {
-      m_finished.push_back(slot);
-    }
-  });
-  m_cursor_key_index = cursor;
-  m_counters.keys_read += keys;
-  m_counters.window_updates += keys;
-  next_need();
-}
-
-void Player::advance_to(uint32_t frame) {
-  while (m_next_need <= frame) read_keys_due();
 }
 
 void Player::seek_frame(float frame_time) {
@@ -333,7 +346,6 @@ void Player::seek_frame(float frame_time) {
   if (!(frame_time > 0.f)) frame_time = 0.f;  // also maps NaN to frame 0
   if (frame_time > last) frame_time = last;
   const uint32_t frame = static_cast<uint32_t>(frame_time);
-  if (frame >= m_last_need && frame < m_next_need) return;  // nothing became due
 
   // The nearest jump frame at or before `frame` (index+1; 0 means frame 0).
   uint32_t jump = 0;
@@ -349,10 +361,10 @@ void Player::seek_frame(float frame_time) {
       restore(jump - 1);
     }
   } else if (jump > 0) {
-    // Ahead: restore only when it decodes fewer keys than reading forward.
+    // Ahead: restore only when it reads fewer keys than reading forward.
     const JumpFrame& target = s.jump_frames()[jump - 1];
-    if (target.stream_key_index > m_cursor_key_index &&
-        target.stream_key_index - m_cursor_key_index > m_restore_cost_keys) {
+    if (target.frame > m_last_need && target.stream_keys_read > m_cursor_key_index &&
+        target.stream_keys_read - m_cursor_key_index > m_restore_cost_keys) {
       restore(jump - 1);
     }
   }
@@ -387,100 +399,80 @@ void Player::sample_frame(float frame_time, std::span<Transform> local_pose) {
   evaluate(frame_time, local_pose);
 }
 
-void Player::find_finished() {
-  m_finished.clear();
-  for (uint32_t slot = 0; slot < m_active_array.size(); ++slot) {
-    if (m_active_array[slot].keys_read == m_active_array[slot].key_count) m_finished.push_back(slot);
+// A lane whose track has no key left also covers the final segment (from
+// its third key to its fourth), which its coefficients do not.
+template <int Components>
+void Player::evaluate_group(const LaneGroup<Components>& group, float frame_time, unsigned char* pose) const {
+  const std::span<const SegmentLanes<Components>> blocks(group.blocks);
+  evaluate_lanes(blocks, frame_time, pose);
+  for (const uint32_t lane : group.finished) {
+    CurveKey keys[kWindowSize];
+    for (uint32_t i = 1; i < kWindowSize; ++i) keys[i] = lane_key(blocks, lane, i);
+    if (!(frame_time >= keys[2].frame)) continue;
+    float value[4];
+    evaluate_segment(keys[1], keys[2], keys[3], keys[3], frame_time, Components, value);
+    if constexpr (Components == 4) normalize_rotation(value);
+    std::memcpy(pose + blocks[lane / kLanesPerBlock].output[lane % kLanesPerBlock], value, Components * sizeof(float));
   }
-}
-
-void Player::mark_stale(uint32_t slot) {
-  TrackWindow& window = m_active_array[slot];
-  if (window.lane_stale) return;
-  window.lane_stale = true;
-  m_stale.push_back(slot);
-}
-
-void Player::update_stale_lanes() {
-  const std::span<const StreamTrack> tracks = m_stream->tracks();
-  // The keys that arrived in each window since its lane was brought up to
-  // date (at most its four) are staged as codes, and each block dequantizes
-  // and shifts in its lanes' staged keys eight lanes per instruction. A
-  // window that took one key (play at the clip's rate) stages it here and
-  // its block's rebuild shifts it in. Windows that took several (after a
-  // seek every window refills) stage them one round per key, oldest first,
-  // each round shifted in before the next is staged.
-  uint32_t most_behind = 1;
-  m_refilled.clear();
-  for (const uint32_t slot : m_stale) {
-    TrackWindow& window = m_active_array[slot];
-    m_counters.keys_dequantized += window.keys_behind;
-    window.lane_stale = false;
-    if (window.keys_behind > 1) {
-      m_refilled.push_back(slot);
-      most_behind = std::max<uint32_t>(most_behind, window.keys_behind);
-      continue;
-    }
-    if (window.keys_behind == 1) stage_key(window, tracks[window.track], kWindowSize - 1);
-    window.keys_behind = 0;
-  }
-  m_stale.clear();
-  for (uint32_t position = kWindowSize - most_behind; position < kWindowSize; ++position) {
-    if (position > kWindowSize - most_behind) {
-      // The keys staged so far (one-key windows' included) go in before the next round's.
-      shift_in_stale_blocks(std::span<RotationLanes>(m_rotation_lanes),
-                            std::span<const uint64_t>(m_stale_rotation_blocks));
-      shift_in_stale_blocks(std::span<Vec3Lanes>(m_vec3_lanes), std::span<const uint64_t>(m_stale_vec3_blocks));
-    }
-    for (const uint32_t slot : m_refilled) {
-      const TrackWindow& window = m_active_array[slot];
-      if (position + window.keys_behind >= kWindowSize) stage_key(window, tracks[window.track], position);
-    }
-  }
-  for (const uint32_t slot : m_refilled) m_active_array[slot].keys_behind = 0;
-  // Whole blocks at once, after every key is in: the kernel reads each key
-  // lane as one vector, long after its components were stored one by one.
-  build_stale_blocks(std::span<RotationLanes>(m_rotation_lanes), std::span<uint64_t>(m_stale_rotation_blocks));
-  build_stale_blocks(std::span<Vec3Lanes>(m_vec3_lanes), std::span<uint64_t>(m_stale_vec3_blocks));
 }
 
 void Player::evaluate(float frame_time, std::span<Transform> local_pose) {
-  update_stale_lanes();
   const size_t bone_count = m_stream->bone_count();
   assert(local_pose.size() >= bone_count);
   // A pose shorter than the skeleton gets the bones it has, through a full one.
   const std::span<Transform> pose = local_pose.size() >= bone_count ? local_pose : std::span<Transform>(m_short_pose);
   std::memcpy(pose.data(), m_constant_pose.data(), bone_count * sizeof(Transform));
   unsigned char* bytes = reinterpret_cast<unsigned char*>(pose.data());
-  evaluate_lanes(std::span<const RotationLanes>(m_rotation_lanes), frame_time, bytes);
-  evaluate_lanes(std::span<const Vec3Lanes>(m_vec3_lanes), frame_time, bytes);
-  // A window holding its track's last key also covers the final segment
-  // (from its third key to its fourth), which its lane does not.
-  const std::span<const StreamTrack> tracks = m_stream->tracks();
-  for (const uint32_t slot : m_finished) {
-    const TrackWindow& w = m_active_array[slot];
-    const StreamTrack& track = tracks[w.track];
-    CurveKey keys[kWindowSize];
-    for (uint32_t i = 1; i < kWindowSize; ++i) {
-      keys[i] = track.kind == TrackKind::kRotation
-                    ? lane_key(std::span<const RotationLanes>(m_rotation_lanes), w.lane, i)
-                    : lane_key(std::span<const Vec3Lanes>(m_vec3_lanes), w.lane, i);
-    }
-    if (!(frame_time >= keys[2].frame)) continue;
-    float value[4];
-    evaluate_segment(keys[1], keys[2], keys[3], keys[3], frame_time, component_count(track.kind), value);
-    Transform& out = pose[track.bone];
-    if (track.kind == TrackKind::kTranslation) {
-      out.translation = {value[0], value[1], value[2]};
-    } else if (track.kind == TrackKind::kRotation) {
-      normalize_rotation(value);
-      out.rotation = {value[0], value[1], value[2], value[3]};
-    } else {
-      out.scale = {value[0], value[1], value[2]};
-    }
-  }
+  evaluate_group(m_rotations, frame_time, bytes);
+  evaluate_group(m_vec3s, frame_time, bytes);
   if (pose.data() != local_pose.data()) std::copy(pose.begin(), pose.begin() + local_pose.size(), local_pose.begin());
 }
+
+namespace {
+
+// True when lane `l` of blocks `x` and `y` hold the same keys and coefficients.
+template <int Components>
+bool same_lane(const SegmentLanes<Components>& x, const SegmentLanes<Components>& y, uint32_t l) {
+  const auto same = [l](const float* a, const float* b) { return std::memcmp(a + l, b + l, sizeof(float)) == 0; };
+  for (uint32_t k = 0; k < kKeysPerLane; ++k) {
+    if (!same(x.key_frame[k], y.key_frame[k])) return false;
+    for (int c = 0; c < Components; ++c) {
+      if (!same(x.key_value[k][c], y.key_value[k][c])) return false;
+    }
+  }
+  if (!same(x.start, y.start) || !same(x.span, y.span)) return false;
+  for (int c = 0; c < Components; ++c) {
+    if (!same(x.p[c], y.p[c]) || !same(x.q[c], y.q[c]) || !same(x.difference[c], y.difference[c]) ||
+        !same(x.tangent_p[c], y.tangent_p[c]) || !same(x.tangent_q[c], y.tangent_q[c])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The track of the first lane whose state (cursor, keys, coefficients: all
+// that decides later poses) differs between the groups, or -1.
+template <int Components>
+int64_t first_different_track(const LaneGroup<Components>& a, const LaneGroup<Components>& b) {
+  for (uint32_t lane = 0; lane < a.tracks.size(); ++lane) {
+    const uint32_t i = lane / kLanesPerBlock, l = lane % kLanesPerBlock;
+    const LaneCursors& x = a.cursors[i];
+    const LaneCursors& y = b.cursors[i];
+    bool same = x.keys_left[l] == y.keys_left[l] && x.keys_read[l] == y.keys_read[l] &&
+                same_lane(a.blocks[i], b.blocks[i], l);
+    // A finished lane's cursor is never read again.
+    if (same && x.keys_left[l] != 0) {
+      same = x.bit[l] == y.bit[l] && x.frame[l] == y.frame[l] && x.need[l] == y.need[l] &&
+             x.key_bits[l] == y.key_bits[l] && x.segment_end[l] == y.segment_end[l];
+      for (int c = 0; c < 4; ++c) same = same && x.codes[c][l] == y.codes[c][l];
+      for (uint32_t f = 0; f < kLaneFields; ++f) same = same && x.shift[f][l] == y.shift[f][l] && x.mask[f][l] == y.mask[f][l];
+    }
+    if (!same) return a.tracks[lane];
+  }
+  return -1;
+}
+
+}  // namespace
 
 Status check_jump_frames(const StreamView& stream) {
   if (stream.jump_frames().empty()) return {};
@@ -489,25 +481,18 @@ Status check_jump_frames(const StreamView& stream) {
   for (uint32_t j = 0; j < stream.jump_frames().size(); ++j) {
     const JumpFrame& jump = stream.jump_frames()[j];
     forward.advance_to(jump.frame);
-    // Check where the jump frame resumes before restoring it: restore() reads
-    // the key stream there, and an offset that is not a key's start is
-    // untrusted bytes.
-    if (forward.m_cursor_key_index != jump.stream_key_index || forward.m_reader.position() != jump.stream_bit_offset) {
-      return Error{"jump frame " + std::to_string(j) + " (frame " + std::to_string(jump.frame) +
-                   ") resumes at stream key " + std::to_string(jump.stream_key_index) + " (bit " +
-                   std::to_string(jump.stream_bit_offset) + "), but forward play is at key " +
-                   std::to_string(forward.m_cursor_key_index) + " (bit " +
-                   std::to_string(forward.m_reader.position()) + ")"};
-    }
     restored.restore(j);
-    for (size_t slot = 0; slot < forward.m_active_array.size(); ++slot) {
-      const TrackWindow& a = forward.m_active_array[slot];
-      const TrackWindow& b = restored.m_active_array[slot];
-      const bool same = same_window(a, b);
-      if (!same) {
-        return Error{"jump frame " + std::to_string(j) + " (frame " + std::to_string(jump.frame) +
-                     ") does not hold the state forward play reaches for track " + std::to_string(a.track)};
-      }
+    if (forward.m_cursor_key_index != jump.stream_keys_read) {
+      return Error{"jump frame " + std::to_string(j) + " (frame " + std::to_string(jump.frame) + ") says " +
+                   std::to_string(jump.stream_keys_read) + " stream keys are read, forward play has read " +
+                   std::to_string(forward.m_cursor_key_index)};
+    }
+    int64_t track = first_different_track(forward.m_rotations, restored.m_rotations);
+    const int64_t vec3_track = first_different_track(forward.m_vec3s, restored.m_vec3s);
+    if (track < 0 || (vec3_track >= 0 && vec3_track < track)) track = vec3_track;
+    if (track >= 0) {
+      return Error{"jump frame " + std::to_string(j) + " (frame " + std::to_string(jump.frame) +
+                   ") does not hold the state forward play reaches for track " + std::to_string(track)};
     }
   }
   return {};

@@ -37,28 +37,31 @@
 //                 key) negated the key, so the decoder never runs the chain:
 //                 a seek can skip a key without dequantizing it. A track
 //                 whose chain negates nothing (nearly all) carries no bits.
-//   key stream    bit stream of every other key as differences in the
-//                 fixed widths of its segment (stream_key_layout.h), sorted
-//                 by need frame, then track. No track id: key k of a track is
-//                 needed at the frame of its key k - 2, which the decoder
-//                 holds, so it knows whose key comes next.
-//   jump index    per jump frame: u32 stream key index, u32 stream bit
-//                 offset, u32 state bit offset (into the jump states)
+//   key stream    bit stream of every other key (keys 3, 4, ... of each
+//                 streamed track) as differences in the fixed widths of its
+//                 segment (stream_key_layout.h), a track's keys end to end
+//                 (its run), the runs in track order. A player keeps a
+//                 cursor per track: the keys due at a frame are read eight
+//                 tracks at a time, and a seek skips a track's keys by
+//                 their known lengths, neither following the others' keys.
+//                 Where each run starts follows from the key widths.
+//   jump index    per jump frame: u32 stream keys read by then (over every
+//                 track), u32 state bit offset (into the jump states)
 //   jump states   bit stream: per jump frame, for each streamed track (more
-//                 than 3 keys) in track order: keys read (key_index_bits),
-//                 then its window keys max(0, read - 4) .. read - 1: the
-//                 first as a 16-bit frame and absolute codes, the others as
-//                 Rice-coded differences
+//                 than 3 keys) in track order: keys read (key_index_bits);
+//                 then, when that is kRestoreFromRunKeys or more, its window's
+//                 oldest key (read - 4) as a 16-bit frame and absolute codes,
+//                 and where the key after it starts in the track's run
+//                 (run_offset_bits: bits_for the longest run's bits). The
+//                 window's other three keys are re-read from the run; with
+//                 fewer keys read, the window is keys 0..2 (which a player
+//                 keeps) and the run's first keys.
 //   metadata      names and the tolerance the fit promised, for tools; an
 //                 engine may ignore it (see below)
 //
-// Key stream blocks (flag kFlagZstdKeyStream): the key stream is cut at the
-// jump frames into blocks, block b holding the keys from jump frame b-1 (or
-// the start) up to jump frame b (or the end). A block is the bytes
-// floor(first_bit / 8) .. ceil(end_bit / 8) of the plain key stream (a byte
-// shared by two blocks is in both), compressed as one zstd frame that
-// declares its size. The section then holds u32 compressed size per block
-// (jump frame count + 1 blocks), then the frames back to back.
+// zstd (flag kFlagZstdKeyStream): the key stream is one zstd frame that
+// declares its size, after a u32 of its compressed size; a player
+// decompresses it once, when it is made.
 //
 // Metadata: u32 bone name count (0 or the bone count), u8 error mode
 // (0 object space, 1 local), f32 tolerance (m), f32 shell distance (m),
@@ -68,13 +71,15 @@
 // names; then per override: u16 bone, f32 tolerance (m), f32 shell
 // distance (m, 0 = inherited).
 //
-// Versions 1 to 4 are refused with a message to recompress: their sources
+// Versions 1 to 5 are refused with a message to recompress: their sources
 // are what a tool keeps, and one decoder keeps the player small. (Versions 1
 // and 2 had fixed 16-bit vec3 and 10..20-bit smallest-three keys and a track
 // id per key; version 3 had a CRC-32 and ran the hemisphere chain in the
 // decoder, with a sign bit per rotation key in the jump states; version 4
 // Rice-coded the stream keys too, each a serial chain of variable-length
-// codes, and had no key widths section.)
+// codes, and had no key widths section; version 5 sorted the stream keys of
+// all tracks by need frame, cut zstd blocks at the jump frames, and saved
+// whole Rice-coded windows in the jump states.)
 
 #include <bit>
 #include <cstdint>
@@ -85,7 +90,7 @@ static_assert(std::endian::native == std::endian::little,
               "the stream is little-endian and read with memcpy");
 
 inline constexpr uint32_t kStreamMagic = 0x5254534Bu;  // "KSTR"
-inline constexpr uint16_t kStreamVersion = 5;        // written and read by this build
+inline constexpr uint16_t kStreamVersion = 6;        // written and read by this build
 inline constexpr uint16_t kNoParent = 0xFFFFu;
 inline constexpr uint32_t kFrameBits = 16;
 inline constexpr uint32_t kKeyCountBits = 17;        // up to 2 * 65535 keys
@@ -93,6 +98,9 @@ inline constexpr uint32_t kRiceParameterBits = 5;
 inline constexpr uint32_t kAbsoluteWidthBits = 5;
 inline constexpr uint32_t kWindowSize = 4;   // keys per track in the active array
 inline constexpr uint32_t kInitialKeysPerTrack = 3;  // keys 0, 1 and 2 are needed at frame 0
+/// A jump state saves a track's window as its oldest key and an offset into
+/// the track's run once the window holds no initial key (keys read >= 7).
+inline constexpr uint32_t kRestoreFromRunKeys = kInitialKeysPerTrack + kWindowSize;
 /// A stored constant rotation must be this close to unit length (the player returns it as stored).
 inline constexpr double kUnitQuaternionTolerance = 1e-3;
 
@@ -123,7 +131,7 @@ inline constexpr uint32_t kKeyWidthsOffset = 60;    // u32 (the tables end here)
 }  // namespace header_offset
 
 inline constexpr uint32_t kHeaderSize = 64;  // the tables start here
-inline constexpr uint32_t kJumpIndexEntrySize = 12;
+inline constexpr uint32_t kJumpIndexEntrySize = 8;
 inline constexpr uint32_t kMaxStringBytes = 0xFFFFu;  // metadata strings have a u16 length
 /// Largest block a key stream block may decompress to; bigger claims are refused
 /// before anything is allocated.

@@ -34,6 +34,10 @@ inline constexpr uint32_t kMaxCodeDifferenceBits = 26;
 /// Frame difference, then components 0..3.
 inline constexpr uint32_t kKeyFields = 5;
 
+/// Width of a jump state's offset into a track's run (stream_format.h) when
+/// the longest run is `longest_run_bits` long.
+constexpr uint32_t run_offset_bits(uint64_t longest_run_bits) { return bits_for(longest_run_bits); }
+
 /// The segment holding key `key` (>= kInitialKeysPerTrack) of its track.
 constexpr uint32_t segment_of_key(uint32_t key) { return (key - kInitialKeysPerTrack) / kKeysPerSegment; }
 /// True when key `key` (>= kInitialKeysPerTrack) is the first of its segment.
@@ -99,7 +103,7 @@ inline StreamKeyLayout segment_layout(std::span<const uint8_t> section, uint64_t
 /// key before it: `frame` and `codes` hold that key's and become this one's;
 /// returns whether the key is negated. Unsigned arithmetic, so untrusted
 /// differences wrap instead of overflowing (StreamView::open refuses codes
-/// and frames out of range). Reader: BitReader or KeyStreamReader.
+/// and frames out of range). Reader: BitReader.
 template <class Reader>
 inline bool read_stream_key(Reader& reader, const StreamKeyLayout& layout, uint32_t frame_delta_min, uint32_t& frame,
                             int32_t codes[4]) {

@@ -8,8 +8,6 @@
 #include <zstd.h>
 
 #include "core/runtime/checksum.h"
-#include "core/runtime/key_stream_reader.h"
-#include "core/runtime/need_calendar.h"
 #include "core/runtime/player.h"
 #include "core/runtime/stream_format.h"
 
@@ -28,7 +26,7 @@ class StreamParser {
     if (Status s = parse_key_widths(view); !s) return Error{s.error()};
     if (Status s = check_initial_keys(view); !s) return Error{s.error()};
     if (Status s = parse_jump_frames(view); !s) return Error{s.error()};
-    if (Status s = parse_key_stream_blocks(view); !s) return Error{s.error()};
+    if (Status s = parse_key_stream_section(view); !s) return Error{s.error()};
     if (check == StreamCheck::kFull) {
       if (Status s = check_key_stream(view); !s) return Error{s.error()};
     }
@@ -191,9 +189,14 @@ class StreamParser {
     }
     BitReader reader(view.m_key_widths);
     uint64_t stream_bits = 0;
+    uint64_t longest_run = 0;
+    view.m_run_starts.clear();
+    view.m_run_starts.reserve(view.m_animated_track_count + 1);
     for (uint32_t t = 0; t < view.m_tracks.size(); ++t) {
       const StreamTrack& track = view.m_tracks[t];
       if (track.coding != TrackCoding::kAnimated) continue;
+      // The runs follow one another in track order (stream_format.h).
+      view.m_run_starts.push_back(stream_bits);
       const uint32_t segments = segment_count(track.key_count);
       for (uint32_t s = 0; s < segments; ++s) {
         uint32_t widths[kKeyFields];
@@ -207,7 +210,10 @@ class StreamParser {
         const uint32_t keys = std::min(kKeysPerSegment, track.key_count - first);
         stream_bits += uint64_t{keys} * make_stream_key_layout(widths, track.key_coding.negation_bits).key_bits;
       }
+      longest_run = std::max(longest_run, stream_bits - view.m_run_starts.back());
     }
+    view.m_run_starts.push_back(stream_bits);
+    view.m_run_offset_bits = run_offset_bits(longest_run);
     if (stream_bits != view.m_key_stream_bits) {
       return fail("key stream is " + std::to_string(view.m_key_stream_bits) + " bits, its keys' widths add up to " +
                   std::to_string(stream_bits));
@@ -376,102 +382,78 @@ class StreamParser {
     return {};
   }
 
+  // Reads every track's run in turn; each must end where the next starts.
   Status check_key_stream(const StreamView& view) {
-    KeyStreamReader reader(view);
-    // The player's calendar decides whose key comes next, as it will in
-    // play; its slots are the streamed tracks in track order.
-    std::vector<uint32_t> streamed;
-    streamed.reserve(view.m_streamed_track_count);
-    for (uint32_t t = 0; t < view.m_tracks.size(); ++t) {
-      if (m_read[t] < view.m_tracks[t].key_count) streamed.push_back(t);
+    std::vector<uint8_t> plain;  // a compressed key stream, decompressed for the check
+    std::span<const uint8_t> bytes = view.m_key_stream;
+    if (view.key_stream_compressed()) {
+      plain.resize(view.key_stream_bytes());
+      const size_t written = ZSTD_decompress(plain.data(), plain.size(), view.m_key_stream_frame.data(),
+                                             view.m_key_stream_frame.size());
+      if (ZSTD_isError(written) || written != plain.size()) {
+        return fail("key stream does not decompress to its " + std::to_string(plain.size()) + " bytes" +
+                    (ZSTD_isError(written) ? std::string(" (zstd: ") + ZSTD_getErrorName(written) + ")" : ""));
+      }
+      bytes = plain;
     }
-    NeedCalendar queue;
-    queue.reserve(static_cast<uint32_t>(streamed.size()));
-    queue.clear(0);
-    for (uint32_t slot = 0; slot < streamed.size(); ++slot) queue.push(m_frames[3 * streamed[slot] + 1], slot);  // frame of key 1
-    for (uint32_t b = 0; b < view.m_blocks.size(); ++b) {
-      const KeyStreamBlock& block = view.m_blocks[b];
-      if (Status s = reader.start_block(b); !s) return fail(s.error());
-      // The reader's bytes may hold a few bits past the block's end: a key
-      // reaching into them is as truncated as one past the last byte.
-      auto truncated = [&] { return reader.overrun() || reader.position() > block.end_bit; };
-      for (uint32_t i = block.first_key; i < block.end_key; ++i) {
-        const auto where = [&] { return "key stream entry " + std::to_string(i); };  // for a message only
-        if (queue.empty()) return fail(where() + " is one key more than the tracks hold");
-        const uint32_t slot = queue.pop();
-        const uint32_t t = streamed[slot];
-        const uint32_t k = m_read[t]++;
+    uint32_t animated = 0;
+    for (uint32_t t = 0; t < view.m_tracks.size(); ++t) {
+      const StreamTrack& track = view.m_tracks[t];
+      if (track.coding != TrackCoding::kAnimated) continue;
+      const uint64_t start = view.m_run_starts[animated];
+      const uint64_t end = view.m_run_starts[++animated];
+      // Only the run's own bits: a key reaching past them is truncated.
+      BitReader reader(bytes.first(static_cast<size_t>((end + 7) / 8)), start);
+      for (uint32_t k = m_read[t]; k < track.key_count; ++k) {
         const Status read = read_key(reader, view, t, k);
-        if (truncated()) {
-          return fail(b + 1 < view.m_blocks.size()
-                          ? where() + " runs past the start of jump frame " + std::to_string(b) + " (bit " +
-                                std::to_string(block.end_bit) + ")"
-                          : "key stream is truncated at " + where());
+        if (reader.overrun() || reader.position() > end) {
+          return fail("track " + std::to_string(t) + " key " + std::to_string(k) + " runs past the end of its run (bit " +
+                      std::to_string(end) + " of the key stream)");
         }
         if (!read) return read;
-        if (m_read[t] < view.m_tracks[t].key_count) queue.push(m_frames[3 * t + 1], slot);
       }
-      if (reader.position() != block.end_bit) {
-        if (b + 1 == view.m_blocks.size()) return fail("key stream has bits past its last key");
-        return fail("jump frame " + std::to_string(b) + " resumes at bit " + std::to_string(block.end_bit) +
-                    " of the key stream, but the keys before it end at bit " + std::to_string(reader.position()));
+      if (reader.position() != end) {
+        return fail("track " + std::to_string(t) + "'s run ends at bit " + std::to_string(reader.position()) +
+                    ", its widths say " + std::to_string(end));
       }
     }
-    if (!queue.empty()) return fail("key stream ends before track " + std::to_string(streamed[queue.pop()]) + "'s last key");
     return {};
   }
 
-  // Cuts the key stream at the jump frames; for a zstd stream, reads the
-  // block table and checks each frame's declared size without decompressing.
-  Status parse_key_stream_blocks(StreamView& view) {
-    const uint32_t count = m_jump_frame_count + 1;
-    view.m_blocks.resize(count);
-    for (uint32_t b = 0; b < count; ++b) {
-      KeyStreamBlock& block = view.m_blocks[b];
-      block.first_key = b == 0 ? 0 : view.m_jump_frames[b - 1].stream_key_index;
-      block.first_bit = b == 0 ? 0 : view.m_jump_frames[b - 1].stream_bit_offset;
-      block.end_key = b + 1 < count ? view.m_jump_frames[b].stream_key_index : view.m_stream_key_count;
-      block.end_bit = b + 1 < count ? view.m_jump_frames[b].stream_bit_offset : view.m_key_stream_bits;
-    }
+  // The plain key stream's size, or for a zstd stream its frame's declared
+  // size, checked without decompressing.
+  Status parse_key_stream_section(StreamView& view) {
     const std::span<const uint8_t> section = view.m_key_stream;
+    const uint64_t expected = view.key_stream_bytes();
     if (!view.key_stream_compressed()) {
-      const uint64_t expected = (uint64_t{view.m_key_stream_bits} + 7) / 8;
       if (section.size() != expected) {
         return fail("key stream section is " + std::to_string(section.size()) + " bytes, expected " +
                     std::to_string(expected) + " for its " + std::to_string(view.m_key_stream_bits) + " bits");
       }
       return {};
     }
-    if (section.size() < uint64_t{count} * 4) {
-      return fail("key stream block table is truncated: " + std::to_string(count) + " blocks need " +
-                  std::to_string(uint64_t{count} * 4) + " bytes, the section has " + std::to_string(section.size()));
+    if (section.size() < 4) return fail("key stream section is too short for its zstd frame's size");
+    uint32_t size;
+    std::memcpy(&size, section.data(), 4);
+    if (size != section.size() - 4) {
+      return fail("key stream's zstd frame is " + std::to_string(size) + " bytes, its section holds " +
+                  std::to_string(section.size() - 4));
     }
-    uint64_t offset = uint64_t{count} * 4;
-    for (uint32_t b = 0; b < count; ++b) {
-      KeyStreamBlock& block = view.m_blocks[b];
-      const std::string where = "key stream block " + std::to_string(b);
-      uint32_t size;
-      std::memcpy(&size, section.data() + uint64_t{b} * 4, 4);
-      if (size > section.size() - offset) return fail(where + " (" + std::to_string(size) + " bytes) runs past the end of its section");
-      block.compressed = section.subspan(offset, size);
-      offset += size;
-      const uint64_t bytes = block.byte_count();
-      // Keys compress little (stream_format.h): a frame may not stand for
-      // more than max_zstd_block_bytes, so what a player allocates for a
-      // block stays in proportion to the file.
-      if (bytes > kMaxKeyStreamBlockBytes || bytes > max_zstd_block_bytes(size)) {
-        return fail(where + " claims " + std::to_string(bytes) + " bytes, more than its " + std::to_string(size) +
-                    "-byte frame may expand to (" + std::to_string(max_zstd_block_bytes(size)) + ")");
-      }
-      const unsigned long long declared = ZSTD_getFrameContentSize(block.compressed.data(), block.compressed.size());
-      if (declared == ZSTD_CONTENTSIZE_ERROR) return fail(where + " is not a zstd frame");
-      if (declared == ZSTD_CONTENTSIZE_UNKNOWN) return fail(where + " does not declare its size");
-      if (declared != bytes) {
-        return fail(where + " declares " + std::to_string(declared) + " bytes, its keys need " + std::to_string(bytes));
-      }
-      view.m_max_block_bytes = std::max<size_t>(view.m_max_block_bytes, bytes);
+    view.m_key_stream_frame = section.subspan(4);
+    // Keys compress little (stream_format.h): a frame may not stand for more
+    // than max_zstd_block_bytes, so what a player allocates for the key
+    // stream stays in proportion to the file.
+    if (expected > kMaxKeyStreamBlockBytes || expected > max_zstd_block_bytes(size)) {
+      return fail("key stream needs " + std::to_string(expected) + " bytes, more than its " + std::to_string(size) +
+                  "-byte zstd frame may expand to (" + std::to_string(max_zstd_block_bytes(size)) + ")");
     }
-    if (offset != section.size()) return fail("key stream section has trailing bytes after its last block");
+    const unsigned long long declared = ZSTD_getFrameContentSize(view.m_key_stream_frame.data(), size);
+    if (declared == ZSTD_CONTENTSIZE_ERROR) return fail("key stream is not a zstd frame");
+    if (declared == ZSTD_CONTENTSIZE_UNKNOWN) return fail("key stream's zstd frame does not declare its size");
+    if (declared != expected) {
+      return fail("key stream's zstd frame declares " + std::to_string(declared) + " bytes, its keys need " +
+                  std::to_string(expected));
+    }
     return {};
   }
 
@@ -498,48 +480,49 @@ class StreamParser {
     for (uint32_t j = 0; j < m_jump_frame_count; ++j) {
       JumpFrame& jump = view.m_jump_frames[j];
       const uint8_t* entry = view.m_jump_index.data() + uint64_t{j} * kJumpIndexEntrySize;
-      std::memcpy(&jump.stream_key_index, entry, 4);
-      std::memcpy(&jump.stream_bit_offset, entry + 4, 4);
-      std::memcpy(&jump.state_bit_offset, entry + 8, 4);
+      std::memcpy(&jump.stream_keys_read, entry, 4);
+      std::memcpy(&jump.state_bit_offset, entry + 4, 4);
       jump.frame = (j + 1) * view.m_jump_interval_frames;
       const std::string where = "jump frame " + std::to_string(j);
-      if (jump.stream_key_index > view.m_stream_key_count || jump.stream_bit_offset > view.m_key_stream_bits) {
-        return fail(where + " points past the end of the key stream");
-      }
-      const JumpFrame* before = j > 0 ? &view.m_jump_frames[j - 1] : nullptr;
-      if (before != nullptr && (jump.stream_key_index < before->stream_key_index ||
-                                jump.stream_bit_offset < before->stream_bit_offset ||
-                                (jump.stream_key_index == before->stream_key_index) !=
-                                    (jump.stream_bit_offset == before->stream_bit_offset))) {
-        return fail(where + " resumes the key stream before the jump frame ahead of it");
-      }
       if (jump.state_bit_offset != states.position()) return fail(where + " has a state offset that does not follow the previous state");
+      uint64_t stream_keys_read = 0;
+      uint32_t animated = 0;
       for (uint32_t t = 0; t < view.m_tracks.size(); ++t) {
         const StreamTrack& track = view.m_tracks[t];
-        if (track.coding != TrackCoding::kAnimated || track.key_count <= kInitialKeysPerTrack) continue;
+        if (track.coding != TrackCoding::kAnimated) continue;
+        const uint64_t run_bits = view.m_run_starts[animated + 1] - view.m_run_starts[animated];
+        ++animated;
+        if (track.key_count <= kInitialKeysPerTrack) continue;
         const uint32_t keys_read = states.read(view.m_key_index_bits);
         if (keys_read < kInitialKeysPerTrack || keys_read > track.key_count) {
           return fail(where + " says track " + std::to_string(t) + " has read " + std::to_string(keys_read) +
                       " of its " + std::to_string(track.key_count) + " keys");
         }
-        const uint32_t saved = std::min(keys_read, kWindowSize);
-        uint32_t frame = 0;
-        int32_t codes[4];
-        for (uint32_t i = 0; i < saved; ++i) {
-          if (i == 0) {
-            frame = states.read(kFrameBits);
-            read_absolute_codes(states, track, codes);
-          } else {
-            read_key_differences(states, track, frame, codes);
-          }
+        stream_keys_read += keys_read - kInitialKeysPerTrack;
+        if (keys_read >= kRestoreFromRunKeys) {
+          const uint32_t frame = states.read(kFrameBits);
+          int32_t codes[4];
+          read_absolute_codes(states, track, codes);
+          const uint64_t offset = states.read64(view.m_run_offset_bits);
           if (frame > view.last_frame()) return fail(where + " holds a key past the last frame for track " + std::to_string(t));
           for (int c = 0; c < 4; ++c) {
             if (codes[c] > kMaxCodeMagnitude || codes[c] < -kMaxCodeMagnitude) {
               return fail(where + " holds a code out of range for track " + std::to_string(t));
             }
           }
+          if (offset >= run_bits) {
+            return fail(where + " resumes track " + std::to_string(t) + " at bit " + std::to_string(offset) +
+                        " of its run, which is " + std::to_string(run_bits) + " bits long");
+          }
         }
         if (states.overrun()) return fail("jump states are truncated at " + where);
+      }
+      if (stream_keys_read != jump.stream_keys_read) {
+        return fail(where + " says " + std::to_string(jump.stream_keys_read) + " stream keys are read, its tracks' " +
+                    "counts add up to " + std::to_string(stream_keys_read));
+      }
+      if (j > 0 && jump.stream_keys_read < view.m_jump_frames[j - 1].stream_keys_read) {
+        return fail(where + " has read fewer keys than the jump frame before it");
       }
     }
     if ((states.position() + 7) / 8 != view.m_jump_states.size()) return fail("jump states section has trailing bytes");

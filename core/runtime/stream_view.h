@@ -2,9 +2,9 @@
 // StreamView: a checked view of a packed stream (DESIGN §7). open() trusts
 // nothing: it checks the checksum and bounds-checks every offset, count,
 // index and bit width of the tables, the initial keys, the jump frames and
-// the zstd block table, and every segment's key widths, which must add up
+// the zstd frame's header, and every segment's key widths, which must add up
 // to the key stream's length. That is what an engine pays at every load, in
-// microseconds: it reads neither the key stream nor a zstd block. A Player
+// microseconds: it reads neither the key stream nor its zstd frame. A Player
 // may then decode the stream: whatever the key stream holds, it reads
 // nothing out of bounds, allocates nothing and stops after the keys the
 // tables promise (a forged key stream gives wrong poses, never a crash).
@@ -48,23 +48,8 @@ struct StreamTrack {
 /// Where a seek can resume: the state after every key with need frame <= frame.
 struct JumpFrame {
   uint32_t frame = 0;
-  uint32_t stream_key_index = 0;   // first key of the key stream not yet read
-  uint32_t stream_bit_offset = 0;  // its position in the key stream
-  uint32_t state_bit_offset = 0;   // its saved windows in the jump states
-};
-
-/// A run of the key stream between two jump frames (or the start and the end):
-/// the unit a zstd stream compresses, and a seek decompresses.
-struct KeyStreamBlock {
-  uint32_t first_key = 0;   // stream key index of its first key
-  uint32_t end_key = 0;     // one past its last key
-  uint64_t first_bit = 0;   // where its first key starts in the plain key stream
-  uint64_t end_bit = 0;     // where its last key ends
-  std::span<const uint8_t> compressed;  // its zstd frame; empty in a plain stream
-
-  /// The plain key-stream bytes the block covers: first_byte() .. +byte_count().
-  uint64_t first_byte() const { return first_bit / 8; }
-  uint64_t byte_count() const { return (end_bit + 7) / 8 - first_bit / 8; }
+  uint32_t stream_keys_read = 0;  // keys of the key stream read by then, over every track
+  uint32_t state_bit_offset = 0;  // its saved windows in the jump states
 };
 
 /// How much StreamView::open checks (see above).
@@ -109,16 +94,23 @@ class StreamView {
   /// The widths of every segment of stream keys (stream_key_layout.h).
   std::span<const uint8_t> key_widths() const { return m_key_widths; }
   std::span<const uint8_t> initial_keys() const { return m_initial_keys; }
-  /// The key stream section: the plain key stream, or for a zstd stream the
-  /// block sizes and frames.
+  /// The key stream section: the plain key stream, or for a zstd stream its
+  /// frame's size and the frame.
   std::span<const uint8_t> key_stream() const { return m_key_stream; }
   /// Bits of the plain key stream (before any compression).
   uint32_t key_stream_bits() const { return m_key_stream_bits; }
+  /// Bytes of the plain key stream.
+  size_t key_stream_bytes() const { return (size_t{m_key_stream_bits} + 7) / 8; }
   bool key_stream_compressed() const { return (m_flags & kFlagZstdKeyStream) != 0; }
-  /// The blocks of the key stream, one more than there are jump frames.
-  std::span<const KeyStreamBlock> key_stream_blocks() const { return m_blocks; }
-  /// Bytes of the largest block once decompressed.
-  size_t max_key_stream_block_bytes() const { return m_max_block_bytes; }
+  /// The zstd frame of a compressed key stream (empty for a plain one); it
+  /// declares key_stream_bytes().
+  std::span<const uint8_t> key_stream_frame() const { return m_key_stream_frame; }
+  /// Where each animated track's run of stream keys starts in the plain key
+  /// stream, in track order (a track of three keys or fewer has an empty run),
+  /// then where the last run ends.
+  std::span<const uint64_t> run_starts() const { return m_run_starts; }
+  /// Width of the offsets into a run that jump states hold.
+  uint32_t run_offset_bits() const { return m_run_offset_bits; }
   std::span<const uint8_t> jump_states() const { return m_jump_states; }
   /// Bytes of the jump index and jump states together.
   size_t jump_frame_bytes() const;
@@ -134,9 +126,10 @@ class StreamView {
   uint32_t m_frame_count = 0;
   uint32_t m_flags = 0;
   uint32_t m_version = 0;
-  size_t m_max_block_bytes = 0;
   StreamMetadata m_metadata;
-  std::vector<KeyStreamBlock> m_blocks;
+  std::span<const uint8_t> m_key_stream_frame;
+  std::vector<uint64_t> m_run_starts;
+  uint32_t m_run_offset_bits = 0;
   uint32_t m_jump_interval_frames = 0;
   uint32_t m_total_key_count = 0;
   uint32_t m_stream_key_count = 0;
@@ -161,7 +154,7 @@ inline bool read_negation(Reader& reader, const StreamTrack& track) {
 
 /// Reads a key of `track` whose codes are absolute (a track's key 0, the
 /// first key a jump frame saves); returns whether the key is negated.
-/// Reader: BitReader, KeyStreamReader or a RiceWindow over one.
+/// Reader: BitReader or a RiceWindow over one.
 template <class Reader>
 inline bool read_absolute_codes(Reader& reader, const StreamTrack& track, int32_t codes[4]) {
   const uint32_t bits = track.key_coding.absolute_bits;

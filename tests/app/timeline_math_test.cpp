@@ -76,7 +76,7 @@ TEST(SnapToFrame, RoundsHalvesUpAndClampsToTheClip) {
 
 std::vector<JumpFrame> jumps_at(std::initializer_list<uint32_t> frames) {
   std::vector<JumpFrame> jumps;
-  for (uint32_t frame : frames) jumps.push_back(JumpFrame{frame, 0, 0, 0});
+  for (uint32_t frame : frames) jumps.push_back(JumpFrame{frame, 0, 0});
   return jumps;
 }
 
@@ -137,8 +137,8 @@ TEST(JumpFrameAtOrBefore, AgreesWithThePlayersSeeks) {
       continue;
     }
     EXPECT_EQ(c.jump_frames_used, 1u) << "frame " << f;
-    ASSERT_GE(player.cursor_key_index(), jump->stream_key_index) << "frame " << f;
-    const uint64_t stream_keys = player.cursor_key_index() - jump->stream_key_index;
+    ASSERT_GE(player.cursor_key_index(), jump->stream_keys_read) << "frame " << f;
+    const uint64_t stream_keys = player.cursor_key_index() - jump->stream_keys_read;
     EXPECT_GE(c.keys_read, stream_keys) << "frame " << f;
     EXPECT_LE(c.keys_read - stream_keys, most_saved_keys) << "frame " << f;
   }

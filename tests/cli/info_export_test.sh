@@ -52,7 +52,7 @@ run 0 compress "$ASSETS/demo_walk.glb" -o "$TMP/local.ks" --local --translation-
 
 # --- info, text
 run 0 info "$TMP/demo.ks"
-expect_out '^format +version 5,'
+expect_out '^format +version 6,'
 expect_out 'plain key stream'
 expect_out '^error mode +object space'
 expect_out '^tolerance +0\.1 mm at 3 cm from each bone, 0 bone overrides$'
@@ -60,18 +60,18 @@ grep -q '^thresholds' "$TMP/out" && fail "an object-space stream printed local t
 expect_out "^clip +'walk'"
 expect_out '^skeleton +24 bones, 72 tracks'
 expect_out "^file +.*demo\\.ks, $(stat -c %s "$TMP/demo.ks") bytes"
-run 0 info "$TMP/demo_zstd.ks" --tracks --blocks
+run 0 info "$TMP/demo_zstd.ks" --tracks --runs
 expect_out 'zstd key stream'
 expect_out '^  key stream +[0-9]+ bytes plain, [0-9]+ bytes zstd'
-expect_out '^largest block +[1-9][0-9]* bytes decompressed'
+expect_out '^player holds +[1-9][0-9]* bytes: the key stream, decompressed once'
 [[ $(grep -Ec '^track +[0-9]' "$TMP/out") == 72 ]] || fail "--tracks did not list 72 tracks"
-grep -q '^block ' "$TMP/out" || fail "--blocks listed no blocks"
+grep -q '^run of track ' "$TMP/out" || fail "--runs listed no runs"
 
 # --- info, JSON: parses, and its numbers match the file and the text
 for ks in demo demo_zstd; do
-  run 0 info "$TMP/$ks.ks" --json --tracks --blocks
+  run 0 info "$TMP/$ks.ks" --json --tracks --runs
   cp "$TMP/out" "$TMP/$ks.json"
-  [[ $(json_get "$TMP/$ks.json" 'd["version"]') == 5 ]] || fail "$ks: JSON version"
+  [[ $(json_get "$TMP/$ks.json" 'd["version"]') == 6 ]] || fail "$ks: JSON version"
   [[ $(json_get "$TMP/$ks.json" 'd["error_mode"]') == object-space ]] || fail "$ks: JSON error mode"
   [[ $(json_get "$TMP/$ks.json" 'd["tolerance"] == {"tolerance_mm": 0.1, "shell_distance_cm": 3, "bone_tolerances": []} and d["thresholds"] is None') == True ]] ||
     fail "$ks: JSON tolerance"
@@ -79,13 +79,15 @@ for ks in demo demo_zstd; do
   [[ $(json_get "$TMP/$ks.json" 'd["clip_name"]') == walk ]] || fail "$ks: JSON clip name"
   [[ $(json_get "$TMP/$ks.json" 'd["file_bytes"]') == "$(stat -c %s "$TMP/$ks.ks")" ]] || fail "$ks: JSON file size"
   [[ $(json_get "$TMP/$ks.json" 'len(d["track_list"])') == 72 ]] || fail "$ks: JSON track list"
-  # The sections tile the file; the keys by kind add up; the blocks hold every streamed key.
+  # The sections tile the file; the keys by kind add up; the runs hold every streamed key and tile the key stream.
   [[ $(json_get "$TMP/$ks.json" 'sum(v for k, v in d["sections"].items() if k not in ("key_stream_plain", "key_stream_compressed", "key_stream_ratio")) + (d["sections"]["key_stream_compressed"] or d["sections"]["key_stream_plain"]) == d["file_bytes"]') == True ]] ||
     fail "$ks: JSON sections do not add up to the file size"
   [[ $(json_get "$TMP/$ks.json" 'd["keys"]["translation"] + d["keys"]["rotation"] + d["keys"]["scale"] == d["keys"]["total"] == sum(t["keys"] for t in d["track_list"])') == True ]] ||
     fail "$ks: JSON key counts disagree"
-  [[ $(json_get "$TMP/$ks.json" 'sum(b["keys"] for b in d["block_list"])==d["keys"]["in_key_stream"]') == True ]] ||
-    fail "$ks: JSON blocks do not hold the key stream"
+  [[ $(json_get "$TMP/$ks.json" 'sum(r["keys"] for r in d["run_list"])==d["keys"]["in_key_stream"]') == True ]] ||
+    fail "$ks: JSON runs do not hold the key stream"
+  [[ $(json_get "$TMP/$ks.json" 'all(a["first_bit"] + a["bits"] == b["first_bit"] for a, b in zip(d["run_list"], d["run_list"][1:]))') == True ]] ||
+    fail "$ks: JSON runs do not follow one another"
   run 0 info "$TMP/$ks.ks"
   expect_out "^frames +$(json_get "$TMP/$ks.json" 'd["frames"]') at "
   expect_out "^keys +$(json_get "$TMP/$ks.json" 'd["keys"]["total"]'): "

@@ -60,7 +60,7 @@ TEST(JumpIntervalCost, PredictsThePackedJumpFramesAndTheKeysASeekReads) {
       double forward = 0.0;
       for (uint32_t f = 0; f < clip.frame_count; ++f) {
         const uint32_t jump = std::min<uint32_t>(f / interval, static_cast<uint32_t>(view.value().jump_frames().size()));
-        forward += cursor[f] - (jump == 0 ? 0u : view.value().jump_frames()[jump - 1].stream_key_index);
+        forward += cursor[f] - (jump == 0 ? 0u : view.value().jump_frames()[jump - 1].stream_keys_read);
       }
       EXPECT_DOUBLE_EQ(cost.seek_keys_forward, forward / clip.frame_count);
       ++checked;

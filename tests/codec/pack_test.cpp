@@ -402,27 +402,52 @@ void check_layout(const FittedClip& clip, float jump_interval_s) {
   EXPECT_EQ((keys.initial_bits + 7) / 8, get_u32(bytes, header_offset::kKeyStreamOffset) -
                                              get_u32(bytes, header_offset::kInitialKeysOffset));
   EXPECT_EQ(keys.stream_bits, view.key_stream_bits());
-  // The stream's own order: need frames never decrease, ties by track.
-  std::vector<uint32_t> needs;
-  uint32_t previous_need = 0, previous_track = 0;
-  for (const test::StoredKey& key : keys.stream) {
-    const uint32_t need = clip.tracks[key.track].keys[key.key - 2].frame;
-    EXPECT_TRUE(need > previous_need || (need == previous_need && key.track >= previous_track))
-        << "track " << key.track << " key " << key.key;
-    previous_need = need;
-    previous_track = key.track;
-    needs.push_back(need);
+  // Each track's stream keys in turn (its run), where the view says its run starts.
+  uint32_t animated = 0;
+  for (uint32_t t = 0; t < track_count; ++t) {
+    if (clip.tracks[t].coding != TrackCoding::kAnimated) continue;
+    const std::vector<test::StoredKey>& stored = keys.tracks[t];
+    const uint64_t start = view.run_starts()[animated++];
+    if (stored.size() > kInitialKeysPerTrack) {
+      EXPECT_EQ(stored[kInitialKeysPerTrack].bit_offset, start) << "track " << t;
+    }
+    EXPECT_EQ(stored.size() > kInitialKeysPerTrack ? stored.back().bit_end : start, view.run_starts()[animated])
+        << "track " << t;
   }
-  // Each jump frame resumes at the first key needed after it, at its bit.
-  for (const JumpFrame& jump : view.jump_frames()) {
-    uint32_t expected = 0;
-    while (expected < needs.size() && needs[expected] <= jump.frame) ++expected;
-    EXPECT_EQ(jump.stream_key_index, expected) << "jump frame at " << jump.frame;
-    EXPECT_EQ(jump.stream_bit_offset, expected < keys.stream.size() ? keys.stream[expected].bit_offset : keys.stream_bits);
+  // Each jump frame: per streamed track the keys read by then (key k is
+  // needed at the frame of key k - 2), and from the seventh on the window's
+  // oldest key and where the key after it starts in the run.
+  const test::JumpStateLayout states = test::jump_state_layout(
+      bytes, layout, static_cast<uint32_t>(view.jump_frames().size()), view.key_index_bits());
+  EXPECT_EQ(states.offset_bits, view.run_offset_bits());
+  for (uint32_t j = 0; j < view.jump_frames().size(); ++j) {
+    const JumpFrame& jump = view.jump_frames()[j];
+    uint32_t stream_keys_read = 0;
+    animated = 0;
+    for (uint32_t t = 0; t < track_count; ++t) {
+      const FittedTrack& track = clip.tracks[t];
+      if (track.coding != TrackCoding::kAnimated) continue;
+      const uint64_t run_start = view.run_starts()[animated++];
+      if (track.keys.size() <= kInitialKeysPerTrack) continue;
+      uint32_t read = kInitialKeysPerTrack;
+      while (read < track.keys.size() && track.keys[read - 2].frame <= jump.frame) ++read;
+      stream_keys_read += read - kInitialKeysPerTrack;
+      EXPECT_EQ(BitReader(bytes, states.count_bit[j][t]).read(view.key_index_bits()), read)
+          << "jump frame " << j << " track " << t;
+      if (read < kRestoreFromRunKeys) {
+        EXPECT_EQ(states.first_frame_bit[j][t], 0u);
+        continue;
+      }
+      EXPECT_EQ(BitReader(bytes, states.first_frame_bit[j][t]).read(kFrameBits), track.keys[read - kWindowSize].frame);
+      const uint64_t offset = keys.tracks[t][read - kWindowSize + 1].bit_offset - run_start;
+      EXPECT_EQ(BitReader(bytes, states.offset_bit[j][t]).read64(states.offset_bits), offset)
+          << "jump frame " << j << " track " << t;
+    }
+    EXPECT_EQ(jump.stream_keys_read, stream_keys_read) << "jump frame at " << jump.frame;
   }
 }
 
-TEST(Pack, KeyStreamIsSortedByNeedFrameThenTrack) {
+TEST(Pack, KeyStreamHoldsEachTracksKeysInTurn) {
   for (const float j : {0.f, 0.25f, 1.f}) {
     SCOPED_TRACE(j);
     check_layout(wave(), j);

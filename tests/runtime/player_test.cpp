@@ -90,7 +90,7 @@ struct PackedClip {
   bool zstd = false;
   Bytes bytes;
   StreamView view;
-  std::vector<uint32_t> needs;  // need frame of each key stream entry, in stream order
+  std::vector<uint32_t> needs;  // need frame of each key of the key stream, sorted
 
   std::string describe() const {
     return clip->name + " (" + std::to_string(clip->parents.size()) + " bones, " + std::to_string(clip->frame_count) +
@@ -101,7 +101,9 @@ struct PackedClip {
   uint32_t keys_needed_by(uint32_t frame) const {
     return static_cast<uint32_t>(std::upper_bound(needs.begin(), needs.end(), frame) - needs.begin());
   }
-  // Keys a restore of jump frame j decodes: the saved window of each streamed track.
+  // Keys a restore of jump frame j decodes: per streamed track, the window's
+  // oldest key and the three after it in the run, or (while the window holds
+  // an initial key, which the player keeps) the run keys it holds.
   uint64_t saved_keys(uint32_t j) const {
     const uint32_t frame = view.jump_frames()[j].frame;
     uint64_t saved = 0;
@@ -110,7 +112,7 @@ struct PackedClip {
       if (keys.size() <= kInitialKeysPerTrack) continue;
       uint32_t read = kInitialKeysPerTrack;
       while (read < keys.size() && keys[read - 2].frame <= frame) ++read;
-      saved += std::min(read, kWindowSize);
+      saved += read >= kRestoreFromRunKeys ? kWindowSize : read - kInitialKeysPerTrack;
     }
     return saved;
   }
@@ -366,7 +368,7 @@ TEST(PlayerProperty, BackwardSeekRestoresTheNearestJumpFrame) {
         EXPECT_LE(used.frame, frame);
         EXPECT_EQ(c.jump_frames_used, 1u);
         EXPECT_EQ(c.restarts, 0u);
-        EXPECT_EQ(c.keys_read, packed.saved_keys(jump - 1) + (needed - used.stream_key_index));
+        EXPECT_EQ(c.keys_read, packed.saved_keys(jump - 1) + (needed - used.stream_keys_read));
       }
     }
   });
@@ -399,7 +401,7 @@ TEST(PlayerProperty, SeekFarAheadUsesAJumpFrameAndSkipsKeys) {
           interval == 0 ? 0 : std::min<uint32_t>(to / interval, static_cast<uint32_t>(view.jump_frames().size()));
       // A restore pays when it skips more keys than it decodes.
       const uint32_t restore_cost = view.streamed_track_count() * kWindowSize;
-      const uint32_t resume = jump > 0 ? view.jump_frames()[jump - 1].stream_key_index : 0;
+      const uint32_t resume = jump > 0 ? view.jump_frames()[jump - 1].stream_keys_read : 0;
       if (needed > cursor && resume > cursor && resume - cursor > restore_cost) {
         EXPECT_EQ(c.jump_frames_used, 1u);
         EXPECT_EQ(c.keys_skipped, resume - cursor);
@@ -476,33 +478,26 @@ TEST(Player, ReportsItsMemoryAndStream) {
     const StreamView& view = packed->view;
     const Player player(view);
     EXPECT_EQ(&player.stream(), &view);
-    // Only animated tracks have a window, in track order.
-    ASSERT_EQ(player.active_array().size(), view.animated_track_count());
-    uint32_t slot = 0;
-    for (uint32_t t = 0; t < view.tracks().size(); ++t) {
-      if (clip.tracks[t].coding != TrackCoding::kAnimated) continue;
-      ASSERT_LT(slot, player.active_array().size());
-      EXPECT_EQ(player.active_array()[slot].track, t);
-      EXPECT_EQ(player.active_array()[slot].key_count, clip.tracks[t].keys.size());
-      ++slot;
-    }
-    EXPECT_EQ(slot, player.active_array().size());
-    // The windows, the constant pose and the pose a short output goes
-    // through, the lanes (rotations and vec3 tracks in blocks) with a bit per
-    // block marking it for a rebuild, the finished, stale and refilled lists, and the
-    // calendar (a ring of 64 frames of one bit per
-    // window, and a far heap of one entry per window).
+    // Only animated tracks have a lane.
+    ASSERT_EQ(player.lane_count(), view.animated_track_count());
+    // The lanes (rotations and vec3 tracks in blocks of eight) and a block of
+    // cursors each; per lane its track, run start, initial keys, place among
+    // the streamed tracks and room in the finished list; the constant pose
+    // and the pose a short output goes through; per streamed track, room for
+    // a restore's parse of its jump state.
     const auto blocks = [](uint32_t lanes) { return (lanes + kLanesPerBlock - 1) / kLanesPerBlock; };
     uint32_t rotations = 0;
-    for (const TrackWindow& w : player.active_array()) rotations += view.tracks()[w.track].kind == TrackKind::kRotation;
+    for (const StreamTrack& track : view.tracks()) {
+      rotations += track.coding == TrackCoding::kAnimated && track.kind == TrackKind::kRotation ? 1 : 0;
+    }
     const uint32_t vec3s = view.animated_track_count() - rotations;
-    const uint32_t words = std::max<uint32_t>(1, (view.animated_track_count() + 63) / 64);
-    EXPECT_EQ(player.memory_bytes(), view.animated_track_count() * (sizeof(TrackWindow) + 3 * sizeof(uint32_t)) +
-                                         2 * view.bone_count() * sizeof(Transform) +
-                                         blocks(rotations) * sizeof(RotationLanes) + blocks(vec3s) * sizeof(Vec3Lanes) +
-                                         (64 * words + view.animated_track_count()) * sizeof(uint64_t) +
-                                         ((blocks(rotations) + 63) / 64 + (blocks(vec3s) + 63) / 64) *
-                                             sizeof(uint64_t));
+    EXPECT_EQ(player.memory_bytes(),
+              blocks(rotations) * sizeof(RotationLanes) + blocks(vec3s) * sizeof(Vec3Lanes) +
+                  (blocks(rotations) + blocks(vec3s)) * sizeof(LaneCursors) +
+                  view.animated_track_count() *
+                      (sizeof(uint32_t) + sizeof(uint64_t) + sizeof(InitialKeys) + sizeof(int32_t) + sizeof(uint32_t)) +
+                  2 * view.bone_count() * sizeof(Transform) +
+                  view.streamed_track_count() * (sizeof(uint32_t) + sizeof(CodedKey) + sizeof(uint64_t)));
   }
 }
 
@@ -524,7 +519,7 @@ TEST(Player, ConstantTracksDecodeToTheirValueBitForBit) {
   const std::unique_ptr<PackedClip> packed = pack_clip(clip, 0.25f);
   ASSERT_TRUE(packed);
   Player player(packed->view);
-  EXPECT_TRUE(player.active_array().empty());
+  EXPECT_EQ(player.lane_count(), 0u);
   EXPECT_EQ(packed->view.total_key_count(), 0u);
   Pose pose(packed->view.bone_count());
   for (const float t : {0.f, 0.5f, static_cast<float>(packed->view.last_frame())}) {

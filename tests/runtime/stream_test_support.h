@@ -111,7 +111,7 @@ inline void write_bits(std::vector<uint8_t>& bytes, uint64_t bit_offset, uint64_
   }
 }
 
-// --- an independent reading of the version 5 layout (stream_format.h) -------
+// --- an independent reading of the version 6 layout (stream_format.h) -------
 // Written from the format's description, not from StreamView, so the pack
 // tests check the bytes against the documentation and the stream view tests
 // can find (and change) any field.
@@ -140,7 +140,7 @@ struct TableLayout {
   uint64_t parent_bit(uint32_t bone) const { return uint64_t{kHeaderSize} * 8 + uint64_t{bone} * parent_bits; }
 };
 
-/// The tables of a well-formed version 5 stream.
+/// The tables of a well-formed version 6 stream.
 inline TableLayout table_layout(std::span<const uint8_t> bytes) {
   TableLayout layout;
   layout.bone_count = get_u32(bytes, header_offset::kBoneCount);
@@ -219,8 +219,8 @@ struct StoredKey {
 };
 
 /// Every key of a plain (not zstd) stream: the initial keys per track and
-/// the key stream in stream order (which track comes next found from the
-/// keys' need frames, ties by track).
+/// the key stream in stream order (each streamed track's keys 3.. in turn,
+/// the tracks in order).
 struct StoredKeys {
   std::vector<std::vector<StoredKey>> tracks;  // per track, every key in order
   std::vector<StoredKey> stream;               // the key stream's keys in order
@@ -303,25 +303,17 @@ inline StoredKeys stored_keys(std::span<const uint8_t> bytes, const TableLayout&
   out.initial_bits = initial.position();
   const std::vector<std::vector<SegmentWidths>> widths = stored_key_widths(bytes, layout);
   BitReader stream(bytes.subspan(stream_at, stream_end - stream_at));
-  while (true) {
-    uint32_t next = ~0u, need = ~0u;
-    for (uint32_t t = 0; t < layout.tracks.size(); ++t) {
-      const std::vector<StoredKey>& keys = out.tracks[t];
-      if (layout.tracks[t].coding != TrackCoding::kAnimated || keys.size() >= layout.tracks[t].key_count) continue;
-      const uint32_t n = keys[keys.size() - 2].frame;
-      if (n < need) {
-        need = n;
-        next = t;
-      }
+  for (uint32_t t = 0; t < layout.tracks.size(); ++t) {
+    if (layout.tracks[t].coding != TrackCoding::kAnimated) continue;
+    while (out.tracks[t].size() < layout.tracks[t].key_count) {
+      StoredKey key;
+      key.track = t;
+      key.key = static_cast<uint32_t>(out.tracks[t].size());
+      read_stored_key(stream, layout.tracks[t], &out.tracks[t].back(), key,
+                      &widths[t][(key.key - kInitialKeysPerTrack) / kTestKeysPerSegment]);
+      out.tracks[t].push_back(key);
+      out.stream.push_back(key);
     }
-    if (next == ~0u) break;
-    StoredKey key;
-    key.track = next;
-    key.key = static_cast<uint32_t>(out.tracks[next].size());
-    read_stored_key(stream, layout.tracks[next], &out.tracks[next].back(), key,
-                    &widths[next][(key.key - kInitialKeysPerTrack) / kTestKeysPerSegment]);
-    out.tracks[next].push_back(key);
-    out.stream.push_back(key);
   }
   out.stream_bits = stream.position();
   return out;
@@ -384,9 +376,8 @@ inline std::vector<SegmentWidths> widths_for(const TrackRecord& r, const std::ve
 
 /// `bytes` (a plain stream without jump frames) with its key sections
 /// rewritten from `keys`: every track's keys in `keys.tracks`, the key stream
-/// in the order of `keys.stream` (whose entries name the track and key), the
-/// key widths those keys need. Header offsets, counts, size and checksum
-/// follow.
+/// as those keys' runs (keys 3.. of each track, in track order), the key
+/// widths those keys need. Header offsets, counts, size and checksum follow.
 inline std::vector<uint8_t> with_keys(const std::vector<uint8_t>& bytes, const TableLayout& layout,
                                       const StoredKeys& keys) {
   BitWriter key_widths, initial, stream;
@@ -405,10 +396,13 @@ inline std::vector<uint8_t> with_keys(const std::vector<uint8_t>& bytes, const T
       }
     }
   }
-  for (const StoredKey& entry : keys.stream) {
-    const std::vector<StoredKey>& track = keys.tracks[entry.track];
-    write_stored_key(stream, layout.tracks[entry.track], &track[entry.key - 1], track[entry.key],
-                     &widths[entry.track][(entry.key - kInitialKeysPerTrack) / kTestKeysPerSegment]);
+  uint32_t stream_keys = 0;
+  for (uint32_t t = 0; t < layout.tracks.size(); ++t) {
+    const std::vector<StoredKey>& track = keys.tracks[t];
+    for (size_t k = kInitialKeysPerTrack; k < track.size(); ++k, ++stream_keys) {
+      write_stored_key(stream, layout.tracks[t], &track[k - 1], track[k],
+                       &widths[t][(k - kInitialKeysPerTrack) / kTestKeysPerSegment]);
+    }
   }
   namespace ho = header_offset;
   const uint32_t key_widths_at = get_u32(bytes, ho::kKeyWidthsOffset);
@@ -421,48 +415,66 @@ inline std::vector<uint8_t> with_keys(const std::vector<uint8_t>& bytes, const T
   set_u32(out, ho::kInitialKeysOffset, initial_at);
   set_u32(out, ho::kKeyStreamOffset, initial_at + static_cast<uint32_t>(initial.bytes().size()));
   set_u32(out, ho::kKeyStreamBits, static_cast<uint32_t>(stream.size_bits()));
-  set_u32(out, ho::kStreamKeyCount, static_cast<uint32_t>(keys.stream.size()));
+  set_u32(out, ho::kStreamKeyCount, stream_keys);
   fix_size_and_checksum(out);
   return out;
 }
 
+/// Width of the jump states' offsets into a run: the bits the longest run
+/// of stream keys needs (stream_format.h), from the tables and key widths.
+inline uint32_t run_offset_width(std::span<const uint8_t> bytes, const TableLayout& layout) {
+  const std::vector<std::vector<SegmentWidths>> widths = stored_key_widths(bytes, layout);
+  uint64_t longest = 0;
+  for (uint32_t t = 0; t < layout.tracks.size(); ++t) {
+    const TrackRecord& r = layout.tracks[t];
+    uint64_t run = 0;
+    for (size_t s = 0; s < widths[t].size(); ++s) {
+      uint32_t key_bits = r.key_coding.negation_bits ? 1 : 0;
+      for (int f = 0; f < 5; ++f) key_bits += widths[t][s][f];
+      const uint32_t first = kInitialKeysPerTrack + static_cast<uint32_t>(s) * kTestKeysPerSegment;
+      run += uint64_t{key_bits} * std::min(kTestKeysPerSegment, r.key_count - first);
+    }
+    longest = std::max(longest, run);
+  }
+  return bits_for(longest);
+}
+
 /// Where jump frame j's saved window of streamed track t starts (its keys-read
-/// count), and the bit of each saved key's "negated" flag (tracks with
-/// negation bits only); bits from the start of the stream.
+/// count) and, once it has read kRestoreFromRunKeys keys, where its oldest
+/// key's frame, "negated" bit (tracks with negation bits only) and run
+/// offset are; bits from the start of the stream, 0 where there is none.
 struct JumpStateLayout {
   std::vector<std::vector<uint64_t>> count_bit;     // [jump][track], 0 for tracks not saved
   std::vector<std::vector<uint64_t>> first_frame_bit;
-  std::vector<std::vector<std::vector<uint64_t>>> negated_bits;  // [jump][track][saved key]
+  std::vector<std::vector<uint64_t>> negated_bit;
+  std::vector<std::vector<uint64_t>> offset_bit;
+  uint32_t offset_bits = 0;                         // width of the run offsets
 };
 
 inline JumpStateLayout jump_state_layout(std::span<const uint8_t> bytes, const TableLayout& layout,
                                          uint32_t jump_frame_count, uint32_t key_index_bits) {
   JumpStateLayout out;
+  out.offset_bits = run_offset_width(bytes, layout);
   const uint64_t base = uint64_t{get_u32(bytes, header_offset::kJumpStatesOffset)} * 8;
   BitReader reader(bytes, base);
   for (uint32_t j = 0; j < jump_frame_count; ++j) {
     out.count_bit.emplace_back(layout.tracks.size(), 0);
     out.first_frame_bit.emplace_back(layout.tracks.size(), 0);
-    out.negated_bits.emplace_back(layout.tracks.size());
+    out.negated_bit.emplace_back(layout.tracks.size(), 0);
+    out.offset_bit.emplace_back(layout.tracks.size(), 0);
     for (uint32_t t = 0; t < layout.tracks.size(); ++t) {
       const TrackRecord& r = layout.tracks[t];
       if (r.coding != TrackCoding::kAnimated || r.key_count <= kInitialKeysPerTrack) continue;
       out.count_bit[j][t] = reader.position();
       const uint32_t read = reader.read(key_index_bits);
-      const uint32_t saved = std::min(read, kWindowSize);
-      StoredKey before;
-      for (uint32_t i = 0; i < saved; ++i) {
-        StoredKey key;
-        if (i == 0) {
-          out.first_frame_bit[j][t] = reader.position();
-          key.frame = reader.read(kFrameBits);
-          read_stored_key(reader, r, nullptr, key);
-        } else {
-          read_stored_key(reader, r, &before, key);
-        }
-        before = key;
-        if (r.key_coding.negation_bits) out.negated_bits[j][t].push_back(key.negated_bit);
-      }
+      if (read < kRestoreFromRunKeys) continue;
+      StoredKey key;
+      out.first_frame_bit[j][t] = reader.position();
+      key.frame = reader.read(kFrameBits);
+      read_stored_key(reader, r, nullptr, key);
+      out.negated_bit[j][t] = key.negated_bit;
+      out.offset_bit[j][t] = reader.position();
+      reader.read64(out.offset_bits);
     }
   }
   return out;

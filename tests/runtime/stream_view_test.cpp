@@ -159,7 +159,9 @@ TEST(StreamViewOpen, OpensAValidStream) {
   EXPECT_EQ(view.bytes().data(), valid().data());  // a view, not a copy
   EXPECT_GT(view.jump_frame_bytes(), 4 * kJumpIndexEntrySize);
   EXPECT_FALSE(view.key_stream_compressed());
-  EXPECT_EQ(view.key_stream_blocks().size(), 5u);
+  EXPECT_TRUE(view.key_stream_frame().empty());
+  EXPECT_EQ(view.run_starts().size(), view.animated_track_count() + 1u);
+  EXPECT_EQ(view.run_starts().back(), view.key_stream_bits());
 }
 
 TEST(StreamViewOpen, RefusesEveryTruncation) {
@@ -187,15 +189,15 @@ TEST(StreamViewOpen, RefusesWrongMagic) {
 }
 
 TEST(StreamViewOpen, RefusesOtherVersions) {
-  for (const uint16_t version : {uint16_t{0}, uint16_t{1}, uint16_t{2}, uint16_t{3}, uint16_t{4}}) {
+  for (const uint16_t version : {uint16_t{0}, uint16_t{1}, uint16_t{2}, uint16_t{3}, uint16_t{4}, uint16_t{5}}) {
     const Bytes bytes = patched([&](Bytes& b) { set_u16(b, ho::kVersion, version); });
     EXPECT_TRUE(refused_mentioning(open(bytes), {"format version " + std::to_string(version) + " is no longer read",
-                                                 "reads version 5", "recompress"}));
+                                                 "reads version 6", "recompress"}));
   }
-  for (const uint16_t version : {uint16_t{6}, uint16_t{0xFFFF}}) {
+  for (const uint16_t version : {uint16_t{7}, uint16_t{0xFFFF}}) {
     const Bytes bytes = patched([&](Bytes& b) { set_u16(b, ho::kVersion, version); });
     EXPECT_TRUE(refused_mentioning(open(bytes), {"format version " + std::to_string(version),
-                                                 "written by a newer keystream", "reads version 5"}));
+                                                 "written by a newer keystream", "reads version 6"}));
   }
 }
 
@@ -236,8 +238,8 @@ TEST(StreamViewOpen, RefusesHeaderFieldsOutOfRange) {
                 "key stream is " + std::to_string(section_bits + 1) + " bits, its keys' widths add up to " +
                     std::to_string(get_u32(valid(), ho::kKeyStreamBits))},
            Case{ho::kKeyStreamBits, 0xFFFFFFF0u, "key stream is 4294967280 bits, its keys' widths add up to"},
-           Case{ho::kJumpIntervalFrames, 0, "jump index is 48 bytes, expected 12 for each of 0 jump frames"},
-           Case{ho::kJumpIntervalFrames, 7, "jump index is 48 bytes, expected 12 for each of 5 jump frames"},
+           Case{ho::kJumpIntervalFrames, 0, "jump index is 32 bytes, expected 8 for each of 0 jump frames"},
+           Case{ho::kJumpIntervalFrames, 7, "jump index is 32 bytes, expected 8 for each of 5 jump frames"},
        }) {
     SCOPED_TRACE(c.message);
     const Bytes bytes = patched([&](Bytes& b) { set_u32(b, c.offset, c.value); });
@@ -546,70 +548,72 @@ TEST(StreamViewOpen, RefusesKeyStreamWithTooFewOrTooManyBits) {
 
 // --- jump frames ------------------------------------------------------------------
 
-TEST(StreamViewOpen, RefusesJumpIndexInconsistentWithForwardPlay) {
+TEST(StreamViewOpen, RefusesJumpIndexInconsistentWithItsStates) {
   const StreamView& view = valid_view();
   const uint32_t index = get_u32(valid(), ho::kJumpIndexOffset);
-  const JumpFrame& jump0 = view.jump_frames()[0];
   const JumpFrame& jump1 = view.jump_frames()[1];
-  ASSERT_GT(jump1.stream_key_index, jump0.stream_key_index + 1);
-  // The keys before a jump frame must end where it resumes.
+  ASSERT_GT(jump1.stream_keys_read, 0u);
+  // The keys read it counts must be its tracks' counts added up.
   EXPECT_TRUE(refused_mentioning(
-      open(patched([&](Bytes& b) { set_u32(b, index + 12, jump1.stream_key_index - 1); })),
-      {"jump frame 1 resumes at bit " + std::to_string(jump1.stream_bit_offset), "the keys before it end at bit"}));
+      open(patched([&](Bytes& b) { set_u32(b, index + kJumpIndexEntrySize, jump1.stream_keys_read - 1); })),
+      {"jump frame 1 says " + std::to_string(jump1.stream_keys_read - 1) + " stream keys are read",
+       "add up to " + std::to_string(jump1.stream_keys_read)}));
   EXPECT_TRUE(refused_mentioning(
-      open(patched([&](Bytes& b) { set_u32(b, index + 16, jump1.stream_bit_offset + 1); })),
-      {"jump frame 1 resumes at bit " + std::to_string(jump1.stream_bit_offset + 1),
-       "the keys before it end at bit " + std::to_string(jump1.stream_bit_offset)}));
-  // A consistent position, but not the one forward play reaches at frame 16:
-  // jump frame 1 resuming where jump frame 0 does.
-  EXPECT_TRUE(refused_mentioning(open(patched([&](Bytes& b) {
-                                   set_u32(b, index + 12, jump0.stream_key_index);
-                                   set_u32(b, index + 16, jump0.stream_bit_offset);
-                                 })),
-                                 {"jump frame 1 (frame 16) resumes at stream key " + std::to_string(jump0.stream_key_index),
-                                  "forward play is at key " + std::to_string(jump1.stream_key_index)}));
-  // Resuming before the jump frame ahead of it.
-  EXPECT_TRUE(refused_mentioning(open(patched([&](Bytes& b) {
-                                   set_u32(b, index + 12, jump0.stream_key_index - 1);
-                                   set_u32(b, index + 16, jump0.stream_bit_offset - 1);
-                                 })),
-                                 {"jump frame 1 resumes the key stream before the jump frame ahead of it"}));
-  EXPECT_TRUE(refused_mentioning(open(patched([&](Bytes& b) { set_u32(b, index + 12, view.stream_key_count() + 1); })),
-                                 {"jump frame 1 points past the end of the key stream"}));
-  EXPECT_TRUE(refused_mentioning(open(patched([&](Bytes& b) { set_u32(b, index + 20, jump1.state_bit_offset + 1); })),
-                                 {"jump frame 1 has a state offset that does not follow the previous state"}));
+      open(patched([&](Bytes& b) { set_u32(b, index + kJumpIndexEntrySize + 4, jump1.state_bit_offset + 1); })),
+      {"jump frame 1 has a state offset that does not follow the previous state"}));
 }
 
 TEST(StreamViewOpen, RefusesJumpStatesInconsistentWithForwardPlay) {
   const StreamView& view = valid_view();
   const test::JumpStateLayout states =
       test::jump_state_layout(valid(), layout(), static_cast<uint32_t>(view.jump_frames().size()), view.key_index_bits());
-  // Jump frame 0's saved window of the first streamed track.
-  uint32_t track = 0;
-  while (states.count_bit[0][track] == 0) ++track;
+  // The first jump frame that saves a window's oldest key, and its first such track.
+  uint32_t j = 0, track = 0;
+  while (j < states.count_bit.size()) {
+    track = 0;
+    while (track < states.first_frame_bit[j].size() && states.first_frame_bit[j][track] == 0) ++track;
+    if (track < states.first_frame_bit[j].size()) break;
+    ++j;
+  }
+  ASSERT_LT(j, states.count_bit.size()) << "no jump frame saves an oldest key";
   const StreamTrack& saved = view.tracks()[track];
-  const uint64_t count_bit = states.count_bit[0][track];
-  const uint64_t frame_bit = states.first_frame_bit[0][track];
+  const std::string where = "jump frame " + std::to_string(j);
+  const uint64_t count_bit = states.count_bit[j][track];
+  const uint64_t frame_bit = states.first_frame_bit[j][track];
   EXPECT_EQ(frame_bit, count_bit + view.key_index_bits());
-  const uint64_t code_bit = frame_bit + kFrameBits;  // the lowest bit of the first key's first code
-  const std::string state_problem =
-      "jump frame 0 (frame 8) does not hold the state forward play reaches for track " + std::to_string(track);
+  const uint64_t code_bit = frame_bit + kFrameBits;  // the lowest bit of the oldest key's first code
+  const std::string state_problem = where + " (frame " + std::to_string(view.jump_frames()[j].frame) +
+                                    ") does not hold the state forward play reaches for track " + std::to_string(track);
   EXPECT_TRUE(refused_mentioning(
       open(patched([&](Bytes& b) { b[code_bit / 8] ^= static_cast<uint8_t>(1u << (code_bit % 8)); })), {state_problem}));
   const uint32_t saved_frame = BitReader(valid(), frame_bit).read(kFrameBits);
   EXPECT_TRUE(refused_mentioning(
       open(patched([&](Bytes& b) { test::write_bits(b, frame_bit, saved_frame ^ 1u, kFrameBits); })), {state_problem}));
   EXPECT_TRUE(refused_mentioning(open(patched([&](Bytes& b) { test::write_bits(b, frame_bit, 40, kFrameBits); })),
-                                 {"jump frame 0 holds a key past the last frame for track " + std::to_string(track)}));
+                                 {where + " holds a key past the last frame for track " + std::to_string(track)}));
+  // The run offset: one bit off is another key's start (or none); past the run, refused before any play.
+  const uint64_t offset_bit = states.offset_bit[j][track];
+  const uint64_t offset = BitReader(valid(), offset_bit).read64(states.offset_bits);
+  EXPECT_TRUE(refused_mentioning(
+      open(patched([&](Bytes& b) { test::write_bits(b, offset_bit, offset + 1, states.offset_bits); })),
+      {state_problem}));
+  uint32_t animated = 0;
+  for (uint32_t t = 0; t < track; ++t) animated += view.tracks()[t].coding == TrackCoding::kAnimated ? 1 : 0;
+  const uint64_t run_bits = view.run_starts()[animated + 1] - view.run_starts()[animated];
+  if (run_bits < (uint64_t{1} << states.offset_bits)) {
+    EXPECT_TRUE(refused_mentioning(
+        open(patched([&](Bytes& b) { test::write_bits(b, offset_bit, run_bits, states.offset_bits); })),
+        {where + " resumes track " + std::to_string(track) + " at bit " + std::to_string(run_bits) + " of its run"}));
+  }
   EXPECT_TRUE(
       refused_mentioning(open(patched([&](Bytes& b) { test::write_bits(b, count_bit, 2, view.key_index_bits()); })),
-                         {"jump frame 0 says track " + std::to_string(track) + " has read 2 of its " +
+                         {where + " says track " + std::to_string(track) + " has read 2 of its " +
                           std::to_string(saved.key_count) + " keys"}));
   const uint32_t largest_count = (1u << view.key_index_bits()) - 1;  // what the field can hold
   if (largest_count > saved.key_count) {
     EXPECT_TRUE(refused_mentioning(
         open(patched([&](Bytes& b) { test::write_bits(b, count_bit, largest_count, view.key_index_bits()); })),
-        {"jump frame 0 says track " + std::to_string(track) + " has read " + std::to_string(largest_count)}));
+        {where + " says track " + std::to_string(track) + " has read " + std::to_string(largest_count)}));
   }
 }
 
@@ -626,22 +630,22 @@ TEST(StreamViewOpen, RefusesJumpStatesWithAWrongNegationBit) {
     const test::JumpStateLayout states = test::jump_state_layout(
         bytes, tables, static_cast<uint32_t>(view.value().jump_frames().size()), view.value().key_index_bits());
     int flipped = 0;
-    for (uint32_t j = 0; j < states.negated_bits.size(); ++j) {
-      for (uint32_t t = 0; t < states.negated_bits[j].size(); ++t) {
-        for (const uint64_t bit : states.negated_bits[j][t]) {
-          SCOPED_TRACE(::testing::Message() << "jump frame " << j << " track " << t << " bit " << bit);
-          Bytes b = bytes;
-          b[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
-          test::fix_checksum(b);
-          EXPECT_TRUE(refused_mentioning(open(b), {"jump frame " + std::to_string(j),
-                                          "does not hold the state forward play reaches for track " + std::to_string(t)}));
-          ++flipped;
-        }
+    for (uint32_t j = 0; j < states.negated_bit.size(); ++j) {
+      for (uint32_t t = 0; t < states.negated_bit[j].size(); ++t) {
+        const uint64_t bit = states.negated_bit[j][t];
+        if (bit == 0) continue;
+        SCOPED_TRACE(::testing::Message() << "jump frame " << j << " track " << t << " bit " << bit);
+        Bytes b = bytes;
+        b[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
+        test::fix_checksum(b);
+        EXPECT_TRUE(refused_mentioning(open(b), {"jump frame " + std::to_string(j),
+                                        "does not hold the state forward play reaches for track " + std::to_string(t)}));
+        ++flipped;
       }
     }
     if (flipped > 0) return;
   }
-  ADD_FAILURE() << "no random clip has a track with negation bits and a jump frame";
+  ADD_FAILURE() << "no random clip has a track with negation bits and a jump frame saving its oldest key";
 }
 
 TEST(StreamViewFastOpen, LetsAForgedKeyStreamThroughAndThePlayerStaysInBounds) {
@@ -690,7 +694,7 @@ TEST(StreamViewOpen, RefusesTrailingBytes) {
            Case{get_u32(b, ho::kInitialKeysOffset), 1, "key widths section is"},
            Case{get_u32(b, ho::kKeyStreamOffset), 1, "initial keys section has trailing bytes"},
            Case{get_u32(b, ho::kJumpIndexOffset), 1, "key stream section is"},
-           Case{get_u32(b, ho::kJumpStatesOffset), 12, "jump index is 60 bytes, expected 12 for each of 4 jump frames"},
+           Case{get_u32(b, ho::kJumpStatesOffset), 8, "jump index is 40 bytes, expected 8 for each of 4 jump frames"},
            Case{get_u32(b, ho::kMetadataOffset), 1, "jump states section has trailing bytes"},
            Case{static_cast<uint32_t>(b.size()), 1, "metadata has 1 bytes after the names, expected 0"},
        }) {

@@ -1,0 +1,94 @@
+// The AVX2 kernel of lane_reader.h. This file alone is compiled with -mavx2;
+// it includes nothing but plain data and the declarations, so no inline
+// function built for AVX2 reaches code that runs on older CPUs.
+// lane_reader.cpp calls it only when the CPU has AVX2.
+
+#include "core/runtime/lane_reader.h"
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+
+namespace ks {
+
+namespace {
+
+__m256i load(const void* p) { return _mm256_load_si256(static_cast<const __m256i*>(p)); }
+void store(void* p, __m256i v) { _mm256_store_si256(static_cast<__m256i*>(p), v); }
+
+// The low 32 bits of each 64-bit lane of `low` (lanes 0..3) and `high`
+// (lanes 4..7), in lane order.
+__m256i narrow(__m256i low, __m256i high) {
+  const __m256 evens = _mm256_shuffle_ps(_mm256_castsi256_ps(low), _mm256_castsi256_ps(high), _MM_SHUFFLE(2, 0, 2, 0));
+  return _mm256_permute4x64_epi64(_mm256_castps_si256(evens), _MM_SHUFFLE(3, 1, 2, 0));
+}
+
+template <int Components>
+uint32_t read_keys(SegmentLanes<Components>& block, LaneCursors& c, uint32_t due_bits, const uint8_t* key_stream) {
+  const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i due = _mm256_cmpgt_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(due_bits)), lane_bit), zero);
+  const __m256i due_low = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(due));
+  const __m256i due_high = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(due, 1));
+  // Each due lane's next 64 bits, shifted to its key's first bit; lanes not
+  // due load nothing (their cursor may be at the end of the stream).
+  const __m256i bit_low = load(c.bit);
+  const __m256i bit_high = load(c.bit + 4);
+  const long long* base = reinterpret_cast<const long long*>(key_stream);
+  const __m256i seven = _mm256_set1_epi64x(7);
+  __m256i window_low = _mm256_mask_i64gather_epi64(zero, base, _mm256_srli_epi64(bit_low, 3), due_low, 1);
+  __m256i window_high = _mm256_mask_i64gather_epi64(zero, base, _mm256_srli_epi64(bit_high, 3), due_high, 1);
+  window_low = _mm256_srlv_epi64(window_low, _mm256_and_si256(bit_low, seven));
+  window_high = _mm256_srlv_epi64(window_high, _mm256_and_si256(bit_high, seven));
+  const auto field = [&](uint32_t f) {
+    const __m256i low = _mm256_and_si256(_mm256_srlv_epi64(window_low, load(c.shift[f])), load(c.mask[f]));
+    const __m256i high = _mm256_and_si256(_mm256_srlv_epi64(window_high, load(c.shift[f] + 4)), load(c.mask[f] + 4));
+    return narrow(low, high);
+  };
+  LaneArrivals& a = block.arrivals;
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i frame_old = load(c.frame);
+  const __m256i frame_new = _mm256_add_epi32(frame_old, _mm256_add_epi32(field(0), load(c.frame_delta_min)));
+  store(c.frame, _mm256_blendv_epi8(frame_old, frame_new, due));
+  store(c.need, _mm256_blendv_epi8(load(c.need), frame_old, due));
+  _mm256_store_ps(a.frame, _mm256_cvtepi32_ps(frame_new));
+  for (int i = 0; i < 4; ++i) {
+    // Unsigned arithmetic: untrusted differences wrap (read_stream_key).
+    const __m256i u = field(static_cast<uint32_t>(i) + 1);
+    const __m256i difference = _mm256_xor_si256(_mm256_srli_epi32(u, 1), _mm256_sub_epi32(zero, _mm256_and_si256(u, one)));
+    const __m256i old = load(c.codes[i]);
+    const __m256i codes = _mm256_blendv_epi8(old, _mm256_add_epi32(old, difference), due);
+    store(c.codes[i], codes);
+    if (i < Components) _mm256_store_ps(a.code[i], _mm256_cvtepi32_ps(codes));
+  }
+  const __m256i negated = field(kKeyFields);
+  _mm256_store_ps(a.sign, _mm256_cvtepi32_ps(_mm256_sub_epi32(one, _mm256_add_epi32(negated, negated))));
+  _mm256_store_ps(a.arrived, _mm256_and_ps(_mm256_castsi256_ps(due), _mm256_set1_ps(1.f)));
+  a.any = a.any || due_bits != 0;
+  // The due lanes' cursors move past their key.
+  store(c.bit, _mm256_add_epi64(bit_low, _mm256_and_si256(load(c.key_bits), due_low)));
+  store(c.bit + 4, _mm256_add_epi64(bit_high, _mm256_and_si256(load(c.key_bits + 4), due_high)));
+  const __m256i left = _mm256_add_epi32(load(c.keys_left), due);  // due is -1 in a due lane
+  store(c.keys_left, left);
+  const __m256i read = _mm256_sub_epi32(load(c.keys_read), due);
+  store(c.keys_read, read);
+  // Lanes whose next key opens a segment (one key in sixteen).
+  const __m256i opening = _mm256_andnot_si256(_mm256_cmpeq_epi32(left, zero),
+                                              _mm256_and_si256(_mm256_cmpeq_epi32(read, load(c.segment_end)), due));
+  return static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(opening)));
+}
+
+}  // namespace
+
+namespace detail {
+
+uint32_t read_lane_keys_avx2(RotationLanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream) {
+  return read_keys(block, c, due, key_stream);
+}
+uint32_t read_lane_keys_avx2(Vec3Lanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream) {
+  return read_keys(block, c, due, key_stream);
+}
+
+}  // namespace detail
+
+}  // namespace ks
+#endif
