@@ -3,6 +3,11 @@
 #include "core/runtime/bit_reader.h"
 #include "core/runtime/stream_view.h"
 
+#if defined(__x86_64__) || defined(_M_X64)
+#define KS_X86_64 1
+#include <emmintrin.h>
+#endif
+
 namespace ks {
 
 namespace {
@@ -51,21 +56,14 @@ uint32_t read_lane_keys_scalar(SegmentLanes<Components>& block, LaneCursors& c, 
   return opening;
 }
 
-// True when every due lane's key lies in one 64-bit load inside `key_stream`.
-bool fits_one_load(const LaneCursors& c, uint32_t due, size_t key_stream_bytes) {
-  constexpr uint64_t kWindowBits = 57;  // a 64-bit load less the bit offset within its first byte
-  for (uint32_t l = 0; l < kLanesPerBlock; ++l) {
-    if (((due >> l) & 1u) == 0) continue;
-    if ((c.bit[l] >> 3) + 8 > key_stream_bytes || c.key_bits[l] > kWindowBits) return false;
-  }
-  return true;
-}
-
 template <int Components>
 uint32_t read_keys(SegmentLanes<Components>& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream) {
-#if defined(__x86_64__) || defined(_M_X64)
-  if (simd_level() == SimdLevel::kAvx2 && fits_one_load(c, due, key_stream.size())) {
-    return detail::read_lane_keys_avx2(block, c, due, key_stream.data());
+#if KS_X86_64
+  if (simd_level() == SimdLevel::kAvx2) {
+    // The kernel declines (kNotRead) when a due lane's key is not in one
+    // 64-bit load inside the stream: near its end, or wider than 57 bits.
+    const uint32_t opening = detail::read_lane_keys_avx2(block, c, due, key_stream.data(), key_stream.size());
+    if (opening != detail::kNotRead) return opening;
   }
 #endif
   return read_lane_keys_scalar(block, c, due, key_stream);
@@ -106,11 +104,47 @@ uint32_t read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::spa
 }
 
 uint32_t lanes_due(const LaneCursors& c, uint32_t frame) {
+#if KS_X86_64
+  // SSE2, which every x86-64 CPU has: four lanes per compare. Frames fit in
+  // 16 bits, so the signed compares are exact.
+  const __m128i now = _mm_set1_epi32(static_cast<int32_t>(frame));
+  const __m128i zero = _mm_setzero_si128();
+  const auto half = [&](uint32_t at) {
+    const __m128i need = _mm_load_si128(reinterpret_cast<const __m128i*>(c.need + at));
+    const __m128i left = _mm_load_si128(reinterpret_cast<const __m128i*>(c.keys_left + at));
+    const __m128i due = _mm_andnot_si128(_mm_cmpgt_epi32(need, now), _mm_cmpgt_epi32(left, zero));
+    return static_cast<uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(due)));
+  };
+  return half(0) | (half(4) << 4);
+#else
   uint32_t due = 0;
   for (uint32_t l = 0; l < kLanesPerBlock; ++l) {
     due |= (c.keys_left[l] > 0 && c.need[l] <= static_cast<int32_t>(frame) ? 1u : 0u) << l;
   }
   return due;
+#endif
+}
+
+uint32_t lanes_finished(const LaneCursors& c) {
+#if KS_X86_64
+  const __m128i zero = _mm_setzero_si128();
+  const auto half = [&](uint32_t at) {
+    const __m128i left = _mm_load_si128(reinterpret_cast<const __m128i*>(c.keys_left + at));
+    return static_cast<uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(left, zero))));
+  };
+  return half(0) | (half(4) << 4);
+#else
+  uint32_t finished = 0;
+  for (uint32_t l = 0; l < kLanesPerBlock; ++l) finished |= (c.keys_left[l] == 0 ? 1u : 0u) << l;
+  return finished;
+#endif
+}
+
+uint32_t count_lanes(uint32_t lanes) {
+  // std::popcount is a library call on x86-64 without -mpopcnt.
+  lanes = lanes - ((lanes >> 1) & 0x55u);
+  lanes = (lanes & 0x33u) + ((lanes >> 2) & 0x33u);
+  return (lanes + (lanes >> 4)) & 0x0Fu;
 }
 
 }  // namespace ks

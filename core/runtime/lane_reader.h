@@ -60,11 +60,21 @@ uint32_t read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::spa
 /// lane l).
 uint32_t lanes_due(const LaneCursors& c, uint32_t frame);
 
+/// The lanes of `c` with no key left to read (padding lanes included).
+uint32_t lanes_finished(const LaneCursors& c);
+
+/// Lanes set in a mask of eight.
+uint32_t count_lanes(uint32_t lanes);
+
 namespace detail {
+/// What the AVX2 kernel returns when it reads nothing.
+inline constexpr uint32_t kNotRead = ~0u;
 // The AVX2 kernel (lane_reader_avx2.cpp); read_lane_keys calls it when the
-// CPU has AVX2 and every due lane's next 64 bits lie inside `key_stream`.
-uint32_t read_lane_keys_avx2(RotationLanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream);
-uint32_t read_lane_keys_avx2(Vec3Lanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream);
+// CPU has AVX2. It reads nothing and returns kNotRead unless every due
+// lane's key lies in one 64-bit load inside the `bytes` of `key_stream`.
+uint32_t read_lane_keys_avx2(RotationLanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
+                             size_t bytes);
+uint32_t read_lane_keys_avx2(Vec3Lanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream, size_t bytes);
 }  // namespace detail
 
 }  // namespace ks

@@ -23,16 +23,30 @@ __m256i narrow(__m256i low, __m256i high) {
 }
 
 template <int Components>
-uint32_t read_keys(SegmentLanes<Components>& block, LaneCursors& c, uint32_t due_bits, const uint8_t* key_stream) {
+uint32_t read_keys(SegmentLanes<Components>& block, LaneCursors& c, uint32_t due_bits, const uint8_t* key_stream,
+                   size_t bytes) {
   const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
   const __m256i zero = _mm256_setzero_si256();
   const __m256i due = _mm256_cmpgt_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(due_bits)), lane_bit), zero);
   const __m256i due_low = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(due));
   const __m256i due_high = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(due, 1));
-  // Each due lane's next 64 bits, shifted to its key's first bit; lanes not
-  // due load nothing (their cursor may be at the end of the stream).
   const __m256i bit_low = load(c.bit);
   const __m256i bit_high = load(c.bit + 4);
+  // Every due lane's key in one 64-bit load inside the stream: its byte
+  // at most bytes - 8 (signed compares: bit offsets are below 2^35), and
+  // no key wider than 57 bits (the load less its first byte's offset).
+  const __m256i last_byte = _mm256_set1_epi64x(static_cast<long long>(bytes) - 8);
+  const __m256i widest = _mm256_set1_epi64x(57);
+  const __m256i outside_low = _mm256_or_si256(_mm256_cmpgt_epi64(_mm256_srli_epi64(bit_low, 3), last_byte),
+                                              _mm256_cmpgt_epi64(load(c.key_bits), widest));
+  const __m256i outside_high = _mm256_or_si256(_mm256_cmpgt_epi64(_mm256_srli_epi64(bit_high, 3), last_byte),
+                                               _mm256_cmpgt_epi64(load(c.key_bits + 4), widest));
+  if (!_mm256_testz_si256(_mm256_or_si256(_mm256_and_si256(outside_low, due_low), _mm256_and_si256(outside_high, due_high)),
+                          _mm256_set1_epi64x(-1))) {
+    return detail::kNotRead;
+  }
+  // Each due lane's next 64 bits, shifted to its key's first bit; lanes not
+  // due load nothing (their cursor may be at the end of the stream).
   const long long* base = reinterpret_cast<const long long*>(key_stream);
   const __m256i seven = _mm256_set1_epi64x(7);
   __m256i window_low = _mm256_mask_i64gather_epi64(zero, base, _mm256_srli_epi64(bit_low, 3), due_low, 1);
@@ -81,11 +95,12 @@ uint32_t read_keys(SegmentLanes<Components>& block, LaneCursors& c, uint32_t due
 
 namespace detail {
 
-uint32_t read_lane_keys_avx2(RotationLanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream) {
-  return read_keys(block, c, due, key_stream);
+uint32_t read_lane_keys_avx2(RotationLanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
+                             size_t bytes) {
+  return read_keys(block, c, due, key_stream, bytes);
 }
-uint32_t read_lane_keys_avx2(Vec3Lanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream) {
-  return read_keys(block, c, due, key_stream);
+uint32_t read_lane_keys_avx2(Vec3Lanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream, size_t bytes) {
+  return read_keys(block, c, due, key_stream, bytes);
 }
 
 }  // namespace detail

@@ -202,12 +202,12 @@ void Player::read_round(LaneGroup<Components>& group, uint32_t block, uint32_t d
   const StreamView& s = *m_stream;
   SegmentLanes<Components>& lanes = group.blocks[block];
   LaneCursors& c = group.cursors[block];
-  shift_in_staged_keys(lanes);
+  if (lanes.arrivals.any) shift_in_staged_keys(lanes);
   for (uint32_t open = read_lane_keys(lanes, c, due, key_stream()); open != 0; open &= open - 1) {
     const uint32_t l = static_cast<uint32_t>(std::countr_zero(open));
     load_lane_layout(c, l, s.tracks()[c.track[l]], s.key_widths(), c.keys_read[l]);
   }
-  const uint32_t keys = static_cast<uint32_t>(std::popcount(due));
+  const uint32_t keys = count_lanes(due);
   m_counters.keys_read += keys;
   m_counters.keys_dequantized += keys;
   m_counters.window_updates += keys;
@@ -222,17 +222,19 @@ uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame) {
     LaneCursors& c = group.cursors[b];
     uint32_t due = lanes_due(c, frame);
     if (due == 0) continue;
+    const uint32_t finished_before = lanes_finished(c);
     do {
+      // The state is valid from the latest need of a key read on.
       for (uint32_t bits = due; bits != 0; bits &= bits - 1) {
-        const int32_t need = c.need[std::countr_zero(bits)];
-        if (static_cast<uint32_t>(need) > m_last_need) m_last_need = static_cast<uint32_t>(need);
+        const uint32_t need = static_cast<uint32_t>(c.need[std::countr_zero(bits)]);
+        m_last_need = need > m_last_need ? need : m_last_need;
       }
       read_round(group, b, due);
-      keys += static_cast<uint32_t>(std::popcount(due));
-      for (uint32_t bits = due; bits != 0; bits &= bits - 1) finished |= c.keys_left[std::countr_zero(bits)] == 0;
+      keys += count_lanes(due);
       due = lanes_due(c, frame);
     } while (due != 0);
     build_coefficients(group.blocks[b]);
+    finished = finished || lanes_finished(c) != finished_before;
   }
   if (finished) find_finished(group);
   return keys;
