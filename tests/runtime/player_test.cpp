@@ -289,6 +289,40 @@ TEST(PlayerProperty, LoopingRepeatsEveryDuration) {
   });
 }
 
+// The lane reader reads eight keys per AVX2 instruction, or lane by lane
+// (the reference, what a CPU without AVX2 runs and what reads keys near the
+// end of the stream or wider than one load): the same bits either way,
+// forward and seeking.
+TEST(PlayerProperty, EverySimdLevelDecodesTheSameBits) {
+  struct LevelGuard {
+    ~LevelGuard() { set_simd_level(best_simd_level()); }
+  } guard;
+  std::mt19937 rng(11);
+  for_each_packed_clip([&](const PackedClip& packed) {
+    const StreamView& view = packed.view;
+    std::vector<float> times;
+    for (uint32_t f = 0; f <= view.last_frame(); ++f) times.push_back(static_cast<float>(f) + 0.25f);
+    for (int i = 0; i < 40; ++i) {
+      times.push_back(std::uniform_real_distribution<float>(0.f, static_cast<float>(view.last_frame()))(rng));
+    }
+    std::vector<Pose> reference;
+    for (const SimdLevel level : {SimdLevel::kScalar, SimdLevel::kSse2, SimdLevel::kAvx2}) {
+      set_simd_level(level);
+      if (simd_level() != level) continue;  // a level this CPU does not run
+      Player player(view);
+      Pose pose(view.bone_count());
+      for (size_t i = 0; i < times.size(); ++i) {
+        player.sample_frame(times[i], pose);
+        if (level == SimdLevel::kScalar) {
+          reference.push_back(pose);
+        } else {
+          ASSERT_TRUE(test::same_bits(pose, reference[i])) << to_string(level) << " at frame time " << times[i];
+        }
+      }
+    }
+  });
+}
+
 TEST(PlayerProperty, LoopingIsPeriodicAtFractionalTimes) {
   // At 32 Hz with 64 frame steps the duration is 2 s and every time below is
   // exact in binary, so t and t + duration land on the same frame time.
