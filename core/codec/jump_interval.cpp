@@ -81,8 +81,8 @@ JumpIntervalCost jump_interval_cost(const FittedClip& clip, const std::vector<Ke
     const uint32_t frame = j * interval_frames;
     for (size_t t = 0; t < clip.tracks.size(); ++t) {
       const FittedTrack& track = clip.tracks[t];
-      if (is_streamed(track)) state_bits += saved_window_bits(track, codings[t], keys_read_at(track, frame), key_index_bits,
-                                                          offset_bits);
+      if (!is_streamed(track)) continue;
+      state_bits += saved_window_bits(track, codings[t], keys_read_at(track, frame), key_index_bits, offset_bits);
     }
   }
   cost.jump_frame_bytes = uint64_t{jump_count} * kJumpIndexEntrySize + (state_bits + 7) / 8;

@@ -148,7 +148,8 @@ Result<std::vector<uint8_t>> compress_key_stream(std::span<const uint8_t> plain,
   const std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> context(ZSTD_createCCtx(), ZSTD_freeCCtx);
   if (!context) return Error{"cannot create a zstd context"};
   std::vector<uint8_t> out(4 + ZSTD_compressBound(plain.size()));
-  const size_t size = ZSTD_compressCCtx(context.get(), out.data() + 4, out.size() - 4, plain.data(), plain.size(), level);
+  const size_t size =
+      ZSTD_compressCCtx(context.get(), out.data() + 4, out.size() - 4, plain.data(), plain.size(), level);
   if (ZSTD_isError(size)) return Error{std::string("zstd: ") + ZSTD_getErrorName(size)};
   if (plain.size() > max_zstd_block_bytes(size)) {
     return Error{"zstd compresses the key stream from " + std::to_string(plain.size()) + " to " + std::to_string(size) +

@@ -30,15 +30,15 @@ struct alignas(32) LaneCursors {
   uint64_t bit[kLanesPerBlock] = {};  // where the lane's next key starts in the plain key stream
   uint64_t shift[kLaneFields][kLanesPerBlock] = {};
   uint64_t mask[kLaneFields][kLanesPerBlock] = {};
-  uint64_t key_bits[kLanesPerBlock] = {};      // every key of the segment is this long
-  int32_t codes[4][kLanesPerBlock] = {};       // the newest key's codes: the next key's differences start here
-  int32_t frame[kLanesPerBlock] = {};          // the newest key's frame
-  int32_t need[kLanesPerBlock] = {};           // the frame the next key is needed at: the key before the newest's
-  int32_t keys_left[kLanesPerBlock] = {};      // keys not read yet; 0 for a lane without a track
+  uint64_t key_bits[kLanesPerBlock] = {};  // every key of the segment is this long
+  int32_t codes[4][kLanesPerBlock] = {};   // the newest key's codes: the next key's differences start here
+  int32_t frame[kLanesPerBlock] = {};      // the newest key's frame
+  int32_t need[kLanesPerBlock] = {};       // the frame the next key is needed at: the key before the newest's
+  int32_t keys_left[kLanesPerBlock] = {};  // keys not read yet; 0 for a lane without a track
   int32_t frame_delta_min[kLanesPerBlock] = {};
   uint32_t keys_read[kLanesPerBlock] = {};
-  uint32_t segment_end[kLanesPerBlock] = {};   // the first key of the next segment
-  uint32_t track[kLanesPerBlock] = {};         // the lane's track in the stream
+  uint32_t segment_end[kLanesPerBlock] = {};  // the first key of the next segment
+  uint32_t track[kLanesPerBlock] = {};        // the lane's track in the stream
 };
 
 /// Points lane `lane` of `c` at key `key` (>= kInitialKeysPerTrack, below

@@ -12,8 +12,12 @@ namespace ks {
 
 namespace {
 
-__m256i load(const void* p) { return _mm256_load_si256(static_cast<const __m256i*>(p)); }
-void store(void* p, __m256i v) { _mm256_store_si256(static_cast<__m256i*>(p), v); }
+__m256i load(const void* p) {
+  return _mm256_load_si256(static_cast<const __m256i*>(p));
+}
+void store(void* p, __m256i v) {
+  _mm256_store_si256(static_cast<__m256i*>(p), v);
+}
 
 // The low 32 bits of each 64-bit lane of `low` (lanes 0..3) and `high`
 // (lanes 4..7), in lane order.
@@ -27,7 +31,8 @@ uint32_t read_keys(SegmentLanes<Components>& block, LaneCursors& c, uint32_t due
                    size_t bytes) {
   const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
   const __m256i zero = _mm256_setzero_si256();
-  const __m256i due = _mm256_cmpgt_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(due_bits)), lane_bit), zero);
+  const __m256i due =
+      _mm256_cmpgt_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(due_bits)), lane_bit), zero);
   const __m256i due_low = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(due));
   const __m256i due_high = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(due, 1));
   const __m256i bit_low = load(c.bit);
@@ -41,8 +46,9 @@ uint32_t read_keys(SegmentLanes<Components>& block, LaneCursors& c, uint32_t due
                                               _mm256_cmpgt_epi64(load(c.key_bits), widest));
   const __m256i outside_high = _mm256_or_si256(_mm256_cmpgt_epi64(_mm256_srli_epi64(bit_high, 3), last_byte),
                                                _mm256_cmpgt_epi64(load(c.key_bits + 4), widest));
-  if (!_mm256_testz_si256(_mm256_or_si256(_mm256_and_si256(outside_low, due_low), _mm256_and_si256(outside_high, due_high)),
-                          _mm256_set1_epi64x(-1))) {
+  if (!_mm256_testz_si256(
+          _mm256_or_si256(_mm256_and_si256(outside_low, due_low), _mm256_and_si256(outside_high, due_high)),
+          _mm256_set1_epi64x(-1))) {
     return detail::kNotRead;
   }
   // Each due lane's next 64 bits, shifted to its key's first bit; lanes not
@@ -68,7 +74,8 @@ uint32_t read_keys(SegmentLanes<Components>& block, LaneCursors& c, uint32_t due
   for (int i = 0; i < 4; ++i) {
     // Unsigned arithmetic: untrusted differences wrap (read_stream_key).
     const __m256i u = field(static_cast<uint32_t>(i) + 1);
-    const __m256i difference = _mm256_xor_si256(_mm256_srli_epi32(u, 1), _mm256_sub_epi32(zero, _mm256_and_si256(u, one)));
+    const __m256i difference =
+        _mm256_xor_si256(_mm256_srli_epi32(u, 1), _mm256_sub_epi32(zero, _mm256_and_si256(u, one)));
     const __m256i old = load(c.codes[i]);
     const __m256i codes = _mm256_blendv_epi8(old, _mm256_add_epi32(old, difference), due);
     store(c.codes[i], codes);

@@ -1,5 +1,7 @@
 #include "core/runtime/player.h"
 
+#include <zstd.h>
+
 #include <algorithm>
 #include <bit>
 #include <cassert>
@@ -7,7 +9,6 @@
 #include <cstddef>
 #include <cstring>
 #include <string>
-#include <zstd.h>
 
 namespace ks {
 
@@ -74,8 +75,10 @@ Player::Player(const StreamView& stream)
     // out of bounds.
     m_plain_key_stream.assign(stream.key_stream_bytes(), 0);
     const std::span<const uint8_t> frame = stream.key_stream_frame();
-    const size_t written = ZSTD_decompress(m_plain_key_stream.data(), m_plain_key_stream.size(), frame.data(), frame.size());
-    if (ZSTD_isError(written) || written != m_plain_key_stream.size()) std::fill(m_plain_key_stream.begin(), m_plain_key_stream.end(), 0);
+    const size_t written =
+        ZSTD_decompress(m_plain_key_stream.data(), m_plain_key_stream.size(), frame.data(), frame.size());
+    if (ZSTD_isError(written) || written != m_plain_key_stream.size())
+      std::fill(m_plain_key_stream.begin(), m_plain_key_stream.end(), 0);
     ++m_counters.blocks_decompressed;
   }
   set_up_group(m_rotations, rotation_tracks);
@@ -460,14 +463,15 @@ int64_t first_different_track(const LaneGroup<Components>& a, const LaneGroup<Co
     const uint32_t i = lane / kLanesPerBlock, l = lane % kLanesPerBlock;
     const LaneCursors& x = a.cursors[i];
     const LaneCursors& y = b.cursors[i];
-    bool same = x.keys_left[l] == y.keys_left[l] && x.keys_read[l] == y.keys_read[l] &&
-                same_lane(a.blocks[i], b.blocks[i], l);
+    bool same =
+        x.keys_left[l] == y.keys_left[l] && x.keys_read[l] == y.keys_read[l] && same_lane(a.blocks[i], b.blocks[i], l);
     // A finished lane's cursor is never read again.
     if (same && x.keys_left[l] != 0) {
       same = x.bit[l] == y.bit[l] && x.frame[l] == y.frame[l] && x.need[l] == y.need[l] &&
              x.key_bits[l] == y.key_bits[l] && x.segment_end[l] == y.segment_end[l];
       for (int c = 0; c < 4; ++c) same = same && x.codes[c][l] == y.codes[c][l];
-      for (uint32_t f = 0; f < kLaneFields; ++f) same = same && x.shift[f][l] == y.shift[f][l] && x.mask[f][l] == y.mask[f][l];
+      for (uint32_t f = 0; f < kLaneFields; ++f)
+        same = same && x.shift[f][l] == y.shift[f][l] && x.mask[f][l] == y.mask[f][l];
     }
     if (!same) return a.tracks[lane];
   }

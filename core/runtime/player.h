@@ -27,12 +27,12 @@ namespace ks {
 /// What the player did, as counted in the x42 measurements. Cumulative until
 /// reset_counters().
 struct PlayerCounters {
-  uint64_t keys_read = 0;         // keys decoded: initial keys, stream keys and jump-frame keys
-  uint64_t keys_dequantized = 0;  // keys turned into values in a lane
-  uint64_t window_updates = 0;    // track windows written (a key shifted in, or a window restored)
-  uint64_t jump_frames_used = 0;  // jump frames restored by seeks
-  uint64_t restarts = 0;          // seeks that restarted from frame 0
-  uint64_t keys_skipped = 0;      // stream keys a forward seek did not need to read
+  uint64_t keys_read = 0;            // keys decoded: initial keys, stream keys and jump-frame keys
+  uint64_t keys_dequantized = 0;     // keys turned into values in a lane
+  uint64_t window_updates = 0;       // track windows written (a key shifted in, or a window restored)
+  uint64_t jump_frames_used = 0;     // jump frames restored by seeks
+  uint64_t restarts = 0;             // seeks that restarted from frame 0
+  uint64_t keys_skipped = 0;         // stream keys a forward seek did not need to read
   uint64_t blocks_decompressed = 0;  // zstd key streams decompressed (once, when the player is made)
 };
 
@@ -55,12 +55,12 @@ struct InitialKeys {
 template <int Components>
 struct LaneGroup {
   std::vector<SegmentLanes<Components>> blocks;
-  std::vector<LaneCursors> cursors;   // one per block
-  std::vector<uint32_t> tracks;       // the track of each lane
-  std::vector<uint64_t> run_starts;   // where each lane's run starts in the key stream
-  std::vector<InitialKeys> initial;   // each lane's keys 0..2
-  std::vector<int32_t> streamed;      // each lane's place among the streamed tracks (jump states), or -1
-  std::vector<uint32_t> finished;     // lanes whose track has no key left to read
+  std::vector<LaneCursors> cursors;  // one per block
+  std::vector<uint32_t> tracks;      // the track of each lane
+  std::vector<uint64_t> run_starts;  // where each lane's run starts in the key stream
+  std::vector<InitialKeys> initial;  // each lane's keys 0..2
+  std::vector<int32_t> streamed;     // each lane's place among the streamed tracks (jump states), or -1
+  std::vector<uint32_t> finished;    // lanes whose track has no key left to read
 };
 
 class Player {

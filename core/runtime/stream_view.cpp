@@ -407,8 +407,8 @@ class StreamParser {
       for (uint32_t k = m_read[t]; k < track.key_count; ++k) {
         const Status read = read_key(reader, view, t, k);
         if (reader.overrun() || reader.position() > end) {
-          return fail("track " + std::to_string(t) + " key " + std::to_string(k) + " runs past the end of its run (bit " +
-                      std::to_string(end) + " of the key stream)");
+          return fail("track " + std::to_string(t) + " key " + std::to_string(k) +
+                      " runs past the end of its run (bit " + std::to_string(end) + " of the key stream)");
         }
         if (!read) return read;
       }

@@ -638,8 +638,9 @@ TEST(StreamViewOpen, RefusesJumpStatesWithAWrongNegationBit) {
         Bytes b = bytes;
         b[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
         test::fix_checksum(b);
-        EXPECT_TRUE(refused_mentioning(open(b), {"jump frame " + std::to_string(j),
-                                        "does not hold the state forward play reaches for track " + std::to_string(t)}));
+        EXPECT_TRUE(refused_mentioning(
+            open(b), {"jump frame " + std::to_string(j),
+                      "does not hold the state forward play reaches for track " + std::to_string(t)}));
         ++flipped;
       }
     }
