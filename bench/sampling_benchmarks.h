@@ -6,7 +6,7 @@
 // - sequential playback, looping, at the clip's own rate and at a game rate
 //   (60 Hz: a 120 Hz clip skips frames, a 24 Hz clip samples between them);
 // - random seeks (a fixed sequence of random times) with several jump-frame
-//   intervals, and with the key stream in zstd blocks;
+//   intervals, and with a zstd key stream;
 // - each warm (one player sampling over and over: its data stays in L1/L2)
 //   and cold (each sample plays the next of many copies of the clip, as a
 //   crowd does, so the data comes from L3 or memory, not L1/L2);

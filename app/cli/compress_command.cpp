@@ -1,5 +1,5 @@
 // keystream compress: source clips to stream files, one or many. Each clip is
-// imported, fitted, packed (plain and with zstd blocks, to report both),
+// imported, fitted, packed (plain and with a zstd key stream, to report both),
 // decoded at every frame and measured against its source, and only then
 // written, atomically. Many clips run in parallel over a pool of workers.
 
@@ -56,8 +56,8 @@ constexpr const char* kCompressHelp =
     "\n"
     "options:\n"
     "  -o, --output OUT         stream file, or folder for several clips\n"
-    "  --zstd                   compress the key stream in zstd blocks cut at\n"
-    "                           the jump frames\n"
+    "  --zstd                   compress the key stream as one zstd frame (each\n"
+    "                           player decompresses it once)\n"
     "  --zstd-level N           1..22 (default 19)\n"
     "  --force                  replace an existing stream even with a clip\n"
     "                           that misses its bound\n"

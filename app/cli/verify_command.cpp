@@ -303,7 +303,7 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
   std::printf("source           %s [%s], %u frames\n", source.string().c_str(), shown_name(clip.clip.name).c_str(),
               clip.clip.frame_count);
   std::printf("stream           %s (version %u%s, %zu bytes)\n", stream_name.c_str(), stream.version(),
-              stream.key_stream_compressed() ? ", zstd blocks" : "", stream.bytes().size());
+              stream.key_stream_compressed() ? ", zstd key stream" : "", stream.bytes().size());
   if (bound.local) {
     std::printf("bound            local: translation %.4g mm, rotation %.4g deg, scale %.4g (%s)\n",
                 bound.thresholds[0] * 1e3, bound.thresholds[1], bound.thresholds[2], bound.origin.c_str());

@@ -148,8 +148,7 @@ void draw_stats_panel(StudioState& state) {
     size_rows(*r);
     error_rows(*r);
     row("keys read, last frame", "%llu", static_cast<unsigned long long>(state.keys_read_last_frame));
-    row("last seek", "%llu keys, %llu zstd blocks", static_cast<unsigned long long>(state.last_seek_keys),
-        static_cast<unsigned long long>(state.last_seek_blocks));
+    row("last seek", "%llu keys", static_cast<unsigned long long>(state.last_seek_keys));
     row("player memory", "%zu bytes", state.player_memory_bytes);
     ImGui::EndTable();
   }

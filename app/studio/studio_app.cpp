@@ -246,7 +246,6 @@ void StudioApp::update_player() {
   m_state.keys_read_last_frame = after.keys_read - before.keys_read;
   if (after.jump_frames_used != before.jump_frames_used || after.restarts != before.restarts) {
     m_state.last_seek_keys = after.keys_read - before.keys_read;
-    m_state.last_seek_blocks = after.blocks_decompressed - before.blocks_decompressed;
     m_state.last_seek_frame = m_state.frame_time;
     m_state.last_seek_restarted = after.restarts != before.restarts;
   }

@@ -53,7 +53,6 @@ struct StudioState {
   // What the player (decoding the fitted stream at frame_time) did.
   uint64_t keys_read_last_frame = 0;  // keys decoded for the last frame drawn
   uint64_t last_seek_keys = 0;        // keys decoded by the last seek (a jump or a restart)
-  uint64_t last_seek_blocks = 0;      // zstd blocks it decompressed
   float last_seek_frame = -1.f;       // the frame time it went to; < 0 before the first seek
   bool last_seek_restarted = false;   // it replayed from frame 0 rather than from a jump frame
   size_t player_memory_bytes = 0;

@@ -321,13 +321,10 @@ void TimelinePanel::draw_readout(const StudioState& state, const FitResult& resu
     const uint64_t keys = state.keys_read_last_frame;
     ImGui::Text("playing: %llu key%s read this frame", static_cast<unsigned long long>(keys), plural(keys));
   } else if (state.last_seek_frame >= 0.f) {
-    const uint64_t keys = state.last_seek_keys, blocks = state.last_seek_blocks;
-    char cost[64];
-    if (view.key_stream_compressed()) {
-      std::snprintf(cost, sizeof cost, "%llu zstd block%s", static_cast<unsigned long long>(blocks), plural(blocks));
-    } else {
-      std::snprintf(cost, sizeof cost, "key stream not compressed");
-    }
+    const uint64_t keys = state.last_seek_keys;
+    // A zstd key stream is decompressed once, when the player is made: a
+    // seek reads it as it reads a plain one.
+    const char* cost = view.key_stream_compressed() ? "zstd key stream, decompressed on load" : "plain key stream";
     // The seek's own frame is named: while scrubbing, the playhead is already
     // a frame ahead of the last time the player sampled.
     const double target = state.last_seek_frame;

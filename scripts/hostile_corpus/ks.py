@@ -201,7 +201,7 @@ def ks_corpus(c, cs, small, demo, zstd1, zstdn):
     struct.pack_into("<I", fp, 25, 2)
     bad_overrides = struct.pack("<Hff", 0xFFFF, 0.001, 0.03) + struct.pack("<Hff", 0, float("nan"), -1.0)
     c.add("ks", "meta_overrides_bad", with_metadata(demo, bytes(fp) + strings_blob(strings) + bad_overrides, cs))
-    # zstd blocks: claims far past what the file could hold, and lies.
+    # zstd key streams: claims far past what the file could hold, and lies.
     one = [("claim_256mib_rle", zstd_rle_frame(256 << 20, 256 << 20)),
            ("claim_256mib_tiny", zstd_rle_frame(256 << 20, 64)),
            ("claim_4gib", zstd_rle_frame(0xFFFFFFFF, 64)),

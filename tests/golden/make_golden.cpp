@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   const std::filesystem::path folder = argv[1];
   const std::string version = std::to_string(ks::kStreamVersion);
 
-  // Pack the hand-built clip, plain and with zstd blocks; both must decode
+  // Pack the hand-built clip, plain and with a zstd key stream; both must decode
   // to the fitted curves exactly, so they share one poses file.
   const ks::FittedClip clip = ks::golden::make_clip();
   std::vector<std::pair<std::filesystem::path, std::vector<uint8_t>>> files;

@@ -95,7 +95,7 @@ struct PackedClip {
   std::string describe() const {
     return clip->name + " (" + std::to_string(clip->parents.size()) + " bones, " + std::to_string(clip->frame_count) +
            " frames at " + std::to_string(clip->sample_rate_hz) + " Hz), jump interval " +
-           std::to_string(jump_interval_s) + " s" + (zstd ? ", zstd blocks" : "");
+           std::to_string(jump_interval_s) + " s" + (zstd ? ", zstd key stream" : "");
   }
   // Stream keys needed at or before `frame`.
   uint32_t keys_needed_by(uint32_t frame) const {
@@ -171,7 +171,7 @@ const std::vector<FittedClip>& property_clips() {
 }
 
 // Calls `check` for every property clip at every jump interval, with a
-// plain key stream and with zstd blocks.
+// plain key stream and with a zstd one.
 template <class Check>
 void for_each_packed_clip(Check check) {
   for (const FittedClip& clip : property_clips()) {
