@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "core/runtime/result.h"
@@ -41,7 +42,19 @@ inline constexpr uint64_t kMaxDeflateRatio = 1032;
 /// holding count numbers, <v> one index per input for each influence they
 /// sum to, and no joint or weight index past its source's accessor (or the
 /// joint names array); and, in an FBX, no two bones (LimbNode models) of
-/// one name (assimp 5.2 frees their animation keys twice).
-Status check_input(std::string_view bytes, std::string_view ext);
+/// one name (assimp 5.2 frees their animation keys twice). `rewritten`
+/// receives the bytes assimp must read instead of `bytes` when they differ
+/// (a Collada list of numbers that starts with whitespace, which assimp 5.2
+/// misreads, loses it: assimp_collada_guard.h), and is left empty otherwise.
+Status check_input(std::string_view bytes, std::string_view ext, std::string& rewritten);
+
+// Shared by the format checks.
+
+/// " at byte N", for a message.
+std::string at(size_t offset);
+/// "nested more than kMaxNesting levels deep at byte N".
+std::string too_deep(size_t offset);
+/// A decimal count starting at `offset` into `out` (saturating); false when there is none.
+bool read_count(std::string_view bytes, size_t offset, uint64_t& out);
 
 }  // namespace ks::assimp

@@ -62,7 +62,9 @@ bool keep_only_loader(Assimp::Importer& importer, std::string_view ext) {
 }  // namespace
 
 Result<const aiScene*> read_scene(Assimp::Importer& importer, std::string_view bytes, std::string_view ext) {
-  if (Status s = check_input(bytes, ext); !s) return Error{s.error()};
+  std::string rewritten;
+  if (Status s = check_input(bytes, ext, rewritten); !s) return Error{s.error()};
+  if (!rewritten.empty()) bytes = rewritten;
   if (!keep_only_loader(importer, ext)) return Error{"this assimp has no loader for " + std::string(ext) + " files"};
   // Pivots evaluated into their node's transform wherever assimp can, so
   // that fewer $AssimpFbx$ helper nodes stand between bones (those left are

@@ -87,3 +87,5 @@ def dae_corpus(c):
     c.add("dae", "escape_names", text.replace(b'name="Bone"', b'name="\x1b]0;pwned\x07"'),
           note="a bone named with escapes")
     c.add("dae", "key_times_nan", text.replace(b"0.04166662", b"nan", 1), note="a key time of NaN")
+    c.add("dae", "v_leading_space", text.replace(b"<v>", b"<v> ", 1),
+          note="a space before the skin's indices (assimp 5.2 alone crashes on it)")

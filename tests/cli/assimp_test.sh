@@ -23,7 +23,8 @@ if [ ! -d "$models/FBX" ] || [ ! -d "$models/Collada" ]; then
 fi
 
 animated=("$models/FBX/animation_with_skeleton.fbx" "$models/FBX/huesitos.fbx"
-          "$models/Collada/box_nested_animation.dae" "$models/Collada/anims_with_full_rotations_between_keys.DAE")
+          "$models/Collada/box_nested_animation.dae" "$models/Collada/anims_with_full_rotations_between_keys.DAE"
+          "$models/Collada/library_animation_clips.dae")
 for source in "${animated[@]}"; do
   name=$(basename "$source")
   for variant in plain zstd; do
@@ -44,11 +45,11 @@ expect 0 "unit scale  0.01 m per file unit" "$ks" inspect "$models/FBX/huesitos.
 # A folder: every .fbx and .dae in it, with the unreadable ones failing by name.
 mkdir -p "$work/folder"
 cp "${animated[@]}" "$work/folder/"
-expect 0 "4 clips" "$ks" compress "$work/folder" -o "$work/folder_out" --json "$work/folder_out/report.json"
+expect 0 "5 clips" "$ks" compress "$work/folder" -o "$work/folder_out" --json "$work/folder_out/report.json"
 python3 - "$work/folder_out/report.json" <<'PY' || fail "bad batch JSON"
 import json, sys
 clips = json.load(open(sys.argv[1]))["clips"]
-assert len(clips) == 4, len(clips)
+assert len(clips) == 5, len(clips)
 assert all(c["ok"] and c["written"] and c["bones_over"] == 0 for c in clips), clips
 PY
 
