@@ -1,6 +1,7 @@
 #include "core/io/assimp_guard.h"
 
 #include "core/io/assimp_collada_guard.h"
+#include "core/io/assimp_zae.h"
 
 #include <algorithm>
 #include <cstring>
@@ -277,7 +278,15 @@ Status check_input(std::string_view bytes, std::string_view ext, std::string& re
                  std::to_string(kMaxInputBytes >> 20) + " MiB an FBX or Collada file may have"};
   }
   if (ext == ".fbx") return bytes.starts_with(kFbxBinaryMagic) ? check_fbx_binary(bytes) : check_fbx_ascii(bytes);
-  return check_collada(bytes, rewritten);
+  if (ext != ".zae") return check_collada(bytes, rewritten);
+  Result<std::string> document = read_zae_document(bytes);
+  if (!document) return Error{document.error()};
+  if (document.value().empty()) return Error{"the .zae's Collada document is empty"};
+  if (Status s = check_collada(document.value(), rewritten); !s) {
+    return Error{"the .zae's Collada document: " + s.error()};
+  }
+  if (rewritten.empty()) rewritten = std::move(document.value());
+  return {};
 }
 
 }  // namespace ks::assimp

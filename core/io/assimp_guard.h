@@ -27,8 +27,10 @@ inline constexpr int kMaxNesting = 256;
 inline constexpr uint64_t kMaxFbxArrayBytes = uint64_t{192} << 20;
 inline constexpr uint64_t kMaxDeflateRatio = 1032;
 
-/// Checks `bytes`, the contents of a file with extension `ext` (".fbx" or
-/// ".dae", lower case): not empty, at most kMaxInputBytes; a binary FBX's
+/// Checks `bytes`, the contents of a file with extension `ext` (".fbx",
+/// ".dae" or ".zae", lower case): not empty, at most kMaxInputBytes; a .zae's
+/// Collada document read out of the archive (assimp_zae.h) and checked as a
+/// .dae file is; a binary FBX's
 /// records inside the file, nested at most kMaxNesting deep, its arrays
 /// within what their stored bytes can hold and kMaxFbxArrayBytes in all;
 /// an ASCII FBX's braces nested at most kMaxNesting deep and every array
@@ -44,7 +46,8 @@ inline constexpr uint64_t kMaxDeflateRatio = 1032;
 /// joint names array); and, in an FBX, no two bones (LimbNode models) of
 /// one name (assimp 5.2 frees their animation keys twice). `rewritten`
 /// receives the bytes assimp must read instead of `bytes` when they differ
-/// (a Collada list of numbers that starts with whitespace, which assimp 5.2
+/// (always for a .zae: its Collada document, which assimp reads as a .dae;
+/// a Collada list of numbers that starts with whitespace, which assimp 5.2
 /// misreads, loses it: assimp_collada_guard.h), and is left empty otherwise.
 Status check_input(std::string_view bytes, std::string_view ext, std::string& rewritten);
 

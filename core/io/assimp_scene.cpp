@@ -65,7 +65,10 @@ Result<const aiScene*> read_scene(Assimp::Importer& importer, std::string_view b
   std::string rewritten;
   if (Status s = check_input(bytes, ext, rewritten); !s) return Error{s.error()};
   if (!rewritten.empty()) bytes = rewritten;
-  if (!keep_only_loader(importer, ext)) return Error{"this assimp has no loader for " + std::string(ext) + " files"};
+  const std::string_view format = ext == ".zae" ? ".dae" : ext;  // a .zae's document is read as a .dae
+  if (!keep_only_loader(importer, format)) {
+    return Error{"this assimp has no loader for " + std::string(format) + " files"};
+  }
   // Pivots evaluated into their node's transform wherever assimp can, so
   // that fewer $AssimpFbx$ helper nodes stand between bones (those left are
   // folded into their bone by the skeleton).
@@ -75,7 +78,8 @@ Result<const aiScene*> read_scene(Assimp::Importer& importer, std::string_view b
   try {
     // The hint is the format: with one loader registered, assimp either
     // reads the bytes as it or refuses them.
-    scene = importer.ReadFileFromMemory(bytes.data(), bytes.size(), kPostProcess, std::string(ext.substr(1)).c_str());
+    scene = importer.ReadFileFromMemory(bytes.data(), bytes.size(), kPostProcess,
+                                        std::string(format.substr(1)).c_str());
   } catch (const std::exception& e) {  // assimp catches its own; memory exhaustion may still escape
     return Error{"assimp failed: " + excerpt(e.what(), 200)};
   }

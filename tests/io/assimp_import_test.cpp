@@ -608,8 +608,10 @@ TEST(AssimpImport, RefusesWhatIsNotARegularFile) {
 }
 
 TEST(AssimpImport, ImportableExtensions) {
-  for (const char* name : {"a.fbx", "a.FBX", "a.dae", "a.DAE"}) EXPECT_TRUE(is_importable(name)) << name;
-  EXPECT_FALSE(is_importable("a.zae"));
+  for (const char* name : {"a.fbx", "a.FBX", "a.dae", "a.DAE", "a.zae", "a.ZAE"}) {
+    EXPECT_TRUE(is_importable(name)) << name;
+  }
+  EXPECT_FALSE(is_importable("a.zip"));
   EXPECT_FALSE(is_importable("a.obj"));
 }
 
