@@ -57,6 +57,13 @@ class ColladaSkins {
  public:
   // An element opened: `name`, its start tag and, for a list, its text.
   void open(std::string_view name, std::string_view tag, size_t tag_offset, std::string_view text) {
+    if (name.ends_with("_array")) {
+      if (const auto count = attribute_count(tag, "count")) arrays_[std::string(attribute(tag, "id"))] = *count;
+    } else if (name == "accessor") {
+      accessors_.push_back({std::string(local_id(attribute(tag, "source"))), attribute_count(tag, "count").value_or(0),
+                            attribute_count(tag, "stride").value_or(1), attribute_count(tag, "offset").value_or(0),
+                            tag_offset});
+    }
     if (name == "source") {
       source_ = std::string(attribute(tag, "id"));
     } else if (name == "accessor" || name.ends_with("_array")) {
@@ -113,6 +120,19 @@ class ColladaSkins {
   }
 
   Status check() const {
+    // assimp 5.2 reads an accessor's values from its array without checking
+    // that the array holds them (a wild read, found by fuzzing: a float4x4
+    // from an array of 8 values).
+    for (const Accessor& a : accessors_) {
+      const auto array = arrays_.find(a.array);
+      if (array == arrays_.end() || a.count == 0) continue;  // assimp refuses an unknown array itself
+      const uint64_t needed = saturating_add(a.offset, saturating_mul(a.count, a.stride));
+      if (needed > array->second) {
+        return Error{"Collada accessor reads " + std::to_string(a.count) + " values of stride " +
+                     std::to_string(a.stride) + " from array '" + a.array.substr(0, 200) + "', which holds " +
+                     std::to_string(array->second) + at(a.at)};
+      }
+    }
     for (const Skin& skin : skins_) {
       if (skin.at == std::string_view::npos) continue;  // no <vertex_weights>: assimp binds no weights
       const std::string of = "Collada skin of controller '" + skin.controller + "'";
@@ -203,6 +223,13 @@ class ColladaSkins {
   std::map<std::string, Source, std::less<>> sources_;
   std::map<std::string, std::string, std::less<>> positions_;  // geometry id -> its position source id
   std::vector<Skin> skins_;
+  struct Accessor {
+    std::string array;
+    uint64_t count, stride, offset;
+    size_t at;
+  };
+  std::map<std::string, uint64_t, std::less<>> arrays_;  // array id -> its count
+  std::vector<Accessor> accessors_;
   std::string source_, geometry_, controller_;
   bool in_vertices_ = false, in_skin_ = false, in_weights_ = false;
 };

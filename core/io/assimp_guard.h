@@ -43,7 +43,9 @@ inline constexpr uint64_t kMaxDeflateRatio = 1032;
 /// its count no less than the positions of the geometry it binds, <vcount>
 /// holding count numbers, <v> one index per input for each influence they
 /// sum to, and no joint or weight index past its source's accessor (or the
-/// joint names array); and, in an FBX, no two bones (LimbNode models) of
+/// joint names array); every Collada <accessor>'s offset + count × stride
+/// within the count of the array it names (assimp 5.2 reads past it); and,
+/// in an FBX, no two bones (LimbNode models) of
 /// one name (assimp 5.2 frees their animation keys twice). `rewritten`
 /// receives the bytes assimp must read instead of `bytes` when they differ
 /// (always for a .zae: its Collada document, which assimp reads as a .dae;

@@ -450,7 +450,8 @@ TEST(AssimpImport, RefusesEmptyGarbageAndTruncatedFiles) {
       {"broken_xml.dae", dae.substr(0, dae.size() / 2), "assimp cannot read it"},
       {"no_animation.dae", read_bytes(kModels / "Collada/duck.dae"), "no animations"},
       // Found by fuzzing: weights indexing past their array trip an assertion
-      // of Debian's assimp, which used to abort the process.
+      // of Debian's assimp, which used to abort the process; the guard now
+      // refuses the accessor that reads past the array first.
       {"weights_past_array.dae",
        [&] {
          std::string bytes = dae;
@@ -460,7 +461,7 @@ TEST(AssimpImport, RefusesEmptyGarbageAndTruncatedFiles) {
            bytes.replace(at, from.size(), "id=\"Armature_Cube-skin-weights-array\" count=\"4\"");
          return bytes;
        }(),
-       "assimp's check"},
+       "Collada accessor reads 8 values of stride 1 from array 'Armature_Cube-skin-weights-array', which holds 4"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -541,6 +542,15 @@ TEST(AssimpImport, RefusesDeepNestingAndHugeCountsBeforeAssimpSeesThem) {
     write_bytes(path, c.bytes);
     EXPECT_TRUE(test::refused_mentioning(import_clip(path), {path.string(), "Collada skin of controller", c.problem}));
   }
+
+  // Found by fuzzing: assimp 5.2 reads an accessor's values past the end of
+  // an array that declares fewer (a wild read, here a float4x4 from 8 values).
+  const fs::path short_array = dir.path() / "short_bind_poses.dae";
+  write_bytes(short_array, mutated({{"id=\"Armature_Cube-skin-bind_poses-array\" count=\"16\"",
+                                     "id=\"Armature_Cube-skin-bind_poses-array\" count=\"8\""}}));
+  EXPECT_TRUE(test::refused_mentioning(
+      import_clip(short_array), {short_array.string(), "Collada accessor reads 1 values of stride 16 from array "
+                                                       "'Armature_Cube-skin-bind_poses-array', which holds 8"}));
 
   // Found by fuzzing: two animated bones of one name make assimp 5.2 free
   // their keys twice. Other models may share a name (real files do).
