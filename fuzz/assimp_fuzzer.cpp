@@ -4,7 +4,8 @@
 // later stage relies on (Skeleton, RawClip and SkinnedMesh validate) within
 // the bone-frame limit; a broken rule aborts, which libFuzzer reports as a
 // crash. The input is Collada when it starts with '<' (after an optional
-// UTF-8 byte-order mark), FBX otherwise.
+// UTF-8 byte-order mark), zipped Collada (.zae) when it starts with a zip
+// entry's "PK", FBX otherwise.
 //
 // assimp itself is Debian's build, not instrumented: libFuzzer's coverage
 // guides only through our code, and ASan sees assimp's memory errors only
@@ -23,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   std::string_view text = bytes;
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
-  const char* name = text.starts_with("<") ? "fuzz.dae" : "fuzz.fbx";
+  const char* name = text.starts_with("<") ? "fuzz.dae" : bytes.starts_with("PK") ? "fuzz.zae" : "fuzz.fbx";
   ks::ImportSettings settings;
   settings.max_bone_frames = 65536;  // each run stays small
   const ks::Result<ks::ImportedClip> imported = ks::import_assimp_bytes(bytes, name, settings);

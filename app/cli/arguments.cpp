@@ -355,7 +355,9 @@ bool collect_sources(Arguments& args, const std::vector<std::filesystem::path>& 
       }
       if (ec) return args.fail(input.string() + ": cannot list the folder: " + ec.message());
       std::sort(found.begin(), found.end());
-      if (found.empty()) return args.fail(input.string() + ": the folder holds no .gltf, .glb, .bvh, .fbx or .dae file");
+      if (found.empty()) {
+        return args.fail(input.string() + ": the folder holds no .gltf, .glb, .bvh, .fbx, .dae or .zae file");
+      }
       sources.insert(sources.end(), found.begin(), found.end());
     } else if (fs::exists(input, ec)) {
       sources.push_back(input);

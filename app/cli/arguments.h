@@ -84,7 +84,7 @@ bool check_bone_tolerances(Arguments& args, const CodecOptions& codec, const Ske
 Result<BoneTolerance> parse_bone_tolerance(std::string_view text);
 
 /// The source files named by `inputs`: files as given, folders searched
-/// recursively for .gltf, .glb, .bvh, .fbx and .dae files (in name order). False, with a
+/// recursively for .gltf, .glb, .bvh, .fbx, .dae and .zae files (in name order). False, with a
 /// message naming the input, for one that does not exist or a folder that
 /// holds no clip. `any_folder` tells whether an input was a folder.
 bool collect_sources(Arguments& args, const std::vector<std::filesystem::path>& inputs,

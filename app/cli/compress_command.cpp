@@ -31,9 +31,9 @@ namespace fs = std::filesystem;
 constexpr const char* kCompressHelp =
     "usage: keystream compress IN... [-o OUT] [options]\n"
     "\n"
-    "Fits, quantizes and packs each source clip (.gltf, .glb, .bvh, .fbx, .dae;\n"
-    "a folder stands for every such file in it, recursively) into a stream\n"
-    "file (.ks).\n"
+    "Fits, quantizes and packs each source clip (.gltf, .glb, .bvh, .fbx, .dae,\n"
+    ".zae; a folder stands for every such file in it, recursively) into a\n"
+    "stream file (.ks).\n"
     "Every stream is decoded at each frame and measured against its source\n"
     "before it is written; files are written atomically, so an interrupted run\n"
     "never leaves a partial file or loses an existing one.\n"

@@ -33,8 +33,8 @@ constexpr const char* kExportHelp =
     "\n"
     "options:\n"
     "  -o OUT.glb               the file to write (required)\n"
-    "  --source SRC             the .gltf, .glb, .fbx or .dae file the stream was\n"
-    "                           made from; bones are matched to its nodes by name\n"
+    "  --source SRC             the .gltf, .glb, .fbx, .dae or .zae file the\n"
+    "                           stream was made from; bones are matched to its nodes by name\n"
     "  --allow-outside-uris     let the source read buffers and images outside\n"
     "                           its own folder (refused by default)\n"
     "  -h, --help               show this help\n";
@@ -86,8 +86,8 @@ int run_export(const std::vector<std::string_view>& raw_args) {
                 ": a BVH file has no mesh to keep; export without --source to get the skeleton and animation");
       return 2;
     }
-    if (ext != ".gltf" && ext != ".glb" && ext != ".fbx" && ext != ".dae") {
-      args.fail("--source " + source->string() + ": the source must be a .gltf, .glb, .fbx or .dae file");
+    if (ext != ".gltf" && ext != ".glb" && ext != ".fbx" && ext != ".dae" && ext != ".zae") {
+      args.fail("--source " + source->string() + ": the source must be a .gltf, .glb, .fbx, .dae or .zae file");
       return 2;
     }
   }

@@ -13,7 +13,7 @@ namespace ks::cli {
 const char* const kInspectHelp =
     "usage: keystream inspect [SOURCE] [options]\n"
     "\n"
-    "Imports a source clip (.gltf, .glb, .bvh, .fbx or .dae) and prints its\n"
+    "Imports a source clip (.gltf, .glb, .bvh, .fbx, .dae or .zae) and prints its\n"
     "skeleton, clip and mesh. Without SOURCE, inspects the built-in demo clip.\n"
     "\n"
     "options:\n";

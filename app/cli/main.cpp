@@ -15,7 +15,7 @@ constexpr const char* kUsage =
     "\n"
     "commands:\n"
     "  compress IN... [-o OUT]      fit and pack source clips (.gltf, .glb, .bvh,\n"
-    "                               .fbx, .dae, or folders of them) into stream\n"
+    "                               .fbx, .dae, .zae, or folders of them) into stream\n"
     "                               files (.ks)\n"
     "  info FILE.ks                 header, error bound, tracks, keys, sizes and\n"
     "                               jump frames\n"

@@ -115,7 +115,8 @@ CompressCommand compress_command(const std::filesystem::path& source, const Impo
   b.add("-o");
   b.add(std::filesystem::absolute(output, ec).lexically_normal().string());
   if (!is_importable(source)) {
-    out.caveats.push_back("keystream compress reads .gltf, .glb, .bvh, .fbx and .dae files, not " + source.filename().string() +
+    out.caveats.push_back("keystream compress reads .gltf, .glb, .bvh, .fbx, .dae and .zae files, not " +
+                          source.filename().string() +
                           " (the studio re-fits a stream's decoded frames)");
   }
 

@@ -21,7 +21,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: keystream-studio [FILE] [options]\n"
     "\n"
-    "Opens FILE (.gltf, .glb, .bvh, .fbx, .dae or .ks; default: the built-in\n"
+    "Opens FILE (.gltf, .glb, .bvh, .fbx, .dae, .zae or .ks; default: the built-in\n"
     "demo clip), fits it with the settings in the Settings panel, and re-fits\n"
     "on every change.\n"
     "\n"

@@ -1,7 +1,7 @@
 #pragma once
 // OpenPanel: the "Open" window. A path field, the clips in a folder (.gltf,
-// .glb, .bvh, .fbx, .dae, .ks), the recent files, and the animations of the file under
-// the cursor (OpenChoice). Choosing changes nothing until Open: then the
+// .glb, .bvh, .fbx, .dae, .zae, .ks), the recent files, and the animations of
+// the file under the cursor (OpenChoice). Choosing changes nothing until Open: then the
 // panel records the file and animation in state.open_requested and
 // state.open_animation, and the app opens them (keeping the current clip
 // when the new one fails) and closes the panel. Escape closes it too.

@@ -1,5 +1,8 @@
 #include "core/io/assimp_guard.h"
 
+#include "core/io/assimp_collada_guard.h"
+#include "core/io/assimp_zae.h"
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -10,11 +13,6 @@
 
 namespace ks::assimp {
 
-namespace {
-
-constexpr std::string_view kFbxBinaryMagic{"Kaydara FBX Binary  \0", 21};
-constexpr size_t kFbxHeaderBytes = 27;  // magic, two unknown bytes, uint32 version
-
 std::string at(size_t offset) {
   return " at byte " + std::to_string(offset);
 }
@@ -22,6 +20,22 @@ std::string at(size_t offset) {
 std::string too_deep(size_t offset) {
   return "nested more than " + std::to_string(kMaxNesting) + " levels deep" + at(offset);
 }
+
+bool read_count(std::string_view bytes, size_t offset, uint64_t& out) {
+  out = 0;
+  size_t digits = 0;
+  while (offset < bytes.size() && bytes[offset] >= '0' && bytes[offset] <= '9') {
+    if (out > (UINT64_MAX - 9) / 10) return true;  // saturates: any such count is refused
+    out = out * 10 + static_cast<uint64_t>(bytes[offset++] - '0');
+    ++digits;
+  }
+  return digits > 0;
+}
+
+namespace {
+
+constexpr std::string_view kFbxBinaryMagic{"Kaydara FBX Binary  \0", 21};
+constexpr size_t kFbxHeaderBytes = 27;  // magic, two unknown bytes, uint32 version
 
 // An FBX name for a message: "Name\0\1Model" as "Model::Name", other
 // bytes outside printable ASCII as '?'.
@@ -201,18 +215,6 @@ Status check_fbx_binary(std::string_view bytes) {
   }
 }
 
-// A decimal count starting at `offset`; false when there is none.
-bool read_count(std::string_view bytes, size_t offset, uint64_t& out) {
-  out = 0;
-  size_t digits = 0;
-  while (offset < bytes.size() && bytes[offset] >= '0' && bytes[offset] <= '9') {
-    if (out > (UINT64_MAX - 9) / 10) return true;  // saturates: any such count is refused
-    out = out * 10 + static_cast<uint64_t>(bytes[offset++] - '0');
-    ++digits;
-  }
-  return digits > 0;
-}
-
 Status check_fbx_ascii(std::string_view bytes) {
   int depth = 0;
   bool in_string = false;
@@ -266,281 +268,25 @@ Status check_fbx_ascii(std::string_view bytes) {
   return {};
 }
 
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-// The value of attribute `name` in `tag` (from '<' to before '>'), unquoted;
-// empty when it has none.
-std::string_view attribute(std::string_view tag, std::string_view name) {
-  for (size_t p = tag.find(name); p != std::string_view::npos; p = tag.find(name, p + 1)) {
-    if (p == 0 || !is_space(tag[p - 1])) continue;
-    size_t q = p + name.size();
-    while (q < tag.size() && is_space(tag[q])) ++q;
-    if (q >= tag.size() || tag[q] != '=') continue;
-    for (++q; q < tag.size() && is_space(tag[q]);) ++q;
-    if (q >= tag.size() || (tag[q] != '"' && tag[q] != '\'')) continue;
-    const size_t end = tag.find(tag[q], q + 1);
-    return end == std::string_view::npos ? std::string_view{} : tag.substr(q + 1, end - q - 1);
-  }
-  return {};
-}
-
-// A local URL ("#id") without its '#'.
-std::string_view local_id(std::string_view url) {
-  return url.starts_with('#') ? url.substr(1) : url;
-}
-
-std::optional<uint64_t> attribute_count(std::string_view tag, std::string_view name) {
-  uint64_t count;
-  if (!read_count(attribute(tag, name), 0, count)) return std::nullopt;
-  return count;
-}
-
-// The skins of a Collada file against the geometries they bind, gathered in
-// one pass and compared at its end (a controller may come before its
-// geometry). assimp 5.2 trusts them: it looks a mesh vertex's weights up by
-// its position index among <vertex_weights count> entries without a bounds
-// check (a NULL or wild read when the count is smaller than the geometry's
-// positions, found by fuzzing), walks <v> by the sums of <vcount>, and files
-// each weight under the bone its joint index names, unchecked.
-class ColladaSkins {
- public:
-  // An element opened: `name`, its start tag and, for a list, its text.
-  void open(std::string_view name, std::string_view tag, size_t tag_offset, std::string_view text) {
-    if (name == "source") {
-      source_ = std::string(attribute(tag, "id"));
-    } else if (name == "accessor" || name.ends_with("_array")) {
-      if (const auto count = attribute_count(tag, "count")) {
-        Source& source = sources_[source_];
-        (name == "accessor" ? source.accessor : source.array) = *count;
-      }
-    } else if (name == "geometry") {
-      geometry_ = std::string(attribute(tag, "id"));
-    } else if (name == "vertices") {
-      in_vertices_ = true;
-    } else if (name == "controller") {
-      controller_ = std::string(attribute(tag, "id"));
-    } else if (name == "skin") {
-      Skin& skin = skins_.emplace_back();
-      skin.controller = controller_;
-      skin.geometry = local_id(attribute(tag, "source"));
-      in_skin_ = true;
-    } else if (name == "vertex_weights" && in_skin_) {
-      Skin& skin = skins_.back();
-      skin.at = tag_offset;
-      skin.weights = attribute_count(tag, "count").value_or(0);
-      in_weights_ = true;
-    } else if (name == "input" && in_vertices_ && attribute(tag, "semantic") == "POSITION") {
-      positions_[geometry_] = std::string(local_id(attribute(tag, "source")));
-    } else if (name == "input" && in_weights_) {
-      Skin& skin = skins_.back();
-      ++skin.inputs;
-      const std::string_view semantic = attribute(tag, "semantic");
-      const uint64_t offset = attribute_count(tag, "offset").value_or(0);
-      if (semantic == "JOINT") skin.joint = {std::string(local_id(attribute(tag, "source"))), offset};
-      if (semantic == "WEIGHT") skin.weight = {std::string(local_id(attribute(tag, "source"))), offset};
-    } else if (name == "vcount" && in_weights_) {
-      Skin& skin = skins_.back();
-      for_each_number(text, [&](uint64_t, uint64_t n) {
-        ++skin.vcounts;
-        skin.pairs = saturating_add(skin.pairs, n);
-      });
-    } else if (name == "v" && in_weights_) {
-      Skin& skin = skins_.back();
-      const uint64_t stride = std::max<uint64_t>(skin.inputs, 1);
-      for_each_number(text, [&](uint64_t index, uint64_t n) {
-        ++skin.values;
-        if (index % stride == skin.joint.offset) skin.joint.largest = std::max(skin.joint.largest, n + 1);
-        if (index % stride == skin.weight.offset) skin.weight.largest = std::max(skin.weight.largest, n + 1);
-      });
-    }
-  }
-
-  void close(std::string_view name) {
-    if (name == "vertices") in_vertices_ = false;
-    if (name == "skin") in_skin_ = in_weights_ = false;
-    if (name == "vertex_weights") in_weights_ = false;
-  }
-
-  Status check() const {
-    for (const Skin& skin : skins_) {
-      if (skin.at == std::string_view::npos) continue;  // no <vertex_weights>: assimp binds no weights
-      const std::string of = "Collada skin of controller '" + skin.controller + "'";
-      const std::string where = at(skin.at);
-      if (const uint64_t vertices = positions(skin.geometry); skin.weights < vertices) {
-        return Error{of + " weighs " + std::to_string(skin.weights) + " vertices (<vertex_weights count>), fewer " +
-                     "than the " + std::to_string(vertices) + " positions of its geometry '" + skin.geometry + "'" +
-                     where};
-      }
-      if (skin.vcounts != skin.weights) {
-        return Error{of + ": its <vertex_weights> count is " + std::to_string(skin.weights) +
-                     " but its <vcount> lists " + std::to_string(skin.vcounts) + " vertices" + where};
-      }
-      if (skin.values != saturating_mul(skin.pairs, std::max<uint64_t>(skin.inputs, 1))) {
-        return Error{of + ": its <v> holds " + std::to_string(skin.values) + " indices, not the " +
-                     std::to_string(skin.pairs) + " influences its <vcount> sums to, " +
-                     std::to_string(skin.inputs) + " each" + where};
-      }
-      for (const Input* input : {&skin.joint, &skin.weight}) {
-        const uint64_t size = values(input->source, input == &skin.joint);
-        if (input->largest > size) {
-          return Error{of + ": its <v> names " + (input == &skin.joint ? "joint" : "weight") + " " +
-                       std::to_string(input->largest - 1) + " of the " + std::to_string(size) + " in source '" +
-                       input->source + "'" + where};
-        }
-      }
-    }
-    return {};
-  }
-
- private:
-  struct Source {
-    std::optional<uint64_t> accessor, array;
-  };
-  struct Input {
-    std::string source;
-    uint64_t offset = 0;
-    uint64_t largest = 0;  // largest index named, plus one (0: none)
-  };
-  struct Skin {
-    std::string controller, geometry;
-    size_t at = std::string_view::npos;  // the <vertex_weights> tag
-    uint64_t weights = 0, inputs = 0, vcounts = 0, pairs = 0, values = 0;
-    Input joint, weight;
-  };
-
-  static uint64_t saturating_add(uint64_t a, uint64_t b) {
-    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-  }
-  static uint64_t saturating_mul(uint64_t a, uint64_t b) {
-    return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
-  }
-
-  // Calls f(index, value) for each number of an index list (only digits and
-  // spaces: checked before).
-  template <typename F>
-  static void for_each_number(std::string_view text, F&& f) {
-    uint64_t index = 0;
-    for (size_t i = 0; i < text.size();) {
-      if (is_space(text[i])) {
-        ++i;
-        continue;
-      }
-      uint64_t n;
-      read_count(text, i, n);
-      while (i < text.size() && !is_space(text[i])) ++i;
-      f(index++, n);
-    }
-  }
-
-  // How many positions the geometry `id` has: its <vertices>' POSITION
-  // source's accessor count (assimp refuses a larger position index); 0 when
-  // unknown (assimp then fails on its own).
-  uint64_t positions(const std::string& id) const {
-    const auto position = positions_.find(id);
-    if (position == positions_.end()) return 0;
-    const auto source = sources_.find(position->second);
-    return source == sources_.end() ? 0 : source->second.accessor.value_or(0);
-  }
-
-  // How many values a skin may index in source `id`: its accessor's count
-  // (assimp checks weights against their array itself); for joint names,
-  // also no more than the names array holds. Unbounded when unknown.
-  uint64_t values(const std::string& id, bool names) const {
-    const auto source = sources_.find(id);
-    if (source == sources_.end()) return UINT64_MAX;
-    uint64_t size = source->second.accessor.value_or(UINT64_MAX);
-    if (names) size = std::min(size, source->second.array.value_or(UINT64_MAX));
-    return size;
-  }
-
-  std::map<std::string, Source, std::less<>> sources_;
-  std::map<std::string, std::string, std::less<>> positions_;  // geometry id -> its position source id
-  std::vector<Skin> skins_;
-  std::string source_, geometry_, controller_;
-  bool in_vertices_ = false, in_skin_ = false, in_weights_ = false;
-};
-
-Status check_collada(std::string_view bytes) {
-  ColladaSkins skins;
-  int depth = 0;
-  size_t i = 0;
-  const auto skip_past = [&](std::string_view terminator) {
-    const size_t found = bytes.find(terminator, i);
-    i = found == std::string_view::npos ? bytes.size() : found + terminator.size();
-  };
-  while ((i = bytes.find('<', i)) != std::string_view::npos) {
-    const std::string_view rest = bytes.substr(i);
-    if (rest.starts_with("<!--")) {
-      skip_past("-->");
-    } else if (rest.starts_with("<![CDATA[")) {
-      skip_past("]]>");
-    } else if (rest.starts_with("<?") || rest.starts_with("<!")) {
-      skip_past(">");
-    } else if (rest.starts_with("</")) {
-      --depth;
-      const size_t name_end = std::min(rest.find_first_of(" \t\r\n>"), rest.size());
-      skins.close(rest.substr(2, name_end - 2));
-      skip_past(">");
-    } else {
-      const size_t tag_start = i;
-      // The tag ends at the first '>' outside a quoted attribute value.
-      char quote = 0;
-      for (++i; i < bytes.size(); ++i) {
-        const char c = bytes[i];
-        if (quote) {
-          if (c == quote) quote = 0;
-        } else if (c == '"' || c == '\'') {
-          quote = c;
-        } else if (c == '>') {
-          break;
-        }
-      }
-      const std::string_view tag = bytes.substr(tag_start, i - tag_start);
-      for (size_t at_count = tag.find("count="); at_count != std::string_view::npos;
-           at_count = tag.find("count=", at_count + 6)) {
-        uint64_t count;
-        if (at_count + 7 < tag.size() && read_count(tag, at_count + 7, count) && count > bytes.size()) {
-          return Error{"Collada element declares count " + std::to_string(count) +
-                       ", more values than the file can hold" + at(tag_start)};
-        }
-      }
-      const bool opens = i < bytes.size() && bytes[i - 1] != '/';
-      if (opens && ++depth > kMaxNesting) return Error{"Collada XML elements are " + too_deep(tag_start)};
-      ++i;
-      // assimp 5.2 reads the index lists of primitives (<p>, <v>, <vcount>,
-      // <h>) without checking that it advanced: a stray letter among the
-      // numbers loops forever, pushing indices (found by fuzzing). Only
-      // digits and spaces may stand there.
-      const std::string_view name = tag.substr(1, tag.find_first_of(" \t\r\n/", 1) - 1);
-      std::string_view text;
-      if (opens && (name == "p" || name == "v" || name == "vcount" || name == "h")) {
-        const size_t content_end = std::min(bytes.find('<', i), bytes.size());
-        text = bytes.substr(std::min(i, content_end), content_end - std::min(i, content_end));
-        const size_t bad = text.find_first_not_of("0123456789 \t\r\n");
-        if (bad != std::string_view::npos) {
-          return Error{"Collada <" + std::string(name) + "> index list holds something other than numbers" +
-                       at(i + bad)};
-        }
-      }
-      skins.open(name, tag, tag_start, text);
-      if (!opens) skins.close(name);
-    }
-  }
-  return skins.check();
-}
-
 }  // namespace
 
-Status check_input(std::string_view bytes, std::string_view ext) {
+Status check_input(std::string_view bytes, std::string_view ext, std::string& rewritten) {
+  rewritten.clear();
   if (bytes.empty()) return Error{"the file is empty"};
   if (bytes.size() > kMaxInputBytes) {
     return Error{"the file is " + std::to_string(bytes.size() >> 20) + " MiB, more than the " +
                  std::to_string(kMaxInputBytes >> 20) + " MiB an FBX or Collada file may have"};
   }
   if (ext == ".fbx") return bytes.starts_with(kFbxBinaryMagic) ? check_fbx_binary(bytes) : check_fbx_ascii(bytes);
-  return check_collada(bytes);
+  if (ext != ".zae") return check_collada(bytes, rewritten);
+  Result<std::string> document = read_zae_document(bytes);
+  if (!document) return Error{document.error()};
+  if (document.value().empty()) return Error{"the .zae's Collada document is empty"};
+  if (Status s = check_collada(document.value(), rewritten); !s) {
+    return Error{"the .zae's Collada document: " + s.error()};
+  }
+  if (rewritten.empty()) rewritten = std::move(document.value());
+  return {};
 }
 
 }  // namespace ks::assimp

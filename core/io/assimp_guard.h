@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "core/runtime/result.h"
@@ -26,8 +27,10 @@ inline constexpr int kMaxNesting = 256;
 inline constexpr uint64_t kMaxFbxArrayBytes = uint64_t{192} << 20;
 inline constexpr uint64_t kMaxDeflateRatio = 1032;
 
-/// Checks `bytes`, the contents of a file with extension `ext` (".fbx" or
-/// ".dae", lower case): not empty, at most kMaxInputBytes; a binary FBX's
+/// Checks `bytes`, the contents of a file with extension `ext` (".fbx",
+/// ".dae" or ".zae", lower case): not empty, at most kMaxInputBytes; a .zae's
+/// Collada document read out of the archive (assimp_zae.h) and checked as a
+/// .dae file is; a binary FBX's
 /// records inside the file, nested at most kMaxNesting deep, its arrays
 /// within what their stored bytes can hold and kMaxFbxArrayBytes in all;
 /// an ASCII FBX's braces nested at most kMaxNesting deep and every array
@@ -40,8 +43,23 @@ inline constexpr uint64_t kMaxDeflateRatio = 1032;
 /// its count no less than the positions of the geometry it binds, <vcount>
 /// holding count numbers, <v> one index per input for each influence they
 /// sum to, and no joint or weight index past its source's accessor (or the
-/// joint names array); and, in an FBX, no two bones (LimbNode models) of
-/// one name (assimp 5.2 frees their animation keys twice).
-Status check_input(std::string_view bytes, std::string_view ext);
+/// joint names array); every Collada <accessor>'s offset + count × stride
+/// within the count of the array it names (assimp 5.2 reads past it); and,
+/// in an FBX, no two bones (LimbNode models) of
+/// one name (assimp 5.2 frees their animation keys twice). `rewritten`
+/// receives the bytes assimp must read instead of `bytes` when they differ
+/// (always for a .zae: its Collada document, which assimp reads as a .dae;
+/// a Collada list of numbers that starts with whitespace, which assimp 5.2
+/// misreads, loses it: assimp_collada_guard.h), and is left empty otherwise.
+Status check_input(std::string_view bytes, std::string_view ext, std::string& rewritten);
+
+// Shared by the format checks.
+
+/// " at byte N", for a message.
+std::string at(size_t offset);
+/// "nested more than kMaxNesting levels deep at byte N".
+std::string too_deep(size_t offset);
+/// A decimal count starting at `offset` into `out` (saturating); false when there is none.
+bool read_count(std::string_view bytes, size_t offset, uint64_t& out);
 
 }  // namespace ks::assimp

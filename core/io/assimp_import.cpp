@@ -52,7 +52,7 @@ Result<ImportedClip> import_assimp_bytes(std::string_view bytes, const std::file
                                          const ImportSettings& settings) {
   if (Status s = settings.validate(); !s) return Error{name.string() + ": " + s.error()};
   const std::string ext = lowercase_extension(name);
-  if (ext != ".fbx" && ext != ".dae") return Error{name.string() + ": not an .fbx or .dae file"};
+  if (ext != ".fbx" && ext != ".dae" && ext != ".zae") return Error{name.string() + ": not an .fbx, .dae or .zae file"};
   Assimp::Importer importer;  // owns the scene until the clip is built
   Result<const aiScene*> scene = assimp::read_scene(importer, bytes, ext);
   if (!scene) return Error{name.string() + ": " + scene.error()};

@@ -1,5 +1,5 @@
 #pragma once
-// FBX (binary and ASCII) and Collada (.dae) import, through assimp.
+// FBX (binary and ASCII) and Collada (.dae, and .zae: zipped) import, through assimp.
 
 #include <filesystem>
 #include <string_view>
@@ -24,7 +24,7 @@ namespace ks {
 Result<ImportedClip> import_assimp(const std::filesystem::path& path, const ImportSettings& settings);
 
 /// The same for a file's bytes already in memory; `name` (its extension,
-/// .fbx or .dae in any case, chooses the format) is what errors name.
+/// .fbx, .dae or .zae in any case, chooses the format) is what errors name.
 Result<ImportedClip> import_assimp_bytes(std::string_view bytes, const std::filesystem::path& name,
                                          const ImportSettings& settings);
 

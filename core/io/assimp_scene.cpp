@@ -62,8 +62,13 @@ bool keep_only_loader(Assimp::Importer& importer, std::string_view ext) {
 }  // namespace
 
 Result<const aiScene*> read_scene(Assimp::Importer& importer, std::string_view bytes, std::string_view ext) {
-  if (Status s = check_input(bytes, ext); !s) return Error{s.error()};
-  if (!keep_only_loader(importer, ext)) return Error{"this assimp has no loader for " + std::string(ext) + " files"};
+  std::string rewritten;
+  if (Status s = check_input(bytes, ext, rewritten); !s) return Error{s.error()};
+  if (!rewritten.empty()) bytes = rewritten;
+  const std::string_view format = ext == ".zae" ? ".dae" : ext;  // a .zae's document is read as a .dae
+  if (!keep_only_loader(importer, format)) {
+    return Error{"this assimp has no loader for " + std::string(format) + " files"};
+  }
   // Pivots evaluated into their node's transform wherever assimp can, so
   // that fewer $AssimpFbx$ helper nodes stand between bones (those left are
   // folded into their bone by the skeleton).
@@ -73,7 +78,8 @@ Result<const aiScene*> read_scene(Assimp::Importer& importer, std::string_view b
   try {
     // The hint is the format: with one loader registered, assimp either
     // reads the bytes as it or refuses them.
-    scene = importer.ReadFileFromMemory(bytes.data(), bytes.size(), kPostProcess, std::string(ext.substr(1)).c_str());
+    scene = importer.ReadFileFromMemory(bytes.data(), bytes.size(), kPostProcess,
+                                        std::string(format.substr(1)).c_str());
   } catch (const std::exception& e) {  // assimp catches its own; memory exhaustion may still escape
     return Error{"assimp failed: " + excerpt(e.what(), 200)};
   }

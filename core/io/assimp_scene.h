@@ -19,9 +19,10 @@ namespace ks::assimp {
 /// every node is visited a few times per frame when a clip is sampled.
 inline constexpr size_t kMaxSceneNodes = size_t{1} << 18;
 
-/// Parses `bytes` (a file whose extension, lower case, is `ext`: ".fbx" or
-/// ".dae") with `importer`, after check_input (assimp_guard.h), with only the
-/// loader of that format registered so that no other assimp loader ever
+/// Parses `bytes` (a file whose extension, lower case, is `ext`: ".fbx",
+/// ".dae" or ".zae") with `importer`, after check_input (assimp_guard.h),
+/// with only the loader of that format registered (Collada's for a .zae,
+/// whose document the check reads out) so that no other assimp loader ever
 /// sees the bytes. Post-processing, chosen so the scene keeps the file's
 /// own transforms: triangulate, join identical vertices, at most four bone
 /// weights per vertex (renormalised), smooth normals only where a mesh has

@@ -164,7 +164,7 @@ Result<tinygltf::Model> load_source(const std::filesystem::path& path, bool allo
                  "clips without a source"};
   }
   if (ext != ".gltf" && ext != ".glb")
-    return Error{where + "the source must be a .gltf, .glb, .fbx or .dae file, not '" + excerpt(ext) + "'"};
+    return Error{where + "the source must be a .gltf, .glb, .fbx, .dae or .zae file, not '" + excerpt(ext) + "'"};
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return Error{where + "no such file"};  // read_file names other cases
   Result<std::string> bytes = read_file(path);
@@ -445,7 +445,7 @@ Result<std::vector<uint8_t>> export_gltf(const Skeleton& skeleton, const RawClip
   std::vector<int> node_of_bone;
   tinygltf::Model model;
   const std::string source_ext = source ? lowercase_extension(*source) : "";
-  if (source_ext == ".fbx" || source_ext == ".dae") {
+  if (source_ext == ".fbx" || source_ext == ".dae" || source_ext == ".zae") {
     Result<tinygltf::Model> loaded = assimp_source_model(*source, skeleton, node_of_bone);
     if (!loaded) return Error{loaded.error()};
     model = std::move(loaded.value());

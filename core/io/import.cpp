@@ -73,7 +73,8 @@ std::string lowercase_extension(const std::filesystem::path& path) {
 
 bool is_importable(const std::filesystem::path& path) {
   const std::string ext = lowercase_extension(path);
-  return ext == ".gltf" || ext == ".glb" || ext == ".bvh" || ext == ".fbx" || ext == ".dae";
+  return ext == ".gltf" || ext == ".glb" || ext == ".bvh" || ext == ".fbx" || ext == ".dae" ||
+         ext == ".zae";
 }
 
 Result<ImportedClip> import_clip(const std::filesystem::path& path, const ImportSettings& settings) {
@@ -81,9 +82,9 @@ Result<ImportedClip> import_clip(const std::filesystem::path& path, const Import
   const std::string ext = lowercase_extension(path);
   if (ext == ".gltf" || ext == ".glb") return import_gltf(path, settings);
   if (ext == ".bvh") return import_bvh(path, settings);
-  if (ext == ".fbx" || ext == ".dae") return import_assimp(path, settings);
+  if (ext == ".fbx" || ext == ".dae" || ext == ".zae") return import_assimp(path, settings);
   return Error{path.string() + ": unsupported file type '" + excerpt(ext) +
-               "' (expected .gltf, .glb, .bvh, .fbx or .dae)"};
+               "' (expected .gltf, .glb, .bvh, .fbx, .dae or .zae)"};
 }
 
 }  // namespace ks

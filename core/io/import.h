@@ -76,10 +76,10 @@ Result<int> choose_animation(const std::vector<std::string>& names, const Import
 /// and the tools that list clips go by.
 std::string lowercase_extension(const std::filesystem::path& path);
 
-/// True for the files import_clip reads: .gltf, .glb, .bvh, .fbx and .dae, in any case.
+/// True for the files import_clip reads: .gltf, .glb, .bvh, .fbx, .dae and .zae, in any case.
 bool is_importable(const std::filesystem::path& path);
 
-/// Imports `path` (.gltf, .glb, .bvh, .fbx or .dae). The error names the file and the problem.
+/// Imports `path` (.gltf, .glb, .bvh, .fbx, .dae or .zae). The error names the file and the problem.
 Result<ImportedClip> import_clip(const std::filesystem::path& path, const ImportSettings& settings = {});
 
 }  // namespace ks

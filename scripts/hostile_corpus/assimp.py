@@ -2,13 +2,17 @@
 our guard: the animated models of assimp-testmodels cut at several points
 and with bytes flipped, a binary FBX whose array or record lengths lie,
 ASCII FBX braces and Collada elements nested 20,000 deep, counts of billions
-in a few bytes, broken XML, and names carrying escape sequences. The models
+in a few bytes, broken XML, names carrying escape sequences, and zipped
+Collada (.zae) that is no zip, cut, flipped, nested deep inside, or claims
+or inflates to far more than its bytes. The models
 are read in place from the assimp-testmodels package (installed by
 scripts/setup); without it only the generated files are written.
 """
 
+import io
 import random
 import struct
+import zipfile
 from pathlib import Path
 
 from .common import special_paths
@@ -87,3 +91,45 @@ def dae_corpus(c):
     c.add("dae", "escape_names", text.replace(b'name="Bone"', b'name="\x1b]0;pwned\x07"'),
           note="a bone named with escapes")
     c.add("dae", "key_times_nan", text.replace(b"0.04166662", b"nan", 1), note="a key time of NaN")
+    c.add("dae", "v_leading_space", text.replace(b"<v>", b"<v> ", 1),
+          note="a space before the skin's indices (assimp 5.2 alone crashes on it)")
+
+
+def zip_of(entries, claimed=None):
+    """A zip archive of (name, bytes) entries, deflated; `claimed` maps a name
+    to the inflated size its central directory entry states instead."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries:
+            archive.writestr(name, data)
+    out = bytearray(buffer.getvalue())
+    for name, size in (claimed or {}).items():
+        entry = out.find(b"PK\x01\x02")
+        while entry >= 0 and out[entry + 46:entry + 46 + len(name)] != name.encode():
+            entry = out.find(b"PK\x01\x02", entry + 4)
+        if entry >= 0:
+            struct.pack_into("<I", out, entry + 24, size)
+    return bytes(out)
+
+
+def zae_corpus(c):
+    special_paths(c, "zae")
+    c.add("zae", "not_zip", "<COLLADA></COLLADA> is not a zip archive")
+    c.add("zae", "no_document", zip_of([("readme.txt", "no Collada here")]))
+    c.add("zae", "deep_nodes", zip_of([("deep.dae", '<?xml version="1.0"?><COLLADA>' + "<node>" * 20000)]),
+          note="a zipped document nested 20,000 deep")
+    c.add("zae", "claims_2g", zip_of([("a.dae", "<COLLADA/>" * 100)], {"a.dae": 0x7FFFFFF0}),
+          note="an entry claiming 2 GB from a few hundred stored bytes")
+    # Within deflate's 1032:1, as FBX arrays may be: read, then refused by assimp.
+    c.add("zae", "spaces_20m", zip_of([("a.dae", b" " * 20_000_000)]), note="20 MB of spaces deflated to 20 KB")
+    if not DAE.exists():
+        return
+    text = DAE.read_bytes()
+    zae = zip_of([("manifest.xml", "<dae_root>./box.dae</dae_root>"), ("box.dae", text)])
+    c.add("zae", "valid", zae, note="box_nested_animation.dae zipped")
+    for cut in (10, len(zae) // 2, len(zae) - 10):
+        c.add("zae", f"cut_at_{cut}", zae[:cut])
+    for seed in range(4):
+        c.add("zae", f"flipped_{seed}", flipped(zae, seed, 8))
+    c.add("zae", "manifest_elsewhere", zip_of([("manifest.xml", "<dae_root>../../etc/passwd</dae_root>"),
+                                                ("box.dae", text)]), note="a manifest naming a path outside")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # FBX and Collada through the command line, end to end: every animated model
-# of assimp-testmodels compresses within the default tolerance and verifies,
+# of assimp-testmodels (and one zipped as a .zae) compresses within the
+# default tolerance and verifies,
 # its animation chosen by name and index; a folder of them compresses as a
 # batch; export writes glTF carrying an FBX source's mesh, which imports
 # back with the stream's bones; inspect prints the unit; malformed files
@@ -22,8 +23,16 @@ if [ ! -d "$models/FBX" ] || [ ! -d "$models/Collada" ]; then
   exit 0
 fi
 
+# box_zipped.zae: box_nested_animation.dae zipped (deflated), as a .zae holds it.
+python3 - "$models/Collada/box_nested_animation.dae" "$work/box_zipped.zae" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as zae:
+    zae.writestr("manifest.xml", "<dae_root>./box%20nested.dae</dae_root>")
+    zae.write(sys.argv[1], "box nested.dae")
+PY
 animated=("$models/FBX/animation_with_skeleton.fbx" "$models/FBX/huesitos.fbx"
-          "$models/Collada/box_nested_animation.dae" "$models/Collada/anims_with_full_rotations_between_keys.DAE")
+          "$models/Collada/box_nested_animation.dae" "$models/Collada/anims_with_full_rotations_between_keys.DAE"
+          "$models/Collada/library_animation_clips.dae" "$work/box_zipped.zae")
 for source in "${animated[@]}"; do
   name=$(basename "$source")
   for variant in plain zstd; do
@@ -41,14 +50,14 @@ cmp -s "$work/named.ks" "$work/indexed.ks" || fail "the animation by name and by
 expect 1 "Armature|Action" "$ks" compress "$models/FBX/huesitos.fbx" -o "$work/none.ks" --animation Walk
 expect 0 "unit scale  0.01 m per file unit" "$ks" inspect "$models/FBX/huesitos.fbx"
 
-# A folder: every .fbx and .dae in it, with the unreadable ones failing by name.
+# A folder: every .fbx, .dae and .zae in it, with the unreadable ones failing by name.
 mkdir -p "$work/folder"
 cp "${animated[@]}" "$work/folder/"
-expect 0 "4 clips" "$ks" compress "$work/folder" -o "$work/folder_out" --json "$work/folder_out/report.json"
+expect 0 "6 clips" "$ks" compress "$work/folder" -o "$work/folder_out" --json "$work/folder_out/report.json"
 python3 - "$work/folder_out/report.json" <<'PY' || fail "bad batch JSON"
 import json, sys
 clips = json.load(open(sys.argv[1]))["clips"]
-assert len(clips) == 4, len(clips)
+assert len(clips) == 6, len(clips)
 assert all(c["ok"] and c["written"] and c["bones_over"] == 0 for c in clips), clips
 PY
 
@@ -68,6 +77,11 @@ expect 1 "$work/empty.fbx: the file is empty" "$ks" compress "$work/empty.fbx" -
 expect 1 "$work/truncated.fbx: binary FBX" "$ks" compress "$work/truncated.fbx" -o "$work/kept.ks"
 expect 1 "$work/broken.dae: assimp cannot read it" "$ks" compress "$work/broken.dae" -o "$work/kept.ks"
 expect 1 "$work/broken.dae" "$ks" inspect "$work/broken.dae"
+# The test models' own .zae files are read, but hold no animation.
+expect 1 "$models/Collada/human.zae: the file has no animations" \
+  "$ks" compress "$models/Collada/human.zae" -o "$work/kept.ks"
+head -c 3000 "$work/box_zipped.zae" >"$work/truncated.zae"
+expect 1 "$work/truncated.zae: not a zip archive" "$ks" compress "$work/truncated.zae" -o "$work/kept.ks"
 expect 1 "$work/truncated.fbx" "$ks" verify "$work/truncated.fbx" "$ks_file"
 [ "$(cat "$work/kept.ks")" = keep ] || fail "a refused source replaced the existing output"
 echo "assimp CLI: ok"

@@ -97,7 +97,7 @@ TEST(ImportClip, RefusesUnsupportedExtension) {
   const TempDir dir;
   const fs::path path = dir / "character.obj";
   std::ofstream(path) << "v 0 0 0\n";
-  EXPECT_TRUE(refused_mentioning(import_clip(path), {path.string(), "'.obj'", "unsupported", ".fbx or .dae"}));
+  EXPECT_TRUE(refused_mentioning(import_clip(path), {path.string(), "'.obj'", "unsupported", ".dae or .zae"}));
 }
 
 TEST(ImportClip, RefusesFileWithoutExtension) {
