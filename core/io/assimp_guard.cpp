@@ -1,6 +1,7 @@
 #include "core/io/assimp_guard.h"
 
 #include "core/io/assimp_collada_guard.h"
+#include "core/io/assimp_fbx_curves.h"
 #include "core/io/assimp_zae.h"
 
 #include <algorithm>
@@ -154,6 +155,7 @@ Status check_fbx_binary(std::string_view bytes) {
   // section, share a name. (Other models may: real files repeat mesh names.)
   size_t objects_end = 0;
   std::set<std::string_view> bones;
+  double curve_half_turns = 0.0;  // assimp_fbx_curves.h
   while (true) {
     const size_t end = scope_ends.empty() ? bytes.size() : scope_ends.back();
     if (!scope_ends.empty() && offset == end) {
@@ -196,6 +198,11 @@ Status check_fbx_binary(std::string_view bytes) {
     const size_t properties_end = offset + static_cast<size_t>(property_bytes);
     const size_t properties_start = offset;
     if (Status s = check_fbx_properties(bytes, offset, properties_end, properties, inflated); !s) return s;
+    if (name == "KeyValueFloat") {
+      if (Status s = check_binary_key_values(bytes, properties_start, properties_end, curve_half_turns); !s) {
+        return Error{s.error() + at(record_start)};
+      }
+    }
     if (scope_ends.empty() && name == "Objects") objects_end = static_cast<size_t>(record_end);
     if (scope_ends.size() == 1 && scope_ends.back() == objects_end && name == "Model") {
       const std::vector<std::string_view> model = fbx_strings(bytes, properties_start, properties_end);
@@ -220,10 +227,14 @@ Status check_fbx_ascii(std::string_view bytes) {
   bool in_string = false;
   bool line_start = true, objects_next = false, in_objects = false;
   std::set<std::string_view> bones;  // as in a binary FBX, no two bones of Objects may share a name
+  double curve_half_turns = 0.0;      // assimp_fbx_curves.h
   for (size_t i = 0; i < bytes.size(); ++i) {
     const char c = bytes[i];
     const bool first_on_line = line_start && !in_string && c != ' ' && c != '\t' && c != '\r' && c != '\n';
     line_start = c == '\n' || (line_start && !first_on_line);
+    if (first_on_line && bytes.substr(i).starts_with("KeyValueFloat:")) {
+      if (Status s = check_ascii_key_values(bytes, i, curve_half_turns); !s) return Error{s.error() + at(i)};
+    }
     if (first_on_line && (depth == 0 || (depth == 1 && in_objects))) {
       const size_t colon = bytes.find_first_of(":\n", i);
       const std::string_view key = bytes.substr(i, colon == std::string_view::npos ? 0 : colon - i);

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <assimp/Importer.hpp>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -569,6 +570,33 @@ TEST(AssimpImport, RefusesDeepNestingAndHugeCountsBeforeAssimpSeesThem) {
   EXPECT_TRUE(test::refused_mentioning(import_clip(dir.path() / "two_bones_ascii.fbx"),
                                        {(dir.path() / "two_bones_ascii.fbx").string(),
                                         "ASCII FBX has two bones (LimbNode models) named 'Model::Arm'"}));
+
+  // Found by fuzzing: assimp 5.2 inserts a key for every half turn of a
+  // rotation curve, so one value of -7.4e9 degrees made it take gigabytes.
+  std::string curves = read_bytes(kModels / "FBX/animation_with_skeleton.fbx");
+  const size_t values = curves.find("KeyValueFloat");
+  ASSERT_NE(values, std::string::npos);
+  const size_t array = values + 13;  // the name, then one 'f' array: length, encoding, stored bytes, data
+  ASSERT_EQ(curves[array], 'f');
+  uint32_t encoding = 1;
+  std::memcpy(&encoding, curves.data() + array + 5, 4);
+  ASSERT_EQ(encoding, 0u) << "the first curve of the test model is stored raw";
+  const float forged = -7.4e9f;
+  std::memcpy(curves.data() + array + 13, &forged, 4);
+  write_bytes(dir.path() / "spinning.fbx", curves);
+  EXPECT_TRUE(test::refused_mentioning(import_clip(dir.path() / "spinning.fbx"),
+                                       {(dir.path() / "spinning.fbx").string(),
+                                        "FBX animation curves turn more than 1000000 half turns"}));
+  const std::string ascii_curve = "; FBX 7.4.0 project file\nObjects:  {\n AnimationCurve: 1, \"c\", \"\" {\n"
+                                  "  KeyValueFloat: *3 {\n   a: 0,90,%s\n  }\n }\n}\n";
+  for (const char* value : {"-7.4e9", "nan", "inf"}) {
+    char text[256];
+    std::snprintf(text, sizeof text, ascii_curve.c_str(), value);
+    write_bytes(dir.path() / "spinning_ascii.fbx", text);
+    EXPECT_TRUE(test::refused_mentioning(import_clip(dir.path() / "spinning_ascii.fbx"),
+                                         {(dir.path() / "spinning_ascii.fbx").string(), "FBX animation curve"}))
+        << value;
+  }
 
   std::string deep_fbx = "; FBX 7.4.0 project file\nFBXHeaderExtension:  {\n";
   for (int i = 0; i < 20000; ++i) deep_fbx += "A: {\n";
