@@ -75,7 +75,10 @@ void load_lane_layout(LaneCursors& c, uint32_t lane, const StreamTrack& track, s
                       uint32_t key) {
   const uint8_t coded = track.quantization.coded_mask;
   const uint32_t segment = segment_of_key(key);
-  // One peek holds a segment's widths: at most kKeyFields fields of kSegmentWidthBits.
+  // One peek holds a segment's widths: at most kKeyFields fields of
+  // kSegmentWidthBits. The shifts are make_stream_key_layout's, computed here
+  // straight into the lane: going through a StreamKeyLayout and copying it
+  // cost cgspeed 1.5% more instructions per pose.
   static_assert(kKeyFields * kSegmentWidthBits <= 32);
   const BitReader widths(key_widths, track.key_widths_bit + uint64_t{segment} * segment_width_bits(coded));
   uint32_t packed = widths.peek(kKeyFields * kSegmentWidthBits);

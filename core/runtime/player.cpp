@@ -1,6 +1,5 @@
 #include "core/runtime/player.h"
 
-#include <zstd.h>
 
 #include <algorithm>
 #include <bit>
@@ -74,11 +73,9 @@ Player::Player(const StreamView& stream)
     // StreamCheck::kFast lets through) reads as zeros: wrong poses, nothing
     // out of bounds.
     m_plain_key_stream.assign(stream.key_stream_bytes(), 0);
-    const std::span<const uint8_t> frame = stream.key_stream_frame();
-    const size_t written =
-        ZSTD_decompress(m_plain_key_stream.data(), m_plain_key_stream.size(), frame.data(), frame.size());
-    if (ZSTD_isError(written) || written != m_plain_key_stream.size())
+    if (!stream.decompress_key_stream(m_plain_key_stream)) {
       std::fill(m_plain_key_stream.begin(), m_plain_key_stream.end(), 0);
+    }
     ++m_counters.blocks_decompressed;
   }
   set_up_group(m_rotations, rotation_tracks);

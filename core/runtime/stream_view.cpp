@@ -388,12 +388,7 @@ class StreamParser {
     std::span<const uint8_t> bytes = view.m_key_stream;
     if (view.key_stream_compressed()) {
       plain.resize(view.key_stream_bytes());
-      const size_t written = ZSTD_decompress(plain.data(), plain.size(), view.m_key_stream_frame.data(),
-                                             view.m_key_stream_frame.size());
-      if (ZSTD_isError(written) || written != plain.size()) {
-        return fail("key stream does not decompress to its " + std::to_string(plain.size()) + " bytes" +
-                    (ZSTD_isError(written) ? std::string(" (zstd: ") + ZSTD_getErrorName(written) + ")" : ""));
-      }
+      if (Status s = view.decompress_key_stream(plain); !s) return fail(s.error());
       bytes = plain;
     }
     uint32_t animated = 0;
@@ -543,6 +538,15 @@ class StreamParser {
 
 Result<StreamView> StreamView::open(std::span<const uint8_t> bytes, const char* name, StreamCheck check) {
   return StreamParser(bytes, name).parse(check);
+}
+
+Status StreamView::decompress_key_stream(std::span<uint8_t> out) const {
+  const size_t written = ZSTD_decompress(out.data(), out.size(), m_key_stream_frame.data(), m_key_stream_frame.size());
+  if (ZSTD_isError(written) || written != out.size() || out.size() != key_stream_bytes()) {
+    return Error{"key stream does not decompress to its " + std::to_string(key_stream_bytes()) + " bytes" +
+                 (ZSTD_isError(written) ? std::string(" (zstd: ") + ZSTD_getErrorName(written) + ")" : "")};
+  }
+  return {};
 }
 
 size_t StreamView::jump_frame_bytes() const { return m_jump_index.size() + m_jump_states.size(); }

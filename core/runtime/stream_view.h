@@ -105,6 +105,10 @@ class StreamView {
   /// The zstd frame of a compressed key stream (empty for a plain one); it
   /// declares key_stream_bytes().
   std::span<const uint8_t> key_stream_frame() const { return m_key_stream_frame; }
+  /// Decompresses key_stream_frame() into `out` (key_stream_bytes() long);
+  /// fails when the frame does not decompress to exactly that (which
+  /// StreamCheck::kFast does not rule out).
+  Status decompress_key_stream(std::span<uint8_t> out) const;
   /// Where each animated track's run of stream keys starts in the plain key
   /// stream, in track order (a track of three keys or fewer has an empty run),
   /// then where the last run ends.
