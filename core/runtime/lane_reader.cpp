@@ -1,5 +1,7 @@
 #include "core/runtime/lane_reader.h"
 
+#include <type_traits>
+
 #include "core/runtime/bit_reader.h"
 #include "core/runtime/stream_view.h"
 
@@ -29,10 +31,8 @@ StreamKeyLayout lane_layout(const LaneCursors& c, uint32_t l) {
 // reads keys near the end of the stream (a 64-bit load there would pass it)
 // and keys wider than one load.
 template <int Components>
-uint32_t read_lane_keys_scalar(SegmentLanes<Components>& block, LaneCursors& c, uint32_t due,
-                               std::span<const uint8_t> key_stream) {
+uint32_t read_lane_keys_scalar(LaneArrivals& a, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream) {
   uint32_t opening = 0;
-  LaneArrivals& a = block.arrivals;
   for (uint32_t l = 0; l < kLanesPerBlock; ++l) {
     if (((due >> l) & 1u) == 0) continue;
     BitReader reader(key_stream, c.bit[l]);
@@ -56,17 +56,22 @@ uint32_t read_lane_keys_scalar(SegmentLanes<Components>& block, LaneCursors& c, 
   return opening;
 }
 
-template <int Components>
-uint32_t read_keys(SegmentLanes<Components>& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream) {
+// `Into` is a block (its arrivals) or a ring slot (all four codes).
+template <int Components, class Into>
+uint32_t read_keys(Into& into, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream) {
 #if KS_X86_64
   if (simd_level() == SimdLevel::kAvx2) {
     // The kernel declines (kNotRead) when a due lane's key is not in one
     // 64-bit load inside the stream: near its end, or wider than 57 bits.
-    const uint32_t opening = detail::read_lane_keys_avx2(block, c, due, key_stream.data(), key_stream.size());
+    const uint32_t opening = detail::read_lane_keys_avx2(into, c, due, key_stream.data(), key_stream.size());
     if (opening != detail::kNotRead) return opening;
   }
 #endif
-  return read_lane_keys_scalar(block, c, due, key_stream);
+  if constexpr (std::is_same_v<Into, LaneArrivals>) {
+    return read_lane_keys_scalar<Components>(into, c, due, key_stream);
+  } else {
+    return read_lane_keys_scalar<Components>(into.arrivals, c, due, key_stream);
+  }
 }
 
 }  // namespace
@@ -83,12 +88,12 @@ void load_lane_layout(LaneCursors& c, uint32_t lane, const StreamTrack& track, s
   const BitReader widths(key_widths, track.key_widths_bit + uint64_t{segment} * segment_width_bits(coded));
   uint32_t packed = widths.peek(kKeyFields * kSegmentWidthBits);
   uint64_t at = 0;
+  // Unrolled and without branches: this runs for every lane a seek restores.
+#pragma GCC unroll 8
   for (uint32_t f = 0; f < kKeyFields; ++f) {
-    uint32_t width = 0;
-    if (f == 0 || ((coded >> (f - 1)) & 1u) != 0) {
-      width = packed & ((1u << kSegmentWidthBits) - 1u);
-      packed >>= kSegmentWidthBits;
-    }
+    const uint32_t coded_field = f == 0 ? 1u : (coded >> (f - 1)) & 1u;
+    const uint32_t width = (packed & ((1u << kSegmentWidthBits) - 1u)) & (0u - coded_field);
+    packed >>= kSegmentWidthBits * coded_field;
     c.shift[f][lane] = at;
     c.mask[f][lane] = (uint64_t{1} << width) - 1u;
     at += width;
@@ -100,10 +105,13 @@ void load_lane_layout(LaneCursors& c, uint32_t lane, const StreamTrack& track, s
 }
 
 uint32_t read_lane_keys(RotationLanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream) {
-  return read_keys(block, c, due, key_stream);
+  return read_keys<4>(block, c, due, key_stream);
 }
 uint32_t read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream) {
-  return read_keys(block, c, due, key_stream);
+  return read_keys<3>(block, c, due, key_stream);
+}
+uint32_t read_lane_keys(LaneArrivals& slot, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream) {
+  return read_keys<4>(slot, c, due, key_stream);
 }
 
 uint32_t lanes_due(const LaneCursors& c, uint32_t frame) {

@@ -56,6 +56,10 @@ void load_lane_layout(LaneCursors& c, uint32_t lane, const StreamTrack& track, s
 uint32_t read_lane_keys(RotationLanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream);
 uint32_t read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream);
 
+/// As read_lane_keys, into one slot of a KeyRing: writes only the due lanes'
+/// entries of `slot` (the others keep the keys they hold), all four codes.
+uint32_t read_lane_keys(LaneArrivals& slot, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream);
+
 /// The lanes of `c` whose next key is needed at or before `frame` (bit l:
 /// lane l).
 uint32_t lanes_due(const LaneCursors& c, uint32_t frame);
@@ -75,6 +79,8 @@ inline constexpr uint32_t kNotRead = ~0u;
 uint32_t read_lane_keys_avx2(RotationLanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
                              size_t bytes);
 uint32_t read_lane_keys_avx2(Vec3Lanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream, size_t bytes);
+uint32_t read_lane_keys_avx2(LaneArrivals& slot, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
+                             size_t bytes);
 }  // namespace detail
 
 }  // namespace ks

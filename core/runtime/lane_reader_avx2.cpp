@@ -26,9 +26,20 @@ __m256i narrow(__m256i low, __m256i high) {
   return _mm256_permute4x64_epi64(_mm256_castps_si256(evens), _MM_SHUFFLE(3, 1, 2, 0));
 }
 
-template <int Components>
-uint32_t read_keys(SegmentLanes<Components>& block, LaneCursors& c, uint32_t due_bits, const uint8_t* key_stream,
-                   size_t bytes) {
+// Stores `v`: in every lane, or (Masked) in the due lanes only.
+template <bool Masked>
+void put(float* p, __m256 v, __m256i due) {
+  if constexpr (Masked) {
+    _mm256_maskstore_ps(p, due, v);
+  } else {
+    _mm256_store_ps(p, v);
+  }
+}
+
+// Reads into `a`: a block's arrivals (every lane written, those not due
+// marked not arrived) or a ring slot (Masked: due lanes only).
+template <int Components, bool Masked>
+uint32_t read_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const uint8_t* key_stream, size_t bytes) {
   const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
   const __m256i zero = _mm256_setzero_si256();
   const __m256i due =
@@ -64,13 +75,12 @@ uint32_t read_keys(SegmentLanes<Components>& block, LaneCursors& c, uint32_t due
     const __m256i high = _mm256_and_si256(_mm256_srlv_epi64(window_high, load(c.shift[f] + 4)), load(c.mask[f] + 4));
     return narrow(low, high);
   };
-  LaneArrivals& a = block.arrivals;
   const __m256i one = _mm256_set1_epi32(1);
   const __m256i frame_old = load(c.frame);
   const __m256i frame_new = _mm256_add_epi32(frame_old, _mm256_add_epi32(field(0), load(c.frame_delta_min)));
   store(c.frame, _mm256_blendv_epi8(frame_old, frame_new, due));
   store(c.need, _mm256_blendv_epi8(load(c.need), frame_old, due));
-  _mm256_store_ps(a.frame, _mm256_cvtepi32_ps(frame_new));
+  put<Masked>(a.frame, _mm256_cvtepi32_ps(frame_new), due);
   for (int i = 0; i < 4; ++i) {
     // Unsigned arithmetic: untrusted differences wrap (read_stream_key).
     const __m256i u = field(static_cast<uint32_t>(i) + 1);
@@ -79,11 +89,11 @@ uint32_t read_keys(SegmentLanes<Components>& block, LaneCursors& c, uint32_t due
     const __m256i old = load(c.codes[i]);
     const __m256i codes = _mm256_blendv_epi8(old, _mm256_add_epi32(old, difference), due);
     store(c.codes[i], codes);
-    if (i < Components) _mm256_store_ps(a.code[i], _mm256_cvtepi32_ps(codes));
+    if (i < Components) put<Masked>(a.code[i], _mm256_cvtepi32_ps(codes), due);
   }
   const __m256i negated = field(kKeyFields);
-  _mm256_store_ps(a.sign, _mm256_cvtepi32_ps(_mm256_sub_epi32(one, _mm256_add_epi32(negated, negated))));
-  _mm256_store_ps(a.arrived, _mm256_and_ps(_mm256_castsi256_ps(due), _mm256_set1_ps(1.f)));
+  put<Masked>(a.sign, _mm256_cvtepi32_ps(_mm256_sub_epi32(one, _mm256_add_epi32(negated, negated))), due);
+  put<Masked>(a.arrived, _mm256_and_ps(_mm256_castsi256_ps(due), _mm256_set1_ps(1.f)), due);
   a.any = a.any || due_bits != 0;
   // The due lanes' cursors move past their key.
   store(c.bit, _mm256_add_epi64(bit_low, _mm256_and_si256(load(c.key_bits), due_low)));
@@ -104,10 +114,14 @@ namespace detail {
 
 uint32_t read_lane_keys_avx2(RotationLanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
                              size_t bytes) {
-  return read_keys(block, c, due, key_stream, bytes);
+  return read_keys<4, false>(block.arrivals, c, due, key_stream, bytes);
 }
 uint32_t read_lane_keys_avx2(Vec3Lanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream, size_t bytes) {
-  return read_keys(block, c, due, key_stream, bytes);
+  return read_keys<3, false>(block.arrivals, c, due, key_stream, bytes);
+}
+uint32_t read_lane_keys_avx2(LaneArrivals& slot, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
+                             size_t bytes) {
+  return read_keys<4, true>(slot, c, due, key_stream, bytes);
 }
 
 }  // namespace detail

@@ -22,10 +22,12 @@ uint32_t output_offset(const StreamTrack& track) {
   return track.bone * static_cast<uint32_t>(sizeof(Transform)) + static_cast<uint32_t>(member);
 }
 
-// Stages `key` as the next key of lane `lane`.
-template <int Components>
-void stage(std::span<SegmentLanes<Components>> blocks, uint32_t lane, const CodedKey& key) {
-  stage_lane_key(blocks, lane, key.codes, key.frame, key.negated);
+// Puts `key` in lane `l` of a ring slot, as a lane reader would read it.
+void put_key(LaneArrivals& slot, uint32_t l, const CodedKey& key) {
+  for (int c = 0; c < 4; ++c) slot.code[c][l] = static_cast<float>(key.codes[c]);
+  slot.frame[l] = static_cast<float>(key.frame);
+  slot.sign[l] = key.negated ? -1.f : 1.f;
+  slot.arrived[l] = 1.f;
 }
 
 // The key at place `position` (0..3) of a window holding a track's keys
@@ -104,7 +106,7 @@ Player::Player(const StreamView& stream)
   m_restore_offsets.resize(streamed);
   // A restore reads the saved oldest key and three more per streamed track.
   m_restore_cost_keys = streamed * kWindowSize;
-  restart();
+  restart(kBeforeClip);
 }
 
 template <int Components>
@@ -161,83 +163,127 @@ void Player::find_finished(LaneGroup<Components>& group) {
   }
 }
 
-// Every window back to keys 0..2 (copies of key 0 in front), staged one
-// round per place and shifted in, then the cursors at the start of the runs.
-template <int Components>
-void Player::restart_group(LaneGroup<Components>& group) {
-  const StreamView& s = *m_stream;
-  const std::span<SegmentLanes<Components>> blocks(group.blocks);
-  for (uint32_t position = 0; position < kWindowSize; ++position) {
-    if (position > 0) {
-      for (SegmentLanes<Components>& block : blocks) shift_in_staged_keys(block);
-    }
-    for (uint32_t l = 0; l < group.tracks.size(); ++l) stage(blocks, l, restart_window_key(group.initial[l], position));
-  }
-  for (SegmentLanes<Components>& block : blocks) build_coefficients(block);
-  for (uint32_t l = 0; l < group.tracks.size(); ++l) {
-    const InitialKeys& initial = group.initial[l];
-    const StreamTrack& track = s.tracks()[group.tracks[l]];
-    const uint32_t need = initial.keys[initial.count >= 2 ? initial.count - 2 : 0].frame;
-    set_cursor(group.cursors[l / kLanesPerBlock], l % kLanesPerBlock, track, s.key_widths(), initial.count,
-               initial.keys[initial.count - 1], need, group.run_starts[l]);
-    m_counters.keys_read += initial.count;
-    m_counters.keys_dequantized += kWindowSize;
-    ++m_counters.window_updates;
-  }
-  find_finished(group);
-}
-
-void Player::restart() {
-  restart_group(m_rotations);
-  restart_group(m_vec3s);
+void Player::restart(int64_t frame) {
   m_cursor_key_index = 0;
   m_last_need = 0;
+  reset_group(m_rotations, frame, false);
+  reset_group(m_vec3s, frame, false);
 }
 
-// Reads the next key of the lanes `due` of block `block`, after shifting in
-// what is staged there, and loads the widths of the lanes that enter a new
-// segment.
-template <int Components>
-void Player::read_round(LaneGroup<Components>& group, uint32_t block, uint32_t due) {
+// Reads the next key of the lanes `due` of block `block` into `into` (the
+// block, whose arrivals must be empty, or a ring slot), and loads the
+// widths of the lanes that enter a new segment.
+template <int Components, class Into>
+void Player::read_keys(LaneGroup<Components>& group, uint32_t block, uint32_t due, Into& into) {
   const StreamView& s = *m_stream;
-  SegmentLanes<Components>& lanes = group.blocks[block];
   LaneCursors& c = group.cursors[block];
-  if (lanes.arrivals.any) shift_in_staged_keys(lanes);
-  for (uint32_t open = read_lane_keys(lanes, c, due, key_stream()); open != 0; open &= open - 1) {
+  for (uint32_t open = read_lane_keys(into, c, due, key_stream()); open != 0; open &= open - 1) {
     const uint32_t l = static_cast<uint32_t>(std::countr_zero(open));
     load_lane_layout(c, l, s.tracks()[c.track[l]], s.key_widths(), c.keys_read[l]);
   }
-  const uint32_t keys = count_lanes(due);
-  m_counters.keys_read += keys;
-  m_counters.keys_dequantized += keys;
-  m_counters.window_updates += keys;
+}
+
+// Reads block `block`'s keys into the ring, one round per key, from round
+// `round` on: in rounds below kWindowSize the lanes `forced[round]` (keys
+// read again), with the others that are due at `frame` (none before the
+// clip); then the lanes due. A lane reads in consecutive rounds until it
+// is done (no lane becomes due again by another's reads), so the i-th key
+// it reads from round 1 lands in slot i % 4. Returns the lanes that read.
+template <int Components>
+uint32_t Player::read_into_ring(LaneGroup<Components>& group, uint32_t block, int64_t frame, uint32_t round,
+                                const uint32_t (&forced)[kWindowSize]) {
+  const LaneCursors& c = group.cursors[block];
+  uint32_t read = 0;
+  for (;; ++round) {
+    const uint32_t again = round < kWindowSize ? forced[round] : 0;
+    // A lane's need is its own only once it has read again what it had.
+    const uint32_t due = again | (frame < 0 ? 0 : lanes_due(c, static_cast<uint32_t>(frame)) & ~again);
+    if (due == 0) return read;
+    read |= due;
+    read_keys(group, block, due, m_ring.slot[round % kKeysPerLane]);
+  }
+}
+
+// The state is valid from the latest need of a key read on.
+void Player::note_needs(const LaneCursors& c, uint32_t due) {
+  for (uint32_t bits = due; bits != 0; bits &= bits - 1) {
+    const uint32_t need = static_cast<uint32_t>(c.need[std::countr_zero(bits)]);
+    m_last_need = need > m_last_need ? need : m_last_need;
+  }
+}
+
+// note_needs for the lanes `read` of a block after their windows are
+// refilled: the need of a lane's newest key is its second key's frame (a
+// key is needed from the frame of the key two before it).
+template <int Components>
+void Player::note_window_needs(const SegmentLanes<Components>& lanes, uint32_t read) {
+  for (uint32_t bits = read; bits != 0; bits &= bits - 1) {
+    const uint32_t need = static_cast<uint32_t>(lanes.key_frame[1][std::countr_zero(bits)]);
+    m_last_need = need > m_last_need ? need : m_last_need;
+  }
 }
 
 // Reads every key of the group needed at or before `frame`; returns how many.
+// A block's first key per lane is staged and shifted in (play at the clip's
+// rate reads one); when a lane needs more (a seek, faster play), its keys go
+// to the ring and only the last four it reads are dequantized.
 template <int Components>
 uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame) {
+  static constexpr uint32_t kNoneForced[kWindowSize] = {};
   uint32_t keys = 0;
   bool finished = false;
   for (uint32_t b = 0; b < group.blocks.size(); ++b) {
     LaneCursors& c = group.cursors[b];
-    uint32_t due = lanes_due(c, frame);
+    SegmentLanes<Components>& lanes = group.blocks[b];
+    const uint32_t due = lanes_due(c, frame);
     if (due == 0) continue;
     const uint32_t finished_before = lanes_finished(c);
-    do {
-      // The state is valid from the latest need of a key read on.
-      for (uint32_t bits = due; bits != 0; bits &= bits - 1) {
-        const uint32_t need = static_cast<uint32_t>(c.need[std::countr_zero(bits)]);
-        m_last_need = need > m_last_need ? need : m_last_need;
+    note_needs(c, due);
+    if (lanes.arrivals.any) shift_in_staged_keys(lanes);
+    read_keys(group, b, due, lanes);
+    const uint32_t read = count_lanes(due);
+    keys += read;
+    m_counters.keys_dequantized += read;
+    m_counters.window_updates += read;
+    if (lanes_due(c, frame) != 0) {
+      // More: the key just staged moves to ring slot 0, as the first of
+      // each lane's; counts[l] ends as the keys lane l read.
+      uint32_t counts[kLanesPerBlock];
+      for (uint32_t l = 0; l < kLanesPerBlock; ++l) {
+        counts[l] = c.keys_read[l] - (lanes.arrivals.arrived[l] > 0.f ? 1u : 0u);
       }
-      read_round(group, b, due);
-      keys += count_lanes(due);
-      due = lanes_due(c, frame);
-    } while (due != 0);
-    build_coefficients(group.blocks[b]);
+      m_ring.slot[0] = lanes.arrivals;
+      clear_arrivals(lanes.arrivals);
+      const uint32_t more = read_into_ring(group, b, frame, 1, kNoneForced);
+      uint32_t total = 0;
+      for (uint32_t l = 0; l < kLanesPerBlock; ++l) {
+        counts[l] = c.keys_read[l] - counts[l];
+        total += counts[l];
+      }
+      // The staged key was counted as dequantized and shifted in; refill counts its own.
+      m_counters.keys_dequantized -= read;
+      m_counters.window_updates -= read;
+      refill(lanes, counts);
+      note_window_needs(lanes, more);
+      keys += total - read;
+    }
+    build_coefficients(lanes);
     finished = finished || lanes_finished(c) != finished_before;
   }
   if (finished) find_finished(group);
+  m_counters.keys_read += keys;
   return keys;
+}
+
+// refill_windows from the ring, counted: a window per lane that read keys,
+// and the (at most four) keys it dequantized.
+template <int Components>
+void Player::refill(SegmentLanes<Components>& lanes, const uint32_t (&counts)[kLanesPerBlock]) {
+  refill_windows(lanes, m_ring, counts);
+  for (const uint32_t n : counts) {
+    m_counters.window_updates += n != 0 ? 1 : 0;
+    m_counters.keys_dequantized += std::min(n, kWindowSize);
+  }
 }
 
 void Player::advance_to(uint32_t frame) {
@@ -245,77 +291,88 @@ void Player::advance_to(uint32_t frame) {
   m_cursor_key_index += advance_group(m_vec3s, frame);
 }
 
-// Each streamed lane's window from the parsed jump state: from keys 0..2
-// and the first keys of its run, or from its oldest key and the three keys
-// after it in its run.
+// Every lane's window and cursor anew, then on to `frame` (kBeforeClip:
+// nowhere, no key is due before frame 0), each block's
+// keys through the ring: only the last four keys of each window are
+// dequantized, once. A lane starts from its keys 0..2 (the restart window)
+// or, restoring a jump state (`from_jump_state`) where its track had read
+// kRestoreFromRunKeys keys or more, from the saved oldest key of its window.
+// It then reads again the keys forward play had read by the jump frame (the
+// three after the oldest, or those after key 2), and on, as play would,
+// the keys needed at or before `frame`.
 template <int Components>
-void Player::restore_group(LaneGroup<Components>& group) {
+void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_jump_state) {
   const StreamView& s = *m_stream;
-  const std::span<SegmentLanes<Components>> blocks(group.blocks);
+  bool finished = false;
   for (uint32_t b = 0; b < group.blocks.size(); ++b) {
     SegmentLanes<Components>& lanes = group.blocks[b];
     LaneCursors& c = group.cursors[b];
     const uint32_t first = b * kLanesPerBlock;
     const uint32_t end = std::min<uint32_t>(first + kLanesPerBlock, static_cast<uint32_t>(group.tracks.size()));
-    uint32_t from_initial = 0;  // lanes whose window holds an initial key
-    uint32_t from_oldest = 0;   // lanes whose window starts at a saved key
-    uint32_t reads[kLanesPerBlock] = {};
+    // Each lane's keys go to ring slot (i % 4) for the i-th of its
+    // sequence: the saved oldest key first, or (one place on, so that the
+    // keys read land where the copies they push out were) the restart
+    // window after a place left empty. `counts` ends as each sequence's
+    // length: the keys put here, plus those read.
+    uint32_t counts[kLanesPerBlock] = {};
+    uint32_t reread[kLanesPerBlock] = {};  // keys forward play had read, read again
     for (uint32_t l = first; l < end; ++l) {
-      if (group.streamed[l] < 0) continue;
-      const uint32_t read = m_restore_keys_read[static_cast<uint32_t>(group.streamed[l])];
-      if (read >= kRestoreFromRunKeys) {
-        from_oldest |= 1u << (l - first);
-        reads[l - first] = kWindowSize - 1;
-      } else {
-        from_initial |= 1u << (l - first);
-        reads[l - first] = read - kInitialKeysPerTrack;
-      }
-    }
-    if ((from_initial | from_oldest) == 0) continue;
-    // Four rounds of staging: the restart window where it still holds an
-    // initial key; the oldest key (which the reads push to the front) last.
-    for (uint32_t position = 0; position < kWindowSize; ++position) {
-      if (position > 0) shift_in_staged_keys(lanes);
-      for (uint32_t bits = from_initial; bits != 0; bits &= bits - 1) {
-        const uint32_t l = first + static_cast<uint32_t>(std::countr_zero(bits));
-        stage(blocks, l, restart_window_key(group.initial[l], position));
-      }
-    }
-    for (uint32_t bits = from_oldest; bits != 0; bits &= bits - 1) {
-      const uint32_t l = first + static_cast<uint32_t>(std::countr_zero(bits));
-      stage(blocks, l, m_restore_oldest[static_cast<uint32_t>(group.streamed[l])]);
-    }
-    for (uint32_t bits = from_initial | from_oldest; bits != 0; bits &= bits - 1) {
-      const uint32_t lane = static_cast<uint32_t>(std::countr_zero(bits));
-      const uint32_t l = first + lane;
-      const uint32_t place = static_cast<uint32_t>(group.streamed[l]);
+      const uint32_t lane = l - first;
       const StreamTrack& track = s.tracks()[group.tracks[l]];
       const InitialKeys& initial = group.initial[l];
-      if ((from_oldest >> lane) & 1u) {
+      const int32_t place = group.streamed[l];
+      const uint32_t saved = from_jump_state && place >= 0 ? m_restore_keys_read[static_cast<uint32_t>(place)] : 0;
+      if (saved >= kRestoreFromRunKeys) {
+        const CodedKey& oldest = m_restore_oldest[static_cast<uint32_t>(place)];
+        put_key(m_ring.slot[0], lane, oldest);
         // The need of the key after the oldest is unknown here and unused:
         // the reads below replace it.
-        set_cursor(c, lane, track, s.key_widths(), m_restore_keys_read[place] - (kWindowSize - 1),
-                   m_restore_oldest[place], 0, group.run_starts[l] + m_restore_offsets[place]);
+        set_cursor(c, lane, track, s.key_widths(), saved - (kWindowSize - 1), oldest, 0,
+                   group.run_starts[l] + m_restore_offsets[static_cast<uint32_t>(place)]);
+        counts[lane] = 1;
+        reread[lane] = kWindowSize - 1;
+        ++m_counters.keys_read;
       } else {
-        set_cursor(c, lane, track, s.key_widths(), initial.count, initial.keys[initial.count - 1],
-                   initial.keys[initial.count - 2].frame, group.run_starts[l]);
+        for (uint32_t position = 0; position < kWindowSize; ++position) {
+          put_key(m_ring.slot[(position + 1) % kKeysPerLane], lane, restart_window_key(initial, position));
+        }
+        const uint32_t need = initial.keys[initial.count >= 2 ? initial.count - 2 : 0].frame;
+        set_cursor(c, lane, track, s.key_widths(), initial.count, initial.keys[initial.count - 1], need,
+                   group.run_starts[l]);
+        counts[lane] = kWindowSize + 1;
+        reread[lane] = saved > initial.count ? saved - initial.count : 0;
+        if (!from_jump_state) m_counters.keys_read += initial.count;
       }
-      m_counters.keys_read += (from_oldest >> lane) & 1u;
-      m_counters.keys_dequantized += (from_oldest >> lane) & 1u ? 1 : kWindowSize;
-      ++m_counters.window_updates;
     }
-    // Then the keys after them, one round per key.
-    for (uint32_t round = 0; round + 1 < kWindowSize; ++round) {
-      uint32_t due = 0;
-      for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) due |= (reads[lane] > round ? 1u : 0u) << lane;
-      if (due != 0) read_round(group, b, due);
+    uint32_t start[kLanesPerBlock];  // keys_read before reading (padding lanes never read)
+    uint32_t total_reread = 0;
+    for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+      start[lane] = c.keys_read[lane];
+      total_reread += reread[lane];
     }
+    const uint32_t finished_before = lanes_finished(c);
+    uint32_t forced[kWindowSize] = {};  // lanes that read a key again, per round 1..3
+    for (uint32_t round = 1; round < kWindowSize; ++round) {
+      for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) forced[round] |= (reread[lane] >= round ? 1u : 0u) << lane;
+    }
+    const uint32_t read = read_into_ring(group, b, frame, 1, forced);
+    uint32_t keys = 0;  // keys read, again or forward
+    for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+      keys += c.keys_read[lane] - start[lane];
+      counts[lane] += c.keys_read[lane] - start[lane];
+    }
+    clear_arrivals(lanes.arrivals);
+    refill(lanes, counts);
+    note_window_needs(lanes, read);
+    m_counters.keys_read += keys;
+    m_cursor_key_index += keys - total_reread;
     build_coefficients(lanes);
+    finished = finished || lanes_finished(c) != finished_before;
   }
   find_finished(group);
 }
 
-void Player::restore(uint32_t jump_index) {
+void Player::restore(uint32_t jump_index, uint32_t frame) {
   const StreamView& s = *m_stream;
   const JumpFrame& jump = s.jump_frames()[jump_index];
   BitReader state(s.jump_states(), jump.state_bit_offset);
@@ -334,12 +391,12 @@ void Player::restore(uint32_t jump_index) {
     }
     ++place;
   }
-  restore_group(m_rotations);
-  restore_group(m_vec3s);
   if (jump.stream_keys_read > m_cursor_key_index) m_counters.keys_skipped += jump.stream_keys_read - m_cursor_key_index;
   m_cursor_key_index = jump.stream_keys_read;
   m_last_need = jump.frame;
   ++m_counters.jump_frames_used;
+  reset_group(m_rotations, frame, true);
+  reset_group(m_vec3s, frame, true);
 }
 
 void Player::seek_frame(float frame_time) {
@@ -357,17 +414,17 @@ void Player::seek_frame(float frame_time) {
   }
   if (frame < m_last_need) {
     if (jump == 0) {
-      restart();
+      restart(frame);
       ++m_counters.restarts;
     } else {
-      restore(jump - 1);
+      restore(jump - 1, frame);
     }
   } else if (jump > 0) {
     // Ahead: restore only when it reads fewer keys than reading forward.
     const JumpFrame& target = s.jump_frames()[jump - 1];
     if (target.frame > m_last_need && target.stream_keys_read > m_cursor_key_index &&
         target.stream_keys_read - m_cursor_key_index > m_restore_cost_keys) {
-      restore(jump - 1);
+      restore(jump - 1, frame);
     }
   }
   advance_to(frame);
@@ -484,7 +541,7 @@ Status check_jump_frames(const StreamView& stream) {
   for (uint32_t j = 0; j < stream.jump_frames().size(); ++j) {
     const JumpFrame& jump = stream.jump_frames()[j];
     forward.advance_to(jump.frame);
-    restored.restore(j);
+    restored.restore(j, jump.frame);
     if (forward.m_cursor_key_index != jump.stream_keys_read) {
       return Error{"jump frame " + std::to_string(j) + " (frame " + std::to_string(jump.frame) + ") says " +
                    std::to_string(jump.stream_keys_read) + " stream keys are read, forward play has read " +

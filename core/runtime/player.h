@@ -7,8 +7,11 @@
 // block by block, the next key of every lane that has one due (eight
 // cursors at once), rebuilds the coefficients of the blocks that took keys
 // and evaluates every block eight tracks at a time. Going backward, or far
-// ahead, it restores the nearest jump frame at or before the wanted time:
-// each window from its oldest key and the three keys after it in the run.
+// ahead, it restores the nearest jump frame at or before the wanted time
+// (each window from its oldest key and the three keys after it in the run)
+// and reads on to it. A lane that reads more than one key in one go (a
+// seek, play faster than its keys) reads them into a ring of four, and only
+// the four its window ends with are dequantized (KeyRing, refill_windows).
 // Everything is allocated in the constructor; sampling allocates nothing.
 
 #include <cstdint>
@@ -104,20 +107,28 @@ class Player {
   template <int Components>
   void set_up_group(LaneGroup<Components>& group, const std::vector<uint32_t>& tracks);
   template <int Components>
-  void restart_group(LaneGroup<Components>& group);
-  template <int Components>
-  void restore_group(LaneGroup<Components>& group);
+  void reset_group(LaneGroup<Components>& group, int64_t frame, bool from_jump_state);
   template <int Components>
   uint32_t advance_group(LaneGroup<Components>& group, uint32_t frame);
+  template <int Components, class Into>
+  void read_keys(LaneGroup<Components>& group, uint32_t block, uint32_t due, Into& into);
   template <int Components>
-  void read_round(LaneGroup<Components>& group, uint32_t block, uint32_t due);
+  void refill(SegmentLanes<Components>& lanes, const uint32_t (&counts)[kLanesPerBlock]);
+  template <int Components>
+  uint32_t read_into_ring(LaneGroup<Components>& group, uint32_t block, int64_t frame, uint32_t round,
+                          const uint32_t (&forced)[kWindowSize]);
+  void note_needs(const LaneCursors& c, uint32_t due);
+  template <int Components>
+  void note_window_needs(const SegmentLanes<Components>& lanes, uint32_t read);
   template <int Components>
   void evaluate_group(const LaneGroup<Components>& group, float frame_time, unsigned char* pose) const;
   template <int Components>
   static void find_finished(LaneGroup<Components>& group);
 
-  void restart();
-  void restore(uint32_t jump_index);
+  // Back to frame 0, or to jump frame `jump_index`, and on to `frame`.
+  static constexpr int64_t kBeforeClip = -1;
+  void restart(int64_t frame);
+  void restore(uint32_t jump_index, uint32_t frame);
   void advance_to(uint32_t frame);
   void evaluate(float frame_time, std::span<Transform> local_pose);
   std::span<const uint8_t> key_stream() const;
@@ -125,6 +136,7 @@ class Player {
   const StreamView* m_stream;
   LaneGroup<4> m_rotations;
   LaneGroup<3> m_vec3s;
+  KeyRing m_ring;  // the keys one block reads in one go (a seek, a restore): its windows refill from it
   std::vector<Transform> m_constant_pose;   // every bone, constant tracks filled in
   std::vector<Transform> m_short_pose;      // sample() into a pose shorter than the skeleton goes here first
   std::vector<uint8_t> m_plain_key_stream;  // a zstd stream's key stream, decompressed once

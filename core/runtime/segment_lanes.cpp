@@ -73,37 +73,59 @@ void evaluate_scalar(const SegmentLanes<Components>* blocks, size_t count, float
   }
 }
 
-// The reference for staged keys: dequantize_key, then the lane shifted by
-// one key and the key written last, lane by lane.
+// The key staged in lane `lane` of `a`, as dequantize_key makes it from the
+// dequantization of `b`'s lane (the reference for the kernels).
+template <int Components>
+CurveKey dequantize_lane(const SegmentLanes<Components>& b, const LaneArrivals& a, uint32_t lane) {
+  const LaneDequantization<Components>& d = b.dequantization;
+  TrackQuantization q;
+  q.step = d.step[lane];
+  int32_t codes[4] = {0, 0, 0, 0};
+  for (int c = 0; c < Components; ++c) codes[c] = static_cast<int32_t>(a.code[c][lane]);
+  if constexpr (Components == 4) {
+    q.coded_mask = 0xF;
+    q.rotation = d.full[lane] > 0.f ? RotationCoding::kFull : RotationCoding::kRelative;
+    for (int c = 0; c < 4; ++c) q.reference[c] = d.reference[c][lane];
+  } else {
+    for (int c = 0; c < 3; ++c) {
+      if (d.coded[c][lane] > 0.f) q.coded_mask = static_cast<uint8_t>(q.coded_mask | (1u << c));
+      q.constant[c] = d.constant[c][lane];
+    }
+  }
+  CurveKey key{};
+  dequantize_key(Components == 4 ? TrackKind::kRotation : TrackKind::kTranslation, q, codes, key.value);
+  if (a.sign[lane] < 0.f) {
+    for (float& v : key.value) v = -v;
+  }
+  key.frame = a.frame[lane];
+  return key;
+}
+
+// The reference for staged keys: each lane shifted by one key and its
+// dequantized key written last, lane by lane.
 template <int Components>
 void shift_in_staged_keys_scalar(SegmentLanes<Components>& b) {
   const std::span<SegmentLanes<Components>> block(&b, 1);
-  const LaneArrivals& a = b.arrivals;
-  const LaneDequantization<Components>& d = b.dequantization;
   for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
-    if (!(a.arrived[lane] > 0.f)) continue;
-    TrackQuantization q;
-    q.step = d.step[lane];
-    int32_t codes[4] = {0, 0, 0, 0};
-    for (int c = 0; c < Components; ++c) codes[c] = static_cast<int32_t>(a.code[c][lane]);
-    if constexpr (Components == 4) {
-      q.coded_mask = 0xF;
-      q.rotation = d.full[lane] > 0.f ? RotationCoding::kFull : RotationCoding::kRelative;
-      for (int c = 0; c < 4; ++c) q.reference[c] = d.reference[c][lane];
-    } else {
-      for (int c = 0; c < 3; ++c) {
-        if (d.coded[c][lane] > 0.f) q.coded_mask = static_cast<uint8_t>(q.coded_mask | (1u << c));
-        q.constant[c] = d.constant[c][lane];
-      }
-    }
-    CurveKey key{};
-    dequantize_key(Components == 4 ? TrackKind::kRotation : TrackKind::kTranslation, q, codes, key.value);
-    if (a.sign[lane] < 0.f) {
-      for (float& v : key.value) v = -v;
-    }
-    key.frame = a.frame[lane];
+    if (!(b.arrivals.arrived[lane] > 0.f)) continue;
+    const CurveKey key = dequantize_lane(b, b.arrivals, lane);
     shift_lane_keys(block, lane, 1);
     set_lane_key(block, lane, kKeysPerLane - 1, key);
+  }
+}
+
+// The reference for refill_windows, lane by lane.
+template <int Components>
+void refill_scalar(SegmentLanes<Components>& b, const KeyRing& ring, const detail::RefillSources& sources) {
+  const std::span<SegmentLanes<Components>> block(&b, 1);
+  for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+    CurveKey keys[kKeysPerLane];
+    for (uint32_t k = 0; k < kKeysPerLane; ++k) {
+      const uint32_t source = static_cast<uint32_t>(sources[k][lane]);
+      keys[k] = source < kKeysPerLane ? lane_key(std::span<const SegmentLanes<Components>>(block), lane, source)
+                                      : dequantize_lane(b, ring.slot[source - kKeysPerLane], lane);
+    }
+    for (uint32_t k = 0; k < kKeysPerLane; ++k) set_lane_key(block, lane, k, keys[k]);
   }
 }
 
@@ -206,8 +228,41 @@ void shift_in(SegmentLanes<Components>& block) {
   }
 }
 
+template <int Components>
+void refill(SegmentLanes<Components>& block, const KeyRing& ring, const uint32_t (&counts)[kLanesPerBlock]) {
+  // Key k of a lane that read n keys is key n + k of its window followed by
+  // the keys read: its own while that is below kKeysPerLane, else the one
+  // read into ring slot (n + k) % kKeysPerLane.
+  // By table: the places depend on min(n, 4 + n % 4) alone.
+  static constexpr float kSources[2 * kKeysPerLane][kKeysPerLane] = {
+      {0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}, {4, 5, 6, 7}, {5, 6, 7, 4}, {6, 7, 4, 5}, {7, 4, 5, 6},
+  };
+  alignas(32) detail::RefillSources sources;
+  for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+    const uint32_t n = counts[lane];
+    const float(&places)[kKeysPerLane] = kSources[n < kKeysPerLane ? n : kKeysPerLane + n % kKeysPerLane];
+    for (uint32_t k = 0; k < kKeysPerLane; ++k) sources[k][lane] = places[k];
+  }
+  switch (g_level.load(std::memory_order_relaxed)) {
+#if KS_X86_64
+    case SimdLevel::kAvx2:
+      return detail::refill_windows_avx2(block, ring, sources);
+    case SimdLevel::kSse2:
+      return refill_block<Sse2, Components>(block, ring, sources);
+#endif
+    default:
+      return refill_scalar<Components>(block, ring, sources);
+  }
+}
+
 }  // namespace
 
+void refill_windows(RotationLanes& block, const KeyRing& ring, const uint32_t (&counts)[kLanesPerBlock]) {
+  refill(block, ring, counts);
+}
+void refill_windows(Vec3Lanes& block, const KeyRing& ring, const uint32_t (&counts)[kLanesPerBlock]) {
+  refill(block, ring, counts);
+}
 void build_coefficients(RotationLanes& block) { build(block); }
 void build_coefficients(Vec3Lanes& block) { build(block); }
 void shift_in_staged_keys(RotationLanes& block) { shift_in(block); }

@@ -51,12 +51,22 @@ struct LaneDequantization<3> {
 /// the clip's rate or slower, the one key that arrived in each window since
 /// the last sample, dequantized and shifted in for the whole block at once
 /// when its coefficients are built.
-struct LaneArrivals {
+struct alignas(32) LaneArrivals {
   float code[4][kLanesPerBlock];  // codes as floats (exact: |code| < 2^24)
   float frame[kLanesPerBlock];
   float sign[kLanesPerBlock];     // -1 for a negated key, else 1
   float arrived[kLanesPerBlock];  // 1: the lane has a staged key
   bool any = false;
+};
+
+/// The keys a block's lanes read in one go (a seek's read forward, a restore,
+/// play faster than the keys), still as codes: the i-th key a lane reads goes
+/// to slot[i % kKeysPerLane], so each lane's last four are there when it is
+/// done, and refill_windows dequantizes those alone. A seek on long mocap
+/// reads about twenty keys per lane; dequantizing and shifting in each one
+/// was a third of its time.
+struct KeyRing {
+  LaneArrivals slot[kKeysPerLane];
 };
 
 /// Eight tracks' windows and segments, component by component. The
@@ -175,6 +185,16 @@ void build_coefficients(Vec3Lanes& block);
 void shift_in_staged_keys(RotationLanes& block);
 void shift_in_staged_keys(Vec3Lanes& block);
 
+/// Moves each lane's window `counts[lane]` keys forward at once: its last
+/// four keys are then those it read into `ring` (KeyRing), the newest last,
+/// preceded by its own newest keys where it read fewer than four (a lane
+/// that read none keeps its window). The keys taken from the ring are
+/// dequantized as shift_in_staged_keys does, so the windows hold the same
+/// bits as after shifting every key in. The block's own staged keys are
+/// neither read nor cleared; the coefficients are left to build_coefficients.
+void refill_windows(RotationLanes& block, const KeyRing& ring, const uint32_t (&counts)[kLanesPerBlock]);
+void refill_windows(Vec3Lanes& block, const KeyRing& ring, const uint32_t (&counts)[kLanesPerBlock]);
+
 /// Evaluates every lane at frame time `t` and copies each lane's components
 /// to the bytes of `pose` at its output offset (rotations normalised as
 /// normalize_rotation does).
@@ -203,6 +223,11 @@ void build_coefficients_avx2(RotationLanes& block);
 void build_coefficients_avx2(Vec3Lanes& block);
 void shift_in_staged_keys_avx2(RotationLanes& block);
 void shift_in_staged_keys_avx2(Vec3Lanes& block);
+/// Where refill_windows takes key k of each lane from: 0..3 the lane's own
+/// key at that place, kKeysPerLane + s ring slot s.
+using RefillSources = float[kKeysPerLane][kLanesPerBlock];
+void refill_windows_avx2(RotationLanes& block, const KeyRing& ring, const RefillSources& sources);
+void refill_windows_avx2(Vec3Lanes& block, const KeyRing& ring, const RefillSources& sources);
 }  // namespace detail
 
 }  // namespace ks

@@ -62,18 +62,48 @@ inline void evaluate_blocks(const Lanes* blocks, size_t count, float t, unsigned
   for (size_t i = 0; i < count; ++i) evaluate_block<V, Components>(blocks[i], t, pose);
 }
 
+// The values of codes `code` (as floats) in lanes lane.. of `b`, with
+// dequantize_key's operations in its order (quantization.h). Always
+// inlined: GCC calls it otherwise, passing the vectors through memory,
+// which cost a restart of a one-track clip 10% more instructions.
+template <class V, int Components, class Lanes>
+[[gnu::always_inline]] inline void dequantize_codes(const Lanes& b, const V (&code)[4], uint32_t lane, V (&value)[Components]) {
+  const V zero = V::zero();
+  const auto& d = b.dequantization;
+  const V step = V::load(d.step + lane);
+  if constexpr (Components == 4) {
+    const V one = V::broadcast(1.f);
+    V full[4];
+    for (int c = 0; c < 4; ++c) full[c] = code[c] * step;
+    // Relative coding: w from unit length (dropped_component), then R * key
+    // (multiply_quaternions).
+    const V x = one - (full[0] * full[0] + full[1] * full[1] + full[2] * full[2]);
+    const V w = V::sqrt(V::select(V::greater(x, zero), x, zero));
+    V q[4];
+    for (int c = 0; c < 4; ++c) q[c] = V::load(d.reference[c] + lane);
+    const V relative[4] = {
+        q[3] * full[0] + q[0] * w + q[1] * full[2] - q[2] * full[1],
+        q[3] * full[1] - q[0] * full[2] + q[1] * w + q[2] * full[0],
+        q[3] * full[2] + q[0] * full[1] - q[1] * full[0] + q[2] * w,
+        q[3] * w - q[0] * full[0] - q[1] * full[1] - q[2] * full[2],
+    };
+    const auto is_full = V::greater(V::load(d.full + lane), zero);
+    for (int c = 0; c < 4; ++c) value[c] = V::select(is_full, full[c], relative[c]);
+  } else {
+    for (int c = 0; c < 3; ++c) {
+      value[c] = V::select(V::greater(V::load(d.coded[c] + lane), zero), code[c] * step, V::load(d.constant[c] + lane));
+    }
+  }
+}
+
 // Shifts the key staged in each lane of `b` that has one into it: keys 1..3
-// move to 0..2, and the staged key, dequantized with dequantize_key's
-// operations in its order (quantization.h), becomes key 3. Every lane is
-// computed and the arrived ones selected.
+// move to 0..2, and the staged key, dequantized, becomes key 3. Every lane
+// is computed and the arrived ones selected.
 template <class V, int Components, class Lanes>
 inline void shift_in_staged(Lanes& b) {
-  const V zero = V::zero();
-  const V one = V::broadcast(1.f);
   const LaneArrivals& a = b.arrivals;
-  const auto& d = b.dequantization;
   for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
-    const auto arrived = V::greater(V::load(a.arrived + lane), zero);
+    const auto arrived = V::greater(V::load(a.arrived + lane), V::zero());
     for (uint32_t i = 0; i + 1 < kKeysPerLane; ++i) {
       V::select(arrived, V::load(b.key_frame[i + 1] + lane), V::load(b.key_frame[i] + lane)).store(b.key_frame[i] + lane);
       for (int c = 0; c < Components; ++c) {
@@ -81,31 +111,10 @@ inline void shift_in_staged(Lanes& b) {
             .store(b.key_value[i][c] + lane);
       }
     }
-    const V step = V::load(d.step + lane);
+    V code[4];
+    for (int c = 0; c < 4; ++c) code[c] = c < Components ? V::load(a.code[c] + lane) : V::zero();
     V value[Components];
-    if constexpr (Components == 4) {
-      V full[4];
-      for (int c = 0; c < 4; ++c) full[c] = V::load(a.code[c] + lane) * step;
-      // Relative coding: w from unit length (dropped_component), then R * key
-      // (multiply_quaternions).
-      const V x = one - (full[0] * full[0] + full[1] * full[1] + full[2] * full[2]);
-      const V w = V::sqrt(V::select(V::greater(x, zero), x, zero));
-      V q[4];
-      for (int c = 0; c < 4; ++c) q[c] = V::load(d.reference[c] + lane);
-      const V relative[4] = {
-          q[3] * full[0] + q[0] * w + q[1] * full[2] - q[2] * full[1],
-          q[3] * full[1] - q[0] * full[2] + q[1] * w + q[2] * full[0],
-          q[3] * full[2] + q[0] * full[1] - q[1] * full[0] + q[2] * w,
-          q[3] * w - q[0] * full[0] - q[1] * full[1] - q[2] * full[2],
-      };
-      const auto is_full = V::greater(V::load(d.full + lane), zero);
-      for (int c = 0; c < 4; ++c) value[c] = V::select(is_full, full[c], relative[c]);
-    } else {
-      for (int c = 0; c < 3; ++c) {
-        value[c] = V::select(V::greater(V::load(d.coded[c] + lane), zero), V::load(a.code[c] + lane) * step,
-                             V::load(d.constant[c] + lane));
-      }
-    }
+    dequantize_codes<V, Components>(b, code, lane, value);
     const V sign = V::load(a.sign + lane);
     const uint32_t last = kKeysPerLane - 1;
     V::select(arrived, V::load(a.frame + lane), V::load(b.key_frame[last] + lane)).store(b.key_frame[last] + lane);
@@ -115,10 +124,39 @@ inline void shift_in_staged(Lanes& b) {
   }
 }
 
-// segment_coefficients(key 0, key 1, key 2, key 3) for every lane of `b`.
-// Where the segment has no length the scalar code returns early; here both
-// results are computed and the held one selected (the tangent scales divide
-// by zero there, harmlessly: those lanes take zeros).
+// refill_windows (segment_lanes.h): key k of each lane from `sources`' place
+// for it, a key of its own window (k and later places only, so writing the
+// places in order reads no place already written) or a ring slot,
+// dequantized as shift_in_staged does.
+template <class V, int Components, class Lanes>
+inline void refill_block(Lanes& b, const KeyRing& ring, const float (&sources)[kKeysPerLane][kLanesPerBlock]) {
+  for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
+    for (uint32_t k = 0; k < kKeysPerLane; ++k) {
+      const V source = V::load(sources[k] + lane);
+      V code[4], frame = V::load(ring.slot[0].frame + lane), sign = V::load(ring.slot[0].sign + lane);
+      for (int c = 0; c < 4; ++c) code[c] = c < Components ? V::load(ring.slot[0].code[c] + lane) : V::zero();
+      for (uint32_t s = 1; s < kKeysPerLane; ++s) {
+        const auto here = V::equal(source, V::broadcast(static_cast<float>(kKeysPerLane + s)));
+        const LaneArrivals& slot = ring.slot[s];
+        frame = V::select(here, V::load(slot.frame + lane), frame);
+        sign = V::select(here, V::load(slot.sign + lane), sign);
+        for (int c = 0; c < Components; ++c) code[c] = V::select(here, V::load(slot.code[c] + lane), code[c]);
+      }
+      V value[Components];
+      dequantize_codes<V, Components>(b, code, lane, value);
+      for (int c = 0; c < Components; ++c) value[c] = value[c] * sign;
+      for (uint32_t j = k; j < kKeysPerLane; ++j) {
+        const auto kept = V::equal(source, V::broadcast(static_cast<float>(j)));
+        frame = V::select(kept, V::load(b.key_frame[j] + lane), frame);
+        for (int c = 0; c < Components; ++c) value[c] = V::select(kept, V::load(b.key_value[j][c] + lane), value[c]);
+      }
+      frame.store(b.key_frame[k] + lane);
+      for (int c = 0; c < Components; ++c) value[c].store(b.key_value[k][c] + lane);
+    }
+  }
+}
+
+// The staged keys shifted in and cleared, if there are any.
 template <class V, int Components, class Lanes>
 inline void shift_in_arrivals(Lanes& b) {
   if (b.arrivals.any) {
@@ -127,6 +165,10 @@ inline void shift_in_arrivals(Lanes& b) {
   }
 }
 
+// segment_coefficients(key 0, key 1, key 2, key 3) for every lane of `b`.
+// Where the segment has no length the scalar code returns early; here both
+// results are computed and the held one selected (the tangent scales divide
+// by zero there, harmlessly: those lanes take zeros).
 template <class V, int Components, class Lanes>
 inline void build_block(Lanes& b) {
   shift_in_arrivals<V, Components>(b);

@@ -204,15 +204,20 @@ TEST(SegmentLanes, ShiftingDropsTheOldestKeysAndKeepsTheOthersInOrder) {
   }
 }
 
-// Keys staged as codes (stage_lane_key, none or one per lane) and shifted in
-// by the block's build: at every level, each lane with one holds its old
-// keys 1..3, then dequantize_key's value (negated where the key is), bit for
-// bit; a lane with none is untouched.
+// How check_staged_keys brings the keys into the lanes.
+enum class Arrival {
+  kStaged,  // stage_lane_key, one key per lane per round, shifted in (play)
+  kRing,    // a KeyRing and refill_windows (seeks, restores)
+};
+
+// Up to `most_keys` codes per lane, brought in `how`, then the block built:
+// at every level, each lane holds its old keys pushed forward by as many
+// keys as it took, then dequantize_key's values (negated where the key
+// is), bit for bit; a lane that took none is untouched.
 template <int Components>
-// Each lane stages up to `most_keys` keys, one per round, the rounds shifted
-// in by shift_in_staged_keys and the last by build_coefficients, as the
-// player refills windows after a seek.
-void check_staged_keys(uint32_t seed, uint32_t most_keys) {
+void check_staged_keys(uint32_t seed, uint32_t most_keys, Arrival how = Arrival::kStaged) {
+  constexpr uint32_t kMostKeys = 12;
+  ASSERT_LE(most_keys, how == Arrival::kStaged ? kKeysPerLane : kMostKeys);
   std::mt19937 rng(seed);
   using Lanes = SegmentLanes<Components>;
   const TrackKind kind = Components == 4 ? TrackKind::kRotation : TrackKind::kTranslation;
@@ -229,7 +234,7 @@ void check_staged_keys(uint32_t seed, uint32_t most_keys) {
       uint32_t frame;
       bool negated;
     };
-    Staged staged_keys[kLanesPerBlock][kKeysPerLane];
+    Staged staged_keys[kLanesPerBlock][kMostKeys];
     uint32_t staged_count[kLanesPerBlock];
     for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
       CurveKey(&keys)[4] = expected[lane].keys;
@@ -278,13 +283,33 @@ void check_staged_keys(uint32_t seed, uint32_t most_keys) {
     for (const SimdLevel level : levels_this_cpu_runs()) {
       set_simd_level(level);
       Lanes b = block;
-      for (uint32_t k = 0; k < most_keys; ++k) {
-        if (k > 0) shift_in_staged_keys(b);
-        for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
-          if (k >= staged_count[lane]) continue;
-          const Staged& key = staged_keys[lane][k];
-          stage_lane_key(std::span<Lanes>(&b, 1), lane, key.codes, key.frame, key.negated);
+      if (how == Arrival::kStaged) {
+        for (uint32_t k = 0; k < most_keys; ++k) {
+          if (k > 0) shift_in_staged_keys(b);
+          for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+            if (k >= staged_count[lane]) continue;
+            const Staged& key = staged_keys[lane][k];
+            stage_lane_key(std::span<Lanes>(&b, 1), lane, key.codes, key.frame, key.negated);
+          }
         }
+      } else {
+        // Key k of a lane in slot k % 4; the slots start with garbage.
+        KeyRing ring;
+        for (LaneArrivals& slot : ring.slot) {
+          std::fill(&slot.code[0][0], &slot.code[0][0] + 4 * kLanesPerBlock, 12345.f);
+          std::fill(std::begin(slot.frame), std::end(slot.frame), 99.f);
+          std::fill(std::begin(slot.sign), std::end(slot.sign), -1.f);
+        }
+        for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+          for (uint32_t k = 0; k < staged_count[lane]; ++k) {
+            const Staged& key = staged_keys[lane][k];
+            LaneArrivals& slot = ring.slot[k % kKeysPerLane];
+            for (int c = 0; c < 4; ++c) slot.code[c][lane] = static_cast<float>(key.codes[c]);
+            slot.frame[lane] = static_cast<float>(key.frame);
+            slot.sign[lane] = key.negated ? -1.f : 1.f;
+          }
+        }
+        refill_windows(b, ring, staged_count);
       }
       build_coefficients(b);
       EXPECT_FALSE(b.arrivals.any) << to_string(level);
@@ -311,6 +336,13 @@ TEST(SegmentLanes, EveryLevelShiftsInStagedKeysAsDequantizeKeyDoes) {
 TEST(SegmentLanes, EveryLevelShiftsInKeysStagedInRoundsInOrder) {
   check_staged_keys<4>(9, kKeysPerLane);
   check_staged_keys<3>(10, kKeysPerLane);
+}
+
+TEST(SegmentLanes, EveryLevelRefillsWindowsFromARingAsShiftingEveryKeyInWould) {
+  check_staged_keys<4>(11, 1, Arrival::kRing);
+  check_staged_keys<3>(12, 1, Arrival::kRing);
+  check_staged_keys<4>(13, 12, Arrival::kRing);
+  check_staged_keys<3>(14, 12, Arrival::kRing);
 }
 
 TEST(SegmentLanes, LanesWithoutOutputWriteNothing) {
