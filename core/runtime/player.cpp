@@ -224,9 +224,10 @@ void Player::note_window_needs(const SegmentLanes<Components>& lanes, uint32_t r
 }
 
 // Reads every key of the group needed at or before `frame`; returns how many.
-// A block's first key per lane is staged and shifted in (play at the clip's
-// rate reads one); when a lane needs more (a seek, faster play), its keys go
-// to the ring and only the last four it reads are dequantized.
+// A block's first keys per lane are staged and shifted in one at a time
+// (play at the clip's rate reads one); when a lane needs more than
+// kShiftedRounds (a seek), its keys go to the ring and only the last four
+// it reads are dequantized.
 template <int Components>
 uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame) {
   static constexpr uint32_t kNoneForced[kWindowSize] = {};
@@ -241,31 +242,42 @@ uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame) {
     note_needs(c, due);
     if (lanes.arrivals.any) shift_in_staged_keys(lanes);
     read_keys(group, b, due, lanes);
-    const uint32_t read = count_lanes(due);
+    uint32_t read = count_lanes(due);
+    // A few keys per lane are shifted in one at a time: a refill
+    // dequantizes four keys per lane, as many as kShiftedRounds shifts.
+    uint32_t more = lanes_due(c, frame);
+    for (uint32_t round = 1; round < kShiftedRounds && more != 0; ++round) {
+      note_needs(c, more);
+      shift_in_staged_keys(lanes);
+      read_keys(group, b, more, lanes);
+      read += count_lanes(more);
+      more = lanes_due(c, frame);
+    }
     keys += read;
     m_counters.keys_dequantized += read;
     m_counters.window_updates += read;
-    if (lanes_due(c, frame) != 0) {
-      // More: the key just staged moves to ring slot 0, as the first of
-      // each lane's; counts[l] ends as the keys lane l read.
+    if (more != 0) {
+      // More: the keys just staged move to ring slot 0, the first of each
+      // lane's there; counts[l] ends as the keys lane l read from them on.
       uint32_t counts[kLanesPerBlock];
       for (uint32_t l = 0; l < kLanesPerBlock; ++l) {
         counts[l] = c.keys_read[l] - (lanes.arrivals.arrived[l] > 0.f ? 1u : 0u);
       }
+      const uint32_t staged = count_lanes(lanes_arrived(lanes.arrivals));
       m_ring.slot[0] = lanes.arrivals;
       clear_arrivals(lanes.arrivals);
-      const uint32_t more = read_into_ring(group, b, frame, 1, kNoneForced);
+      const uint32_t in_ring = read_into_ring(group, b, frame, 1, kNoneForced);
       uint32_t total = 0;
       for (uint32_t l = 0; l < kLanesPerBlock; ++l) {
         counts[l] = c.keys_read[l] - counts[l];
         total += counts[l];
       }
-      // The staged key was counted as dequantized and shifted in; refill counts its own.
-      m_counters.keys_dequantized -= read;
-      m_counters.window_updates -= read;
+      // The staged keys were counted as dequantized and shifted in; refill counts its own.
+      m_counters.keys_dequantized -= staged;
+      m_counters.window_updates -= staged;
       refill(lanes, counts);
-      note_window_needs(lanes, more);
-      keys += total - read;
+      note_window_needs(lanes, in_ring);
+      keys += total - staged;
     }
     build_coefficients(lanes);
     finished = finished || lanes_finished(c) != finished_before;
@@ -314,7 +326,11 @@ void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_
     // keys read land where the copies they push out were) the restart
     // window after a place left empty. `counts` ends as each sequence's
     // length: the keys put here, plus those read.
-    uint32_t counts[kLanesPerBlock] = {};
+    // Padding lanes take a window of zero keys, as clear_lanes left them, so
+    // that no lane of a block keeps a key of its own (refill_windows then
+    // looks at none).
+    uint32_t counts[kLanesPerBlock] = {kWindowSize, kWindowSize, kWindowSize, kWindowSize,
+                                       kWindowSize, kWindowSize, kWindowSize, kWindowSize};
     uint32_t reread[kLanesPerBlock] = {};  // keys forward play had read, read again
     for (uint32_t l = first; l < end; ++l) {
       const uint32_t lane = l - first;
@@ -343,6 +359,9 @@ void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_
         reread[lane] = saved > initial.count ? saved - initial.count : 0;
         if (!from_jump_state) m_counters.keys_read += initial.count;
       }
+    }
+    for (uint32_t lane = end - first; lane < kLanesPerBlock; ++lane) {
+      for (LaneArrivals& slot : m_ring.slot) put_key(slot, lane, CodedKey{});
     }
     uint32_t start[kLanesPerBlock];  // keys_read before reading (padding lanes never read)
     uint32_t total_reread = 0;

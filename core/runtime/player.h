@@ -127,6 +127,8 @@ class Player {
 
   // Back to frame 0, or to jump frame `jump_index`, and on to `frame`.
   static constexpr int64_t kBeforeClip = -1;
+  // Rounds of keys a block shifts in one by one before it reads on into the ring.
+  static constexpr uint32_t kShiftedRounds = 3;
   void restart(int64_t frame);
   void restore(uint32_t jump_index, uint32_t frame);
   void advance_to(uint32_t frame);
@@ -136,7 +138,7 @@ class Player {
   const StreamView* m_stream;
   LaneGroup<4> m_rotations;
   LaneGroup<3> m_vec3s;
-  KeyRing m_ring;  // the keys one block reads in one go (a seek, a restore): its windows refill from it
+  KeyRing m_ring{};  // the keys one block reads in one go (a seek, a restore): its windows refill from it
   std::vector<Transform> m_constant_pose;   // every bone, constant tracks filled in
   std::vector<Transform> m_short_pose;      // sample() into a pose shorter than the skeleton goes here first
   std::vector<uint8_t> m_plain_key_stream;  // a zstd stream's key stream, decompressed once

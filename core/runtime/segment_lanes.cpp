@@ -238,17 +238,19 @@ void refill(SegmentLanes<Components>& block, const KeyRing& ring, const uint32_t
       {0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}, {4, 5, 6, 7}, {5, 6, 7, 4}, {6, 7, 4, 5}, {7, 4, 5, 6},
   };
   alignas(32) detail::RefillSources sources;
+  bool keeps = false;
   for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
     const uint32_t n = counts[lane];
+    keeps = keeps || n < kKeysPerLane;
     const float(&places)[kKeysPerLane] = kSources[n < kKeysPerLane ? n : kKeysPerLane + n % kKeysPerLane];
     for (uint32_t k = 0; k < kKeysPerLane; ++k) sources[k][lane] = places[k];
   }
   switch (g_level.load(std::memory_order_relaxed)) {
 #if KS_X86_64
     case SimdLevel::kAvx2:
-      return detail::refill_windows_avx2(block, ring, sources);
+      return detail::refill_windows_avx2(block, ring, sources, keeps);
     case SimdLevel::kSse2:
-      return refill_block<Sse2, Components>(block, ring, sources);
+      return refill_block<Sse2, Components>(block, ring, sources, keeps);
 #endif
     default:
       return refill_scalar<Components>(block, ring, sources);

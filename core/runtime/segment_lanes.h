@@ -155,6 +155,13 @@ inline void stage_lane_key(std::span<SegmentLanes<Components>> blocks, uint32_t 
   a.any = true;
 }
 
+/// The lanes with a staged key (bit l: lane l).
+inline uint32_t lanes_arrived(const LaneArrivals& a) {
+  uint32_t lanes = 0;
+  for (uint32_t l = 0; l < kLanesPerBlock; ++l) lanes |= (a.arrived[l] > 0.f ? 1u : 0u) << l;
+  return lanes;
+}
+
 /// Marks the staged keys shifted in.
 inline void clear_arrivals(LaneArrivals& a) {
   std::memset(a.arrived, 0, sizeof a.arrived);
@@ -224,10 +231,11 @@ void build_coefficients_avx2(Vec3Lanes& block);
 void shift_in_staged_keys_avx2(RotationLanes& block);
 void shift_in_staged_keys_avx2(Vec3Lanes& block);
 /// Where refill_windows takes key k of each lane from: 0..3 the lane's own
-/// key at that place, kKeysPerLane + s ring slot s.
+/// key at that place, kKeysPerLane + s ring slot s. `keeps`: some lane
+/// keeps a key of its own.
 using RefillSources = float[kKeysPerLane][kLanesPerBlock];
-void refill_windows_avx2(RotationLanes& block, const KeyRing& ring, const RefillSources& sources);
-void refill_windows_avx2(Vec3Lanes& block, const KeyRing& ring, const RefillSources& sources);
+void refill_windows_avx2(RotationLanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps);
+void refill_windows_avx2(Vec3Lanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps);
 }  // namespace detail
 
 }  // namespace ks

@@ -66,11 +66,11 @@ void build_coefficients_avx2(RotationLanes& block) { build_block<Avx2, 4>(block)
 void build_coefficients_avx2(Vec3Lanes& block) { build_block<Avx2, 3>(block); }
 void shift_in_staged_keys_avx2(RotationLanes& block) { shift_in_arrivals<Avx2, 4>(block); }
 void shift_in_staged_keys_avx2(Vec3Lanes& block) { shift_in_arrivals<Avx2, 3>(block); }
-void refill_windows_avx2(RotationLanes& block, const KeyRing& ring, const RefillSources& sources) {
-  refill_block<Avx2, 4>(block, ring, sources);
+void refill_windows_avx2(RotationLanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps) {
+  refill_block<Avx2, 4>(block, ring, sources, keeps);
 }
-void refill_windows_avx2(Vec3Lanes& block, const KeyRing& ring, const RefillSources& sources) {
-  refill_block<Avx2, 3>(block, ring, sources);
+void refill_windows_avx2(Vec3Lanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps) {
+  refill_block<Avx2, 3>(block, ring, sources, keeps);
 }
 
 }  // namespace detail

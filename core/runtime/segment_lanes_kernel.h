@@ -127,9 +127,11 @@ inline void shift_in_staged(Lanes& b) {
 // refill_windows (segment_lanes.h): key k of each lane from `sources`' place
 // for it, a key of its own window (k and later places only, so writing the
 // places in order reads no place already written) or a ring slot,
-// dequantized as shift_in_staged does.
+// dequantized as shift_in_staged does. Without `keeps`, no lane keeps a key
+// of its own (a restore, a long seek) and none is looked at.
 template <class V, int Components, class Lanes>
-inline void refill_block(Lanes& b, const KeyRing& ring, const float (&sources)[kKeysPerLane][kLanesPerBlock]) {
+inline void refill_block(Lanes& b, const KeyRing& ring, const float (&sources)[kKeysPerLane][kLanesPerBlock],
+                         bool keeps) {
   for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
     for (uint32_t k = 0; k < kKeysPerLane; ++k) {
       const V source = V::load(sources[k] + lane);
@@ -145,7 +147,7 @@ inline void refill_block(Lanes& b, const KeyRing& ring, const float (&sources)[k
       V value[Components];
       dequantize_codes<V, Components>(b, code, lane, value);
       for (int c = 0; c < Components; ++c) value[c] = value[c] * sign;
-      for (uint32_t j = k; j < kKeysPerLane; ++j) {
+      for (uint32_t j = k; keeps && j < kKeysPerLane; ++j) {
         const auto kept = V::equal(source, V::broadcast(static_cast<float>(j)));
         frame = V::select(kept, V::load(b.key_frame[j] + lane), frame);
         for (int c = 0; c < Components; ++c) value[c] = V::select(kept, V::load(b.key_value[j][c] + lane), value[c]);
