@@ -2,12 +2,12 @@
 // --jump-interval auto (DESIGN §7): the jump interval of a clip from a cost
 // model of bytes against seek cost. A seek restores the jump frame at or
 // before its time (every streamed window: a fixed cost) and reads forward
-// the keys needed since (each a skip: its fixed-width fields, no
-// dequantization). Halving the interval halves the keys read forward and doubles the bytes of
-// jump frames. The choice is the shortest interval whose jump frames stay
-// within a budget of the stream's bytes, stopping where the keys read
-// forward already cost less than the restore (a shorter interval would add
-// bytes for little).
+// the keys needed since (each read into the player's ring of four, only the
+// last four of a window dequantized). Halving the interval halves the keys
+// read forward and doubles the bytes of jump frames. The choice is the
+// shortest interval whose jump frames stay within a budget of the stream's
+// bytes, stopping where the keys read forward already cost less than the
+// restore (a shorter interval would add bytes for little).
 
 #include <cstdint>
 #include <vector>
@@ -17,11 +17,13 @@
 
 namespace ks {
 
-/// Costs of a seek in units of one skipped stream key (its fields read),
-/// measured on cmu_cgspeed_01_01 with the bench (docs/benchmarks.md): about
-/// 20 ns per skipped key, 50 ns to restore and re-evaluate one streamed
-/// window.
-inline constexpr double kRestoreCostPerStreamedTrack = 2.5;
+/// Costs of a seek in units of one stream key read forward, measured with
+/// the bench's seeks at J = 0.25, 1 and 4 s (docs/benchmarks.md, format 6
+/// with the ring): a key read forward about 5.5 ns on cgspeed and cc4 (the
+/// slope between the intervals); restoring a streamed window (its jump
+/// state parsed, three keys read again, its lane refilled and rebuilt)
+/// 30-70 ns, 6 to 12 keys.
+inline constexpr double kRestoreCostPerStreamedTrack = 8.0;
 /// Jump frames may take this fraction of the stream's other bytes.
 inline constexpr double kJumpFrameByteBudget = 0.10;
 

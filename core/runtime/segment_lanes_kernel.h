@@ -133,6 +133,9 @@ template <class V, int Components, class Lanes>
 inline void refill_block(Lanes& b, const KeyRing& ring, const float (&sources)[kKeysPerLane][kLanesPerBlock],
                          bool keeps) {
   for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
+    // Unrolled (GCC leaves these loops at -O2, with the keys' vectors in
+    // memory): the places' indices become constants.
+#pragma GCC unroll 4
     for (uint32_t k = 0; k < kKeysPerLane; ++k) {
       const V source = V::load(sources[k] + lane);
       V code[4], frame = V::load(ring.slot[0].frame + lane), sign = V::load(ring.slot[0].sign + lane);
