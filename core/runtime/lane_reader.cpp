@@ -1,6 +1,6 @@
 #include "core/runtime/lane_reader.h"
 
-#include <type_traits>
+#include <bit>
 
 #include "core/runtime/bit_reader.h"
 #include "core/runtime/stream_view.h"
@@ -56,22 +56,17 @@ uint32_t read_lane_keys_scalar(LaneArrivals& a, LaneCursors& c, uint32_t due, st
   return opening;
 }
 
-// `Into` is a block (its arrivals) or a ring slot (all four codes).
-template <int Components, class Into>
-uint32_t read_keys(Into& into, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream) {
+template <int Components>
+uint32_t read_keys(SegmentLanes<Components>& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream) {
 #if KS_X86_64
   if (simd_level() == SimdLevel::kAvx2) {
     // The kernel declines (kNotRead) when a due lane's key is not in one
     // 64-bit load inside the stream: near its end, or wider than 57 bits.
-    const uint32_t opening = detail::read_lane_keys_avx2(into, c, due, key_stream.data(), key_stream.size());
+    const uint32_t opening = detail::read_lane_keys_avx2(block, c, due, key_stream.data(), key_stream.size());
     if (opening != detail::kNotRead) return opening;
   }
 #endif
-  if constexpr (std::is_same_v<Into, LaneArrivals>) {
-    return read_lane_keys_scalar<Components>(into, c, due, key_stream);
-  } else {
-    return read_lane_keys_scalar<Components>(into.arrivals, c, due, key_stream);
-  }
+  return read_lane_keys_scalar<Components>(block.arrivals, c, due, key_stream);
 }
 
 }  // namespace
@@ -110,8 +105,33 @@ uint32_t read_lane_keys(RotationLanes& block, LaneCursors& c, uint32_t due, std:
 uint32_t read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream) {
   return read_keys<3>(block, c, due, key_stream);
 }
-uint32_t read_lane_keys(LaneArrivals& slot, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream) {
-  return read_keys<4>(slot, c, due, key_stream);
+
+uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
+                          int64_t frame, std::span<const uint8_t> key_stream, std::span<const StreamTrack> tracks,
+                          std::span<const uint8_t> key_widths) {
+  // The loop is here, beside the kernels, so that a round costs one call
+  // and the instruction set is looked up once: a seek on long mocap runs
+  // about twenty rounds per block.
+  const bool avx2 = simd_level() == SimdLevel::kAvx2;
+  uint32_t read = 0;
+  for (;; ++round) {
+    const uint32_t again = round < kKeysPerLane ? forced[round] : 0;
+    // A lane's need is its own only once it has read again what it had.
+    const uint32_t due = again | (frame < 0 ? 0 : lanes_due(c, static_cast<uint32_t>(frame)) & ~again);
+    if (due == 0) return read;
+    read |= due;
+    LaneArrivals& slot = ring.slot[round % kKeysPerLane];
+    uint32_t open = detail::kNotRead;
+#if KS_X86_64
+    if (avx2) open = detail::read_lane_keys_avx2(slot, c, due, key_stream.data(), key_stream.size());
+#endif
+    // The kernel declines as read_keys says; the scalar reader reads any key.
+    if (open == detail::kNotRead) open = read_lane_keys_scalar<4>(slot, c, due, key_stream);
+    for (; open != 0; open &= open - 1) {
+      const uint32_t l = static_cast<uint32_t>(std::countr_zero(open));
+      load_lane_layout(c, l, tracks[c.track[l]], key_widths, c.keys_read[l]);
+    }
+  }
 }
 
 uint32_t lanes_due(const LaneCursors& c, uint32_t frame) {

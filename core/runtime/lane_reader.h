@@ -56,9 +56,17 @@ void load_lane_layout(LaneCursors& c, uint32_t lane, const StreamTrack& track, s
 uint32_t read_lane_keys(RotationLanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream);
 uint32_t read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream);
 
-/// As read_lane_keys, into one slot of a KeyRing: writes only the due lanes'
-/// entries of `slot` (the others keep the keys they hold), all four codes.
-uint32_t read_lane_keys(LaneArrivals& slot, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream);
+/// Reads keys of the lanes of `c` into `ring`, one round per key, from round
+/// `round` (>= 1) on: in rounds below kKeysPerLane the lanes `forced[round]`
+/// (keys read again after a restore), with the others due at `frame` (none
+/// when `frame` is negative); then the lanes due. A lane reads in
+/// consecutive rounds until it is done (a lane's reads make no other lane
+/// due), so the i-th key it reads from round 1 lands in ring slot i % 4
+/// (KeyRing). Lanes that enter a new segment get its layout from their
+/// track in `tracks` (c.track) and `key_widths`. Returns the lanes that read.
+uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
+                          int64_t frame, std::span<const uint8_t> key_stream, std::span<const StreamTrack> tracks,
+                          std::span<const uint8_t> key_widths);
 
 /// The lanes of `c` whose next key is needed at or before `frame` (bit l:
 /// lane l).
@@ -79,6 +87,8 @@ inline constexpr uint32_t kNotRead = ~0u;
 uint32_t read_lane_keys_avx2(RotationLanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
                              size_t bytes);
 uint32_t read_lane_keys_avx2(Vec3Lanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream, size_t bytes);
+// Into one slot of a KeyRing: only the due lanes' entries are written (the
+// others keep the keys they hold), all four codes.
 uint32_t read_lane_keys_avx2(LaneArrivals& slot, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
                              size_t bytes);
 }  // namespace detail

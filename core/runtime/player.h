@@ -110,12 +110,12 @@ class Player {
   void reset_group(LaneGroup<Components>& group, int64_t frame, bool from_jump_state);
   template <int Components>
   uint32_t advance_group(LaneGroup<Components>& group, uint32_t frame);
-  template <int Components, class Into>
-  void read_keys(LaneGroup<Components>& group, uint32_t block, uint32_t due, Into& into);
+  template <int Components>
+  void read_keys(LaneGroup<Components>& group, uint32_t block, uint32_t due);
   template <int Components>
   void refill(SegmentLanes<Components>& lanes, const uint32_t (&counts)[kLanesPerBlock]);
   template <int Components>
-  uint32_t read_into_ring(LaneGroup<Components>& group, uint32_t block, int64_t frame, uint32_t round,
+  uint32_t read_into_ring(LaneGroup<Components>& group, uint32_t block, int64_t frame,
                           const uint32_t (&forced)[kWindowSize]);
   void note_needs(const LaneCursors& c, uint32_t due);
   template <int Components>
