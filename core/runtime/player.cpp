@@ -291,9 +291,8 @@ void Player::advance_to(uint32_t frame) {
 }
 
 // Every lane's window and cursor anew, then on to `frame` (kBeforeClip:
-// nowhere, no key is due before frame 0), each block's
-// keys through the ring: only the last four keys of each window are
-// dequantized, once. A lane starts from its keys 0..2 (the restart window)
+// nowhere, no key is due before frame 0), each block's keys through the
+// ring: only the last four keys of each window are dequantized, once. A lane starts from its keys 0..2 (the restart window)
 // or, restoring a jump state (`from_jump_state`) where its track had read
 // kRestoreFromRunKeys keys or more, from the saved oldest key of its window.
 // It then reads again the keys forward play had read by the jump frame (the
