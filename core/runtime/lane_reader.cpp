@@ -56,17 +56,30 @@ uint32_t read_lane_keys_scalar(LaneArrivals& a, LaneCursors& c, uint32_t due, st
   return opening;
 }
 
+// Where read_keys writes: a block's arrivals, or a ring slot itself.
 template <int Components>
-uint32_t read_keys(SegmentLanes<Components>& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream) {
+LaneArrivals& arrivals_of(SegmentLanes<Components>& block) {
+  return block.arrivals;
+}
+LaneArrivals& arrivals_of(LaneArrivals& slot) { return slot; }
+
+// Reads the next key of the lanes `due` into `into` (a block, or a ring
+// slot with all four codes), through the AVX2 kernel when `avx2`, and loads
+// the layout of each lane whose next key opens a segment.
+template <int Components, class Into>
+void read_keys(Into& into, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
+               std::span<const StreamTrack> tracks, std::span<const uint8_t> key_widths, bool avx2) {
+  uint32_t open = detail::kNotRead;
 #if KS_X86_64
-  if (simd_level() == SimdLevel::kAvx2) {
-    // The kernel declines (kNotRead) when a due lane's key is not in one
-    // 64-bit load inside the stream: near its end, or wider than 57 bits.
-    const uint32_t opening = detail::read_lane_keys_avx2(block, c, due, key_stream.data(), key_stream.size());
-    if (opening != detail::kNotRead) return opening;
-  }
+  // The kernel declines (kNotRead) when a due lane's key is not in one
+  // 64-bit load inside the stream: near its end, or wider than 57 bits.
+  if (avx2) open = detail::read_lane_keys_avx2(into, c, due, key_stream.data(), key_stream.size());
 #endif
-  return read_lane_keys_scalar<Components>(block.arrivals, c, due, key_stream);
+  if (open == detail::kNotRead) open = read_lane_keys_scalar<Components>(arrivals_of(into), c, due, key_stream);
+  for (; open != 0; open &= open - 1) {
+    const uint32_t l = static_cast<uint32_t>(std::countr_zero(open));
+    load_lane_layout(c, l, tracks[c.track[l]], key_widths, c.keys_read[l]);
+  }
 }
 
 }  // namespace
@@ -99,11 +112,13 @@ void load_lane_layout(LaneCursors& c, uint32_t lane, const StreamTrack& track, s
   c.segment_end[lane] = kInitialKeysPerTrack + (segment + 1) * kKeysPerSegment;
 }
 
-uint32_t read_lane_keys(RotationLanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream) {
-  return read_keys<4>(block, c, due, key_stream);
+void read_lane_keys(RotationLanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
+                    std::span<const StreamTrack> tracks, std::span<const uint8_t> key_widths) {
+  read_keys<4>(block, c, due, key_stream, tracks, key_widths, simd_level() == SimdLevel::kAvx2);
 }
-uint32_t read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream) {
-  return read_keys<3>(block, c, due, key_stream);
+void read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
+                    std::span<const StreamTrack> tracks, std::span<const uint8_t> key_widths) {
+  read_keys<3>(block, c, due, key_stream, tracks, key_widths, simd_level() == SimdLevel::kAvx2);
 }
 
 uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
@@ -120,17 +135,7 @@ uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const u
     const uint32_t due = again | (frame < 0 ? 0 : lanes_due(c, static_cast<uint32_t>(frame)) & ~again);
     if (due == 0) return read;
     read |= due;
-    LaneArrivals& slot = ring.slot[round % kKeysPerLane];
-    uint32_t open = detail::kNotRead;
-#if KS_X86_64
-    if (avx2) open = detail::read_lane_keys_avx2(slot, c, due, key_stream.data(), key_stream.size());
-#endif
-    // The kernel declines as read_keys says; the scalar reader reads any key.
-    if (open == detail::kNotRead) open = read_lane_keys_scalar<4>(slot, c, due, key_stream);
-    for (; open != 0; open &= open - 1) {
-      const uint32_t l = static_cast<uint32_t>(std::countr_zero(open));
-      load_lane_layout(c, l, tracks[c.track[l]], key_widths, c.keys_read[l]);
-    }
+    read_keys<4>(ring.slot[round % kKeysPerLane], c, due, key_stream, tracks, key_widths, avx2);
   }
 }
 

@@ -49,12 +49,14 @@ void load_lane_layout(LaneCursors& c, uint32_t lane, const StreamTrack& track, s
 
 /// Reads the next key of every lane in `due` (bit l: lane l; each with keys
 /// left) from `key_stream` (the plain key stream) into `block`'s arrivals,
-/// and moves those cursors past them. Returns the lanes whose next key
-/// opens a segment: the caller loads their layout (load_lane_layout). The
-/// arrivals must be empty (shifted in) before the call. Untrusted keys read
-/// as whatever their bits say, never out of `key_stream`.
-uint32_t read_lane_keys(RotationLanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream);
-uint32_t read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream);
+/// and moves those cursors past them. Lanes whose next key opens a segment
+/// get its layout from their track in `tracks` (c.track) and `key_widths`.
+/// The arrivals must be empty (shifted in) before the call. Untrusted keys
+/// read as whatever their bits say, never out of `key_stream`.
+void read_lane_keys(RotationLanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
+                    std::span<const StreamTrack> tracks, std::span<const uint8_t> key_widths);
+void read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
+                    std::span<const StreamTrack> tracks, std::span<const uint8_t> key_widths);
 
 /// Reads keys of the lanes of `c` into `ring`, one round per key, from round
 /// `round` (>= 1) on: in rounds below kKeysPerLane the lanes `forced[round]`
@@ -62,8 +64,8 @@ uint32_t read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::spa
 /// when `frame` is negative); then the lanes due. A lane reads in
 /// consecutive rounds until it is done (a lane's reads make no other lane
 /// due), so the i-th key it reads from round 1 lands in ring slot i % 4
-/// (KeyRing). Lanes that enter a new segment get its layout from their
-/// track in `tracks` (c.track) and `key_widths`. Returns the lanes that read.
+/// (KeyRing). Layouts are loaded as read_lane_keys does. Returns the lanes
+/// that read.
 uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
                           int64_t frame, std::span<const uint8_t> key_stream, std::span<const StreamTrack> tracks,
                           std::span<const uint8_t> key_widths);
@@ -81,9 +83,10 @@ uint32_t count_lanes(uint32_t lanes);
 namespace detail {
 /// What the AVX2 kernel returns when it reads nothing.
 inline constexpr uint32_t kNotRead = ~0u;
-// The AVX2 kernel (lane_reader_avx2.cpp); read_lane_keys calls it when the
-// CPU has AVX2. It reads nothing and returns kNotRead unless every due
-// lane's key lies in one 64-bit load inside the `bytes` of `key_stream`.
+// The AVX2 kernel (lane_reader_avx2.cpp); read_lane_keys and
+// read_lane_rounds call it when the CPU has AVX2. It reads nothing and
+// returns kNotRead unless every due lane's key lies in one 64-bit load
+// inside the `bytes` of `key_stream`.
 uint32_t read_lane_keys_avx2(RotationLanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
                              size_t bytes);
 uint32_t read_lane_keys_avx2(Vec3Lanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream, size_t bytes);

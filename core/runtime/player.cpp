@@ -1,6 +1,5 @@
 #include "core/runtime/player.h"
 
-
 #include <algorithm>
 #include <bit>
 #include <cassert>
@@ -170,17 +169,11 @@ void Player::restart(int64_t frame) {
   reset_group(m_vec3s, frame, false);
 }
 
-// Reads the next key of the lanes `due` of block `block` into its arrivals
-// (which must be empty), and loads the widths of the lanes that enter a new
-// segment.
+// read_lane_keys for block `block` of `group` (its arrivals must be empty).
 template <int Components>
 void Player::read_keys(LaneGroup<Components>& group, uint32_t block, uint32_t due) {
   const StreamView& s = *m_stream;
-  LaneCursors& c = group.cursors[block];
-  for (uint32_t open = read_lane_keys(group.blocks[block], c, due, key_stream()); open != 0; open &= open - 1) {
-    const uint32_t l = static_cast<uint32_t>(std::countr_zero(open));
-    load_lane_layout(c, l, s.tracks()[c.track[l]], s.key_widths(), c.keys_read[l]);
-  }
+  read_lane_keys(group.blocks[block], group.cursors[block], due, key_stream(), s.tracks(), s.key_widths());
 }
 
 // The state is valid from the latest need of a key read on.
@@ -239,10 +232,12 @@ uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame) {
       // More: the keys just staged move to ring slot 0, the first of each
       // lane's there; counts[l] ends as the keys lane l read from them on.
       uint32_t counts[kLanesPerBlock];
+      uint32_t staged = 0;
       for (uint32_t l = 0; l < kLanesPerBlock; ++l) {
-        counts[l] = c.keys_read[l] - (lanes.arrivals.arrived[l] > 0.f ? 1u : 0u);
+        const uint32_t took = lanes.arrivals.arrived[l] > 0.f ? 1u : 0u;
+        counts[l] = c.keys_read[l] - took;
+        staged += took;
       }
-      const uint32_t staged = count_lanes(lanes_arrived(lanes.arrivals));
       m_ring.slot[0] = lanes.arrivals;
       clear_arrivals(lanes.arrivals);
       const uint32_t in_ring = read_into_ring(group, b, frame, kNoneForced);
@@ -292,16 +287,16 @@ void Player::advance_to(uint32_t frame) {
 
 // Every lane's window and cursor anew, then on to `frame` (kBeforeClip:
 // nowhere, no key is due before frame 0), each block's keys through the
-// ring: only the last four keys of each window are dequantized, once. A lane starts from its keys 0..2 (the restart window)
-// or, restoring a jump state (`from_jump_state`) where its track had read
-// kRestoreFromRunKeys keys or more, from the saved oldest key of its window.
+// ring: only the last four keys of each window are dequantized, once. A
+// lane starts from its keys 0..2 (the restart window) or, restoring a jump
+// state (`from_jump_state`) where its track had read kRestoreFromRunKeys
+// keys or more, from the saved oldest key of its window.
 // It then reads again the keys forward play had read by the jump frame (the
 // three after the oldest, or those after key 2), and on, as play would,
 // the keys needed at or before `frame`.
 template <int Components>
 void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_jump_state) {
   const StreamView& s = *m_stream;
-  bool finished = false;
   for (uint32_t b = 0; b < group.blocks.size(); ++b) {
     SegmentLanes<Components>& lanes = group.blocks[b];
     LaneCursors& c = group.cursors[b];
@@ -355,7 +350,6 @@ void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_
       start[lane] = c.keys_read[lane];
       total_reread += reread[lane];
     }
-    const uint32_t finished_before = lanes_finished(c);
     uint32_t forced[kWindowSize] = {};  // lanes that read a key again, per round 1..3
     for (uint32_t round = 1; round < kWindowSize; ++round) {
       for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) forced[round] |= (reread[lane] >= round ? 1u : 0u) << lane;
@@ -372,7 +366,6 @@ void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_
     m_counters.keys_read += keys;
     m_cursor_key_index += keys - total_reread;
     build_coefficients(lanes);
-    finished = finished || lanes_finished(c) != finished_before;
   }
   find_finished(group);
 }

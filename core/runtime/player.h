@@ -9,9 +9,10 @@
 // and evaluates every block eight tracks at a time. Going backward, or far
 // ahead, it restores the nearest jump frame at or before the wanted time
 // (each window from its oldest key and the three keys after it in the run)
-// and reads on to it. A lane that reads more than one key in one go (a
-// seek, play faster than its keys) reads them into a ring of four, and only
-// the four its window ends with are dequantized (KeyRing, refill_windows).
+// and reads on to it. A block whose lanes read more than kShiftedRounds
+// keys in one go (a seek, a restore) reads them into a ring of four, and
+// only the four each window ends with are dequantized (KeyRing,
+// refill_windows).
 // Everything is allocated in the constructor; sampling allocates nothing.
 
 #include <cstdint>

@@ -155,13 +155,6 @@ inline void stage_lane_key(std::span<SegmentLanes<Components>> blocks, uint32_t 
   a.any = true;
 }
 
-/// The lanes with a staged key (bit l: lane l).
-inline uint32_t lanes_arrived(const LaneArrivals& a) {
-  uint32_t lanes = 0;
-  for (uint32_t l = 0; l < kLanesPerBlock; ++l) lanes |= (a.arrived[l] > 0.f ? 1u : 0u) << l;
-  return lanes;
-}
-
 /// Marks the staged keys shifted in.
 inline void clear_arrivals(LaneArrivals& a) {
   std::memset(a.arrived, 0, sizeof a.arrived);

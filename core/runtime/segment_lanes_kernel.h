@@ -67,7 +67,8 @@ inline void evaluate_blocks(const Lanes* blocks, size_t count, float t, unsigned
 // inlined: GCC calls it otherwise, passing the vectors through memory,
 // which cost a restart of a one-track clip 10% more instructions.
 template <class V, int Components, class Lanes>
-[[gnu::always_inline]] inline void dequantize_codes(const Lanes& b, const V (&code)[4], uint32_t lane, V (&value)[Components]) {
+[[gnu::always_inline]] inline void dequantize_codes(const Lanes& b, const V (&code)[4], uint32_t lane,
+                                                    V (&value)[Components]) {
   const V zero = V::zero();
   const auto& d = b.dequantization;
   const V step = V::load(d.step + lane);
@@ -105,7 +106,8 @@ inline void shift_in_staged(Lanes& b) {
   for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
     const auto arrived = V::greater(V::load(a.arrived + lane), V::zero());
     for (uint32_t i = 0; i + 1 < kKeysPerLane; ++i) {
-      V::select(arrived, V::load(b.key_frame[i + 1] + lane), V::load(b.key_frame[i] + lane)).store(b.key_frame[i] + lane);
+      V::select(arrived, V::load(b.key_frame[i + 1] + lane), V::load(b.key_frame[i] + lane))
+          .store(b.key_frame[i] + lane);
       for (int c = 0; c < Components; ++c) {
         V::select(arrived, V::load(b.key_value[i + 1][c] + lane), V::load(b.key_value[i][c] + lane))
             .store(b.key_value[i][c] + lane);
