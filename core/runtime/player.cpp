@@ -117,7 +117,7 @@ void Player::set_up_group(LaneGroup<Components>& group, const std::vector<uint32
   group.tracks = tracks;
   group.initial.assign(tracks.size(), InitialKeys{});
   group.streamed.assign(tracks.size(), -1);
-  group.finished.reserve(tracks.size());
+  group.final_pending.reserve(tracks.size());
   group.run_starts.resize(tracks.size());
   clear_lanes(std::span<SegmentLanes<Components>>(group.blocks));
   // The runs follow one another in track order: find each lane's among the animated tracks.
@@ -141,7 +141,7 @@ size_t Player::memory_bytes() const {
     return g.blocks.capacity() * sizeof(g.blocks[0]) + g.cursors.capacity() * sizeof(LaneCursors) +
            g.tracks.capacity() * sizeof(uint32_t) + g.run_starts.capacity() * sizeof(uint64_t) +
            g.initial.capacity() * sizeof(InitialKeys) + g.streamed.capacity() * sizeof(int32_t) +
-           g.finished.capacity() * sizeof(uint32_t);
+           g.final_pending.capacity() * sizeof(uint32_t);
   };
   return group_bytes(m_rotations) + group_bytes(m_vec3s) +
          (m_constant_pose.capacity() + m_short_pose.capacity()) * sizeof(Transform) + m_plain_key_stream.capacity() +
@@ -154,12 +154,44 @@ std::span<const uint8_t> Player::key_stream() const {
   return m_stream->key_stream();
 }
 
+// After a restart or a restore: every lane whose track has no key left
+// waits for its final segment.
 template <int Components>
-void Player::find_finished(LaneGroup<Components>& group) {
-  group.finished.clear();
+void Player::find_final_pending(LaneGroup<Components>& group) {
+  group.final_pending.clear();
   for (uint32_t l = 0; l < group.tracks.size(); ++l) {
-    if (group.cursors[l / kLanesPerBlock].keys_left[l % kLanesPerBlock] == 0) group.finished.push_back(l);
+    if (group.cursors[l / kLanesPerBlock].keys_left[l % kLanesPerBlock] == 0) group.final_pending.push_back(l);
   }
+}
+
+// Each lane of `final_pending` that play has brought to the third key of
+// its window (frame >= its frame) shifts in a copy of its last key, once:
+// its window (k1, k2, k3, k3) then makes segment_coefficients of the final
+// segment, k2 to k3 with k3 as its own outer neighbour (a track may end on
+// two keys at one frame: the value is then k3's). Its blocks are rebuilt.
+// The copy is needed from k2's frame on, like a key read there, so the
+// state is then valid from that frame on.
+template <int Components>
+void Player::take_final_segments(LaneGroup<Components>& group, uint32_t frame) {
+  const std::span<SegmentLanes<Components>> blocks(group.blocks);
+  const float now = static_cast<float>(frame);
+  uint32_t rebuild = UINT32_MAX;  // a block whose lanes shifted, not rebuilt yet
+  size_t kept = 0;
+  for (const uint32_t lane : group.final_pending) {
+    const uint32_t b = lane / kLanesPerBlock;
+    const float third = blocks[b].key_frame[2][lane % kLanesPerBlock];
+    if (!(now >= third)) {
+      group.final_pending[kept++] = lane;
+      continue;
+    }
+    if (rebuild != UINT32_MAX && rebuild != b) build_coefficients(blocks[rebuild]);
+    rebuild = b;
+    shift_lane_keys(blocks, lane, 1);
+    m_last_need = std::max(m_last_need, static_cast<uint32_t>(third));
+    ++m_counters.window_updates;
+  }
+  if (rebuild != UINT32_MAX) build_coefficients(blocks[rebuild]);
+  group.final_pending.resize(kept);
 }
 
 void Player::restart(int64_t frame) {
@@ -204,7 +236,6 @@ template <int Components>
 uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame) {
   static constexpr uint32_t kNoneForced[kWindowSize] = {};
   uint32_t keys = 0;
-  bool finished = false;
   for (uint32_t b = 0; b < group.blocks.size(); ++b) {
     LaneCursors& c = group.cursors[b];
     SegmentLanes<Components>& lanes = group.blocks[b];
@@ -254,9 +285,12 @@ uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame) {
       keys += total - staged;
     }
     build_coefficients(lanes);
-    finished = finished || lanes_finished(c) != finished_before;
+    // Lanes that read their track's last key wait for its final segment.
+    for (uint32_t done = lanes_finished(c) & ~finished_before; done != 0; done &= done - 1) {
+      group.final_pending.push_back(b * kLanesPerBlock + static_cast<uint32_t>(std::countr_zero(done)));
+    }
   }
-  if (finished) find_finished(group);
+  if (!group.final_pending.empty()) take_final_segments(group, frame);
   m_counters.keys_read += keys;
   return keys;
 }
@@ -367,7 +401,8 @@ void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_
     m_cursor_key_index += keys - total_reread;
     build_coefficients(lanes);
   }
-  find_finished(group);
+  find_final_pending(group);
+  if (frame >= 0) take_final_segments(group, static_cast<uint32_t>(frame));
 }
 
 void Player::restore(uint32_t jump_index, uint32_t frame) {
@@ -463,23 +498,6 @@ void Player::sample_frame(float frame_time, std::span<Transform> local_pose) {
   evaluate(frame_time, local_pose);
 }
 
-// A lane whose track has no key left also covers the final segment (from
-// its third key to its fourth), which its coefficients do not.
-template <int Components>
-void Player::evaluate_group(const LaneGroup<Components>& group, float frame_time, unsigned char* pose) const {
-  const std::span<const SegmentLanes<Components>> blocks(group.blocks);
-  evaluate_lanes(blocks, frame_time, pose);
-  for (const uint32_t lane : group.finished) {
-    CurveKey keys[kWindowSize];
-    for (uint32_t i = 1; i < kWindowSize; ++i) keys[i] = lane_key(blocks, lane, i);
-    if (!(frame_time >= keys[2].frame)) continue;
-    float value[4];
-    evaluate_segment(keys[1], keys[2], keys[3], keys[3], frame_time, Components, value);
-    if constexpr (Components == 4) normalize_rotation(value);
-    std::memcpy(pose + blocks[lane / kLanesPerBlock].output[lane % kLanesPerBlock], value, Components * sizeof(float));
-  }
-}
-
 void Player::evaluate(float frame_time, std::span<Transform> local_pose) {
   const size_t bone_count = m_stream->bone_count();
   assert(local_pose.size() >= bone_count);
@@ -487,8 +505,8 @@ void Player::evaluate(float frame_time, std::span<Transform> local_pose) {
   const std::span<Transform> pose = local_pose.size() >= bone_count ? local_pose : std::span<Transform>(m_short_pose);
   std::memcpy(pose.data(), m_constant_pose.data(), bone_count * sizeof(Transform));
   unsigned char* bytes = reinterpret_cast<unsigned char*>(pose.data());
-  evaluate_group(m_rotations, frame_time, bytes);
-  evaluate_group(m_vec3s, frame_time, bytes);
+  evaluate_lanes(std::span<const RotationLanes>(m_rotations.blocks), frame_time, bytes);
+  evaluate_lanes(std::span<const Vec3Lanes>(m_vec3s.blocks), frame_time, bytes);
   if (pose.data() != local_pose.data()) std::copy(pose.begin(), pose.begin() + local_pose.size(), local_pose.begin());
 }
 

@@ -9,10 +9,13 @@
 // and evaluates every block eight tracks at a time. Going backward, or far
 // ahead, it restores the nearest jump frame at or before the wanted time
 // (each window from its oldest key and the three keys after it in the run)
-// and reads on to it. A block whose lanes read more than kShiftedRounds
-// keys in one go (a seek, a restore) reads them into a ring of four, and
-// only the four each window ends with are dequantized (KeyRing,
-// refill_windows).
+// and reads on to it. A block whose lanes read more than kShiftedRounds keys
+// in one go (a seek, a restore) reads them into a ring of four, and only the
+// four each window ends with are dequantized (KeyRing, refill_windows).
+// A lane whose track has read its last key moves on to its final segment
+// (its third key to its last) by shifting in a copy of the last key once
+// play reaches the third (take_final_segments): every lane, to the end of
+// the clip, is evaluated by its block.
 // Everything is allocated in the constructor; sampling allocates nothing.
 
 #include <cstdint>
@@ -64,7 +67,9 @@ struct LaneGroup {
   std::vector<uint64_t> run_starts;  // where each lane's run starts in the key stream
   std::vector<InitialKeys> initial;  // each lane's keys 0..2
   std::vector<int32_t> streamed;     // each lane's place among the streamed tracks (jump states), or -1
-  std::vector<uint32_t> finished;    // lanes whose track has no key left to read
+  // Lanes whose track has no key left to read and whose window has not
+  // moved on to its final segment yet (take_final_segments), in lane order.
+  std::vector<uint32_t> final_pending;
 };
 
 class Player {
@@ -122,9 +127,9 @@ class Player {
   template <int Components>
   void note_window_needs(const SegmentLanes<Components>& lanes, uint32_t read);
   template <int Components>
-  void evaluate_group(const LaneGroup<Components>& group, float frame_time, unsigned char* pose) const;
+  static void find_final_pending(LaneGroup<Components>& group);
   template <int Components>
-  static void find_finished(LaneGroup<Components>& group);
+  void take_final_segments(LaneGroup<Components>& group, uint32_t frame);
 
   // Back to frame 0, or to jump frame `jump_index`, and on to `frame`.
   static constexpr int64_t kBeforeClip = -1;
