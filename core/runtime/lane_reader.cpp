@@ -7,7 +7,6 @@
 
 #if defined(__x86_64__) || defined(_M_X64)
 #define KS_X86_64 1
-#include <emmintrin.h>
 #endif
 
 namespace ks {
@@ -137,50 +136,6 @@ uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const u
     read |= due;
     read_keys<4>(ring.slot[round % kKeysPerLane], c, due, key_stream, tracks, key_widths, avx2);
   }
-}
-
-uint32_t lanes_due(const LaneCursors& c, uint32_t frame) {
-#if KS_X86_64
-  // SSE2, which every x86-64 CPU has: four lanes per compare. Frames fit in
-  // 16 bits, so the signed compares are exact.
-  const __m128i now = _mm_set1_epi32(static_cast<int32_t>(frame));
-  const __m128i zero = _mm_setzero_si128();
-  const auto half = [&](uint32_t at) {
-    const __m128i need = _mm_load_si128(reinterpret_cast<const __m128i*>(c.need + at));
-    const __m128i left = _mm_load_si128(reinterpret_cast<const __m128i*>(c.keys_left + at));
-    const __m128i due = _mm_andnot_si128(_mm_cmpgt_epi32(need, now), _mm_cmpgt_epi32(left, zero));
-    return static_cast<uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(due)));
-  };
-  return half(0) | (half(4) << 4);
-#else
-  uint32_t due = 0;
-  for (uint32_t l = 0; l < kLanesPerBlock; ++l) {
-    due |= (c.keys_left[l] > 0 && c.need[l] <= static_cast<int32_t>(frame) ? 1u : 0u) << l;
-  }
-  return due;
-#endif
-}
-
-uint32_t lanes_finished(const LaneCursors& c) {
-#if KS_X86_64
-  const __m128i zero = _mm_setzero_si128();
-  const auto half = [&](uint32_t at) {
-    const __m128i left = _mm_load_si128(reinterpret_cast<const __m128i*>(c.keys_left + at));
-    return static_cast<uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(left, zero))));
-  };
-  return half(0) | (half(4) << 4);
-#else
-  uint32_t finished = 0;
-  for (uint32_t l = 0; l < kLanesPerBlock; ++l) finished |= (c.keys_left[l] == 0 ? 1u : 0u) << l;
-  return finished;
-#endif
-}
-
-uint32_t count_lanes(uint32_t lanes) {
-  // std::popcount is a library call on x86-64 without -mpopcnt.
-  lanes = lanes - ((lanes >> 1) & 0x55u);
-  lanes = (lanes & 0x33u) + ((lanes >> 2) & 0x33u);
-  return (lanes + (lanes >> 4)) & 0x0Fu;
 }
 
 }  // namespace ks

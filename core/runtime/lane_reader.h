@@ -15,6 +15,10 @@
 #include "core/runtime/segment_lanes.h"
 #include "core/runtime/stream_key_layout.h"
 
+#if defined(__x86_64__) || defined(_M_X64)
+#include <emmintrin.h>
+#endif
+
 namespace ks {
 
 struct StreamTrack;
@@ -71,14 +75,77 @@ uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const u
                           std::span<const uint8_t> key_widths);
 
 /// The lanes of `c` whose next key is needed at or before `frame` (bit l:
-/// lane l).
-uint32_t lanes_due(const LaneCursors& c, uint32_t frame);
+/// lane l). Inline, like the helpers below: play calls them for every
+/// block at every sample.
+inline uint32_t lanes_due(const LaneCursors& c, uint32_t frame) {
+#if defined(__x86_64__) || defined(_M_X64)
+  // SSE2, which every x86-64 CPU has: four lanes per compare. Frames fit in
+  // 16 bits, so the signed compares are exact.
+  const __m128i now = _mm_set1_epi32(static_cast<int32_t>(frame));
+  const __m128i zero = _mm_setzero_si128();
+  const auto half = [&](uint32_t at) {
+    const __m128i need = _mm_load_si128(reinterpret_cast<const __m128i*>(c.need + at));
+    const __m128i left = _mm_load_si128(reinterpret_cast<const __m128i*>(c.keys_left + at));
+    const __m128i due = _mm_andnot_si128(_mm_cmpgt_epi32(need, now), _mm_cmpgt_epi32(left, zero));
+    return static_cast<uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(due)));
+  };
+  return half(0) | (half(4) << 4);
+#else
+  uint32_t due = 0;
+  for (uint32_t l = 0; l < kLanesPerBlock; ++l) {
+    due |= (c.keys_left[l] > 0 && c.need[l] <= static_cast<int32_t>(frame) ? 1u : 0u) << l;
+  }
+  return due;
+#endif
+}
+
+/// The latest frame the next keys of lanes `lanes` of `c` are needed at (0
+/// for none): after they are read, the block's state is valid from there on.
+inline uint32_t latest_need(const LaneCursors& c, uint32_t lanes) {
+#if defined(__x86_64__) || defined(_M_X64)
+  // As floats, exact below 2^24: SSE2 has no 32-bit integer maximum.
+  const __m128i bit = _mm_setr_epi32(1, 2, 4, 8);
+  const auto half = [&](uint32_t at, uint32_t bits) {
+    const __m128i in = _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32(static_cast<int32_t>(bits)), bit), bit);
+    const __m128i need = _mm_load_si128(reinterpret_cast<const __m128i*>(c.need + at));
+    return _mm_cvtepi32_ps(_mm_and_si128(need, in));
+  };
+  __m128 latest = _mm_max_ps(half(0, lanes & 15u), half(4, lanes >> 4));
+  latest = _mm_max_ps(latest, _mm_movehl_ps(latest, latest));
+  latest = _mm_max_ss(latest, _mm_shuffle_ps(latest, latest, 1));
+  return static_cast<uint32_t>(_mm_cvttss_si32(latest));
+#else
+  int32_t latest = 0;
+  for (uint32_t l = 0; l < kLanesPerBlock; ++l) {
+    if ((lanes >> l) & 1u) latest = c.need[l] > latest ? c.need[l] : latest;
+  }
+  return static_cast<uint32_t>(latest);
+#endif
+}
 
 /// The lanes of `c` with no key left to read (padding lanes included).
-uint32_t lanes_finished(const LaneCursors& c);
+inline uint32_t lanes_finished(const LaneCursors& c) {
+#if defined(__x86_64__) || defined(_M_X64)
+  const __m128i zero = _mm_setzero_si128();
+  const auto half = [&](uint32_t at) {
+    const __m128i left = _mm_load_si128(reinterpret_cast<const __m128i*>(c.keys_left + at));
+    return static_cast<uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(left, zero))));
+  };
+  return half(0) | (half(4) << 4);
+#else
+  uint32_t finished = 0;
+  for (uint32_t l = 0; l < kLanesPerBlock; ++l) finished |= (c.keys_left[l] == 0 ? 1u : 0u) << l;
+  return finished;
+#endif
+}
 
 /// Lanes set in a mask of eight.
-uint32_t count_lanes(uint32_t lanes);
+inline uint32_t count_lanes(uint32_t lanes) {
+  // std::popcount is a library call on x86-64 without -mpopcnt.
+  lanes = lanes - ((lanes >> 1) & 0x55u);
+  lanes = (lanes & 0x33u) + ((lanes >> 2) & 0x33u);
+  return (lanes + (lanes >> 4)) & 0x0Fu;
+}
 
 namespace detail {
 /// What the AVX2 kernel returns when it reads nothing.

@@ -208,12 +208,11 @@ void Player::read_keys(LaneGroup<Components>& group, uint32_t block, uint32_t du
   read_lane_keys(group.blocks[block], group.cursors[block], due, key_stream(), s.tracks(), s.key_widths());
 }
 
-// The state is valid from the latest need of a key read on.
+// The state is valid from the latest need of a key read on: that of the
+// next keys of lanes `due` of `c`, about to be read.
 void Player::note_needs(const LaneCursors& c, uint32_t due) {
-  for (uint32_t bits = due; bits != 0; bits &= bits - 1) {
-    const uint32_t need = static_cast<uint32_t>(c.need[std::countr_zero(bits)]);
-    m_last_need = need > m_last_need ? need : m_last_need;
-  }
+  const uint32_t need = latest_need(c, due);
+  m_last_need = need > m_last_need ? need : m_last_need;
 }
 
 // note_needs for the lanes `read` of a block after their windows are

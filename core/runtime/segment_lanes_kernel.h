@@ -97,32 +97,54 @@ template <class V, int Components, class Lanes>
   }
 }
 
-// Shifts the key staged in each lane of `b` that has one into it: keys 1..3
-// move to 0..2, and the staged key, dequantized, becomes key 3. Every lane
-// is computed and the arrived ones selected.
+// The window of lanes lane.. of `b`, in registers, with the key staged in
+// each lane that has one shifted in: keys 1..3 move to 0..2, and the staged
+// key, dequantized, becomes key 3. Every lane is computed and the arrived
+// ones selected.
+template <class V, int Components, class Lanes>
+[[gnu::always_inline]] inline void load_shifted_window(const Lanes& b, uint32_t lane, V (&frame)[kKeysPerLane],
+                                                      V (&value)[kKeysPerLane][Components]) {
+  const LaneArrivals& a = b.arrivals;
+  const auto arrived = V::greater(V::load(a.arrived + lane), V::zero());
+#pragma GCC unroll 4
+  for (uint32_t i = 0; i + 1 < kKeysPerLane; ++i) {
+    frame[i] = V::select(arrived, V::load(b.key_frame[i + 1] + lane), V::load(b.key_frame[i] + lane));
+    for (int c = 0; c < Components; ++c) {
+      value[i][c] = V::select(arrived, V::load(b.key_value[i + 1][c] + lane), V::load(b.key_value[i][c] + lane));
+    }
+  }
+  V code[4];
+  for (int c = 0; c < 4; ++c) code[c] = c < Components ? V::load(a.code[c] + lane) : V::zero();
+  V staged[Components];
+  dequantize_codes<V, Components>(b, code, lane, staged);
+  const V sign = V::load(a.sign + lane);
+  const uint32_t last = kKeysPerLane - 1;
+  frame[last] = V::select(arrived, V::load(a.frame + lane), V::load(b.key_frame[last] + lane));
+  for (int c = 0; c < Components; ++c) {
+    value[last][c] = V::select(arrived, staged[c] * sign, V::load(b.key_value[last][c] + lane));
+  }
+}
+
+// Writes a window held in registers back to lanes lane.. of `b`.
+template <class V, int Components, class Lanes>
+[[gnu::always_inline]] inline void store_window(Lanes& b, uint32_t lane, const V (&frame)[kKeysPerLane],
+                                               const V (&value)[kKeysPerLane][Components]) {
+#pragma GCC unroll 4
+  for (uint32_t i = 0; i < kKeysPerLane; ++i) {
+    frame[i].store(b.key_frame[i] + lane);
+    for (int c = 0; c < Components; ++c) value[i][c].store(b.key_value[i][c] + lane);
+  }
+}
+
+// Shifts the key staged in each lane of `b` that has one into it
+// (load_shifted_window).
 template <class V, int Components, class Lanes>
 inline void shift_in_staged(Lanes& b) {
-  const LaneArrivals& a = b.arrivals;
   for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
-    const auto arrived = V::greater(V::load(a.arrived + lane), V::zero());
-    for (uint32_t i = 0; i + 1 < kKeysPerLane; ++i) {
-      V::select(arrived, V::load(b.key_frame[i + 1] + lane), V::load(b.key_frame[i] + lane))
-          .store(b.key_frame[i] + lane);
-      for (int c = 0; c < Components; ++c) {
-        V::select(arrived, V::load(b.key_value[i + 1][c] + lane), V::load(b.key_value[i][c] + lane))
-            .store(b.key_value[i][c] + lane);
-      }
-    }
-    V code[4];
-    for (int c = 0; c < 4; ++c) code[c] = c < Components ? V::load(a.code[c] + lane) : V::zero();
-    V value[Components];
-    dequantize_codes<V, Components>(b, code, lane, value);
-    const V sign = V::load(a.sign + lane);
-    const uint32_t last = kKeysPerLane - 1;
-    V::select(arrived, V::load(a.frame + lane), V::load(b.key_frame[last] + lane)).store(b.key_frame[last] + lane);
-    for (int c = 0; c < Components; ++c) {
-      V::select(arrived, value[c] * sign, V::load(b.key_value[last][c] + lane)).store(b.key_value[last][c] + lane);
-    }
+    V frame[kKeysPerLane];
+    V value[kKeysPerLane][Components];
+    load_shifted_window<V, Components>(b, lane, frame, value);
+    store_window<V, Components>(b, lane, frame, value);
   }
 }
 
@@ -172,20 +194,33 @@ inline void shift_in_arrivals(Lanes& b) {
   }
 }
 
-// segment_coefficients(key 0, key 1, key 2, key 3) for every lane of `b`.
+// segment_coefficients(key 0, key 1, key 2, key 3) for every lane of `b`,
+// after shifting in the staged keys, if there are any: in one pass, the
+// shifted window written back from the registers the coefficients are
+// computed from (a shift, then a build reading the keys again, cost
+// cgspeed's play 5% more instructions).
 // Where the segment has no length the scalar code returns early; here both
 // results are computed and the held one selected (the tangent scales divide
 // by zero there, harmlessly: those lanes take zeros).
 template <class V, int Components, class Lanes>
 inline void build_block(Lanes& b) {
-  shift_in_arrivals<V, Components>(b);
+  const bool staged = b.arrivals.any;
   const V zero = V::zero();
   const V infinity = V::broadcast(std::numeric_limits<float>::infinity());
   for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
-    const V f0 = V::load(b.key_frame[0] + lane);
-    const V f1 = V::load(b.key_frame[1] + lane);
-    const V f2 = V::load(b.key_frame[2] + lane);
-    const V f3 = V::load(b.key_frame[3] + lane);
+    V frame[kKeysPerLane];
+    V value[kKeysPerLane][Components];
+    if (staged) {
+      load_shifted_window<V, Components>(b, lane, frame, value);
+      store_window<V, Components>(b, lane, frame, value);
+    } else {
+#pragma GCC unroll 4
+      for (uint32_t i = 0; i < kKeysPerLane; ++i) {
+        frame[i] = V::load(b.key_frame[i] + lane);
+        for (int c = 0; c < Components; ++c) value[i][c] = V::load(b.key_value[i][c] + lane);
+      }
+    }
+    const V f0 = frame[0], f1 = frame[1], f2 = frame[2], f3 = frame[3];
     const V span = f2 - f1;
     const auto has_span = V::greater(span, zero);
     // A neighbour at its end key's frame is replaced by that end key.
@@ -196,10 +231,7 @@ inline void build_block(Lanes& b) {
     f1.store(b.start + lane);
     V::select(has_span, span, infinity).store(b.span + lane);
     for (int c = 0; c < Components; ++c) {
-      const V v0 = V::load(b.key_value[0][c] + lane);
-      const V v1 = V::load(b.key_value[1][c] + lane);
-      const V v2 = V::load(b.key_value[2][c] + lane);
-      const V v3 = V::load(b.key_value[3][c] + lane);
+      const V v0 = value[0][c], v1 = value[1][c], v2 = value[2][c], v3 = value[3][c];
       const V before = V::select(before_is_prev, v0, v1);
       const V after = V::select(after_is_next, v3, v2);
       V::select(has_span, v1, v2).store(b.p[c] + lane);
@@ -209,4 +241,5 @@ inline void build_block(Lanes& b) {
       V::select(has_span, (after - v1) * scale_q, zero).store(b.tangent_q[c] + lane);
     }
   }
+  if (staged) clear_arrivals(b.arrivals);
 }
