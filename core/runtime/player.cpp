@@ -54,7 +54,7 @@ void set_cursor(LaneCursors& c, uint32_t l, const StreamTrack& track, std::span<
 }  // namespace
 
 Player::Player(const StreamView& stream)
-    : m_stream(&stream), m_constant_pose(stream.bone_count()), m_short_pose(stream.bone_count()) {
+    : m_stream(&stream), m_constant_pose(stream.bone_count()) {
   std::vector<uint32_t> rotation_tracks, vec3_tracks;
   for (uint32_t t = 0; t < stream.tracks().size(); ++t) {
     const StreamTrack& track = stream.tracks()[t];
@@ -144,7 +144,7 @@ size_t Player::memory_bytes() const {
            g.final_pending.capacity() * sizeof(uint32_t);
   };
   return group_bytes(m_rotations) + group_bytes(m_vec3s) +
-         (m_constant_pose.capacity() + m_short_pose.capacity()) * sizeof(Transform) + m_plain_key_stream.capacity() +
+         m_constant_pose.capacity() * sizeof(Transform) + m_plain_key_stream.capacity() +
          m_restore_keys_read.capacity() * sizeof(uint32_t) + m_restore_oldest.capacity() * sizeof(CodedKey) +
          m_restore_offsets.capacity() * sizeof(uint64_t);
 }
@@ -498,15 +498,13 @@ void Player::sample_frame(float frame_time, std::span<Transform> local_pose) {
 }
 
 void Player::evaluate(float frame_time, std::span<Transform> local_pose) {
-  const size_t bone_count = m_stream->bone_count();
-  assert(local_pose.size() >= bone_count);
-  // A pose shorter than the skeleton gets the bones it has, through a full one.
-  const std::span<Transform> pose = local_pose.size() >= bone_count ? local_pose : std::span<Transform>(m_short_pose);
-  std::memcpy(pose.data(), m_constant_pose.data(), bone_count * sizeof(Transform));
-  unsigned char* bytes = reinterpret_cast<unsigned char*>(pose.data());
-  evaluate_lanes(std::span<const RotationLanes>(m_rotations.blocks), frame_time, bytes);
-  evaluate_lanes(std::span<const Vec3Lanes>(m_vec3s.blocks), frame_time, bytes);
-  if (pose.data() != local_pose.data()) std::copy(pose.begin(), pose.begin() + local_pose.size(), local_pose.begin());
+  // A pose shorter than the skeleton gets the bones it has.
+  const size_t bones = std::min(local_pose.size(), m_constant_pose.size());
+  std::memcpy(local_pose.data(), m_constant_pose.data(), bones * sizeof(Transform));
+  unsigned char* bytes = reinterpret_cast<unsigned char*>(local_pose.data());
+  const size_t pose_bytes = bones * sizeof(Transform);
+  evaluate_lanes(std::span<const RotationLanes>(m_rotations.blocks), frame_time, bytes, pose_bytes);
+  evaluate_lanes(std::span<const Vec3Lanes>(m_vec3s.blocks), frame_time, bytes, pose_bytes);
 }
 
 namespace {

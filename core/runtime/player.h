@@ -146,7 +146,6 @@ class Player {
   LaneGroup<3> m_vec3s;
   KeyRing m_ring{};  // the keys one block reads in one go (a seek, a restore): its windows refill from it
   std::vector<Transform> m_constant_pose;   // every bone, constant tracks filled in
-  std::vector<Transform> m_short_pose;      // sample() into a pose shorter than the skeleton goes here first
   std::vector<uint8_t> m_plain_key_stream;  // a zstd stream's key stream, decompressed once
   // A restore's parse of its jump state, per streamed track in track order
   // (sized once): keys read, the window's oldest key and the offset of the

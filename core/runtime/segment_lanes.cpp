@@ -50,11 +50,12 @@ struct Sse2 {
 
 // The reference: evaluate_coefficients lane by lane.
 template <int Components>
-void evaluate_scalar(const SegmentLanes<Components>* blocks, size_t count, float t, unsigned char* pose) {
+void evaluate_scalar(const SegmentLanes<Components>* blocks, size_t count, float t, unsigned char* pose,
+                     size_t pose_bytes) {
   for (size_t i = 0; i < count; ++i) {
     const SegmentLanes<Components>& b = blocks[i];
     for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
-      if (b.output[lane] == kNoOutput) continue;
+      if (b.output[lane] >= pose_bytes) continue;
       SegmentCoefficients s;
       s.start = b.start[lane];
       s.span = b.span[lane];
@@ -187,16 +188,16 @@ void clear(std::span<SegmentLanes<Components>> blocks) {
 
 // The kernels of the level set_simd_level chose.
 template <int Components>
-void evaluate(std::span<const SegmentLanes<Components>> blocks, float t, unsigned char* pose) {
+void evaluate(std::span<const SegmentLanes<Components>> blocks, float t, unsigned char* pose, size_t pose_bytes) {
   switch (g_level.load(std::memory_order_relaxed)) {
 #if KS_X86_64
     case SimdLevel::kAvx2:
-      return detail::evaluate_lanes_avx2(blocks.data(), blocks.size(), t, pose);
+      return detail::evaluate_lanes_avx2(blocks.data(), blocks.size(), t, pose, pose_bytes);
     case SimdLevel::kSse2:
-      return evaluate_blocks<Sse2, Components>(blocks.data(), blocks.size(), t, pose);
+      return evaluate_blocks<Sse2, Components>(blocks.data(), blocks.size(), t, pose, pose_bytes);
 #endif
     default:
-      return evaluate_scalar<Components>(blocks.data(), blocks.size(), t, pose);
+      return evaluate_scalar<Components>(blocks.data(), blocks.size(), t, pose, pose_bytes);
   }
 }
 
@@ -271,8 +272,12 @@ void shift_in_staged_keys(RotationLanes& block) { shift_in(block); }
 void shift_in_staged_keys(Vec3Lanes& block) { shift_in(block); }
 void clear_lanes(std::span<RotationLanes> blocks) { clear(blocks); }
 void clear_lanes(std::span<Vec3Lanes> blocks) { clear(blocks); }
-void evaluate_lanes(std::span<const RotationLanes> blocks, float t, unsigned char* pose) { evaluate(blocks, t, pose); }
-void evaluate_lanes(std::span<const Vec3Lanes> blocks, float t, unsigned char* pose) { evaluate(blocks, t, pose); }
+void evaluate_lanes(std::span<const RotationLanes> blocks, float t, unsigned char* pose, size_t pose_bytes) {
+  evaluate(blocks, t, pose, pose_bytes);
+}
+void evaluate_lanes(std::span<const Vec3Lanes> blocks, float t, unsigned char* pose, size_t pose_bytes) {
+  evaluate(blocks, t, pose, pose_bytes);
+}
 
 const char* to_string(SimdLevel level) {
   switch (level) {

@@ -197,9 +197,10 @@ void refill_windows(Vec3Lanes& block, const KeyRing& ring, const uint32_t (&coun
 
 /// Evaluates every lane at frame time `t` and copies each lane's components
 /// to the bytes of `pose` at its output offset (rotations normalised as
-/// normalize_rotation does).
-void evaluate_lanes(std::span<const RotationLanes> blocks, float t, unsigned char* pose);
-void evaluate_lanes(std::span<const Vec3Lanes> blocks, float t, unsigned char* pose);
+/// normalize_rotation does), for the offsets below `pose_bytes`: a pose
+/// shorter than the skeleton gets the bones it has.
+void evaluate_lanes(std::span<const RotationLanes> blocks, float t, unsigned char* pose, size_t pose_bytes);
+void evaluate_lanes(std::span<const Vec3Lanes> blocks, float t, unsigned char* pose, size_t pose_bytes);
 
 /// The instruction sets the kernels come in. kScalar is the reference:
 /// evaluate_coefficients lane by lane.
@@ -217,8 +218,8 @@ void set_simd_level(SimdLevel level);
 
 namespace detail {
 // The kernels, per level (segment_lanes_avx2.cpp holds the AVX2 ones).
-void evaluate_lanes_avx2(const RotationLanes* blocks, size_t count, float t, unsigned char* pose);
-void evaluate_lanes_avx2(const Vec3Lanes* blocks, size_t count, float t, unsigned char* pose);
+void evaluate_lanes_avx2(const RotationLanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes);
+void evaluate_lanes_avx2(const Vec3Lanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes);
 void build_coefficients_avx2(RotationLanes& block);
 void build_coefficients_avx2(Vec3Lanes& block);
 void shift_in_staged_keys_avx2(RotationLanes& block);

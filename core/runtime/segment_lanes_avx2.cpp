@@ -56,11 +56,11 @@ struct Avx2 {
 
 namespace detail {
 
-void evaluate_lanes_avx2(const RotationLanes* blocks, size_t count, float t, unsigned char* pose) {
-  evaluate_blocks<Avx2, 4>(blocks, count, t, pose);
+void evaluate_lanes_avx2(const RotationLanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes) {
+  evaluate_blocks<Avx2, 4>(blocks, count, t, pose, pose_bytes);
 }
-void evaluate_lanes_avx2(const Vec3Lanes* blocks, size_t count, float t, unsigned char* pose) {
-  evaluate_blocks<Avx2, 3>(blocks, count, t, pose);
+void evaluate_lanes_avx2(const Vec3Lanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes) {
+  evaluate_blocks<Avx2, 3>(blocks, count, t, pose, pose_bytes);
 }
 void build_coefficients_avx2(RotationLanes& block) { build_block<Avx2, 4>(block); }
 void build_coefficients_avx2(Vec3Lanes& block) { build_block<Avx2, 3>(block); }

@@ -9,7 +9,7 @@
 // must stay in its own translation unit, compiled for its own instruction set.
 
 template <class V, int Components, class Lanes>
-inline void evaluate_block(const Lanes& b, float t, unsigned char* pose) {
+inline void evaluate_block(const Lanes& b, float t, unsigned char* pose, size_t pose_bytes) {
   // Each lane's components side by side (the fourth of a vec3 is 0), so a
   // lane's value goes to the pose in one copy, not one per component.
   alignas(32) float values[kLanesPerBlock][4];
@@ -51,15 +51,16 @@ inline void evaluate_block(const Lanes& b, float t, unsigned char* pose) {
     }
   }
   for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+    // Padding lanes (kNoOutput) and bones past a short pose write nothing.
     const uint32_t at = b.output[lane];
-    if (at == kNoOutput) continue;
+    if (at >= pose_bytes) continue;
     std::memcpy(pose + at, values[lane], Components * sizeof(float));
   }
 }
 
 template <class V, int Components, class Lanes>
-inline void evaluate_blocks(const Lanes* blocks, size_t count, float t, unsigned char* pose) {
-  for (size_t i = 0; i < count; ++i) evaluate_block<V, Components>(blocks[i], t, pose);
+inline void evaluate_blocks(const Lanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes) {
+  for (size_t i = 0; i < count; ++i) evaluate_block<V, Components>(blocks[i], t, pose, pose_bytes);
 }
 
 // The values of codes `code` (as floats) in lanes lane.. of `b`, with

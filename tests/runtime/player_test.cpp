@@ -519,9 +519,8 @@ TEST(Player, ReportsItsMemoryAndStream) {
     // The lanes (rotations and vec3 tracks in blocks of eight) and a block of
     // cursors each; per lane its track, run start, initial keys, place among
     // the streamed tracks and room in the list of lanes waiting for their
-    // final segment; the constant pose and the pose a short output goes
-    // through; per streamed track, room for a restore's parse of its jump
-    // state.
+    // final segment; the constant pose; per streamed track, room for a
+    // restore's parse of its jump state.
     const auto blocks = [](uint32_t lanes) { return (lanes + kLanesPerBlock - 1) / kLanesPerBlock; };
     uint32_t rotations = 0;
     for (const StreamTrack& track : view.tracks()) {
@@ -533,9 +532,34 @@ TEST(Player, ReportsItsMemoryAndStream) {
                   (blocks(rotations) + blocks(vec3s)) * sizeof(LaneCursors) +
                   view.animated_track_count() *
                       (sizeof(uint32_t) + sizeof(uint64_t) + sizeof(InitialKeys) + sizeof(int32_t) + sizeof(uint32_t)) +
-                  2 * view.bone_count() * sizeof(Transform) +
+                  view.bone_count() * sizeof(Transform) +
                   view.streamed_track_count() * (sizeof(uint32_t) + sizeof(CodedKey) + sizeof(uint64_t)));
   }
+}
+
+TEST(PlayerProperty, APoseShorterThanTheSkeletonGetsTheBonesItHasAndNothingPast) {
+  std::mt19937 rng(12);
+  for_each_packed_clip([&](const PackedClip& packed) {
+    const StreamView& view = packed.view;
+    const size_t bones = view.bone_count();
+    Player full_player(view), short_player(view);
+    Pose full(bones);
+    for (int i = 0; i < 20; ++i) {
+      const float t = std::uniform_real_distribution<float>(0.f, static_cast<float>(view.last_frame()))(rng);
+      const size_t kept = static_cast<size_t>(rng() % bones);  // 0 .. bones - 1
+      // The short pose sits in a longer buffer whose tail must stay as it was.
+      Pose buffer(bones + 1);
+      for (Transform& x : buffer) x.translation = {-7.f, -7.f, -7.f};
+      const Pose before = buffer;
+      full_player.sample_frame(t, full);
+      short_player.sample_frame(t, std::span<Transform>(buffer.data(), kept));
+      for (size_t b = 0; b < buffer.size(); ++b) {
+        const Transform& expected = b < kept ? full[b] : before[b];
+        ASSERT_EQ(std::memcmp(&buffer[b], &expected, sizeof(Transform)), 0)
+            << "bone " << b << " of a pose of " << kept << " at frame time " << t;
+      }
+    }
+  });
 }
 
 TEST(Player, ConstantTracksDecodeToTheirValueBitForBit) {

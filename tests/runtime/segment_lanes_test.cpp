@@ -114,7 +114,8 @@ void check_levels(uint32_t track_count, uint32_t seed) {
         set_simd_level(level);
         std::vector<float> pose(track_count * 4, 7.f);
         // Every lane at the time of this one: only this lane is checked.
-        evaluate_lanes(std::span<const Lanes>(built[i]), t, reinterpret_cast<unsigned char*>(pose.data()));
+        evaluate_lanes(std::span<const Lanes>(built[i]), t, reinterpret_cast<unsigned char*>(pose.data()),
+                       pose.size() * sizeof(float));
         EXPECT_EQ(std::memcmp(&pose[lane * 4], expected, Components * sizeof(float)), 0)
             << to_string(level) << " lane " << lane << " t " << t << ": " << pose[lane * 4] << " vs " << expected[0];
         if (Components == 3) {
@@ -352,7 +353,8 @@ TEST(SegmentLanes, LanesWithoutOutputWriteNothing) {
   for (const SimdLevel level : levels_this_cpu_runs()) {
     set_simd_level(level);
     std::vector<float> pose(64, 7.f);
-    evaluate_lanes(std::span<const RotationLanes>(blocks), 3.f, reinterpret_cast<unsigned char*>(pose.data()));
+    evaluate_lanes(std::span<const RotationLanes>(blocks), 3.f, reinterpret_cast<unsigned char*>(pose.data()),
+                   pose.size() * sizeof(float));
     for (const float v : pose) EXPECT_EQ(v, 7.f) << to_string(level);
   }
 }
