@@ -498,7 +498,9 @@ void Player::sample_frame(float frame_time, std::span<Transform> local_pose) {
 }
 
 void Player::evaluate(float frame_time, std::span<Transform> local_pose) {
-  // A pose shorter than the skeleton gets the bones it has.
+  // A pose shorter than the skeleton is the caller's bug (asserted); a
+  // release build writes the bones it has and nothing past them.
+  assert(local_pose.size() >= m_constant_pose.size());
   const size_t bones = std::min(local_pose.size(), m_constant_pose.size());
   std::memcpy(local_pose.data(), m_constant_pose.data(), bones * sizeof(Transform));
   unsigned char* bytes = reinterpret_cast<unsigned char*>(local_pose.data());

@@ -538,6 +538,9 @@ TEST(Player, ReportsItsMemoryAndStream) {
 }
 
 TEST(PlayerProperty, APoseShorterThanTheSkeletonGetsTheBonesItHasAndNothingPast) {
+#ifndef NDEBUG
+  GTEST_SKIP() << "a pose shorter than the skeleton is an assert in debug builds (docs/runtime.md)";
+#endif
   std::mt19937 rng(12);
   for_each_packed_clip([&](const PackedClip& packed) {
     const StreamView& view = packed.view;
