@@ -21,6 +21,13 @@ uint32_t output_offset(const StreamTrack& track) {
   return track.bone * static_cast<uint32_t>(sizeof(Transform)) + static_cast<uint32_t>(member);
 }
 
+// A lane's key frame (a float) as a frame number. A forged stream can
+// give a lane a negative frame, whose conversion to unsigned would be
+// undefined: 0.
+uint32_t frame_number(float frame) {
+  return frame > 0.f ? static_cast<uint32_t>(std::min(frame, 4294967040.f)) : 0u;
+}
+
 // Puts `key` in lane `l` of a ring slot, as a lane reader would read it.
 void put_key(LaneArrivals& slot, uint32_t l, const CodedKey& key) {
   for (int c = 0; c < 4; ++c) slot.code[c][l] = static_cast<float>(key.codes[c]);
@@ -187,7 +194,7 @@ void Player::take_final_segments(LaneGroup<Components>& group, uint32_t frame) {
     if (rebuild != UINT32_MAX && rebuild != b) build_coefficients(blocks[rebuild]);
     rebuild = b;
     shift_lane_keys(blocks, lane, 1);
-    m_last_need = std::max(m_last_need, static_cast<uint32_t>(third));
+    m_last_need = std::max(m_last_need, frame_number(third));
     ++m_counters.window_updates;
   }
   if (rebuild != UINT32_MAX) build_coefficients(blocks[rebuild]);
@@ -221,7 +228,7 @@ void Player::note_needs(const LaneCursors& c, uint32_t due) {
 template <int Components>
 void Player::note_window_needs(const SegmentLanes<Components>& lanes, uint32_t read) {
   for (uint32_t bits = read; bits != 0; bits &= bits - 1) {
-    const uint32_t need = static_cast<uint32_t>(lanes.key_frame[1][std::countr_zero(bits)]);
+    const uint32_t need = frame_number(lanes.key_frame[1][std::countr_zero(bits)]);
     m_last_need = need > m_last_need ? need : m_last_need;
   }
 }

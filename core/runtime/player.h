@@ -68,7 +68,7 @@ struct LaneGroup {
   std::vector<InitialKeys> initial;  // each lane's keys 0..2
   std::vector<int32_t> streamed;     // each lane's place among the streamed tracks (jump states), or -1
   // Lanes whose track has no key left to read and whose window has not
-  // moved on to its final segment yet (take_final_segments), in lane order.
+  // moved on to its final segment yet (take_final_segments).
   std::vector<uint32_t> final_pending;
 };
 
