@@ -198,8 +198,8 @@ inline void shift_in_arrivals(Lanes& b) {
 // segment_coefficients(key 0, key 1, key 2, key 3) for every lane of `b`,
 // after shifting in the staged keys, if there are any: in one pass, the
 // shifted window written back from the registers the coefficients are
-// computed from (a shift, then a build reading the keys again, cost
-// cgspeed's play 5% more instructions).
+// computed from (a shift, then a build reading the keys again, was part of
+// the 3% more instructions cgspeed's play took before).
 // Where the segment has no length the scalar code returns early; here both
 // results are computed and the held one selected (the tangent scales divide
 // by zero there, harmlessly: those lanes take zeros).
