@@ -32,9 +32,13 @@ void visible_bone_rows(const BoneChildren& children, std::span<const uint8_t> co
                        std::vector<BoneTreeRow>& rows) {
   assert(collapsed.size() + 1 == children.first.size());
   rows.clear();
+  // Sized once (at most one row per bone): growing by doubling a rig of
+  // 50,000 bones would hold the old and the new buffer at once.
+  rows.reserve(collapsed.size());
   // An explicit stack of rows still to emit, pushed in reverse so that they
   // pop in bone order.
   std::vector<BoneTreeRow> pending;
+  pending.reserve(collapsed.size());
   for (size_t i = children.roots.size(); i-- > 0;) pending.push_back({children.roots[i], 0});
   while (!pending.empty()) {
     const BoneTreeRow row = pending.back();

@@ -113,8 +113,8 @@ void CurvePanel::draw(StudioState& state) {
   }
   const FittedTrack& track =
       result->fitted.tracks[3 * static_cast<size_t>(bone) + static_cast<size_t>(state.selected_kind)];
-  if (track.keys.empty() || state.clip->clip.frame_count == 0) {
-    ImGui::TextDisabled("This track has no keys: it is the identity at every frame.");
+  if (state.clip->clip.frame_count == 0) {
+    ImGui::TextDisabled("The clip has no frames.");
     ImGui::End();
     return;
   }
@@ -408,12 +408,16 @@ void CurvePanel::draw_plots(StudioState& state, const FittedTrack& track) {
 
 void CurvePanel::frame_selection(const FittedTrack& track, float frame_time) {
   // The four keys the player holds for the segment at the cursor (DESIGN §4).
+  // A constant track has none: the frames around the cursor.
   const std::vector<FittedKey>& keys = track.keys;
-  const auto after = std::upper_bound(keys.begin(), keys.end(), frame_time,
-                                      [](float t, const FittedKey& key) { return t < static_cast<float>(key.frame); });
-  const size_t k = after == keys.begin() ? 0 : static_cast<size_t>(after - keys.begin()) - 1;
-  double lo = keys[k > 0 ? k - 1 : 0].frame;
-  double hi = keys[std::min(k + 2, keys.size() - 1)].frame;
+  double lo = frame_time, hi = frame_time;
+  if (!keys.empty()) {
+    const auto after = std::upper_bound(keys.begin(), keys.end(), frame_time,
+                                        [](float t, const FittedKey& key) { return t < static_cast<float>(key.frame); });
+    const size_t k = after == keys.begin() ? 0 : static_cast<size_t>(after - keys.begin()) - 1;
+    lo = keys[k > 0 ? k - 1 : 0].frame;
+    hi = keys[std::min(k + 2, keys.size() - 1)].frame;
+  }
   // Never closer than 8 frames around the cursor: two keys a frame apart say little.
   lo = std::min(lo, static_cast<double>(frame_time) - 4.0);
   hi = std::max(hi, static_cast<double>(frame_time) + 4.0);

@@ -8,14 +8,20 @@ namespace ks {
 BinarySearchSampler::BinarySearchSampler(const FittedClip& clip)
     : m_sample_rate_hz(clip.sample_rate_hz), m_frame_count(clip.frame_count), m_tracks(clip.tracks.size()) {
   assert(clip.tracks.size() % 3 == 0);
-  const size_t key_count = clip.key_count();
+  const size_t key_count = clip.key_count() + clip.tracks.size();  // a constant track is held as one key
   m_frames.reserve(key_count);
   m_values.reserve(4 * key_count);
   for (size_t t = 0; t < clip.tracks.size(); ++t) {
     const FittedTrack& track = clip.tracks[t];
-    assert(!track.keys.empty());
     assert(track.kind == static_cast<TrackKind>(t % 3));
     m_tracks[t].first_key = static_cast<uint32_t>(m_frames.size());
+    if (track.coding != TrackCoding::kAnimated) {
+      // Held as a track of one key, the form evaluate_track reads.
+      m_tracks[t].key_count = 1;
+      m_frames.push_back(0.f);
+      m_values.insert(m_values.end(), constant_value(track), constant_value(track) + 4);
+      continue;
+    }
     m_tracks[t].key_count = static_cast<uint32_t>(track.keys.size());
     for (const FittedKey& key : track.keys) {
       m_frames.push_back(static_cast<float>(key.frame));

@@ -94,18 +94,20 @@ Status check_clip(const FittedClip& clip) {
     if (track.kind != static_cast<TrackKind>(t % 3)) return Error{where() + " is of the wrong kind"};
     const std::vector<FittedKey>& keys = track.keys;
     if (track.coding != TrackCoding::kAnimated) {
-      if (keys.size() != 1) return Error{where() + " is constant but has " + std::to_string(keys.size()) + " keys"};
+      if (!keys.empty()) {
+        return Error{where() + " is constant but has " + std::to_string(keys.size()) + (keys.size() == 1 ? " key" : " keys")};
+      }
+      const float* v = constant_value(track);
       for (int c = 0; c < component_count(track.kind); ++c) {
-        if (!std::isfinite(keys[0].decoded.value[c])) return Error{where() + " has a constant that is not finite"};
+        if (!std::isfinite(v[c])) return Error{where() + " has a constant that is not finite"};
       }
       if (track.kind == TrackKind::kRotation) {
-        const float* v = keys[0].decoded.value;
         const double length = std::sqrt(double{v[0]} * v[0] + double{v[1]} * v[1] + double{v[2]} * v[2] + double{v[3]} * v[3]);
         if (!(std::fabs(length - 1.0) <= kUnitQuaternionTolerance)) {
           return Error{where() + " has a constant rotation that is not a unit quaternion"};
         }
       }
-      if (track.coding == TrackCoding::kIdentity && !is_identity_value(track.kind, keys[0].decoded.value)) {
+      if (track.coding == TrackCoding::kIdentity && !is_identity_value(track.kind, v)) {
         return Error{where() + " is marked identity but holds another value"};
       }
       continue;
@@ -227,7 +229,7 @@ void put_tables(BitWriter& tables, const FittedClip& clip, const std::vector<Key
     tables.write(static_cast<uint32_t>(track.coding), 2);
     if (track.coding == TrackCoding::kIdentity) continue;
     if (track.coding == TrackCoding::kConstant) {
-      for (int c = 0; c < component_count(track.kind); ++c) tables.write_f32(track.keys[0].decoded.value[c]);
+      for (int c = 0; c < component_count(track.kind); ++c) tables.write_f32(constant_value(track)[c]);
       continue;
     }
     const TrackQuantization& q = track.quantization;

@@ -33,10 +33,6 @@ size_t segment_at(const std::vector<FittedKey>& keys, float t) {
   return i;
 }
 
-void constant_value(const FittedTrack& track, float out[4]) {
-  std::copy(track.keys[0].decoded.value, track.keys[0].decoded.value + 4, out);
-}
-
 }  // namespace
 
 const char* to_string(SplitRule rule) { return rule == SplitRule::kMidpoint ? "midpoint" : "largest-error"; }
@@ -152,11 +148,9 @@ bool TrackFitter::try_constant() {
     }
   }
   if (chosen == nullptr) return false;
-  FittedKey key;
-  std::copy(chosen->begin(), chosen->end(), key.ideal);
-  std::copy(chosen->begin(), chosen->end(), key.decoded.value);
-  key.decoded.frame = 0.f;
-  m_track.keys = {key};
+  m_track.keys.clear();
+  m_track.quantization = TrackQuantization{};
+  std::copy(chosen->begin(), chosen->end(), m_track.quantization.constant);
   m_track.coding = is_identity_value(m_kind, chosen->data()) ? TrackCoding::kIdentity : TrackCoding::kConstant;
   return true;
 }
@@ -308,13 +302,10 @@ void TrackFitter::finish() {
   float worst = 0.f;
   for (float e : m_segment_error) worst = std::max(worst, e);
   const std::vector<FittedKey>& keys = m_track.keys;
-  if (keys.size() == 1) {
-    for (size_t f = 0; f < m_samples.size(); ++f) {
-      worst = std::max(worst, track_error(m_kind, m_samples[f].data(), keys[0].decoded.value));
-    }
-    for (const TimedSample& s : m_between) {
-      worst = std::max(worst, track_error(m_kind, s.value.data(), keys[0].decoded.value));
-    }
+  if (m_track.coding != TrackCoding::kAnimated) {
+    const float* value = constant_value(m_track);
+    for (size_t f = 0; f < m_samples.size(); ++f) worst = std::max(worst, track_error(m_kind, m_samples[f].data(), value));
+    for (const TimedSample& s : m_between) worst = std::max(worst, track_error(m_kind, s.value.data(), value));
   } else {
     for (size_t k = 0; k < keys.size(); ++k) {
       // The left key of a discontinuity is never a frame's value.
@@ -327,14 +318,17 @@ void TrackFitter::finish() {
 }
 
 void evaluate_fitted(const FittedTrack& track, float t, float out[4]) {
-  if (track.keys.size() == 1) return constant_value(track, out);
+  if (track.coding != TrackCoding::kAnimated) {
+    std::copy(constant_value(track), constant_value(track) + 4, out);
+    return;
+  }
   evaluate_key_segment(track.keys, segment_at(track.keys, t), t, track.kind, out);
 }
 
 void decode_track(const FittedTrack& track, std::span<Sample> out) {
   const std::vector<FittedKey>& keys = track.keys;
-  if (keys.size() == 1) {
-    for (Sample& s : out) constant_value(track, s.data());
+  if (track.coding != TrackCoding::kAnimated) {
+    for (Sample& s : out) std::copy(constant_value(track), constant_value(track) + 4, s.data());
     return;
   }
   size_t at_or_before = 0;  // keys at or before the frame
@@ -348,8 +342,9 @@ void decode_track(const FittedTrack& track, std::span<Sample> out) {
 
 void evaluate_ideal(const FittedTrack& track, float t, float out[4]) {
   const std::vector<FittedKey>& keys = track.keys;
-  if (keys.size() == 1) {
-    std::copy(keys[0].ideal, keys[0].ideal + 4, out);
+  if (track.coding != TrackCoding::kAnimated) {
+    // A constant's value is stored exactly: ideal and decoded are one.
+    std::copy(constant_value(track), constant_value(track) + 4, out);
     return;
   }
   const size_t i = segment_at(keys, t);

@@ -43,9 +43,13 @@ struct FittedTrack {
   /// code range or float precision allows), not just the chosen step's.
   bool floor_is_limit = false;
   bool threshold_met = true;
-  TrackQuantization quantization;  // animated tracks
-  /// Frames non-decreasing; two keys at one frame mark a discontinuity. A
-  /// constant track has one key whose decoded value is the exact constant.
+  /// Animated tracks: how their keys are coded. Constant and identity tracks
+  /// code no component: their exact value is `quantization.constant`
+  /// (constant_value), as in the stream's track table.
+  TrackQuantization quantization;
+  /// Animated tracks: frames non-decreasing; two keys at one frame mark a
+  /// discontinuity. Constant and identity tracks have none (a rig of 50,000
+  /// bones has 150,000 of them, and a key each would be 150,000 allocations).
   std::vector<FittedKey> keys;
   float threshold = 0.f;  // in the kind's unit (metres, degrees, scale)
   float max_error = 0.f;  // largest decoded error over the source frames and keys between them
@@ -122,6 +126,9 @@ class TrackFitter {
 /// The decoded value of a fitted track at frame time `t`: the curve of its
 /// keys as the player evaluates it, or a constant track's exact value.
 void evaluate_fitted(const FittedTrack& track, float t, float out[4]);
+
+/// The value of a constant or identity track (it has no keys).
+inline const float* constant_value(const FittedTrack& track) { return track.quantization.constant; }
 
 /// Every frame's decoded value (frames 0 .. out.size()-1), bit for bit what
 /// evaluate_fitted and the player return, walking the keys once.

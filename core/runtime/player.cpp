@@ -71,7 +71,7 @@ Player::Player(const StreamView& stream)
     }
     // Identity and constant tracks: their value, exactly as stored.
     Transform& pose = m_constant_pose[track.bone];
-    const float* v = track.constant;
+    const float* v = track.quantization.constant;
     if (track.kind == TrackKind::kTranslation) pose.translation = {v[0], v[1], v[2]};
     if (track.kind == TrackKind::kRotation) pose.rotation = {v[0], v[1], v[2], v[3]};
     if (track.kind == TrackKind::kScale) pose.scale = {v[0], v[1], v[2]};

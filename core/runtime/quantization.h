@@ -53,7 +53,7 @@ struct TrackQuantization {
   float step = 0.f;           // value of one code step: metres, scale, or quaternion component
   uint8_t coded_mask = 0;     // bit c set: component c is coded in every key
   RotationCoding rotation = RotationCoding::kRelative;
-  float constant[4] = {0.f, 0.f, 0.f, 0.f};     // vec3: the value of each component not coded
+  float constant[4] = {0.f, 0.f, 0.f, 0.f};     // the value of each component not coded (a constant track: all)
   uint32_t reference_code = 0;                  // relative rotations: smallest-three code of R
   float reference[4] = {0.f, 0.f, 0.f, 1.f};    // R as decoded from reference_code
 

@@ -230,22 +230,23 @@ class StreamParser {
     }
     track.coding = static_cast<TrackCoding>(coding);
     const int components = component_count(track.kind);
+    float* value = track.quantization.constant;  // what no component codes: all of a constant track
     if (track.coding == TrackCoding::kIdentity) {
-      if (track.kind == TrackKind::kRotation) track.constant[3] = 1.f;
-      if (track.kind == TrackKind::kScale) track.constant[0] = track.constant[1] = track.constant[2] = 1.f;
+      if (track.kind == TrackKind::kRotation) value[3] = 1.f;
+      if (track.kind == TrackKind::kScale) value[0] = value[1] = value[2] = 1.f;
       return {};
     }
     if (track.coding == TrackCoding::kConstant) {
       for (int c = 0; c < components; ++c) {
-        track.constant[c] = read_f32();
-        if (!std::isfinite(track.constant[c])) return fail(where + " has a constant value that is not a finite number");
+        value[c] = read_f32();
+        if (!std::isfinite(value[c])) return fail(where + " has a constant value that is not a finite number");
       }
       // The player returns the constant as stored: it must be a usable rotation.
       if (track.kind == TrackKind::kRotation) {
-        const double length = std::sqrt(double{track.constant[0]} * track.constant[0] +
-                                        double{track.constant[1]} * track.constant[1] +
-                                        double{track.constant[2]} * track.constant[2] +
-                                        double{track.constant[3]} * track.constant[3]);
+        const double length = std::sqrt(double{value[0]} * value[0] +
+                                        double{value[1]} * value[1] +
+                                        double{value[2]} * value[2] +
+                                        double{value[3]} * value[3]);
         if (!(std::fabs(length - 1.0) <= kUnitQuaternionTolerance)) {
           return fail(where + " has a constant rotation of length " + std::to_string(length) +
                       ", not a unit quaternion");

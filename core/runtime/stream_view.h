@@ -32,15 +32,16 @@ namespace ks {
 
 /// One track as the track table describes it.
 struct StreamTrack {
-  // Ordered so that the byte-wide fields share one padding (88 bytes, not
-  // 96): a view holds one per track, 150,000 for a rig of 50,000 bones.
+  // Ordered so that the byte-wide fields share one padding (72 bytes, not
+  // 80): a view holds one per track, 150,000 for a rig of 50,000 bones.
   TrackKind kind = TrackKind::kTranslation;
   TrackCoding coding = TrackCoding::kIdentity;
   KeyCoding key_coding;  // animated tracks
   uint32_t bone = 0;
   uint32_t key_count = 0;  // animated tracks: 2 or more; 0 for constant ones
-  float constant[4] = {0.f, 0.f, 0.f, 0.f};  // identity and constant tracks: the value
-  TrackQuantization quantization;            // animated tracks
+  // Animated tracks: how their keys are coded. Identity and constant tracks
+  // code no component: `quantization.constant` is their value.
+  TrackQuantization quantization;
   uint64_t key_widths_bit = 0;     // tracks of more than three keys: where their segments' widths start in the
                                    // key widths section (stream_key_layout.h)
 };

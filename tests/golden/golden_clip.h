@@ -67,11 +67,7 @@ inline FittedTrack make_track(uint32_t t, const TrackSpec& spec, Lcg& lcg) {
   track.kind = static_cast<TrackKind>(t % 3);
   track.coding = spec.coding;
   if (spec.coding != TrackCoding::kAnimated) {
-    FittedKey key;
-    std::memcpy(key.decoded.value, spec.constant, sizeof spec.constant);
-    std::memcpy(key.ideal, spec.constant, sizeof spec.constant);
-    key.decoded.frame = 0.f;
-    track.keys.push_back(key);
+    std::memcpy(track.quantization.constant, spec.constant, sizeof spec.constant);
     return track;
   }
   TrackQuantization& q = track.quantization;

@@ -571,15 +571,14 @@ TEST(Player, ConstantTracksDecodeToTheirValueBitForBit) {
   for (FittedTrack& track : clip.tracks) {
     track.coding = TrackCoding::kConstant;
     track.quantization = {};
-    FittedKey key;
+    track.keys.clear();
     const float b = static_cast<float>(track.bone);
     const float values[3][4] = {{0.1f + b, -2.5f, 1e-7f, 0.f}, {0.f, 0.6f, 0.f, 0.8f}, {1.f, 3.f, 0.3f + b, 0.f}};
-    std::copy(values[static_cast<int>(track.kind)], values[static_cast<int>(track.kind)] + 4, key.decoded.value);
-    key.decoded.frame = 0.f;
-    track.keys = {key};
+    std::copy(values[static_cast<int>(track.kind)], values[static_cast<int>(track.kind)] + 4,
+              track.quantization.constant);
   }
   clip.tracks[0].coding = TrackCoding::kIdentity;
-  std::fill(clip.tracks[0].keys[0].decoded.value, clip.tracks[0].keys[0].decoded.value + 4, 0.f);
+  std::fill(clip.tracks[0].quantization.constant, clip.tracks[0].quantization.constant + 4, 0.f);
   const std::unique_ptr<PackedClip> packed = pack_clip(clip, 0.25f);
   ASSERT_TRUE(packed);
   Player player(packed->view);
@@ -591,7 +590,7 @@ TEST(Player, ConstantTracksDecodeToTheirValueBitForBit) {
     EXPECT_TRUE(test::matches_fitted(clip, pose, t));
     EXPECT_EQ(pose[0].translation.x, 0.f);
     EXPECT_EQ(pose[0].rotation.y, 0.6f);
-    EXPECT_EQ(pose[0].translation.z, clip.tracks[0].keys[0].decoded.value[2]);
+    EXPECT_EQ(pose[0].translation.z, constant_value(clip.tracks[0])[2]);
   }
   EXPECT_EQ(player.counters().keys_read, 0u);
 }

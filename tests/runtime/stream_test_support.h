@@ -638,8 +638,7 @@ inline FittedClip make_random_fitted_clip(uint32_t seed, uint32_t max_bones = 4,
     const bool rotation = track.kind == TrackKind::kRotation;
     const float coding_draw = rng.unit();
     if (coding_draw < 0.3f) {
-      // Identity or constant: one key holding the exact value.
-      FittedKey key;
+      // Identity or constant: no keys, the exact value in place.
       float value[4] = {0.f, 0.f, 0.f, 0.f};
       if (coding_draw < 0.15f) {
         track.coding = TrackCoding::kIdentity;
@@ -654,10 +653,7 @@ inline FittedClip make_random_fitted_clip(uint32_t seed, uint32_t max_bones = 4,
           for (int c = 0; c < 3; ++c) value[c] = rng.uniform(-3.f, 3.f);
         }
       }
-      std::copy(value, value + 4, key.decoded.value);
-      std::copy(value, value + 4, key.ideal);
-      key.decoded.frame = 0.f;
-      track.keys.push_back(key);
+      std::copy(value, value + 4, track.quantization.constant);
       clip.tracks.push_back(std::move(track));
       continue;
     }
