@@ -68,13 +68,23 @@ LaneArrivals& arrivals_of(LaneArrivals& slot) { return slot; }
 template <int Components, class Into>
 void read_keys(Into& into, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
                std::span<const StreamTrack> tracks, std::span<const uint8_t> key_widths, bool avx2) {
-  uint32_t open = detail::kNotRead;
+  uint32_t open = 0;
+  uint32_t scalar = due;
 #if KS_X86_64
-  // The kernel declines (kNotRead) when a due lane's key is not in one
-  // 64-bit load inside the stream: near its end, or wider than 57 bits.
-  if (avx2) open = detail::read_lane_keys_avx2(into, c, due, key_stream.data(), key_stream.size());
+  // Lanes of wide keys go to the scalar reader after the kernel has read the
+  // others (a block's arrivals: the kernel marks every lane it does not read
+  // as not arrived). The kernel declines (kNotRead) when a due lane's key is
+  // not in one 64-bit load inside the stream: near its end.
+  const uint32_t loaded = due & ~c.wide_lanes;
+  if (avx2 && loaded != 0) {
+    const uint32_t opened = detail::read_lane_keys_avx2(into, c, loaded, key_stream.data(), key_stream.size());
+    if (opened != detail::kNotRead) {
+      open = opened;
+      scalar = due & c.wide_lanes;
+    }
+  }
 #endif
-  if (open == detail::kNotRead) open = read_lane_keys_scalar<Components>(arrivals_of(into), c, due, key_stream);
+  if (scalar != 0) open |= read_lane_keys_scalar<Components>(arrivals_of(into), c, scalar, key_stream);
   for (; open != 0; open &= open - 1) {
     const uint32_t l = static_cast<uint32_t>(std::countr_zero(open));
     load_lane_layout(c, l, tracks[c.track[l]], key_widths, c.keys_read[l]);
@@ -108,6 +118,8 @@ void load_lane_layout(LaneCursors& c, uint32_t lane, const StreamTrack& track, s
   c.shift[kKeyFields][lane] = at;
   c.mask[kKeyFields][lane] = track.key_coding.negation_bits ? 1 : 0;
   c.key_bits[lane] = at + c.mask[kKeyFields][lane];
+  const uint32_t bit = 1u << lane;
+  c.wide_lanes = c.key_bits[lane] > kWidestLoadedKeyBits ? c.wide_lanes | bit : c.wide_lanes & ~bit;
   c.segment_end[lane] = kInitialKeysPerTrack + (segment + 1) * kKeysPerSegment;
 }
 

@@ -43,7 +43,15 @@ struct alignas(32) LaneCursors {
   uint32_t keys_read[kLanesPerBlock] = {};
   uint32_t segment_end[kLanesPerBlock] = {};  // the first key of the next segment
   uint32_t track[kLanesPerBlock] = {};        // the lane's track in the stream
+  // Lanes whose segment's keys are wider than the AVX2 kernel's one 64-bit
+  // load holds (bit l: lane l): read by the scalar reader, the others still
+  // eight at a time.
+  uint32_t wide_lanes = 0;
 };
+
+/// Keys wider than this are read lane by lane: a 64-bit load less the
+/// offset of the key's first bit in its byte.
+inline constexpr uint64_t kWidestLoadedKeyBits = 57;
 
 /// Points lane `lane` of `c` at key `key` (>= kInitialKeysPerTrack, below
 /// the track's key count) of `track`, whose widths are in `key_widths`: its

@@ -52,7 +52,7 @@ uint32_t read_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const uin
   // at most bytes - 8 (signed compares: bit offsets are below 2^35), and
   // no key wider than 57 bits (the load less its first byte's offset).
   const __m256i last_byte = _mm256_set1_epi64x(static_cast<long long>(bytes) - 8);
-  const __m256i widest = _mm256_set1_epi64x(57);
+  const __m256i widest = _mm256_set1_epi64x(static_cast<long long>(kWidestLoadedKeyBits));
   const __m256i outside_low = _mm256_or_si256(_mm256_cmpgt_epi64(_mm256_srli_epi64(bit_low, 3), last_byte),
                                               _mm256_cmpgt_epi64(load(c.key_bits), widest));
   const __m256i outside_high = _mm256_or_si256(_mm256_cmpgt_epi64(_mm256_srli_epi64(bit_high, 3), last_byte),
