@@ -13,12 +13,26 @@ namespace {
 // track_error normalises again, and a float normalisation is not idempotent,
 // so measuring an unnormalised value could differ in its last bits from the
 // error measured on the player's output.
-void evaluate_key_segment(std::span<const FittedKey> keys, size_t i, float t, TrackKind kind, float out[4]) {
+//
+// A segment measured at many times builds its coefficients once
+// (key_segment_coefficients, then evaluate_key_coefficients): the same two
+// steps evaluate_segment takes, so the same bits, without rebuilding them
+// per frame (long mocap measures thousands of frames per segment build).
+SegmentCoefficients key_segment_coefficients(std::span<const FittedKey> keys, size_t i, TrackKind kind) {
   const size_t last = keys.size() - 1;
   const CurveKey& prev = keys[i > 0 ? i - 1 : 0].decoded;
   const CurveKey& next = keys[std::min(i + 2, last)].decoded;
-  evaluate_segment(prev, keys[i].decoded, keys[std::min(i + 1, last)].decoded, next, t, component_count(kind), out);
+  return segment_coefficients(prev, keys[i].decoded, keys[std::min(i + 1, last)].decoded, next,
+                              component_count(kind));
+}
+
+void evaluate_key_coefficients(const SegmentCoefficients& s, float t, TrackKind kind, float out[4]) {
+  evaluate_coefficients(s, t, component_count(kind), out);
   if (kind == TrackKind::kRotation) normalize_rotation(out);
+}
+
+void evaluate_key_segment(std::span<const FittedKey> keys, size_t i, float t, TrackKind kind, float out[4]) {
+  evaluate_key_coefficients(key_segment_coefficients(keys, i, kind), t, kind, out);
 }
 
 // The segment frame time t falls in: the one starting at the last key at or
@@ -219,9 +233,10 @@ void TrackFitter::measure_segment(size_t i) {
   const uint32_t to = keys[i + 1].frame;
   float worst = 0.f;
   uint32_t worst_frame = from;
+  const SegmentCoefficients segment = key_segment_coefficients(keys, i, m_kind);
   for (uint32_t f = from + 1; f < to; ++f) {
     float value[4] = {0, 0, 0, 0};
-    evaluate_key_segment(keys, i, static_cast<float>(f), m_kind, value);
+    evaluate_key_coefficients(segment, static_cast<float>(f), m_kind, value);
     const float error = track_error(m_kind, m_samples[f].data(), value);
     if (error > worst) {
       worst = error;
@@ -232,7 +247,7 @@ void TrackFitter::measure_segment(size_t i) {
                                        [](float t, const TimedSample& s) { return t < s.frame_time; });
   for (auto s = inside; s != m_between.end() && s->frame_time < static_cast<float>(to); ++s) {
     float value[4] = {0, 0, 0, 0};
-    evaluate_key_segment(keys, i, s->frame_time, m_kind, value);
+    evaluate_key_coefficients(segment, s->frame_time, m_kind, value);
     const float error = track_error(m_kind, s->value.data(), value);
     if (error > worst) {
       worst = error;
@@ -332,11 +347,17 @@ void decode_track(const FittedTrack& track, std::span<Sample> out) {
     return;
   }
   size_t at_or_before = 0;  // keys at or before the frame
+  size_t built = SIZE_MAX;   // the segment `segment` holds
+  SegmentCoefficients segment;
   for (size_t f = 0; f < out.size(); ++f) {
     while (at_or_before < keys.size() && keys[at_or_before].frame <= f) ++at_or_before;
     size_t i = at_or_before > 0 ? at_or_before - 1 : 0;
     if (i >= keys.size() - 1) i = keys.size() - 2;
-    evaluate_key_segment(keys, i, static_cast<float>(f), track.kind, out[f].data());
+    if (i != built) {
+      segment = key_segment_coefficients(keys, i, track.kind);
+      built = i;
+    }
+    evaluate_key_coefficients(segment, static_cast<float>(f), track.kind, out[f].data());
   }
 }
 
