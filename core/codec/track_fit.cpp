@@ -86,6 +86,9 @@ void TrackFitter::fit_from_start() {
   m_track.floor = 0.f;
   m_track.floor_is_limit = false;
   m_track.quantization = {};
+  m_pool.clear();
+  m_next.clear();
+  m_prev.clear();
   m_segment_error.clear();
   m_segment_worst.clear();
   m_heap.clear();
@@ -172,7 +175,7 @@ bool TrackFitter::try_constant() {
 // End keys and both keys of every discontinuity.
 void TrackFitter::place_initial_keys() {
   const size_t last = m_samples.size() - 1;
-  m_track.keys.push_back(make_key(0, m_samples[0].data()));
+  uint32_t newest = append_key(make_key(0, m_samples[0].data()), kNoKey);
   std::vector<float> steps(m_samples.size(), 0.f);  // steps[f]: change from frame f-1 to f
   for (size_t f = 1; f <= last; ++f) steps[f] = track_error(m_kind, m_samples[f - 1].data(), m_samples[f].data());
   const float ratio = m_options.discontinuity_ratio;
@@ -190,34 +193,47 @@ void TrackFitter::place_initial_keys() {
       for (int c = 0; c < 4; ++c) left[c] = 2.f * m_samples[f - 1][c] - m_samples[f - 2][c];
       if (m_kind == TrackKind::kRotation) normalize_rotation(left.data());
     }
-    m_track.keys.push_back(make_key(static_cast<uint16_t>(f), left.data()));
-    m_track.keys.push_back(make_key(static_cast<uint16_t>(f), m_samples[f].data()));
+    newest = append_key(make_key(static_cast<uint16_t>(f), left.data()), newest);
+    newest = append_key(make_key(static_cast<uint16_t>(f), m_samples[f].data()), newest);
     ++m_track.discontinuities;
   }
-  if (m_track.keys.back().frame != last) {
-    m_track.keys.push_back(make_key(static_cast<uint16_t>(last), m_samples[last].data()));
+  if (m_pool[newest].frame != last) {
+    newest = append_key(make_key(static_cast<uint16_t>(last), m_samples[last].data()), newest);
   }
-  align_from(1, /*until_unchanged=*/false);
-  m_segment_error.assign(m_track.keys.size() - 1, 0.f);
-  m_segment_worst.assign(m_track.keys.size() - 1, 0);
-  for (size_t i = 0; i + 1 < m_track.keys.size(); ++i) {
-    measure_segment(i);
-    push_segment(i);
+  if (m_next[0] != kNoKey) align_from(m_next[0], /*until_unchanged=*/false);
+  for (uint32_t k = 0; m_next[k] != kNoKey; k = m_next[k]) {
+    measure_segment(k);
+    push_segment(k);
   }
+}
+
+// Adds `key` to the pool and links it in after key `after` (kNoKey: as the
+// first); returns its index.
+uint32_t TrackFitter::append_key(const FittedKey& key, uint32_t after) {
+  const uint32_t k = static_cast<uint32_t>(m_pool.size());
+  m_pool.push_back(key);
+  const uint32_t before = after == kNoKey ? kNoKey : m_next[after];
+  m_prev.push_back(after);
+  m_next.push_back(before);
+  if (after != kNoKey) m_next[after] = k;
+  if (before != kNoKey) m_prev[before] = k;
+  m_segment_error.push_back(0.f);
+  m_segment_worst.push_back(0);
+  return k;
 }
 
 // Re-applies the player's hemisphere fix from key `first` on. After an
 // insertion the keys beyond were aligned already, so the chain can stop at
 // the first key whose sign does not change (`until_unchanged`).
-void TrackFitter::align_from(size_t first, bool until_unchanged) {
+void TrackFitter::align_from(uint32_t first, bool until_unchanged) {
   if (m_kind != TrackKind::kRotation) return;
-  std::vector<FittedKey>& keys = m_track.keys;
-  for (size_t k = std::max<size_t>(first, 1); k < keys.size(); ++k) {
-    CurveKey fixed = decode_key(m_kind, m_track.quantization, keys[k].codes, keys[k].frame);
-    align_hemisphere(keys[k - 1].decoded, fixed);
-    const bool unchanged = std::equal(fixed.value, fixed.value + 4, keys[k].decoded.value);
-    keys[k].decoded = fixed;
-    if (until_unchanged && unchanged && k > first) break;
+  for (uint32_t k = first; k != kNoKey; k = m_next[k]) {
+    if (m_prev[k] == kNoKey) continue;  // the first key has nothing to align with
+    CurveKey fixed = decode_key(m_kind, m_track.quantization, m_pool[k].codes, m_pool[k].frame);
+    align_hemisphere(m_pool[m_prev[k]].decoded, fixed);
+    const bool unchanged = std::equal(fixed.value, fixed.value + 4, m_pool[k].decoded.value);
+    m_pool[k].decoded = fixed;
+    if (until_unchanged && unchanged && k != first) break;
   }
 }
 
@@ -227,13 +243,18 @@ void TrackFitter::align_from(size_t first, bool until_unchanged) {
 // the two frames of a one-frame segment is what no key at a frame can bring
 // closer: its error counts, and the segment is not split (split frame =
 // its first).
-void TrackFitter::measure_segment(size_t i) {
-  const std::vector<FittedKey>& keys = m_track.keys;
-  const uint32_t from = keys[i].frame;
-  const uint32_t to = keys[i + 1].frame;
+void TrackFitter::measure_segment(uint32_t key) {
+  // Its neighbours clamped at the ends of the track, as in the player's window.
+  const uint32_t after = m_next[key];
+  const uint32_t outer_before = m_prev[key] == kNoKey ? key : m_prev[key];
+  const uint32_t outer_after = m_next[after] == kNoKey ? after : m_next[after];
+  const uint32_t from = m_pool[key].frame;
+  const uint32_t to = m_pool[after].frame;
   float worst = 0.f;
   uint32_t worst_frame = from;
-  const SegmentCoefficients segment = key_segment_coefficients(keys, i, m_kind);
+  const SegmentCoefficients segment =
+      segment_coefficients(m_pool[outer_before].decoded, m_pool[key].decoded, m_pool[after].decoded,
+                           m_pool[outer_after].decoded, component_count(m_kind));
   for (uint32_t f = from + 1; f < to; ++f) {
     float value[4] = {0, 0, 0, 0};
     evaluate_key_coefficients(segment, static_cast<float>(f), m_kind, value);
@@ -255,60 +276,53 @@ void TrackFitter::measure_segment(size_t i) {
       worst_frame = to - from >= 2 ? std::clamp(nearest, from + 1, to - 1) : from;
     }
   }
-  m_segment_error[i] = worst;
-  m_segment_worst[i] = worst_frame;
+  m_segment_error[key] = worst;
+  m_segment_worst[key] = worst_frame;
 }
 
-void TrackFitter::push_segment(size_t i) {
-  if (!(m_segment_error[i] > 0.f)) return;
-  m_heap.push_back({m_segment_error[i], m_track.keys[i].frame});
+void TrackFitter::push_segment(uint32_t key) {
+  if (!(m_segment_error[key] > 0.f)) return;
+  m_heap.push_back({m_segment_error[key], key});
   std::push_heap(m_heap.begin(), m_heap.end());
 }
 
 void TrackFitter::refine() {
-  std::vector<FittedKey>& keys = m_track.keys;
   while (!m_heap.empty()) {
     const Candidate top = m_heap.front();
     if (top.error <= m_threshold) return;  // every segment is within the threshold
     std::pop_heap(m_heap.begin(), m_heap.end());
     m_heap.pop_back();
-    // The segment starting at top.from_frame with a length: after the last
-    // key at that frame. A stale entry (re-measured since) is dropped.
-    const size_t at = static_cast<size_t>(
-        std::upper_bound(keys.begin(), keys.end(), top.from_frame,
-                         [](uint32_t v, const FittedKey& k) { return v < k.frame; }) - keys.begin());
-    if (at == 0 || at >= keys.size()) continue;
-    const size_t i = at - 1;
-    if (keys[i].frame != top.from_frame || m_segment_error[i] != top.error) continue;
-    const uint32_t from = keys[i].frame;
-    const uint32_t to = keys[i + 1].frame;
-    size_t split = i;  // the segment the new key goes into
+    // A stale entry (its segment re-measured since) is dropped.
+    const uint32_t i = top.key;
+    if (m_next[i] == kNoKey || m_segment_error[i] != top.error) continue;
+    const uint32_t from = m_pool[i].frame;
+    const uint32_t to = m_pool[m_next[i]].frame;
+    uint32_t split = i;  // the key the new key goes after
     uint32_t frame = m_options.split_rule == SplitRule::kMidpoint ? from + (to - from) / 2 : m_segment_worst[i];
     if (frame <= from || frame >= to) {
       // A one-frame segment over its threshold (at a key between frames):
       // its tangents come from the keys either side, so a key at the frame
       // next to it, in the segment beside, is what can still bring it closer.
-      if (i + 2 < keys.size() && uint32_t{keys[i + 2].frame} > to + 1) {
-        split = i + 1;
+      const uint32_t beyond = m_next[m_next[i]];
+      if (beyond != kNoKey && uint32_t{m_pool[beyond].frame} > to + 1) {
+        split = m_next[i];
         frame = to + 1;
-      } else if (i >= 1 && uint32_t{keys[i - 1].frame} + 1 < from) {
-        split = i - 1;
+      } else if (m_prev[i] != kNoKey && uint32_t{m_pool[m_prev[i]].frame} + 1 < from) {
+        split = m_prev[i];
         frame = from - 1;
       } else {
         continue;  // keys at every frame around it: as close as frames get
       }
     }
-    keys.insert(keys.begin() + static_cast<std::ptrdiff_t>(split + 1),
-                make_key(static_cast<uint16_t>(frame), m_samples[frame].data()));
-    align_from(split + 1);
-    m_segment_error.insert(m_segment_error.begin() + static_cast<std::ptrdiff_t>(split + 1), 0.f);
-    m_segment_worst.insert(m_segment_worst.begin() + static_cast<std::ptrdiff_t>(split + 1), 0);
-    // The new key is a neighbour in the windows of segments split-1 .. split+2.
-    const size_t first = split > 0 ? split - 1 : 0;
-    const size_t end = std::min(split + 3, m_segment_error.size());
-    for (size_t s = first; s < end; ++s) {
-      measure_segment(s);
-      push_segment(s);
+    const uint32_t added = append_key(make_key(static_cast<uint16_t>(frame), m_samples[frame].data()), split);
+    align_from(added);
+    // The new key is a neighbour in the windows of the segments from the key
+    // before `split` to the one after the new key.
+    const uint32_t remeasured[4] = {m_prev[split], split, added, m_next[added]};
+    for (const uint32_t k : remeasured) {
+      if (k == kNoKey || m_next[k] == kNoKey) continue;
+      measure_segment(k);
+      push_segment(k);
     }
   }
 }
@@ -316,7 +330,12 @@ void TrackFitter::refine() {
 void TrackFitter::finish() {
   float worst = 0.f;
   for (float e : m_segment_error) worst = std::max(worst, e);
-  const std::vector<FittedKey>& keys = m_track.keys;
+  std::vector<FittedKey>& keys = m_track.keys;
+  keys.clear();
+  if (!m_pool.empty()) {
+    keys.reserve(m_pool.size());
+    for (uint32_t k = 0; k != kNoKey; k = m_next[k]) keys.push_back(m_pool[k]);
+  }
   if (m_track.coding != TrackCoding::kAnimated) {
     const float* value = constant_value(m_track);
     for (size_t f = 0; f < m_samples.size(); ++f) worst = std::max(worst, track_error(m_kind, m_samples[f].data(), value));

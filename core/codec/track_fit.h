@@ -95,12 +95,15 @@ class TrackFitter {
   FittedTrack& track() { return m_track; }
 
  private:
+  static constexpr uint32_t kNoKey = UINT32_MAX;
+
   void fit_from_start();
   bool try_constant();
   void place_initial_keys();
-  void align_from(size_t first, bool until_unchanged = true);
-  void measure_segment(size_t i);
-  void push_segment(size_t i);
+  uint32_t append_key(const FittedKey& key, uint32_t after);
+  void align_from(uint32_t first, bool until_unchanged = true);
+  void measure_segment(uint32_t key);
+  void push_segment(uint32_t key);
   void refine();
   void finish();
   FittedKey make_key(uint16_t frame, const float* value) const;
@@ -112,12 +115,19 @@ class TrackFitter {
   TrackFitOptions m_options;
   float m_threshold = 0.f;
   bool m_fitted = false;
-  FittedTrack m_track;
-  std::vector<float> m_segment_error;     // per segment: largest error strictly inside it
-  std::vector<uint32_t> m_segment_worst;  // per segment: the frame to split it at (its first: none inside)
+  FittedTrack m_track;  // its keys are copied out of the chain below by finish()
+  // The keys while refining: a list in frame order over a pool that only
+  // grows (key 0 at frame 0 first), so an insertion costs the same anywhere.
+  // A sorted vector moved its tail on every insertion: on long mocap (4,500
+  // frames, thousands of keys a track) that was a fifth of a fit.
+  std::vector<FittedKey> m_pool;
+  std::vector<uint32_t> m_next;  // per key: the key after it in frame order, or kNoKey
+  std::vector<uint32_t> m_prev;  // per key: the key before it, or kNoKey
+  std::vector<float> m_segment_error;     // per key: largest error strictly inside the segment it starts
+  std::vector<uint32_t> m_segment_worst;  // per key: the frame to split that segment at (its first: none inside)
   struct Candidate {
     float error;
-    uint32_t from_frame;  // the segment's first frame (unique: a zero-length segment has no error)
+    uint32_t key;  // the segment's first key
     bool operator<(const Candidate& other) const { return error < other.error; }
   };
   std::vector<Candidate> m_heap;  // segments by error, lazily updated
