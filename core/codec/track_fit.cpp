@@ -22,8 +22,7 @@ SegmentCoefficients key_segment_coefficients(std::span<const FittedKey> keys, si
   const size_t last = keys.size() - 1;
   const CurveKey& prev = keys[i > 0 ? i - 1 : 0].decoded;
   const CurveKey& next = keys[std::min(i + 2, last)].decoded;
-  return segment_coefficients(prev, keys[i].decoded, keys[std::min(i + 1, last)].decoded, next,
-                              component_count(kind));
+  return segment_coefficients(prev, keys[i].decoded, keys[std::min(i + 1, last)].decoded, next, component_count(kind));
 }
 
 void evaluate_key_coefficients(const SegmentCoefficients& s, float t, TrackKind kind, float out[4]) {
