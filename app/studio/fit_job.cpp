@@ -39,19 +39,33 @@ void bone_tolerances_of(const ImportedClip& clip, const FitSettings& settings, c
 }  // namespace
 
 std::shared_ptr<const FitResult> run_fit(std::shared_ptr<const ImportedClip> source, const CodecSettings& settings,
-                                         uint64_t generation, unsigned threads) {
+                                         uint64_t generation, unsigned threads, RunProgress* progress) {
   const ImportedClip& clip = *source;
   auto result = std::make_shared<FitResult>();
   result->clip = std::move(source);
   result->generation = generation;
   result->settings = settings;
+  // Between stages: a run abandoned while packing or measuring stops there.
+  const auto enter = [&](FitStage stage) {
+    if (progress == nullptr) return true;
+    if (progress->fit.abandoned()) {
+      result->abandoned = true;
+      result->error = kFitAbandonedError;
+      return false;
+    }
+    progress->stage.store(stage, std::memory_order_relaxed);
+    return true;
+  };
   auto start = std::chrono::steady_clock::now();
-  Result<FittedClip> fitted = fit_clip(clip.skeleton, clip.clip, settings.fit, threads);
+  Result<FittedClip> fitted =
+      fit_clip(clip.skeleton, clip.clip, settings.fit, threads, progress != nullptr ? &progress->fit : nullptr);
   result->fit_ms = ms_since(start);
   if (!fitted) {
+    result->abandoned = progress != nullptr && progress->fit.abandoned();
     result->error = fitted.error();
     return result;
   }
+  if (!enter(FitStage::kPacking)) return result;
   result->fitted = std::move(fitted.value());
   bone_tolerances_of(clip, settings.fit, result->fitted, *result);
   start = std::chrono::steady_clock::now();
@@ -70,6 +84,7 @@ std::shared_ptr<const FitResult> run_fit(std::shared_ptr<const ImportedClip> sou
     return result;
   }
   result->view = std::move(view.value());
+  if (!enter(FitStage::kMeasuring)) return result;
   start = std::chrono::steady_clock::now();
   MeasureSettings measure_settings;
   measure_settings.bone_shell_distance_m = result->bone_shell_distance_m;

@@ -78,6 +78,8 @@ constexpr const char* kUsage =
   "                           compress line that writes the same stream (to\n"
   "                           --save-stream's file, else the default beside FILE)\n"
   "  --show-file-menu         with --screenshot: the File menu clicked open\n"
+    "  --show-refitting         with --screenshot: taken while a refit at half\n"
+    "                           the tolerance runs (the Settings panel's progress)\n"
   "  --open-choose FILE       File > Open: click FILE in the Open window (the\n"
   "                           studio then prints what is open)\n"
   "  --open-choose-animation N\n"
@@ -226,6 +228,8 @@ int main(int argc, char** argv) {
       options.print_command = true;
     } else if (arg == "--show-file-menu") {
       options.show_file_menu = true;
+    } else if (arg == "--show-refitting") {
+      options.show_refitting = true;
     } else if (arg == "--open-choose") {
       if (!value(text) || text.empty()) return usage_error("--open-choose needs a file name");
       options.open_choose = std::filesystem::path(text);
@@ -272,6 +276,7 @@ int main(int argc, char** argv) {
   }
   if (ks::Status s = options.import.validate(); !s) return usage_error(s.error());
   if (options.show_file_menu && !options.screenshot) return usage_error("--show-file-menu needs --screenshot");
+  if (options.show_refitting && !options.screenshot) return usage_error("--show-refitting needs --screenshot");
   if ((options.open_press || options.open_escape || options.open_choose_animation != 0) && !options.open_choose) {
     return usage_error("--open-press, --open-escape and --open-choose-animation need --open-choose FILE");
   }

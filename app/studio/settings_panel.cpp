@@ -6,10 +6,13 @@
 
 #include <imgui.h>
 
+#include <cfloat>
+#include <cstdio>
 #include <string>
 
 #include "app/studio/bone_tolerance_edit.h"
 #include "app/studio/panels.h"
+#include "app/studio/refit_worker.h"
 #include "core/clip/excerpt.h"
 
 namespace ks::studio {
@@ -43,13 +46,15 @@ bool draw_tolerance(FitSettings& fit) {
   ImGui::BeginDisabled(local);
   changed |= scaled_slider("tolerance (mm)", &fit.tolerance_m, 1000.f, 0.001f, 10.f, "%.3g mm");
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("E: at every source frame, every virtual vertex of every bone of the decoded\n"
-                      "pose lies within E of the source's. Ctrl+click to type.");
+    ImGui::SetTooltip(
+        "E: at every source frame, every virtual vertex of every bone of the decoded\n"
+        "pose lies within E of the source's. Ctrl+click to type.");
   }
   changed |= scaled_slider("shell distance (cm)", &fit.shell_distance_m, 100.f, 0.1f, 200.f, "%.3g cm");
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("d: how far from each bone its virtual vertices are (about the reach of the\n"
-                      "skin around it). Default 3 cm, as ACL's.");
+    ImGui::SetTooltip(
+        "d: how far from each bone its virtual vertices are (about the reach of the\n"
+        "skin around it). Default 3 cm, as ACL's.");
   }
   if (fit.bone_tolerances.empty()) {
     ImGui::TextDisabled("no per-bone overrides (set one in Bones)");
@@ -89,8 +94,9 @@ bool draw_advanced(CodecSettings& s) {
     changed = true;
   }
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("Version 1's bound: every track within a threshold of its kind in its own\n"
-                      "space, whatever its bone's lever. No object-space promise.");
+    ImGui::SetTooltip(
+        "Version 1's bound: every track within a threshold of its kind in its own\n"
+        "space, whatever its bone's lever. No object-space promise.");
   }
   ImGui::BeginDisabled(!local);
   changed |= scaled_slider("translation (mm)", &fit.translation_error_m, 1000.f, 0.01f, 50.f, "%.3f mm");
@@ -107,8 +113,9 @@ bool draw_advanced(CodecSettings& s) {
   changed |= slider("discontinuity ratio", &fit.discontinuity_ratio, 0.f, 64.f, "%.1f (0 = never)", false);
   changed |= ImGui::Checkbox("auto jump interval", &s.pack.auto_jump_interval);
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("The shortest interval whose jump frames take at most 10%% of the stream,\n"
-                      "no shorter than seeks need (the timeline's ticks show the one chosen)");
+    ImGui::SetTooltip(
+        "The shortest interval whose jump frames take at most 10%% of the stream,\n"
+        "no shorter than seeks need (the timeline's ticks show the one chosen)");
   }
   ImGui::BeginDisabled(s.pack.auto_jump_interval);
   changed |= slider("jump interval (s)", &s.pack.jump_interval_s, 0.f, 10.f, "%.2f s (0 = none)", false);
@@ -122,15 +129,48 @@ bool draw_advanced(CodecSettings& s) {
   return changed;
 }
 
+// A running fit as a bar: its pass over the tracks, then packing and
+// measuring. Text wraps: the panel may be narrow.
+void draw_fit_progress(const RefitStatus& s) {
+  const ImVec4 busy_color(1.f, 0.8f, 0.3f, 1.f);
+  if (!s.running) {
+    ImGui::TextColored(busy_color, "fitting...");
+    return;
+  }
+  char label[96];
+  float fraction = 1.f;
+  switch (s.stage) {
+    case FitStage::kFitting:
+      fraction = s.pass_tracks > 0 ? static_cast<float>(s.pass_tracks_done) / static_cast<float>(s.pass_tracks) : 0.f;
+      std::snprintf(label, sizeof label, "pass %u: %u / %u tracks", s.pass, s.pass_tracks_done, s.pass_tracks);
+      break;
+    case FitStage::kPacking: std::snprintf(label, sizeof label, "packing"); break;
+    case FitStage::kMeasuring: std::snprintf(label, sizeof label, "measuring"); break;
+  }
+  // A dark amber fill: the label, in the usual text colour, reads on it and past it.
+  ImGui::PushStyleColor(ImGuiCol_PlotHistogram, ImVec4(0.55f, 0.38f, 0.05f, 1.f));
+  ImGui::ProgressBar(fraction, ImVec2(-FLT_MIN, 0.f), label);
+  ImGui::PopStyleColor();
+  ImGui::PushStyleColor(ImGuiCol_Text, busy_color);
+  ImGui::TextWrapped("fitting for %.1f s; a change of settings abandons a fit expected to take longer than %.2f s more",
+                     s.running_s, RefitWorker::kKeepIfDoneWithin);
+  ImGui::PopStyleColor();
+}
+
 void draw_fit_status(const StudioState& state) {
   if (state.fitting) {
-    ImGui::TextColored(ImVec4(1.f, 0.8f, 0.3f, 1.f), "fitting...");
+    draw_fit_progress(state.refit);
   } else if (state.result && !state.result->error.empty()) {
     ImGui::TextColored(ImVec4(1.f, 0.4f, 0.4f, 1.f), "fit failed:");
     ImGui::TextWrapped("%s", excerpt(state.result->error, 500).c_str());  // may quote a whole name from the file
   } else if (const FitResult* r = state.current_result()) {
-    ImGui::Text("fit %.1f ms (%u rounds), pack %.1f ms, measure %.1f ms", r->fit_ms, r->fitted.rounds, r->pack_ms,
-                r->measure_ms);
+    // Wrapped: a narrow panel (1280x800) still shows all of it.
+    ImGui::TextWrapped("fit %.1f ms (%u rounds), pack %.1f ms, measure %.1f ms", r->fit_ms, r->fitted.rounds,
+                       r->pack_ms, r->measure_ms);
+    if (state.refit.abandoned > 0) {
+      ImGui::TextDisabled("%llu fits abandoned for newer settings",
+                          static_cast<unsigned long long>(state.refit.abandoned));
+    }
   } else {
     ImGui::TextDisabled("no clip open");
   }

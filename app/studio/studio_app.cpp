@@ -189,7 +189,8 @@ void StudioApp::handle_requests() {
     m_worker.request(m_state.clip, m_state.settings);
   }
   m_state.result = m_worker.latest();
-  m_state.fitting = m_worker.busy();
+  m_state.refit = m_worker.status();
+  m_state.fitting = m_state.refit.busy;
   if (const FitResult* r = m_state.current_result(); r != nullptr && !m_state.selection_chosen) {
     if (const int worst = worst_bone(*r, /*moving_only=*/true); worst >= 0) m_state.selected_bone = worst;
     m_state.selection_chosen = true;

@@ -49,6 +49,7 @@ struct StudioOptions {
   std::optional<std::filesystem::path> export_glb;   // Export decoded glTF... to this path
   bool print_command = false;                        // Copy as command, and print the command to stdout
   bool show_file_menu = false;                       // the screenshot shows the File menu open
+  bool show_refitting = false;  // the screenshot is taken while a refit at half the tolerance runs
   // The Open window, as clicks would drive it: shown, the cursor on this
   // file, this animation of it chosen, then (open_press) Open pressed. The
   // studio prints what is open afterwards.
@@ -114,6 +115,7 @@ class StudioApp {
   // menu script ran and how, and where the File menu's label is (to click it).
   int m_settled_frames = 0;
   bool m_script_ran = false;
+  bool m_refit_shot_requested = false;  // --show-refitting: the refit is asked for; shoot while it runs
   bool m_script_ok = true;
   float m_file_menu_x = -1.f, m_file_menu_y = -1.f;
   // Responsiveness check (--simulate-drag).

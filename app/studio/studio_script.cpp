@@ -63,6 +63,25 @@ bool StudioApp::report_open() const {
 }
 
 std::optional<int> StudioApp::scripted_frame(int width, int height) {
+  if (m_refit_shot_requested) {
+    // --show-refitting: this frame was drawn while the refit ran with a
+    // track fitted (the progress bar has something to show), or the refit
+    // is still starting; a fit that ends before being caught fails.
+    if (m_state.refit.running && m_state.refit.pass_tracks_done > 0) {
+      if (Status s = write_framebuffer_png(*m_options.screenshot, width, height); !s) {
+        std::fprintf(stderr, "keystream-studio: %s\n", s.error().c_str());
+        return 1;
+      }
+      std::printf("refitting: pass %u, %u / %u tracks\n", m_state.refit.pass, m_state.refit.pass_tracks_done,
+                  m_state.refit.pass_tracks);
+      return 0;
+    }
+    if (!m_state.fitting && !m_state.refit_requested) {
+      std::fprintf(stderr, "keystream-studio: --show-refitting: the refit ended before a frame showed it\n");
+      return 1;
+    }
+    return std::nullopt;
+  }
   // Wait for the fit, then give ImGui a few frames to size its windows.
   const bool done = !m_state.fitting && m_state.current_result() != nullptr && !m_state.refit_requested;
   if (!done && m_state.result && !m_state.result->error.empty() && !m_state.fitting) {
@@ -90,6 +109,12 @@ std::optional<int> StudioApp::scripted_frame(int width, int height) {
   }
   // The File menu is pressed at the first of these frames and drawn open by the fifth.
   if (m_settled_frames < (m_options.show_file_menu ? 5 : 3)) return std::nullopt;
+  if (m_options.show_refitting) {
+    m_state.settings.fit.tolerance_m *= 0.5f;
+    m_state.refit_requested = true;
+    m_refit_shot_requested = true;
+    return std::nullopt;
+  }
   if (m_options.open_choose && !report_open()) m_script_ok = false;
   if (!m_options.screenshot) return m_script_ok ? 0 : 1;
   for (const ViewRect& view : m_viewport->view_rects()) {

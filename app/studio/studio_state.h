@@ -27,6 +27,7 @@ struct StudioState {
   CodecSettings settings;
   std::shared_ptr<const FitResult> result;
   bool fitting = false;
+  RefitStatus refit;  // the running fit's progress, when `fitting`
 
   // Selection, shared by the bone tree, the curves and the viewport.
   int selected_bone = 0;

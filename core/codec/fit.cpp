@@ -91,18 +91,30 @@ float local_threshold(TrackKind kind, const FitSettings& s) {
   return 0.f;
 }
 
-// Runs work(i) for every index in `indices` on up to `threads` threads.
+// Runs work(i) for every index in `indices` on up to `threads` threads, as
+// one pass of `progress` (when given): counted track by track, and stopped
+// before the next track once the caller abandons it. False when abandoned.
 template <class Work>
-void parallel_for(const std::vector<size_t>& indices, unsigned threads, const Work& work) {
+bool parallel_for(const std::vector<size_t>& indices, unsigned threads, FitProgress* progress, const Work& work) {
+  if (progress != nullptr) {
+    progress->pass_tracks_done.store(0, std::memory_order_relaxed);
+    progress->pass_tracks.store(static_cast<uint32_t>(indices.size()), std::memory_order_relaxed);
+    progress->pass.fetch_add(1, std::memory_order_relaxed);
+  }
   std::atomic<size_t> next{0};
   auto run = [&] {
-    for (size_t i = next++; i < indices.size(); i = next++) work(indices[i]);
+    for (size_t i = next++; i < indices.size(); i = next++) {
+      if (progress != nullptr && progress->abandoned()) return;
+      work(indices[i]);
+      if (progress != nullptr) progress->pass_tracks_done.fetch_add(1, std::memory_order_relaxed);
+    }
   };
   const unsigned count = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(indices.size())));
   std::vector<std::thread> workers;
   for (unsigned w = 1; w < count; ++w) workers.emplace_back(run);
   run();
   for (std::thread& w : workers) w.join();
+  return progress == nullptr || !progress->abandoned();
 }
 
 // A track's error threshold, in its unit, for `share_m` metres at the vertices.
@@ -120,11 +132,13 @@ float threshold_for_share(TrackKind kind, float share_m, const BoneLever& lever)
 class ObjectSpaceFit {
  public:
   ObjectSpaceFit(const Skeleton& skeleton, const RawClip& clip, const BoneTolerances& tolerances,
-                 const TrackSources& sources, const TrackFitOptions& options, unsigned threads)
+                 const TrackSources& sources, const TrackFitOptions& options, unsigned threads,
+                 FitProgress* progress)
       : m_skeleton(skeleton), m_clip(clip), m_tolerances(tolerances), m_sources(sources), m_options(options),
-        m_threads(threads), m_bones(skeleton.bone_count()) {}
+        m_threads(threads), m_progress(progress), m_bones(skeleton.bone_count()) {}
 
-  /// Fits every track into `tracks` (3 per bone) and returns how each bone fared.
+  /// Fits every track into `tracks` (3 per bone) and returns how each bone
+  /// fared; nothing when abandoned (FitProgress).
   std::vector<BoneFit> run(std::vector<FittedTrack>& tracks, uint32_t& rounds) {
     m_tracks = &tracks;
     const size_t track_count = 3 * m_bones;
@@ -166,7 +180,7 @@ class ObjectSpaceFit {
     }
     bool stuck = false;  // no bone over has a track that can get closer, or its error stopped falling
     for (rounds = 1;; ++rounds) {
-      parallel_for(changed, m_threads, [&](size_t t) { fit_track(t); });
+      if (!parallel_for(changed, m_threads, m_progress, [&](size_t t) { fit_track(t); })) return {};
       measure(bones);
       if (rounds >= kMaxRounds) break;
       changed = tighten(bones, animated);
@@ -176,6 +190,7 @@ class ObjectSpaceFit {
     if (std::all_of(bones.begin(), bones.end(), [](const BoneFit& b) { return b.met(); })) {
       for (uint32_t pass = 0; pass < kLoosenRounds; ++pass) {
         if (!loosen(bones, animated)) break;
+        if (m_progress != nullptr && m_progress->abandoned()) return {};
         ++rounds;
       }
     }
@@ -338,7 +353,7 @@ class ObjectSpaceFit {
       m_thresholds[t] *= factor;
     }
     if (raised.empty()) return false;
-    parallel_for(raised, m_threads, [&](size_t t) { fit_track(t); });
+    if (!parallel_for(raised, m_threads, m_progress, [&](size_t t) { fit_track(t); })) return false;
     measure(bones);
     std::vector<uint8_t> restored(raised.size(), 0);
     for (bool over = true; over;) {
@@ -409,6 +424,7 @@ class ObjectSpaceFit {
   const TrackSources& m_sources;
   TrackFitOptions m_options;
   unsigned m_threads;
+  FitProgress* m_progress;  // may be null
   size_t m_bones;
   std::vector<FittedTrack>* m_tracks = nullptr;  // run's output: the tracks fitted once, then all
   std::vector<TrackFitter> m_fitters;            // the animated tracks'
@@ -473,7 +489,7 @@ bool FittedClip::bound_met() const {
 }
 
 Result<FittedClip> fit_clip(const Skeleton& skeleton, const RawClip& clip, const FitSettings& settings,
-                            unsigned threads) {
+                            unsigned threads, FitProgress* progress) {
   if (Status s = settings.validate(); !s) return Error{"fit settings: " + s.error()};
   if (Status s = clip.validate(skeleton); !s) return Error{"clip \"" + excerpt(clip.name) + "\": " + s.error()};
   const size_t track_count = 3 * skeleton.bone_count();
@@ -510,14 +526,15 @@ Result<FittedClip> fit_clip(const Skeleton& skeleton, const RawClip& clip, const
   if (settings.error_mode == ErrorMode::kLocal) {
     std::vector<size_t> all(track_count);
     for (size_t t = 0; t < track_count; ++t) all[t] = t;
-    parallel_for(all, threads, [&](size_t t) {
+    parallel_for(all, threads, progress, [&](size_t t) {
       fitted.tracks[t] = fit_once(sources, t, options, local_threshold(static_cast<TrackKind>(t % 3), settings));
     });
     fitted.rounds = 1;
   } else {
-    ObjectSpaceFit fit(skeleton, clip, tolerances, sources, options, threads);
+    ObjectSpaceFit fit(skeleton, clip, tolerances, sources, options, threads, progress);
     fitted.bones = fit.run(fitted.tracks, fitted.rounds);
   }
+  if (progress != nullptr && progress->abandoned()) return Error{kFitAbandonedError};
   for (size_t t = 0; t < track_count; ++t) fitted.tracks[t].bone = static_cast<uint32_t>(t / 3);
   return fitted;
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/codec/error_budget.h"
+#include "core/codec/fit_progress.h"
 #include "core/codec/quantize.h"
 #include "core/clip/raw_clip.h"
 #include "core/clip/skeleton.h"
@@ -91,8 +92,10 @@ struct FittedClip {
 
 /// Fits every track of `clip`. Refuses invalid settings, an override naming
 /// no bone of `skeleton`, or an invalid clip. `threads` > 1 fits tracks in
-/// parallel (same result).
+/// parallel (same result). `progress`, when given, counts the tracks fitted
+/// as the fit goes; setting its `abandon` stops the fit before its next
+/// track, with the error kFitAbandonedError.
 Result<FittedClip> fit_clip(const Skeleton& skeleton, const RawClip& clip, const FitSettings& settings,
-                            unsigned threads = 1);
+                            unsigned threads = 1, FitProgress* progress = nullptr);
 
 }  // namespace ks

@@ -7,8 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <limits>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/io/import.h"
@@ -37,6 +40,75 @@ TEST(RefitWorker, TheNewestRequestWinsAndStaleOnesAreDropped) {
   EXPECT_EQ(worker.latest()->fitted.settings.tolerance_m, settings.fit.tolerance_m);
   EXPECT_EQ(worker.latest()->view.bone_count(), demo_clip()->skeleton.bone_count());
   EXPECT_EQ(worker.latest()->measurement.tracks.size(), 3 * demo_clip()->skeleton.bone_count());
+}
+
+// Long mocap (4,511 frames): a fit of a few tenths of a second, long enough
+// to be caught running.
+std::shared_ptr<const ImportedClip> long_clip() {
+  static const std::shared_ptr<const ImportedClip> clip = [] {
+    Result<ImportedClip> imported = import_clip(KS_ASSIMP_MODELS_DIR "/BVH/01_03.bvh");
+    EXPECT_TRUE(imported.ok()) << imported.error();
+    return std::make_shared<const ImportedClip>(std::move(imported.value()));
+  }();
+  return clip;
+}
+
+// Waits (up to a minute) until the worker's running fit has fitted a track.
+bool wait_for_a_fitted_track(const RefitWorker& worker) {
+  for (int i = 0; i < 60000; ++i) {
+    const RefitStatus s = worker.status();
+    if (s.running && s.pass_tracks_done > 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
+TEST(RefitWorker, ANewerRequestAbandonsALongFitAndWins) {
+  RefitWorker worker(/*keep_if_done_within_s=*/0.0);  // always abandon
+  CodecSettings settings;
+  worker.request(long_clip(), settings);
+  ASSERT_TRUE(wait_for_a_fitted_track(worker));
+  const RefitStatus running = worker.status();
+  EXPECT_TRUE(running.busy);
+  EXPECT_EQ(running.stage, FitStage::kFitting);
+  EXPECT_GE(running.pass, 1u);
+  EXPECT_GT(running.pass_tracks, 0u);
+  settings.fit.tolerance_m = 0.0002f;
+  const uint64_t newest = worker.request(demo_clip(), settings);
+  worker.wait_idle();
+  EXPECT_EQ(worker.status().abandoned, 1u);
+  ASSERT_NE(worker.latest(), nullptr);
+  // The abandoned fit is never published: the first result is the newest's.
+  EXPECT_EQ(worker.latest()->generation, newest);
+  EXPECT_EQ(worker.latest()->clip, demo_clip());
+  EXPECT_TRUE(worker.latest()->error.empty()) << worker.latest()->error;
+  EXPECT_FALSE(worker.latest()->abandoned);
+}
+
+TEST(RefitWorker, AFitAboutToFinishIsKeptAndPublishedBeforeTheNewest) {
+  RefitWorker worker(/*keep_if_done_within_s=*/std::numeric_limits<double>::infinity());  // never abandon
+  CodecSettings settings;
+  const uint64_t first = worker.request(long_clip(), settings);
+  ASSERT_TRUE(wait_for_a_fitted_track(worker));
+  settings.fit.tolerance_m = 0.0002f;
+  const uint64_t newest = worker.request(demo_clip(), settings);
+  // The first result arrives (stale) before the newest.
+  for (int i = 0; i < 60000 && worker.latest() == nullptr; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_NE(worker.latest(), nullptr);
+  EXPECT_EQ(worker.latest()->generation, first);
+  worker.wait_idle();
+  EXPECT_EQ(worker.latest()->generation, newest);
+  EXPECT_EQ(worker.status().abandoned, 0u);
+}
+
+TEST(RunFit, AnAbandonedRunSaysSoAndStopsEarly) {
+  RunProgress progress;
+  progress.fit.abandon = true;
+  const std::shared_ptr<const FitResult> result = run_fit(demo_clip(), CodecSettings{}, 7, 1, &progress);
+  EXPECT_TRUE(result->abandoned);
+  EXPECT_EQ(result->error, kFitAbandonedError);
+  EXPECT_TRUE(result->stream.empty());
 }
 
 TEST(RefitWorker, AFailedFitIsAResultWithItsError) {

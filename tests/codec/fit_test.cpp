@@ -753,3 +753,70 @@ INSTANTIATE_TEST_SUITE_P(DeveloperClips, FitShippedClip, ::testing::ValuesIn(shi
 
 }  // namespace
 }  // namespace ks
+
+namespace ks {
+namespace {
+
+// A clip of a few bones swinging for long enough that a fit makes several
+// hundred keys per track.
+Sampled swinging_chain(uint32_t frames) {
+  Sampled s;
+  for (int b = 0; b < 4; ++b) {
+    s.skeleton.bone_names.push_back("b" + std::to_string(b));
+    s.skeleton.parents.push_back(b - 1);
+    Transform rest;
+    rest.translation = {0.f, b == 0 ? 0.f : 0.3f, 0.f};
+    s.skeleton.rest_pose.push_back(rest);
+  }
+  s.clip.name = "swinging_chain";
+  s.clip.frame_count = frames;
+  s.clip.bones.resize(4);
+  for (int b = 0; b < 4; ++b) {
+    BoneTracks& t = s.clip.bones[static_cast<size_t>(b)];
+    for (uint32_t f = 0; f < frames; ++f) {
+      const float angle = 0.6f * std::sin(0.05f * static_cast<float>(f) * static_cast<float>(b + 1) + 0.3f * b);
+      t.translations.push_back(s.skeleton.rest_pose[static_cast<size_t>(b)].translation);
+      t.rotations.push_back(Quat{0.f, 0.f, std::sin(0.5f * angle), std::cos(0.5f * angle)});
+      t.scales.push_back({1.f, 1.f, 1.f});
+    }
+    make_rotations_continuous(t.rotations);
+  }
+  return s;
+}
+
+TEST(FitProgress, CountsEveryTrackOfEveryPass) {
+  const Sampled s = swinging_chain(400);
+  for (const ErrorMode mode : {ErrorMode::kObjectSpace, ErrorMode::kLocal}) {
+    SCOPED_TRACE(to_string(mode));
+    FitSettings settings;
+    settings.error_mode = mode;
+    FitProgress progress;
+    const Result<FittedClip> fitted = fit_clip(s.skeleton, s.clip, settings, 2, &progress);
+    ASSERT_TRUE(fitted.ok()) << fitted.error();
+    EXPECT_GE(progress.pass.load(), mode == ErrorMode::kLocal ? 1u : fitted.value().rounds);
+    if (mode == ErrorMode::kLocal) {
+      EXPECT_EQ(progress.pass_tracks.load(), 12u);
+    }
+    EXPECT_EQ(progress.pass_tracks_done.load(), progress.pass_tracks.load());
+    EXPECT_EQ(progress.pass_fraction(), 1.f);
+    // Watching changes nothing: the same fit as without.
+    const FittedClip unwatched = fit_or_fail(s, settings);
+    for (size_t t = 0; t < unwatched.tracks.size(); ++t) {
+      EXPECT_EQ(fitted.value().tracks[t].keys.size(), unwatched.tracks[t].keys.size()) << t;
+    }
+  }
+}
+
+TEST(FitProgress, AnAbandonedFitStopsAndSaysSo) {
+  const Sampled s = swinging_chain(400);
+  FitProgress progress;
+  progress.abandon = true;  // before the first track: nothing is fitted
+  const Result<FittedClip> fitted = fit_clip(s.skeleton, s.clip, FitSettings{}, 1, &progress);
+  ASSERT_FALSE(fitted.ok());
+  EXPECT_EQ(fitted.error(), kFitAbandonedError);
+  EXPECT_EQ(progress.pass.load(), 1u);
+  EXPECT_EQ(progress.pass_tracks_done.load(), 0u);
+}
+
+}  // namespace
+}  // namespace ks
