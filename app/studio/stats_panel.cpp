@@ -27,7 +27,7 @@ void row(const char* name, const char* format, ...) {
   ImGui::TableNextColumn();
   va_list args;
   va_start(args, format);
-  ImGui::TextV(format, args);
+  ImGui::TextWrappedV(format, args);  // a narrow panel wraps the value, never cuts it
   va_end(args);
 }
 
@@ -40,7 +40,7 @@ void colored_row(const char* name, const ImVec4& color, const char* format, ...)
   ImGui::PushStyleColor(ImGuiCol_Text, color);
   va_list args;
   va_start(args, format);
-  ImGui::TextV(format, args);
+  ImGui::TextWrappedV(format, args);
   va_end(args);
   ImGui::PopStyleColor();
 }
@@ -60,8 +60,9 @@ void promise_rows(const FitResult& r) {
   colored_row("object-space max", over > 0 ? kOverColor : kMetColor, "%s (%.0f%%)",
               format_error_pair_mm(m.bone_error_m[worst], r.bone_tolerance_m[worst]).c_str(), percent);
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("The largest error over the source frames of the bone nearest its tolerance\n"
-                      "(each bone's virtual vertices at its own shell distance, as decoded)");
+    ImGui::SetTooltip(
+        "The largest error over the source frames of the bone nearest its tolerance\n"
+        "(each bone's virtual vertices at its own shell distance, as decoded)");
   }
   row("  worst bone", "%s, frame %u", excerpt(names[worst], 120).c_str(), m.bone_worst_frame[worst]);
   const FitSettings& fit = r.settings.fit;
@@ -110,8 +111,8 @@ void error_rows(const FitResult& r) {
     ImGui::TableNextColumn();
     ImGui::Text("object space, %g cm", static_cast<double>(m.distances_m[d]) * 100.0);
     ImGui::TableNextColumn();
-    ImGui::Text("max %.4f, p99 %.4f mm", static_cast<double>(m.max_object_error[d]) * 1000.0,
-                static_cast<double>(m.p99_object_error[d]) * 1000.0);
+    ImGui::TextWrapped("max %.4f, p99 %.4f mm", static_cast<double>(m.max_object_error[d]) * 1000.0,
+                       static_cast<double>(m.p99_object_error[d]) * 1000.0);
   }
   row("translation error", "max %.4f, mean %.4f mm", static_cast<double>(m.max_track_error[0]) * 1000.0,
       static_cast<double>(m.mean_track_error[0]) * 1000.0);
@@ -141,8 +142,7 @@ void draw_stats_panel(StudioState& state) {
     return;
   }
   if (ImGui::BeginTable("stats", 2, ImGuiTableFlags_RowBg)) {
-    ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthFixed,
-                            ImGui::CalcTextSize("keys read, last frame ").x);
+    ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("keys read, last frame ").x);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
     promise_rows(*r);
     size_rows(*r);

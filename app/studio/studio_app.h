@@ -90,6 +90,7 @@ class StudioApp {
   /// screenshot. Returns the exit code when the studio should exit.
   std::optional<int> scripted_frame(int width, int height);
   bool simulate_drag(double now, double frame_ms);
+  void report_overflowing_panels() const;
   bool simulate_play(double now, double frame_ms, double viewport_ms);
 
   StudioOptions m_options;

@@ -2,6 +2,8 @@
 // screenshot (StudioOptions::scripted), and the playback and slider-drag
 // timing runs (--simulate-play, --simulate-drag).
 
+#include <imgui_internal.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -128,12 +130,36 @@ std::optional<int> StudioApp::scripted_frame(int width, int height) {
               bones.selected_row, bones.selected_in_view ? "in view" : "not in view",
               bones.selected_name_fits ? "fits" : "cut");
   if (!m_curves.report().empty()) std::printf("curves %s\n", m_curves.report().c_str());
+  report_overflowing_panels();
+  if (const FitResult* r = m_state.current_result()) {
+    // The refit's cost as the Settings panel shows it (issue 17: 01_03 within 0.5 s).
+    std::printf("fit %.1f ms (%u rounds), pack %.1f ms, measure %.1f ms, total %.1f ms\n", r->fit_ms, r->fitted.rounds,
+                r->pack_ms, r->measure_ms, r->fit_ms + r->pack_ms + r->measure_ms);
+  }
   std::fflush(stdout);
   if (Status s = write_framebuffer_png(*m_options.screenshot, width, height); !s) {
     std::fprintf(stderr, "keystream-studio: %s\n", s.error().c_str());
     return 1;
   }
   return m_script_ok ? 0 : 1;
+}
+
+// Each panel whose contents reached past its right edge last frame (text or
+// controls cut off there, unless scrolled to): "overflow PANEL by N px", or
+// "overflow none". ImGui keeps the extent in its internal window state.
+void StudioApp::report_overflowing_panels() const {
+  const ImGuiContext& g = *ImGui::GetCurrentContext();
+  bool any = false;
+  for (const ImGuiWindow* w : g.Windows) {
+    if (!w->WasActive || w->Hidden || w->Collapsed || (w->Flags & ImGuiWindowFlags_ChildWindow) != 0) continue;
+    if ((w->Flags & (ImGuiWindowFlags_Tooltip | ImGuiWindowFlags_Popup | ImGuiWindowFlags_MenuBar)) != 0) continue;
+    const float inner = w->ContentRegionRect.GetWidth();
+    if (w->ContentSize.x > inner + 1.f) {
+      std::printf("overflow %s by %.0f px\n", w->Name, static_cast<double>(w->ContentSize.x - inner));
+      any = true;
+    }
+  }
+  if (!any) std::printf("overflow none\n");
 }
 
 namespace {

@@ -7,16 +7,18 @@
 #include <cstdio>
 #include <limits>
 
+#include "app/studio/flow_layout.h"
 #include "app/studio/plot_widget.h"
 
 namespace ks::studio {
 
 namespace {
 
-constexpr float kSeekBarHeight = 44.f;  // px, the frame labels included
-constexpr float kInset = 7.f;           // px from the bar's ends to frames 0 and last: room for the playhead
-constexpr float kPxPerBin = 3.f;        // histogram bar width, px, on a long clip
-constexpr float kMinMinorTickPx = 5.f;  // minor ticks closer than this are left out
+constexpr float kSeekBarHeight = 44.f;       // px, the frame labels included, when the window has room
+constexpr float kLeastSeekBarHeight = 30.f;  // px: a short window keeps the readout below in view
+constexpr float kInset = 7.f;                // px from the bar's ends to frames 0 and last: room for the playhead
+constexpr float kPxPerBin = 3.f;             // histogram bar width, px, on a long clip
+constexpr float kMinMinorTickPx = 5.f;       // minor ticks closer than this are left out
 
 // The playhead is the curves' cursor colour; jump frames are orange, apart
 // from everything else on the bar; the key histogram stays in the background.
@@ -170,13 +172,19 @@ void TimelinePanel::draw_transport(StudioState& state, uint32_t last_frame, floa
   ImGui::SameLine(0.f, 2.f);
   if (ImGui::Button("1x")) state.speed = 1.f;
 
+  // The readouts move to a second line when the window is narrow (flow_layout.h).
   const float rate = sample_rate_hz > 0.f ? sample_rate_hz : 1.f;
-  ImGui::SameLine(0.f, 3.f * spacing);
-  ImGui::Text("t = %.3f s / %.3f s", static_cast<double>(state.frame_time / rate), static_cast<double>(last / rate));
-  ImGui::SameLine(0.f, 2.f * spacing);
-  ImGui::Text("frame %.1f / %u", static_cast<double>(state.frame_time), last_frame);
-  ImGui::SameLine(0.f, 2.f * spacing);
-  ImGui::TextDisabled("%g fps", static_cast<double>(sample_rate_hz));
+  char text[64];
+  std::snprintf(text, sizeof text, "t = %.3f s / %.3f s", static_cast<double>(state.frame_time / rate),
+                static_cast<double>(last / rate));
+  same_line_if_fits(ImGui::CalcTextSize(text).x, 3.f * spacing);
+  ImGui::TextUnformatted(text);
+  std::snprintf(text, sizeof text, "frame %.1f / %u", static_cast<double>(state.frame_time), last_frame);
+  same_line_if_fits(ImGui::CalcTextSize(text).x, 2.f * spacing);
+  ImGui::TextUnformatted(text);
+  std::snprintf(text, sizeof text, "%g fps", static_cast<double>(sample_rate_hz));
+  same_line_if_fits(ImGui::CalcTextSize(text).x, 2.f * spacing);
+  ImGui::TextDisabled("%s", text);
 }
 
 void TimelinePanel::update_histogram(const StudioState& state, size_t bin_count) {
@@ -199,10 +207,14 @@ void TimelinePanel::draw_seek_bar(StudioState& state, const FitResult* result) {
   const float line = ImGui::GetTextLineHeight();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float width = std::max(ImGui::GetContentRegionAvail().x, 120.f);
-  ImGui::InvisibleButton("seek bar", ImVec2(width, kSeekBarHeight));
+  // A short window (1280x800 scales the layout down) shortens the bar before
+  // it pushes the readout's line out of view.
+  const float room = ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeightWithSpacing();
+  const float height = std::clamp(room, kLeastSeekBarHeight, kSeekBarHeight);
+  ImGui::InvisibleButton("seek bar", ImVec2(width, height));
   const bool hovered = ImGui::IsItemHovered();
   const ImVec2 lo(origin.x, origin.y);
-  const ImVec2 hi(origin.x + width, origin.y + kSeekBarHeight - line - 2.f);  // the labels go below
+  const ImVec2 hi(origin.x + width, origin.y + height - line - 2.f);  // the labels go below
   const FrameAxis axis{origin.x + kInset, origin.x + width - kInset, last};
 
   // Scrub before drawing, so the playhead shows where it went this frame.

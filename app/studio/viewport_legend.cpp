@@ -37,10 +37,11 @@ void ViewportPanel::draw_tolerance_controls(const StudioState& state) {
     m_settings.reference = static_cast<ErrorReference>(reference);
   }
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("The fit's tolerance: each bone's own E at its own shell distance d, as fitted\n"
-                      "(Settings, and the overrides set in Bones): green where the promise holds.\n"
-                      "Another tolerance: one E at one d for every bone, which stays put while the\n"
-                      "settings move, so the colours show what a change did.");
+    ImGui::SetTooltip(
+        "The fit's tolerance: each bone's own E at its own shell distance d, as fitted\n"
+        "(Settings, and the overrides set in Bones): green where the promise holds.\n"
+        "Another tolerance: one E at one d for every bone, which stays put while the\n"
+        "settings move, so the colours show what a change did.");
   }
   ImGui::SameLine();
   if (m_settings.reference == ErrorReference::kFit) {
@@ -104,15 +105,20 @@ void ViewportPanel::draw_labels(const StudioState& state, glm::vec2 image_min) c
   }
 }
 
-void ViewportPanel::draw_legend(const StudioState& state) const {
+void ViewportPanel::draw_legend(const StudioState& state) {
   // The ramp from 0 to twice the tolerance, its stops labelled: only while
-  // the compressed character wears those colours.
-  const float width = std::min(ImGui::GetContentRegionAvail().x, 420.f);
+  // the compressed character wears those colours. In a narrow window it
+  // leaves the text beside it half the width.
+  const float top = ImGui::GetCursorPosY();
+  const float width = std::min(0.5f * ImGui::GetContentRegionAvail().x, 420.f);
   if (m_settings.coloring == ErrorColoring::kError) {
     draw_error_ramp(width);
     ImGui::SameLine(0.f, 16.f);
   }
   draw_worst_now(state);
+  // The views above leave this much next frame (the text may have wrapped).
+  constexpr float kLeast = 58.f;
+  m_legend_height = std::max(kLeast, ImGui::GetCursorPosY() - top + ImGui::GetStyle().ItemSpacing.y);
 }
 
 void ViewportPanel::draw_error_ramp(float width) const {
@@ -157,27 +163,32 @@ void ViewportPanel::draw_worst_now(const StudioState& state) const {
   }
   if (m_has_decoded && !m_fractions.empty()) {
     const ImVec4 colour = m_fractions[worst] > 1.f ? ImVec4(1.f, 0.45f, 0.4f, 1.f) : ImVec4(0.85f, 0.85f, 0.88f, 1.f);
-    ImGui::TextColored(colour, "worst now: %s, %s (%.0f%%)",
-                       excerpt(state.clip->skeleton.bone_names[worst], 120).c_str(),
+    // Wrapped at the window's edge: beside the legend, a narrow window leaves little room.
+    ImGui::PushStyleColor(ImGuiCol_Text, colour);
+    ImGui::TextWrapped("worst now: %s, %s (%.0f%%)", excerpt(state.clip->skeleton.bone_names[worst], 120).c_str(),
                        format_error_pair_mm(m_errors_m[worst], m_reference_tolerance_m[worst]).c_str(),
                        100.0 * static_cast<double>(m_fractions[worst]));
+    ImGui::PopStyleColor();
     if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("Measured at the time shown (frame %.2f), which may fall between source frames.\n"
-                        "Stats' object-space max is over the source frames and the file's key times,\n"
-                        "where the fit promises the tolerance: between frames the decoded curve may\n"
-                        "read a little higher than at any of them.",
-                        static_cast<double>(state.frame_time));
+      ImGui::SetTooltip(
+          "Measured at the time shown (frame %.2f), which may fall between source frames.\n"
+          "Stats' object-space max is over the source frames and the file's key times,\n"
+          "where the fit promises the tolerance: between frames the decoded curve may\n"
+          "read a little higher than at any of them.",
+          static_cast<double>(state.frame_time));
     }
   } else {
     ImGui::TextDisabled("no compressed pose yet");
   }
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   if (m_reference_is_fit) {
-    ImGui::TextDisabled("object-space error / each bone's tolerance, at its shell distance");
+    ImGui::TextWrapped("object-space error / each bone's tolerance, at its shell distance");
   } else {
     char text[64];
     format_tolerance(text, sizeof text, m_settings.fixed_tolerance_m, m_settings.fixed_distance_m);
-    ImGui::TextDisabled("object-space error against %s for every bone", text);
+    ImGui::TextWrapped("object-space error against %s for every bone", text);
   }
+  ImGui::PopStyleColor();
   ImGui::EndGroup();
 }
 

@@ -11,6 +11,7 @@
 
 #include <glm/gtc/type_ptr.hpp>
 
+#include "app/studio/flow_layout.h"
 #include "core/runtime/player.h"
 
 namespace ks::studio {
@@ -21,7 +22,6 @@ constexpr glm::vec3 kClearColor{0.16f, 0.17f, 0.19f};   // the viewport backgrou
 constexpr glm::vec3 kGridColor{0.27f, 0.28f, 0.31f};    // solid grid lines, one colour
 constexpr glm::vec4 kNeutralBone{0.78f, 0.78f, 0.82f, 1.f};
 constexpr glm::vec4 kOverlayOriginal{0.8f, 0.8f, 0.85f, 1.f};  // the original under the compressed pose's edges
-constexpr float kLegendHeight = 58.f;  // viewport_legend.cpp draws this much below the views
 constexpr float kClickSlop = 3.f;  // pixels a press may move and still be a click
 
 // What the character covers in a pose: its joints and, when it has a mesh,
@@ -218,35 +218,38 @@ void ViewportPanel::render(const StudioState& state, int width, int height) {
 }
 
 void ViewportPanel::draw_controls(const StudioState& state) {
+  // The controls wrap onto a second line in a narrow window (flow_layout.h).
   int mode = static_cast<int>(m_settings.mode);
   ImGui::RadioButton("side by side", &mode, 0);
-  ImGui::SameLine();
+  same_line_if_fits(check_width("overlay"));
   ImGui::RadioButton("overlay", &mode, 1);
   m_settings.mode = static_cast<ViewMode>(mode);
-  ImGui::SameLine(0.f, 16.f);
+  same_line_if_fits(check_width("error colours"), 16.f);
   int coloring = static_cast<int>(m_settings.coloring);
   ImGui::RadioButton("error colours", &coloring, 0);
-  ImGui::SameLine();
+  same_line_if_fits(check_width("material"));
   ImGui::RadioButton("material", &coloring, 1);
   m_settings.coloring = static_cast<ErrorColoring>(coloring);
-  ImGui::SameLine(0.f, 16.f);
   if (state.clip && state.clip->mesh) {
+    same_line_if_fits(check_width("mesh"), 16.f);
     ImGui::Checkbox("mesh", &m_settings.show_mesh);
-    ImGui::SameLine();
+    same_line_if_fits(check_width("skeleton"));
     ImGui::Checkbox("skeleton", &m_settings.skeleton_over_mesh);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Draw every bone through the mesh (the selected one always is)");
-    ImGui::SameLine();
+    same_line_if_fits(check_width("grid"));
+  } else {
+    same_line_if_fits(check_width("grid"), 16.f);
   }
   ImGui::Checkbox("grid", &m_settings.show_grid);
-  ImGui::SameLine();
+  same_line_if_fits(check_width("follow"));
   ImGui::Checkbox("follow", &m_settings.follow_root);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("The camera moves with the root bone");
-  ImGui::SameLine();
+  same_line_if_fits(button_width("frame"));
   if (ImGui::Button("frame")) {
     frame_box(character_box(*state.clip, m_source_model));
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Frame the character (or double-click the view)");
-  ImGui::SameLine();
+  same_line_if_fits(button_width("frame motion"));
   if (ImGui::Button("frame motion") && state.clip) {
     frame_box(clip_bounds(state.clip->skeleton, state.clip->clip));
   }
@@ -313,7 +316,7 @@ void ViewportPanel::draw(StudioState& state, std::span<const Transform> decoded_
   draw_tolerance_controls(state);
 
   const ImVec2 available = ImGui::GetContentRegionAvail();
-  const glm::vec2 image_size(std::max(available.x, 64.f), std::max(available.y - kLegendHeight, 64.f));
+  const glm::vec2 image_size(std::max(available.x, 64.f), std::max(available.y - m_legend_height, 64.f));
   const ImVec2 image_min = ImGui::GetCursorScreenPos();
   m_aspect = view_aspect(image_size);
   render(state, static_cast<int>(image_size.x), static_cast<int>(image_size.y));

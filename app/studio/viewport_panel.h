@@ -75,7 +75,7 @@ class ViewportPanel {
   void handle_mouse(StudioState& state, glm::vec2 image_min, glm::vec2 image_size);
   void render(const StudioState& state, int width, int height);
   void draw_labels(const StudioState& state, glm::vec2 image_min) const;
-  void draw_legend(const StudioState& state) const;
+  void draw_legend(const StudioState& state);
   void draw_error_ramp(float width) const;
   void draw_worst_now(const StudioState& state) const;
   void bone_instances(std::span<const BoneShape> shapes, std::span<const int32_t> parents, bool colored,
@@ -96,6 +96,9 @@ class ViewportPanel {
   // object-space error now at that distance, and it as a fraction of the tolerance.
   std::vector<float> m_reference_tolerance_m, m_reference_distance_m, m_errors_m, m_fractions;
   bool m_reference_is_fit = false;  // the reference is the current fit's own tolerances
+  // What the legend took below the views last frame: its text wraps in a
+  // narrow window, and the views leave it that much room.
+  float m_legend_height = 58.f;
   std::vector<float> m_vertex_fractions;  // per mesh vertex, its bones' fractions blended
   std::vector<glm::vec3> m_vertex_colors;
   std::vector<BoneShape> m_source_shapes, m_decoded_shapes;
