@@ -412,8 +412,8 @@ void CurvePanel::frame_selection(const FittedTrack& track, float frame_time) {
   const std::vector<FittedKey>& keys = track.keys;
   double lo = frame_time, hi = frame_time;
   if (!keys.empty()) {
-    const auto after = std::upper_bound(keys.begin(), keys.end(), frame_time,
-                                        [](float t, const FittedKey& key) { return t < static_cast<float>(key.frame); });
+    const auto before_key = [](float t, const FittedKey& key) { return t < static_cast<float>(key.frame); };
+    const auto after = std::upper_bound(keys.begin(), keys.end(), frame_time, before_key);
     const size_t k = after == keys.begin() ? 0 : static_cast<size_t>(after - keys.begin()) - 1;
     lo = keys[k > 0 ? k - 1 : 0].frame;
     hi = keys[std::min(k + 2, keys.size() - 1)].frame;

@@ -80,6 +80,11 @@ constexpr const char* kUsage =
   "  --show-file-menu         with --screenshot: the File menu clicked open\n"
     "  --show-refitting         with --screenshot: taken while a refit at half\n"
     "                           the tolerance runs (the Settings panel's progress)\n"
+    "  --show-rd                the Rate-distortion panel open (View menu, Ctrl+D);\n"
+    "                           a screenshot waits for its sweep to finish\n"
+    "  --rd-click N             with --show-rd and --screenshot: click the table row\n"
+    "                           of point N (0 = 0.01 mm) once the sweep is done,\n"
+    "                           then wait for the refit it asks for\n"
   "  --open-choose FILE       File > Open: click FILE in the Open window (the\n"
   "                           studio then prints what is open)\n"
   "  --open-choose-animation N\n"
@@ -230,6 +235,17 @@ int main(int argc, char** argv) {
       options.show_file_menu = true;
     } else if (arg == "--show-refitting") {
       options.show_refitting = true;
+    } else if (arg == "--show-rd") {
+      options.show_rd = true;
+    } else if (arg == "--rd-click") {
+      if (!value(text)) return usage_error("--rd-click needs a point index");
+      char* end = nullptr;
+      const unsigned long index = std::strtoul(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0' || text[0] == '-' || index >= std::size(ks::studio::kSweepTolerances_m)) {
+        return usage_error("--rd-click: '" + text + "' is not a point index, 0.." +
+                           std::to_string(std::size(ks::studio::kSweepTolerances_m) - 1));
+      }
+      options.rd_click = static_cast<size_t>(index);
     } else if (arg == "--open-choose") {
       if (!value(text) || text.empty()) return usage_error("--open-choose needs a file name");
       options.open_choose = std::filesystem::path(text);
@@ -277,6 +293,9 @@ int main(int argc, char** argv) {
   if (ks::Status s = options.import.validate(); !s) return usage_error(s.error());
   if (options.show_file_menu && !options.screenshot) return usage_error("--show-file-menu needs --screenshot");
   if (options.show_refitting && !options.screenshot) return usage_error("--show-refitting needs --screenshot");
+  if (options.rd_click && (!options.show_rd || !options.screenshot)) {
+    return usage_error("--rd-click needs --show-rd and --screenshot");
+  }
   if ((options.open_press || options.open_escape || options.open_choose_animation != 0) && !options.open_choose) {
     return usage_error("--open-press, --open-escape and --open-choose-animation need --open-choose FILE");
   }

@@ -189,6 +189,11 @@ void StudioApp::handle_requests() {
     m_worker.request(m_state.clip, m_state.settings);
   }
   m_state.result = m_worker.latest();
+  // The sweep runs only while its panel is open; the same clip and settings
+  // (but the tolerance) are swept once.
+  if (m_rd_panel.visible && m_state.clip && m_state.settings.fit.error_mode == ErrorMode::kObjectSpace) {
+    m_rd_worker.request({m_state.clip, m_state.settings});
+  }
   m_state.refit = m_worker.status();
   m_state.fitting = m_state.refit.busy;
   if (const FitResult* r = m_state.current_result(); r != nullptr && !m_state.selection_chosen) {
@@ -220,6 +225,7 @@ void StudioApp::handle_keys() {
   if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_F, false)) m_state.frame_selection_requested = true;
   if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) m_show_help = true;
   if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_R, false)) m_viewport->reload_shaders();
+  if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_D, false)) m_rd_panel.visible = !m_rd_panel.visible;
 }
 
 void StudioApp::advance_time(float dt_seconds) {
@@ -278,6 +284,7 @@ void StudioApp::draw_menu_bar() {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("View")) {
+    ImGui::MenuItem("Rate-distortion", "Ctrl+D", &m_rd_panel.visible);
     if (ImGui::MenuItem("Reload shaders", "Ctrl+R")) m_viewport->reload_shaders();
     ImGui::EndMenu();
   }
@@ -329,6 +336,7 @@ void StudioApp::draw_help() {
     ImGui::Text("Ctrl+E         export the decoded animation as glTF (.glb)");
     ImGui::Text("Ctrl+Shift+C   copy the keystream compress command for these settings");
     ImGui::Text("F              frame the selection in the curves");
+    ImGui::Text("Ctrl+D         the rate-distortion panel (a sweep of tolerances)");
     ImGui::Text("Ctrl+R         reload the viewport's shaders");
     ImGui::Text("F1             this list");
     ImGui::Separator();
@@ -360,6 +368,7 @@ int StudioApp::run() {
     }
     if (!m_options.bone_filter.empty()) m_bone_tree.set_filter(m_options.bone_filter);
     m_curves.set_euler_view(m_options.curve_euler);
+    m_rd_panel.visible = m_options.show_rd;
     if (!m_options.select.empty()) {
       const int by_name = skeleton.find_bone(m_options.select);
       char* end = nullptr;
@@ -402,6 +411,10 @@ int StudioApp::run() {
     if (m_options.scripted()) {
       ImGuiIO& io = ImGui::GetIO();
       io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+      if (m_rd_click_phase == 1 || m_rd_click_phase == 2) {
+        io.MousePos = m_rd_click_at;
+        io.MouseDown[0] = m_rd_click_phase == 1;
+      }
       if (m_options.show_file_menu && m_script_ran && m_file_menu_x >= 0.f) {
         io.MousePos = ImVec2(m_file_menu_x, m_file_menu_y);
         io.MouseDown[0] = m_settled_frames == 1;
@@ -428,6 +441,7 @@ int StudioApp::run() {
     if (time_viewport) glFinish();
     const double viewport_ms = (glfwGetTime() - viewport_start) * 1000.0;
     m_timeline.draw(m_state);
+    m_rd_panel.draw(m_state, m_rd_worker.latest(), m_rd_worker.busy());
     m_open_panel.draw(m_state, &m_show_open);
     m_save.draw(m_state);
     m_command.draw();

@@ -15,6 +15,8 @@
 #include "app/studio/curve_panel.h"
 #include "app/studio/file_dialogs.h"
 #include "app/studio/open_panel.h"
+#include "app/studio/rd_panel.h"
+#include "app/studio/rd_sweep.h"
 #include "app/studio/refit_worker.h"
 #include "app/studio/studio_state.h"
 #include "app/studio/timeline_panel.h"
@@ -50,6 +52,8 @@ struct StudioOptions {
   bool print_command = false;                        // Copy as command, and print the command to stdout
   bool show_file_menu = false;                       // the screenshot shows the File menu open
   bool show_refitting = false;  // the screenshot is taken while a refit at half the tolerance runs
+  bool show_rd = false;         // the Rate-distortion panel open (a screenshot waits for its sweep)
+  std::optional<size_t> rd_click;  // with show_rd: click this point's table row once the sweep is done
   // The Open window, as clicks would drive it: shown, the cursor on this
   // file, this animation of it chosen, then (open_press) Open pressed. The
   // studio prints what is open afterwards.
@@ -106,6 +110,8 @@ class StudioApp {
   BoneTreePanel m_bone_tree;
   CurvePanel m_curves;
   TimelinePanel m_timeline;
+  RdSweepWorker m_rd_worker;
+  RdPanel m_rd_panel;
   std::unique_ptr<ViewportPanel> m_viewport;  // made once the GL context exists
   std::vector<std::filesystem::path> m_dropped;  // from the drop callback
   // The player over the current result's stream, re-made when the result changes.
@@ -116,6 +122,8 @@ class StudioApp {
   // menu script ran and how, and where the File menu's label is (to click it).
   int m_settled_frames = 0;
   bool m_script_ran = false;
+  int m_rd_click_phase = 0;  // --rd-click: 0 not yet, 1 pressed, 2 released, 3 done
+  ImVec2 m_rd_click_at{};
   bool m_refit_shot_requested = false;  // --show-refitting: the refit is asked for; shoot while it runs
   bool m_script_ok = true;
   float m_file_menu_x = -1.f, m_file_menu_y = -1.f;

@@ -84,8 +84,9 @@ std::optional<int> StudioApp::scripted_frame(int width, int height) {
     }
     return std::nullopt;
   }
-  // Wait for the fit, then give ImGui a few frames to size its windows.
-  const bool done = !m_state.fitting && m_state.current_result() != nullptr && !m_state.refit_requested;
+  // Wait for the fit (and --show-rd's sweep), then give ImGui a few frames to size its windows.
+  const bool sweeping = m_rd_panel.visible && m_rd_worker.busy();
+  const bool done = !m_state.fitting && m_state.current_result() != nullptr && !m_state.refit_requested && !sweeping;
   if (!done && m_state.result && !m_state.result->error.empty() && !m_state.fitting) {
     std::fprintf(stderr, "keystream-studio: %s: %s\n", m_options.clip.string().c_str(), m_state.result->error.c_str());
     return 1;
@@ -93,6 +94,7 @@ std::optional<int> StudioApp::scripted_frame(int width, int height) {
   m_settled_frames = done ? m_settled_frames + 1 : 0;
   if (!done) {
     m_worker.wait_idle();
+    if (m_rd_panel.visible) m_rd_worker.wait_idle();
     return std::nullopt;
   }
   if (m_settled_frames < 3) return std::nullopt;
@@ -111,6 +113,20 @@ std::optional<int> StudioApp::scripted_frame(int width, int height) {
   }
   // The File menu is pressed at the first of these frames and drawn open by the fifth.
   if (m_settled_frames < (m_options.show_file_menu ? 5 : 3)) return std::nullopt;
+  if (m_options.rd_click && m_rd_click_phase < 3) {
+    // --rd-click: press and release on the row, a frame each; the click asks for a refit, waited for above.
+    if (m_rd_click_phase == 0) {
+      const std::optional<ImVec2> at = m_rd_panel.row_center(*m_options.rd_click);
+      if (!at) {
+        std::fprintf(stderr, "keystream-studio: --rd-click: the sweep has no point %zu\n", *m_options.rd_click);
+        return 1;
+      }
+      m_rd_click_at = *at;
+    }
+    ++m_rd_click_phase;
+    m_settled_frames = 0;
+    return std::nullopt;
+  }
   if (m_options.show_refitting) {
     m_state.settings.fit.tolerance_m *= 0.5f;
     m_state.refit_requested = true;
@@ -130,6 +146,7 @@ std::optional<int> StudioApp::scripted_frame(int width, int height) {
               bones.selected_row, bones.selected_in_view ? "in view" : "not in view",
               bones.selected_name_fits ? "fits" : "cut");
   if (!m_curves.report().empty()) std::printf("curves %s\n", m_curves.report().c_str());
+  if (!m_rd_panel.report().empty()) std::printf("%s\n", m_rd_panel.report().c_str());
   report_overflowing_panels();
   if (const FitResult* r = m_state.current_result()) {
     // The refit's cost as the Settings panel shows it (issue 17: 01_03 within 0.5 s).
