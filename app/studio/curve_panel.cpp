@@ -143,6 +143,7 @@ bool CurvePanel::is_cached(const std::shared_ptr<const FitResult>& result, int b
 void CurvePanel::sample_curves(const std::shared_ptr<const FitResult>& result, int bone, TrackKind kind) {
   if (bone != m_curves.bone || kind != m_curves.kind) fit_y();  // other values, other y range
   Curves& c = m_curves;
+  ++m_samples_version;  // the plots' buffers are refilled in place: what they keep is stale
   c.result = result;
   c.generation = result->generation;
   c.bone = bone;
@@ -367,6 +368,7 @@ void CurvePanel::draw_plots(StudioState& state, const FittedTrack& track) {
   m_error_plot.add_series(
       {c.frames, c.total_error, kTotalErrorColor, "total error", PlotLineStyle::kSolid, true, 2.f, 2.f, true});
   m_error_plot.set_cursor(state.frame_time, kCursorColor);
+  m_error_plot.set_content_version(m_samples_version);
   std::snprintf(title, sizeof title, "%s",
                 c.kind == TrackKind::kTranslation ? "error (mm)"
                 : c.kind == TrackKind::kRotation  ? "error: angle to the source (deg)"
@@ -396,6 +398,7 @@ void CurvePanel::draw_plots(StudioState& state, const FittedTrack& track) {
       std::snprintf(title, sizeof title, "%s %s%s", c.kind == TrackKind::kScale ? "scale" : "translation",
                     kComponentNames[k], c.kind == TrackKind::kTranslation ? " (mm)" : "");
     }
+    plot.set_content_version(m_samples_version);
     follow(plot.draw(kComponentNames[k], ImVec2(0.f, std::max(share, 90.f)), title), plot);
     m_report += std::string(", ") + title;
   }

@@ -30,6 +30,12 @@ class CurvePanel {
   /// the segment at the current time.
   void draw(StudioState& state);
 
+  /// Frees the plots' kept textures; the GL context must still live.
+  void release_gl() {
+    m_error_plot.release_gl();
+    for (PlotWidget& plot : m_component_plots) plot.release_gl();
+  }
+
   /// Rotations as XYZ Euler angles in degrees (true) or quaternion components.
   void set_euler_view(bool euler) { m_euler_view = euler; }
   /// What the last frame drawn showed, for the screenshot mode's report:
@@ -80,6 +86,7 @@ class CurvePanel {
   std::string m_report;
   std::array<PlotWidget, 4> m_component_plots;
   PlotWidget m_error_plot;
+  uint64_t m_samples_version = 0;  // counts sample_curves: the plots' content version
   // The frame range every plot shows; a plot the user pans or zooms sets it.
   double m_x_min = 0.0, m_x_max = 1.0;
   std::weak_ptr<const ImportedClip> m_framed_clip;  // the clip the range was last fitted to

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 
 #include "app/studio/plot_range.h"
@@ -108,7 +109,48 @@ PlotInteraction PlotWidget::draw(const char* id, ImVec2 size, const char* title)
   plot.x0 = origin.x + m_left_margin;
   const double x_step = nice_step(m_x_max - m_x_min, (plot.x1 - plot.x0) / 90.f);
 
-  ImDrawList* draw = ImGui::GetWindowDrawList();
+  ImDrawList* window = ImGui::GetWindowDrawList();
+  // Everything but the cursor and the tooltip comes from the layer's
+  // texture while nothing it shows has changed (plot_layer.h).
+  const uint64_t key = layer_key(size, title);
+  if (m_layer.usable() && m_layer.holds(key, size)) {
+    m_layer.show(window, origin);
+  } else {
+    ImDrawList* layer = m_layer.usable() ? m_layer.begin(origin, size) : window;
+    draw_layer(layer, plot, x_step, y_step, origin, size, title);
+    if (layer != window) {
+      if (m_layer.render(key)) {
+        m_layer.show(window, origin);
+      } else {
+        draw_layer(window, plot, x_step, y_step, origin, size, title);
+      }
+    }
+  }
+  window->PushClipRect(ImVec2(plot.x0, plot.y0), ImVec2(plot.x1, plot.y1), true);
+  if (m_has_cursor && m_cursor_x >= m_x_min && m_cursor_x <= m_x_max) {
+    const float sx = to_screen_x(plot, m_cursor_x);
+    window->AddLine(ImVec2(sx, plot.y0), ImVec2(sx, plot.y1), m_cursor_color, 1.5f);
+    window->AddTriangleFilled(ImVec2(sx - 5.f, plot.y0), ImVec2(sx + 5.f, plot.y0), ImVec2(sx, plot.y0 + 6.f),
+                              m_cursor_color);
+  }
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  const bool inside = mouse.x >= plot.x0 && mouse.x <= plot.x1 && mouse.y >= plot.y0 && mouse.y <= plot.y1;
+  if (result.hovered && inside && !m_dragged) {
+    draw_tooltip(window, plot, to_data_x(plot, mouse.x));
+  }
+  window->PopClipRect();
+
+  m_series.clear();
+  m_markers.clear();
+  m_thresholds.clear();
+  m_has_cursor = false;
+  ImGui::PopID();
+  return result;
+}
+
+// Everything the plot shows but the cursor and the tooltip.
+void PlotWidget::draw_layer(ImDrawList* draw, const Rect& plot, double x_step, double y_step, ImVec2 origin,
+                            ImVec2 size, const char* title) {
   draw_grid_and_axes(draw, plot, x_step, y_step);
   draw->PushClipRect(ImVec2(plot.x0, plot.y0), ImVec2(plot.x1, plot.y1), true);
   for (const Markers& markers : m_markers) {
@@ -131,27 +173,42 @@ PlotInteraction PlotWidget::draw(const char* id, ImVec2 size, const char* title)
     }
   }
   for (const PlotSeries& series : m_series) draw_series(draw, plot, series);
-  if (m_has_cursor && m_cursor_x >= m_x_min && m_cursor_x <= m_x_max) {
-    const float sx = to_screen_x(plot, m_cursor_x);
-    draw->AddLine(ImVec2(sx, plot.y0), ImVec2(sx, plot.y1), m_cursor_color, 1.5f);
-    draw->AddTriangleFilled(ImVec2(sx - 5.f, plot.y0), ImVec2(sx + 5.f, plot.y0), ImVec2(sx, plot.y0 + 6.f),
-                            m_cursor_color);
-  }
-  const ImVec2 mouse = ImGui::GetIO().MousePos;
-  const bool inside = mouse.x >= plot.x0 && mouse.x <= plot.x1 && mouse.y >= plot.y0 && mouse.y <= plot.y1;
-  if (result.hovered && inside && !m_dragged) {
-    draw_tooltip(draw, plot, to_data_x(plot, mouse.x));
-  }
   draw->PopClipRect();
   draw->AddRect(ImVec2(plot.x0, plot.y0), ImVec2(plot.x1, plot.y1), kBorder);
   draw_legend(draw, origin, origin.x + size.x, title);
+}
 
-  m_series.clear();
-  m_markers.clear();
-  m_thresholds.clear();
-  m_has_cursor = false;
-  ImGui::PopID();
-  return result;
+// FNV-1a over everything draw_layer shows: the view, the size and margins,
+// the title, and each series, marker set and threshold (their data by
+// address and length, and the caller's content version for data changed in
+// place).
+uint64_t PlotWidget::layer_key(ImVec2 size, const char* title) const {
+  uint64_t h = 1469598103934665603ull;
+  const auto mix = [&](const void* bytes, size_t n) {
+    const unsigned char* p = static_cast<const unsigned char*>(bytes);
+    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  };
+  const auto mix_value = [&](const auto& v) { mix(&v, sizeof v); };
+  const auto mix_text = [&](const char* text) {
+    if (text != nullptr) mix(text, std::strlen(text));
+    mix_value('\0');
+  };
+  mix_value(m_content_version);
+  mix_value(size.x), mix_value(size.y), mix_value(m_left_margin);
+  mix_value(m_x_min), mix_value(m_x_max), mix_value(m_y_min), mix_value(m_y_max);
+  mix_text(title);
+  for (const PlotSeries& s : m_series) {
+    mix_value(s.x.data()), mix_value(s.x.size()), mix_value(s.y.data()), mix_value(s.y.size());
+    mix_value(s.color), mix_value(s.style), mix_value(s.markers), mix_value(s.marker_radius);
+    mix_value(s.thickness), mix_value(s.dense_peaks_only);
+    mix_text(s.label);
+  }
+  for (const Markers& m : m_markers) mix_value(m.xs.data()), mix_value(m.xs.size()), mix_value(m.color);
+  for (const Threshold& t : m_thresholds) {
+    mix_value(t.y), mix_value(t.color), mix_value(t.include_in_fit);
+    mix_text(t.label);
+  }
+  return h;
 }
 
 void PlotWidget::handle_input(const Rect& plot, PlotInteraction& result) {

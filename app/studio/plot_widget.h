@@ -18,6 +18,7 @@
 #include <span>
 #include <vector>
 
+#include "app/studio/plot_layer.h"
 #include "app/studio/plot_range.h"
 
 namespace ks::studio {
@@ -120,6 +121,12 @@ class PlotWidget {
   /// Makes the y-label margin at least `px` from the next draw() on, so
   /// stacked plots sharing x line their axes up.
   void set_min_label_margin(float px) { m_min_label_margin = px; }
+  /// Says the data behind the series changed in place (same buffers): the
+  /// next draw() draws anew rather than from the texture it keeps
+  /// (plot_layer.h). A change of buffer, view or size is seen without it.
+  void set_content_version(uint64_t version) { m_content_version = version; }
+  /// Frees the kept texture; the GL context must still live.
+  void release_gl() { m_layer.release(); }
 
  private:
   struct Markers {
@@ -138,6 +145,9 @@ class PlotWidget {
 
   void handle_input(const Rect& plot, PlotInteraction& result);
   void fit_to_data();
+  void draw_layer(ImDrawList* draw, const Rect& plot, double x_step, double y_step, ImVec2 origin, ImVec2 size,
+                  const char* title);
+  uint64_t layer_key(ImVec2 size, const char* title) const;
   void draw_grid_and_axes(ImDrawList* draw, const Rect& plot, double x_step, double y_step);
   void draw_series(ImDrawList* draw, const Rect& plot, const PlotSeries& series);
   void stroke(ImDrawList* draw, std::span<const ImVec2> points, const PlotSeries& series);
@@ -170,6 +180,8 @@ class PlotWidget {
 
   // Scratch kept between frames so drawing does not allocate once warm.
   std::vector<ImVec2> m_points;
+  PlotLayer m_layer;               // the plot but its cursor and tooltip, as last drawn
+  uint64_t m_content_version = 0;  // set_content_version
 };
 
 }  // namespace ks::studio

@@ -69,6 +69,7 @@ StudioApp::StudioApp(StudioOptions options) : m_options(std::move(options)) {
 
 StudioApp::~StudioApp() {
   m_viewport.reset();  // its GL objects go while the context lives
+  if (m_imgui_ready) m_curves.release_gl();
   if (m_imgui_ready) {
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();

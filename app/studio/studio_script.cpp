@@ -217,6 +217,17 @@ bool StudioApp::simulate_play(double now, double frame_ms, double viewport_ms) {
       t, m_state.clip_path.filename().string().c_str(), clip.skeleton.bone_count(),
       clip.mesh ? clip.mesh->vertex_count() : size_t{0}, m_frame_ms.size(), frame.median, frame.min, frame.max,
       viewport.median, viewport.min, viewport.max, keys.median, keys.min, keys.max);
+  // What the UI asks the rasteriser for, window by window (the last frame):
+  // with software GL its triangles and their area are most of a frame.
+  if (const ImDrawData* data = ImGui::GetDrawData(); data != nullptr) {
+    std::printf("draw lists: %d vertices, %d indices;", data->TotalVtxCount, data->TotalIdxCount);
+    for (int i = 0; i < data->CmdListsCount; ++i) {
+      const ImDrawList* list = data->CmdLists[i];
+      if (list->VtxBuffer.Size < 1000) continue;
+      std::printf(" %s %d", list->_OwnerName != nullptr ? list->_OwnerName : "?", list->VtxBuffer.Size);
+    }
+    std::printf("\n");
+  }
   return true;
 }
 

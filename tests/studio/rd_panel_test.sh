@@ -4,8 +4,8 @@
 #   a) --show-rd: the sweep's 9 points, the current fit at 0.1 mm; the
 #      panel (at 420,90, 760x560) draws the curve's line, its points and the
 #      current fit's ring;
-#   b) --rd-click 5: a click on the table's row of 0.5 mm sets the tolerance:
-#      the refit's stream is the point's, and the Stats panel says 0.5 mm;
+#   b) --rd-click 5: a click on the table's row of 0.5 mm sets the tolerance,
+#      and the Curves panel shows the refit's curves, not a's;
 #   c) bad uses of --rd-click exit 2 naming the option.
 #   rd_panel_test.sh STUDIO PNG_CHECK ASSETS_DIR WORK_DIR
 # Needs xvfb-run (Debian package xvfb).
@@ -33,6 +33,10 @@ run_studio 1600x1000 b_click "$demo" --screenshot "$work/b_click.png" --show-rd 
 [ "$rc" -eq 0 ] || fail "b_click: exit $rc: $(cat "$work/b_click.err")"
 grep -qxF "rd 9 points of 9, current 0.5 mm" "$work/b_click.out" || fail "b_click: $(cat "$work/b_click.out")"
 "$png_check" "$work/b_click.png" --size 1600x1000 --not-blank >/dev/null || fail "b_click: bad screenshot"
+# The Curves panel below redrew the new fit's curves (its plots keep a texture
+# while nothing they show changes: a stale one would look like a's).
+"$png_check" "$work/b_click.png" --region 380,700,1220,300 --diff "$work/a_sweep.png" --min-mean 2 \
+  >"$work/b_curves.txt" || fail "b_click: the curves did not change: $(cat "$work/b_curves.txt")"
 echo "ok: b_click: $(grep '^rd ' "$work/b_click.out")"
 
 expect_refused() {
