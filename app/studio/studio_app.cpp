@@ -399,7 +399,17 @@ int StudioApp::run() {
   double previous = glfwGetTime();
   double frame_start = previous;
   while (!glfwWindowShouldClose(m_window)) {
-    glfwPollEvents();
+    // Playing (and the unattended modes) draws every frame. Otherwise the
+    // studio draws when input arrives, and every 0.1 s while it waits (a fit's
+    // progress, a result arriving): with software GL a frame is most of a
+    // core, which a fit would otherwise share with the rasteriser's threads.
+    const bool every_frame = m_state.playing || m_options.scripted() || m_options.drag_seconds > 0.f ||
+                             m_options.play_seconds > 0.f;
+    if (every_frame) {
+      glfwPollEvents();
+    } else {
+      glfwWaitEventsTimeout(0.1);
+    }
     const double now = glfwGetTime();
     const float dt = static_cast<float>(now - previous);
     previous = now;
