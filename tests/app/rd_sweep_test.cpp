@@ -14,12 +14,16 @@
 namespace ks::studio {
 namespace {
 
-TEST(RdSweep, FitsEveryToleranceAndKeepsEachPromise) {
+// The demo's whole sweep at the default settings, from a worker of its own.
+std::optional<RdSweep> demo_sweep() {
   RdSweepWorker worker;
-  CodecSettings settings;
-  worker.request({demo_clip(), settings});
+  worker.request({demo_clip(), CodecSettings{}});
   worker.wait_idle();
-  const std::optional<RdSweep> sweep = worker.latest();
+  return worker.latest();
+}
+
+TEST(RdSweep, FitsEveryToleranceAndKeepsEachPromise) {
+  const std::optional<RdSweep> sweep = demo_sweep();
   ASSERT_TRUE(sweep.has_value());
   ASSERT_TRUE(sweep->error.empty()) << sweep->error;
   ASSERT_TRUE(sweep->done());
@@ -45,12 +49,9 @@ TEST(RdSweep, FitsEveryToleranceAndKeepsEachPromise) {
 }
 
 TEST(RdSweep, APointIsWhatTheSameFitGives) {
-  RdSweepWorker worker;
-  CodecSettings settings;
-  worker.request({demo_clip(), settings});
-  worker.wait_idle();
-  const std::optional<RdSweep> sweep = worker.latest();
+  const std::optional<RdSweep> sweep = demo_sweep();
   ASSERT_TRUE(sweep.has_value());
+  CodecSettings settings;
   settings.fit.tolerance_m = kSweepTolerances_m[3];
   const std::shared_ptr<const FitResult> fit = run_fit(demo_clip(), settings, 1, 1);
   ASSERT_TRUE(fit->error.empty()) << fit->error;
