@@ -112,18 +112,24 @@ PlotInteraction PlotWidget::draw(const char* id, ImVec2 size, const char* title)
   ImDrawList* window = ImGui::GetWindowDrawList();
   // Everything but the cursor and the tooltip comes from the layer's
   // texture while nothing it shows has changed (plot_layer.h).
+  // A plot of few vertices is drawn straight into the window, as cheap as
+  // showing a texture and without one's memory (a rig of 50,000 bones under
+  // ASan has little to spare); it is tried in the layer again when its key
+  // changes.
   const uint64_t key = layer_key(size, title);
   if (m_layer.usable() && m_layer.holds(key, size)) {
     m_layer.show(window, origin);
+  } else if (!m_layer.usable() || key == m_direct_key) {
+    draw_layer(window, plot, x_step, y_step, origin, size, title);
   } else {
-    ImDrawList* layer = m_layer.usable() ? m_layer.begin(origin, size) : window;
+    ImDrawList* layer = m_layer.begin(origin, size);
     draw_layer(layer, plot, x_step, y_step, origin, size, title);
-    if (layer != window) {
-      if (m_layer.render(key)) {
-        m_layer.show(window, origin);
-      } else {
-        draw_layer(window, plot, x_step, y_step, origin, size, title);
-      }
+    if (layer->VtxBuffer.Size >= kLeastLayerVertices && m_layer.render(key)) {
+      m_layer.show(window, origin);
+    } else {
+      m_layer.release();
+      m_direct_key = key;
+      draw_layer(window, plot, x_step, y_step, origin, size, title);
     }
   }
   window->PushClipRect(ImVec2(plot.x0, plot.y0), ImVec2(plot.x1, plot.y1), true);

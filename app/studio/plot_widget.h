@@ -181,6 +181,8 @@ class PlotWidget {
   // Scratch kept between frames so drawing does not allocate once warm.
   std::vector<ImVec2> m_points;
   PlotLayer m_layer;               // the plot but its cursor and tooltip, as last drawn
+  uint64_t m_direct_key = 0;       // the layer key last drawn straight into the window (too few vertices)
+  static constexpr int kLeastLayerVertices = 2000;  // fewer: no texture
   uint64_t m_content_version = 0;  // set_content_version
 };
 
