@@ -53,7 +53,7 @@ void check_component(float value, const StreamTrack& track, int c, size_t bone) 
   if (std::isnan(value)) broken("decoded vec3 component is NaN", bone, value);
   const TrackQuantization& q = track.quantization;
   if (track.coding != TrackCoding::kAnimated || !q.coded(c)) {
-    const float exact = track.coding != TrackCoding::kAnimated ? track.constant[c] : q.constant[c];
+    const float exact = q.constant[c];  // a constant track codes no component: all are here
     if (std::memcmp(&value, &exact, sizeof value) != 0) broken("decoded constant component is not its stored value", bone, value);
     return;
   }
