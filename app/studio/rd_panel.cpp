@@ -95,10 +95,12 @@ std::optional<ImVec2> RdPanel::row_center(size_t index) const {
   return m_row_centers[index];
 }
 
-void RdPanel::draw(StudioState& state, const std::optional<RdSweep>& sweep, bool sweeping) {
+void RdPanel::draw(StudioState& state, const RdSweepWorker& worker) {
   m_report.clear();
   m_row_centers.clear();
   if (!visible) return;
+  const std::optional<RdSweep> sweep = worker.latest();
+  const bool sweeping = worker.busy();
   ImGui::SetNextWindowPos(ImVec2(420.f, 90.f), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(760.f, 560.f), ImGuiCond_FirstUseEver);
   if (!ImGui::Begin("Rate-distortion", &visible)) {

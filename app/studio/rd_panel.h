@@ -20,10 +20,10 @@ class RdPanel {
  public:
   bool visible = false;
 
-  /// Draws the window (when visible) from `sweep` (the worker's latest, if
-  /// any) and the current fit; a click sets state.settings' tolerance and
-  /// asks for a re-fit.
-  void draw(StudioState& state, const std::optional<RdSweep>& sweep, bool sweeping);
+  /// Draws the window (when visible) from `worker`'s latest sweep, read only
+  /// then (it is a copy under the worker's lock), and the current fit; a
+  /// click sets state.settings' tolerance and asks for a re-fit.
+  void draw(StudioState& state, const RdSweepWorker& worker);
 
   /// What the panel showed at its last draw, for screenshot tests:
   /// "rd N points of M, current E mm, hovered none".

@@ -452,7 +452,7 @@ int StudioApp::run() {
     if (time_viewport) glFinish();
     const double viewport_ms = (glfwGetTime() - viewport_start) * 1000.0;
     m_timeline.draw(m_state);
-    m_rd_panel.draw(m_state, m_rd_worker.latest(), m_rd_worker.busy());
+    m_rd_panel.draw(m_state, m_rd_worker);
     m_open_panel.draw(m_state, &m_show_open);
     m_save.draw(m_state);
     m_command.draw();
