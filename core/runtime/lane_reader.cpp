@@ -141,6 +141,25 @@ uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const u
   const bool avx2 = simd_level() == SimdLevel::kAvx2;
   uint32_t read = 0;
   for (;; ++round) {
+#if KS_X86_64
+    if (avx2) {
+      // As many rounds as the kernel can read in one call; then the layouts
+      // of the segments its lanes opened, or the one round it declined.
+      const detail::RoundsRead rounds =
+          detail::read_lane_rounds_avx2(ring, c, round, forced, frame, key_stream.data(), key_stream.size());
+      read |= rounds.read;
+      if (rounds.done) return read;
+      round = rounds.round;
+      if (rounds.opened != 0) {
+        for (uint32_t open = rounds.opened; open != 0; open &= open - 1) {
+          const uint32_t l = static_cast<uint32_t>(std::countr_zero(open));
+          load_lane_layout(c, l, tracks[c.track[l]], key_widths, c.keys_read[l]);
+        }
+        --round;  // the loop's increment brings it back to rounds.round
+        continue;
+      }
+    }
+#endif
     const uint32_t again = round < kKeysPerLane ? forced[round] : 0;
     // A lane's need is its own only once it has read again what it had.
     const uint32_t due = again | (frame < 0 ? 0 : lanes_due(c, static_cast<uint32_t>(frame)) & ~again);

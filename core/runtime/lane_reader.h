@@ -169,6 +169,19 @@ uint32_t read_lane_keys_avx2(Vec3Lanes& block, LaneCursors& c, uint32_t due, con
 // others keep the keys they hold), all four codes.
 uint32_t read_lane_keys_avx2(LaneArrivals& slot, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
                              size_t bytes);
+/// Where read_lane_rounds_avx2 stopped.
+struct RoundsRead {
+  uint32_t round = 0;   // the first round it did not read
+  uint32_t read = 0;    // lanes that read
+  uint32_t opened = 0;  // lanes whose next key opens a segment (read in the last round): layouts to load
+  bool done = false;    // no lane was due at `round`
+};
+// read_lane_rounds' rounds from `round` on, while every due lane's key lies
+// in one 64-bit load inside the stream. It stops after a round in which a
+// lane's next key opens a segment, before a round it cannot read (a wide key,
+// the end of the stream: the caller reads it), or when no lane is due.
+RoundsRead read_lane_rounds_avx2(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
+                                 int64_t frame, const uint8_t* key_stream, size_t bytes);
 }  // namespace detail
 
 }  // namespace ks

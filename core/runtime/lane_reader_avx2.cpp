@@ -108,6 +108,106 @@ uint32_t read_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const uin
   return static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(opening)));
 }
 
+// The lanes of `bits` (bit l: lane l) as a mask of 32-bit lanes.
+__m256i lane_mask(uint32_t bits) {
+  const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), lane_bit), lane_bit);
+}
+
+// read_lane_rounds' loop with the cursors in registers: a seek's read
+// forward runs about twenty rounds per block, and one call per round that
+// loads and stores every cursor cost cgspeed about 50 instructions per key.
+detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
+                               int64_t frame, const uint8_t* key_stream, size_t bytes) {
+  detail::RoundsRead out;
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i one = _mm256_set1_epi32(1);
+  // No lane is due by its need before frame 0 (needs are frames, >= 0).
+  const __m256i now = _mm256_set1_epi32(frame < 0 ? -1 : static_cast<int>(frame));
+  const __m256i last_byte = _mm256_set1_epi64x(static_cast<long long>(bytes) - 8);
+  const __m256i wide = lane_mask(c.wide_lanes);
+  const __m256i segment_end = load(c.segment_end);
+  const __m256i frame_delta_min = load(c.frame_delta_min);
+  const __m256i key_bits_low = load(c.key_bits);
+  const __m256i key_bits_high = load(c.key_bits + 4);
+  const __m256i seven = _mm256_set1_epi64x(7);
+  const long long* base = reinterpret_cast<const long long*>(key_stream);
+  __m256i bit_low = load(c.bit);
+  __m256i bit_high = load(c.bit + 4);
+  __m256i frames = load(c.frame);
+  __m256i need = load(c.need);
+  __m256i left = load(c.keys_left);
+  __m256i keys_read = load(c.keys_read);
+  __m256i codes[4] = {load(c.codes[0]), load(c.codes[1]), load(c.codes[2]), load(c.codes[3])};
+  for (;; ++round) {
+    const __m256i again = lane_mask(round < kKeysPerLane ? forced[round] : 0u);
+    const __m256i due =
+        _mm256_or_si256(again, _mm256_andnot_si256(_mm256_cmpgt_epi32(need, now), _mm256_cmpgt_epi32(left, zero)));
+    if (_mm256_testz_si256(due, due)) {
+      out.done = true;
+      break;
+    }
+    // A due lane of wide keys, or whose key's 64-bit load would pass the
+    // end of the stream: the caller reads this round its own way.
+    if (!_mm256_testz_si256(due, wide)) break;
+    const __m256i due_low = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(due));
+    const __m256i due_high = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(due, 1));
+    const __m256i outside = _mm256_or_si256(
+        _mm256_and_si256(_mm256_cmpgt_epi64(_mm256_srli_epi64(bit_low, 3), last_byte), due_low),
+        _mm256_and_si256(_mm256_cmpgt_epi64(_mm256_srli_epi64(bit_high, 3), last_byte), due_high));
+    if (!_mm256_testz_si256(outside, outside)) break;
+    __m256i window_low = _mm256_mask_i64gather_epi64(zero, base, _mm256_srli_epi64(bit_low, 3), due_low, 1);
+    __m256i window_high = _mm256_mask_i64gather_epi64(zero, base, _mm256_srli_epi64(bit_high, 3), due_high, 1);
+    window_low = _mm256_srlv_epi64(window_low, _mm256_and_si256(bit_low, seven));
+    window_high = _mm256_srlv_epi64(window_high, _mm256_and_si256(bit_high, seven));
+    const auto field = [&](uint32_t f) {
+      const __m256i low = _mm256_and_si256(_mm256_srlv_epi64(window_low, load(c.shift[f])), load(c.mask[f]));
+      const __m256i high =
+          _mm256_and_si256(_mm256_srlv_epi64(window_high, load(c.shift[f] + 4)), load(c.mask[f] + 4));
+      return narrow(low, high);
+    };
+    LaneArrivals& slot = ring.slot[round % kKeysPerLane];
+    const __m256i frame_new =
+        _mm256_add_epi32(frames, _mm256_and_si256(_mm256_add_epi32(field(0), frame_delta_min), due));
+    need = _mm256_blendv_epi8(need, frames, due);
+    frames = frame_new;
+    _mm256_maskstore_ps(slot.frame, due, _mm256_cvtepi32_ps(frame_new));
+    for (int i = 0; i < 4; ++i) {
+      const __m256i u = field(static_cast<uint32_t>(i) + 1);
+      const __m256i difference =
+          _mm256_xor_si256(_mm256_srli_epi32(u, 1), _mm256_sub_epi32(zero, _mm256_and_si256(u, one)));
+      codes[i] = _mm256_add_epi32(codes[i], _mm256_and_si256(difference, due));
+      _mm256_maskstore_ps(slot.code[i], due, _mm256_cvtepi32_ps(codes[i]));
+    }
+    const __m256i negated = field(kKeyFields);
+    _mm256_maskstore_ps(slot.sign, due, _mm256_cvtepi32_ps(_mm256_sub_epi32(one, _mm256_add_epi32(negated, negated))));
+    _mm256_maskstore_ps(slot.arrived, due, _mm256_set1_ps(1.f));
+    slot.any = true;
+    bit_low = _mm256_add_epi64(bit_low, _mm256_and_si256(key_bits_low, due_low));
+    bit_high = _mm256_add_epi64(bit_high, _mm256_and_si256(key_bits_high, due_high));
+    left = _mm256_add_epi32(left, due);  // due is -1 in a due lane
+    keys_read = _mm256_sub_epi32(keys_read, due);
+    out.read |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(due)));
+    // Lanes whose next key opens a segment: the caller loads its layout.
+    const __m256i opening = _mm256_andnot_si256(_mm256_cmpeq_epi32(left, zero),
+                                                _mm256_and_si256(_mm256_cmpeq_epi32(keys_read, segment_end), due));
+    out.opened = static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(opening)));
+    if (out.opened != 0) {
+      ++round;
+      break;
+    }
+  }
+  out.round = round;
+  store(c.bit, bit_low);
+  store(c.bit + 4, bit_high);
+  store(c.frame, frames);
+  store(c.need, need);
+  store(c.keys_left, left);
+  store(c.keys_read, keys_read);
+  for (int i = 0; i < 4; ++i) store(c.codes[i], codes[i]);
+  return out;
+}
+
 }  // namespace
 
 namespace detail {
@@ -122,6 +222,10 @@ uint32_t read_lane_keys_avx2(Vec3Lanes& block, LaneCursors& c, uint32_t due, con
 uint32_t read_lane_keys_avx2(LaneArrivals& slot, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
                              size_t bytes) {
   return read_keys<4, true>(slot, c, due, key_stream, bytes);
+}
+RoundsRead read_lane_rounds_avx2(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
+                                 int64_t frame, const uint8_t* key_stream, size_t bytes) {
+  return read_rounds(ring, c, round, forced, frame, key_stream, bytes);
 }
 
 }  // namespace detail
