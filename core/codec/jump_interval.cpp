@@ -27,30 +27,29 @@ uint32_t keys_read_at(const FittedTrack& track, uint32_t frame) {
   return static_cast<uint32_t>(past - keys.begin()) + 2;
 }
 
-// Bits of `track`'s run in the key stream: its keys 3.. at their segments' widths.
-uint64_t run_bits(const FittedTrack& track, const KeyCoding& coding) {
-  const uint32_t keys = static_cast<uint32_t>(track.keys.size());
-  uint64_t bits = 0;
-  for (uint32_t s = 0; s < segment_count(keys); ++s) {
-    const std::array<uint32_t, kKeyFields> widths = segment_widths(track, coding, s);
-    const uint32_t in_segment = std::min(kKeysPerSegment, keys - kInitialKeysPerTrack - s * kKeysPerSegment);
-    bits += uint64_t{in_segment} * make_stream_key_layout(widths.data(), coding.negation_bits).key_bits;
-  }
-  return bits;
-}
-
 // Bits of one streamed track's saved window in a jump state (stream_format.h):
-// the keys read, then past the initial keys the window's oldest key and an
-// offset into the track's run.
+// the keys read, then past the initial keys the window's oldest key, its
+// frame as a difference from the jump frame.
 uint64_t saved_window_bits(const FittedTrack& track, const KeyCoding& coding, uint32_t read, uint32_t key_index_bits,
-                           uint32_t offset_bits) {
+                           uint32_t frame_difference_bits) {
   uint64_t bits = key_index_bits;
   if (read < kRestoreFromRunKeys) return bits;
-  return bits + kFrameBits + uint64_t{coding.absolute_bits} * static_cast<uint64_t>(track.quantization.coded_count()) +
-         (coding.negation_bits ? 1 : 0) + offset_bits;
+  return bits + frame_difference_bits +
+         uint64_t{coding.absolute_bits} * static_cast<uint64_t>(track.quantization.coded_count()) +
+         (coding.negation_bits ? 1 : 0);
 }
 
 }  // namespace
+
+uint32_t jump_frame_difference_bits(const FittedTrack& track, uint32_t interval_frames, uint32_t jump_count) {
+  uint32_t largest = 0;
+  for (uint32_t j = 1; j <= jump_count; ++j) {
+    const uint32_t frame = j * interval_frames;
+    const uint32_t read = keys_read_at(track, frame);
+    if (read >= kRestoreFromRunKeys) largest = std::max(largest, frame - track.keys[read - kWindowSize].frame);
+  }
+  return bits_for(largest);
+}
 
 JumpIntervalCost jump_interval_cost(const FittedClip& clip, const std::vector<KeyCoding>& codings,
                                     uint32_t interval_frames) {
@@ -59,7 +58,6 @@ JumpIntervalCost jump_interval_cost(const FittedClip& clip, const std::vector<Ke
   const uint32_t last = clip.frame_count - 1;
   uint32_t max_key_count = 0;
   uint32_t streamed = 0;
-  uint64_t longest_run = 0;
   // Stream keys needed at each frame, then at or before it.
   std::vector<uint64_t> needed_by(clip.frame_count + 1, 0);
   for (size_t t = 0; t < clip.tracks.size(); ++t) {
@@ -68,21 +66,21 @@ JumpIntervalCost jump_interval_cost(const FittedClip& clip, const std::vector<Ke
     max_key_count = std::max<uint32_t>(max_key_count, static_cast<uint32_t>(track.keys.size()));
     if (!is_streamed(track)) continue;
     ++streamed;
-    longest_run = std::max(longest_run, run_bits(track, codings[t]));
     for (size_t k = kInitialKeysPerTrack; k < track.keys.size(); ++k) ++needed_by[track.keys[k - 2].frame];
   }
   for (uint32_t f = 1; f <= last; ++f) needed_by[f] += needed_by[f - 1];
 
   const uint32_t key_index_bits = bits_for(max_key_count);
-  const uint32_t offset_bits = run_offset_bits(longest_run);
   const uint32_t jump_count = interval_frames == 0 ? 0 : last / interval_frames;
   uint64_t state_bits = 0;
-  for (uint32_t j = 1; j <= jump_count; ++j) {
-    const uint32_t frame = j * interval_frames;
-    for (size_t t = 0; t < clip.tracks.size(); ++t) {
-      const FittedTrack& track = clip.tracks[t];
-      if (!is_streamed(track)) continue;
-      state_bits += saved_window_bits(track, codings[t], keys_read_at(track, frame), key_index_bits, offset_bits);
+  for (size_t t = 0; t < clip.tracks.size(); ++t) {
+    const FittedTrack& track = clip.tracks[t];
+    if (!is_streamed(track) || jump_count == 0) continue;
+    const uint32_t difference_bits = jump_frame_difference_bits(track, interval_frames, jump_count);
+    state_bits += kJumpFrameDifferenceWidthBits;
+    for (uint32_t j = 1; j <= jump_count; ++j) {
+      state_bits += saved_window_bits(track, codings[t], keys_read_at(track, j * interval_frames), key_index_bits,
+                                      difference_bits);
     }
   }
   cost.jump_frame_bytes = uint64_t{jump_count} * kJumpIndexEntrySize + (state_bits + 7) / 8;

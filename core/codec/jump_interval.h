@@ -35,6 +35,12 @@ struct JumpIntervalCost {
   double seek_cost = 0.0;          // restore plus keys forward, in skipped-key units
 };
 
+/// Width of `track`'s saved oldest-key frames (stream_format.h: the jump
+/// frame minus the key's frame) in the jump states of `jump_count` jump
+/// frames every `interval_frames` (>= 1): the bits the largest needs. The
+/// track must be streamed (more than kInitialKeysPerTrack keys).
+uint32_t jump_frame_difference_bits(const FittedTrack& track, uint32_t interval_frames, uint32_t jump_count);
+
 /// The model's figures for `interval_frames` (>= 1) on `clip` with the key
 /// codings the packer chose (one per track).
 JumpIntervalCost jump_interval_cost(const FittedClip& clip, const std::vector<KeyCoding>& codings,

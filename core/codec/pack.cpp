@@ -327,19 +327,14 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
   // runs in track order.
   const uint32_t key_stream_offset = static_cast<uint32_t>(out.size());
   BitWriter stream;
-  std::vector<std::vector<uint64_t>> key_offsets(track_count);  // per track: where each stream key starts in its run
-  uint64_t longest_run = 0;
   uint32_t stream_key_count = 0;
   for (uint32_t t = 0; t < track_count; ++t) {
     const FittedTrack& track = clip.tracks[t];
     if (track.coding != TrackCoding::kAnimated || track.keys.size() <= kInitialKeysPerTrack) continue;
-    const uint64_t run_start = stream.size_bits();
     for (uint32_t k = kInitialKeysPerTrack; k < track.keys.size(); ++k) {
-      key_offsets[t].push_back(stream.size_bits() - run_start);
       write_stream_key(stream, track, codings[t], widths[t][segment_of_key(k)], k);
       ++stream_key_count;
     }
-    longest_run = std::max(longest_run, stream.size_bits() - run_start);
   }
   if (stream.size_bits() > 0xFFFFFFFFull) return Error{name + "key stream exceeds 2^32 bits"};
 
@@ -350,13 +345,21 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
           : jump_interval_frames(settings.jump_interval_s, clip.sample_rate_hz);
   const uint32_t jump_count = interval == 0 ? 0 : last / interval;
   const uint32_t key_index_bits = bits_for(max_key_count);
-  const uint32_t offset_bits = run_offset_bits(longest_run);
   std::vector<uint32_t> keys_read(track_count);
   for (uint32_t t = 0; t < track_count; ++t) {
     keys_read[t] = static_cast<uint32_t>(std::min<size_t>(clip.tracks[t].keys.size(), kInitialKeysPerTrack));
   }
   std::vector<uint8_t> jump_index;
   BitWriter states;
+  // Each streamed track's width of saved frames (the jump frame minus the
+  // window's oldest key's frame).
+  std::vector<uint32_t> difference_bits(track_count, 0);
+  for (uint32_t t = 0; t < track_count && jump_count > 0; ++t) {
+    const FittedTrack& track = clip.tracks[t];
+    if (track.coding != TrackCoding::kAnimated || track.keys.size() <= kInitialKeysPerTrack) continue;
+    difference_bits[t] = jump_frame_difference_bits(track, interval, jump_count);
+    states.write(difference_bits[t], kJumpFrameDifferenceWidthBits);
+  }
   uint32_t stream_keys_read = 0;
   for (uint32_t j = 0; j < jump_count; ++j) {
     const uint32_t frame = (j + 1) * interval;
@@ -378,9 +381,8 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
       states.write(read, key_index_bits);
       if (read < kRestoreFromRunKeys) continue;
       const FittedKey& oldest = track.keys[read - kWindowSize];
-      states.write(oldest.frame, kFrameBits);
+      states.write(frame - oldest.frame, difference_bits[t]);
       write_absolute(states, track, codings[t], oldest);
-      states.write(key_offsets[t][read - kWindowSize + 1 - kInitialKeysPerTrack], offset_bits);
     }
   }
   if (states.size_bits() > 0xFFFFFFFFull) return Error{name + "jump states exceed 2^32 bits"};

@@ -1,6 +1,6 @@
 #pragma once
 // The key stream's read side, eight tracks at a time (DESIGN §8, format
-// version 6). Each animated track keeps a cursor into its own run of stream
+// version 7). Each animated track keeps a cursor into its own run of stream
 // keys (stream_format.h), beside its lane of the active array
 // (segment_lanes.h): the keys of every lane that has one due are read in
 // one pass, eight cursors per AVX2 instruction (a gather of each lane's

@@ -109,7 +109,6 @@ Player::Player(const StreamView& stream)
   }
   m_restore_keys_read.resize(streamed);
   m_restore_oldest.resize(streamed);
-  m_restore_offsets.resize(streamed);
   // A restore reads the saved oldest key and three more per streamed track.
   m_restore_cost_keys = streamed * kWindowSize;
   restart(kBeforeClip);
@@ -126,13 +125,17 @@ void Player::set_up_group(LaneGroup<Components>& group, const std::vector<uint32
   group.streamed.assign(tracks.size(), -1);
   group.final_pending.reserve(tracks.size());
   group.run_starts.resize(tracks.size());
+  group.first_segments.resize(tracks.size());
   clear_lanes(std::span<SegmentLanes<Components>>(group.blocks));
   // The runs follow one another in track order: find each lane's among the animated tracks.
   uint32_t animated = 0;
   uint32_t lane = 0;
   for (uint32_t t = 0; t < s.tracks().size() && lane < tracks.size(); ++t) {
     if (s.tracks()[t].coding != TrackCoding::kAnimated) continue;
-    if (t == tracks[lane]) group.run_starts[lane++] = s.run_starts()[animated];
+    if (t == tracks[lane]) {
+      group.run_starts[lane] = s.run_starts()[animated];
+      group.first_segments[lane++] = s.first_segments()[animated];
+    }
     ++animated;
   }
   for (uint32_t l = 0; l < tracks.size(); ++l) {
@@ -147,13 +150,13 @@ size_t Player::memory_bytes() const {
   const auto group_bytes = [](const auto& g) {
     return g.blocks.capacity() * sizeof(g.blocks[0]) + g.cursors.capacity() * sizeof(LaneCursors) +
            g.tracks.capacity() * sizeof(uint32_t) + g.run_starts.capacity() * sizeof(uint64_t) +
+           g.first_segments.capacity() * sizeof(uint32_t) +
            g.initial.capacity() * sizeof(InitialKeys) + g.streamed.capacity() * sizeof(int32_t) +
            g.final_pending.capacity() * sizeof(uint32_t);
   };
   return group_bytes(m_rotations) + group_bytes(m_vec3s) +
          m_constant_pose.capacity() * sizeof(Transform) + m_plain_key_stream.capacity() +
-         m_restore_keys_read.capacity() * sizeof(uint32_t) + m_restore_oldest.capacity() * sizeof(CodedKey) +
-         m_restore_offsets.capacity() * sizeof(uint64_t);
+         m_restore_keys_read.capacity() * sizeof(uint32_t) + m_restore_oldest.capacity() * sizeof(CodedKey);
 }
 
 std::span<const uint8_t> Player::key_stream() const {
@@ -363,9 +366,13 @@ void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_
         const CodedKey& oldest = m_restore_oldest[static_cast<uint32_t>(place)];
         put_key(m_ring.slot[0], lane, oldest);
         // The need of the key after the oldest is unknown here and unused:
-        // the reads below replace it.
-        set_cursor(c, lane, track, s.key_widths(), saved - (kWindowSize - 1), oldest, 0,
-                   group.run_starts[l] + m_restore_offsets[static_cast<uint32_t>(place)]);
+        // the reads below replace it. That key starts at its segment's
+        // start plus the keys before it in the segment, at the segment's
+        // key length (the layout set_cursor loads).
+        const uint32_t next = saved - (kWindowSize - 1);
+        set_cursor(c, lane, track, s.key_widths(), next, oldest, 0, 0);
+        c.bit[lane] = s.segment_starts()[group.first_segments[l] + segment_of_key(next)] +
+                      uint64_t{(next - kInitialKeysPerTrack) % kKeysPerSegment} * c.key_bits[lane];
         counts[lane] = 1;
         reread[lane] = kWindowSize - 1;
         ++m_counters.keys_read;
@@ -418,7 +425,7 @@ void Player::restore(uint32_t jump_index, uint32_t frame) {
   // Fields taken from a 64-bit window of the bits, not one bounds-checked
   // load each: a quarter fewer instructions per seek on cgspeed's 24 states.
   RiceWindow<BitReader> state(reader);
-  const uint32_t offset_bits = s.run_offset_bits();
+  const std::span<const uint8_t> difference_bits = s.jump_frame_difference_bits();
   uint32_t place = 0;
   for (const StreamTrack& track : s.tracks()) {
     if (track.coding != TrackCoding::kAnimated || track.key_count <= kInitialKeysPerTrack) continue;
@@ -428,12 +435,9 @@ void Player::restore(uint32_t jump_index, uint32_t frame) {
     m_restore_keys_read[place] = std::clamp(read, kInitialKeysPerTrack, track.key_count);
     if (read >= kRestoreFromRunKeys) {
       CodedKey& oldest = m_restore_oldest[place];
-      oldest.frame = state.read_bits(kFrameBits);
+      const uint32_t before = state.read_bits(difference_bits[place]);
+      oldest.frame = before <= jump.frame ? jump.frame - before : 0;  // StreamView::open refuses more
       oldest.negated = read_absolute_codes(state, track, oldest.codes);
-      // Offsets may be wider than one field of the window (up to 64 bits).
-      const uint32_t low_bits = offset_bits < 32 ? offset_bits : 32;
-      const uint64_t low = state.read_bits(low_bits);
-      m_restore_offsets[place] = low | (uint64_t{state.read_bits(offset_bits - low_bits)} << low_bits);
     }
     ++place;
   }

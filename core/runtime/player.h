@@ -65,6 +65,7 @@ struct LaneGroup {
   std::vector<LaneCursors> cursors;  // one per block
   std::vector<uint32_t> tracks;      // the track of each lane
   std::vector<uint64_t> run_starts;  // where each lane's run starts in the key stream
+  std::vector<uint32_t> first_segments;  // each lane's track's first segment in StreamView::segment_starts
   std::vector<InitialKeys> initial;  // each lane's keys 0..2
   std::vector<int32_t> streamed;     // each lane's place among the streamed tracks (jump states), or -1
   // Lanes whose track has no key left to read and whose window has not
@@ -148,11 +149,10 @@ class Player {
   std::vector<Transform> m_constant_pose;   // every bone, constant tracks filled in
   std::vector<uint8_t> m_plain_key_stream;  // a zstd stream's key stream, decompressed once
   // A restore's parse of its jump state, per streamed track in track order
-  // (sized once): keys read, the window's oldest key and the offset of the
-  // key after it in the track's run (when keys read >= kRestoreFromRunKeys).
+  // (sized once): keys read and the window's oldest key (when keys read >=
+  // kRestoreFromRunKeys).
   std::vector<uint32_t> m_restore_keys_read;
   std::vector<CodedKey> m_restore_oldest;
-  std::vector<uint64_t> m_restore_offsets;
   uint32_t m_cursor_key_index = 0;
   uint32_t m_last_need = 0;          // need frame of the last key read: the state is valid from here on
   uint32_t m_restore_cost_keys = 0;  // keys a restore reads, to decide when seeking ahead pays

@@ -47,15 +47,20 @@
 //                 Where each run starts follows from the key widths.
 //   jump index    per jump frame: u32 stream keys read by then (over every
 //                 track), u32 state bit offset (into the jump states)
-//   jump states   bit stream: per jump frame, for each streamed track (more
-//                 than 3 keys) in track order: keys read (key_index_bits);
-//                 then, when that is kRestoreFromRunKeys or more, its window's
-//                 oldest key (read - 4) as a 16-bit frame and absolute codes,
-//                 and where the key after it starts in the track's run
-//                 (run_offset_bits: bits_for the longest run's bits). The
-//                 window's other three keys are re-read from the run; with
-//                 fewer keys read, the window is keys 0..2 (which a player
-//                 keeps) and the run's first keys.
+//   jump states   bit stream (empty without jump frames): per streamed
+//                 track (more than 3 keys) in track order, the width of its
+//                 saved frame differences (kJumpFrameDifferenceWidthBits:
+//                 0..kFrameBits); then per jump frame, for each streamed
+//                 track in track order: keys read (key_index_bits); then,
+//                 when that is kRestoreFromRunKeys or more, its window's
+//                 oldest key (read - 4): the jump frame minus its frame, in
+//                 the track's width, and its absolute codes. The window's
+//                 other three keys are re-read from the run, from the key
+//                 after the oldest: where that starts follows from the key
+//                 widths (its segment's start, plus its place in the
+//                 segment times the segment's key length), so a state
+//                 saves no offset. With fewer keys read, the window is keys
+//                 0..2 (which a player keeps) and the run's first keys.
 //   metadata      names and the tolerance the fit promised, for tools; an
 //                 engine may ignore it (see below)
 //
@@ -71,7 +76,7 @@
 // names; then per override: u16 bone, f32 tolerance (m), f32 shell
 // distance (m, 0 = inherited).
 //
-// Versions 1 to 5 are refused with a message to recompress: their sources
+// Versions 1 to 6 are refused with a message to recompress: their sources
 // are what a tool keeps, and one decoder keeps the player small. (Versions 1
 // and 2 had fixed 16-bit vec3 and 10..20-bit smallest-three keys and a track
 // id per key; version 3 had a CRC-32 and ran the hemisphere chain in the
@@ -79,7 +84,9 @@
 // Rice-coded the stream keys too, each a serial chain of variable-length
 // codes, and had no key widths section; version 5 sorted the stream keys of
 // all tracks by need frame, cut zstd blocks at the jump frames, and saved
-// whole Rice-coded windows in the jump states.)
+// whole Rice-coded windows in the jump states; version 6 saved the oldest
+// key's frame in 16 bits and the offset of the key after it in the track's
+// run, a third of each state.)
 
 #include <bit>
 #include <cstdint>
@@ -90,7 +97,7 @@ static_assert(std::endian::native == std::endian::little,
               "the stream is little-endian and read with memcpy");
 
 inline constexpr uint32_t kStreamMagic = 0x5254534Bu;  // "KSTR"
-inline constexpr uint16_t kStreamVersion = 6;        // written and read by this build
+inline constexpr uint16_t kStreamVersion = 7;        // written and read by this build
 inline constexpr uint16_t kNoParent = 0xFFFFu;
 inline constexpr uint32_t kFrameBits = 16;
 inline constexpr uint32_t kKeyCountBits = 17;        // up to 2 * 65535 keys
@@ -98,9 +105,12 @@ inline constexpr uint32_t kRiceParameterBits = 5;
 inline constexpr uint32_t kAbsoluteWidthBits = 5;
 inline constexpr uint32_t kWindowSize = 4;   // keys per track in the active array
 inline constexpr uint32_t kInitialKeysPerTrack = 3;  // keys 0, 1 and 2 are needed at frame 0
-/// A jump state saves a track's window as its oldest key and an offset into
-/// the track's run once the window holds no initial key (keys read >= 7).
+/// A jump state saves a track's window as its oldest key (the others are
+/// re-read from the track's run) once the window holds no initial key (keys
+/// read >= 7).
 inline constexpr uint32_t kRestoreFromRunKeys = kInitialKeysPerTrack + kWindowSize;
+/// Bits of a streamed track's width of saved frame differences.
+inline constexpr uint32_t kJumpFrameDifferenceWidthBits = 5;
 /// A stored constant rotation must be this close to unit length (the player returns it as stored).
 inline constexpr double kUnitQuaternionTolerance = 1e-3;
 

@@ -34,10 +34,6 @@ inline constexpr uint32_t kMaxCodeDifferenceBits = 26;
 /// Frame difference, then components 0..3.
 inline constexpr uint32_t kKeyFields = 5;
 
-/// Width of a jump state's offset into a track's run (stream_format.h) when
-/// the longest run is `longest_run_bits` long.
-constexpr uint32_t run_offset_bits(uint64_t longest_run_bits) { return bits_for(longest_run_bits); }
-
 /// The segment holding key `key` (>= kInitialKeysPerTrack) of its track.
 constexpr uint32_t segment_of_key(uint32_t key) { return (key - kInitialKeysPerTrack) / kKeysPerSegment; }
 /// True when key `key` (>= kInitialKeysPerTrack) is the first of its segment.

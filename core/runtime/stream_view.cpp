@@ -178,10 +178,12 @@ class StreamParser {
     // The section's size first, from the tables alone: a forged key count
     // must not make the loop below long.
     uint64_t expected_bits = 0;
+    uint64_t total_segments = 0;
     for (StreamTrack& track : view.m_tracks) {
       if (track.coding != TrackCoding::kAnimated) continue;
       track.key_widths_bit = expected_bits;
       expected_bits += uint64_t{segment_count(track.key_count)} * segment_width_bits(track.quantization.coded_mask);
+      total_segments += segment_count(track.key_count);
     }
     if (view.m_key_widths.size() != (expected_bits + 7) / 8) {
       return fail("key widths section is " + std::to_string(view.m_key_widths.size()) + " bytes, the tracks' " +
@@ -189,16 +191,23 @@ class StreamParser {
     }
     BitReader reader(view.m_key_widths);
     uint64_t stream_bits = 0;
-    uint64_t longest_run = 0;
     view.m_run_starts.clear();
     view.m_run_starts.reserve(view.m_animated_track_count + 1);
+    view.m_first_segments.clear();
+    view.m_first_segments.reserve(view.m_animated_track_count + 1);
+    view.m_segment_starts.clear();
+    // The widths section holds every segment's widths (checked above), so
+    // this is in proportion to the file.
+    view.m_segment_starts.reserve(total_segments);
     for (uint32_t t = 0; t < view.m_tracks.size(); ++t) {
       const StreamTrack& track = view.m_tracks[t];
       if (track.coding != TrackCoding::kAnimated) continue;
       // The runs follow one another in track order (stream_format.h).
       view.m_run_starts.push_back(stream_bits);
+      view.m_first_segments.push_back(static_cast<uint32_t>(view.m_segment_starts.size()));
       const uint32_t segments = segment_count(track.key_count);
       for (uint32_t s = 0; s < segments; ++s) {
+        view.m_segment_starts.push_back(stream_bits);
         uint32_t widths[kKeyFields];
         read_segment_widths(reader, track.quantization.coded_mask, widths);
         const uint32_t largest_code = *std::max_element(widths + 1, widths + kKeyFields);
@@ -210,10 +219,9 @@ class StreamParser {
         const uint32_t keys = std::min(kKeysPerSegment, track.key_count - first);
         stream_bits += uint64_t{keys} * make_stream_key_layout(widths, track.key_coding.negation_bits).key_bits;
       }
-      longest_run = std::max(longest_run, stream_bits - view.m_run_starts.back());
     }
     view.m_run_starts.push_back(stream_bits);
-    view.m_run_offset_bits = run_offset_bits(longest_run);
+    view.m_first_segments.push_back(static_cast<uint32_t>(view.m_segment_starts.size()));
     if (stream_bits != view.m_key_stream_bits) {
       return fail("key stream is " + std::to_string(view.m_key_stream_bits) + " bits, its keys' widths add up to " +
                   std::to_string(stream_bits));
@@ -473,6 +481,21 @@ class StreamParser {
     }
     view.m_jump_frames.resize(m_jump_frame_count);
     BitReader states(view.m_jump_states);
+    view.m_jump_frame_difference_bits.clear();
+    if (m_jump_frame_count > 0) {
+      view.m_jump_frame_difference_bits.reserve(view.m_streamed_track_count);
+      for (uint32_t t = 0; t < view.m_tracks.size(); ++t) {
+        const StreamTrack& track = view.m_tracks[t];
+        if (track.coding != TrackCoding::kAnimated || track.key_count <= kInitialKeysPerTrack) continue;
+        const uint32_t bits = states.read(kJumpFrameDifferenceWidthBits);
+        if (bits > kFrameBits) {
+          return fail("jump states give track " + std::to_string(t) + " frame differences " + std::to_string(bits) +
+                      " bits wide, more than a frame needs");
+        }
+        view.m_jump_frame_difference_bits.push_back(static_cast<uint8_t>(bits));
+      }
+      if (states.overrun()) return fail("jump states are truncated in their widths");
+    }
     for (uint32_t j = 0; j < m_jump_frame_count; ++j) {
       JumpFrame& jump = view.m_jump_frames[j];
       const uint8_t* entry = view.m_jump_index.data() + uint64_t{j} * kJumpIndexEntrySize;
@@ -482,13 +505,10 @@ class StreamParser {
       const std::string where = "jump frame " + std::to_string(j);
       if (jump.state_bit_offset != states.position()) return fail(where + " has a state offset that does not follow the previous state");
       uint64_t stream_keys_read = 0;
-      uint32_t animated = 0;
+      uint32_t place = 0;
       for (uint32_t t = 0; t < view.m_tracks.size(); ++t) {
         const StreamTrack& track = view.m_tracks[t];
-        if (track.coding != TrackCoding::kAnimated) continue;
-        const uint64_t run_bits = view.m_run_starts[animated + 1] - view.m_run_starts[animated];
-        ++animated;
-        if (track.key_count <= kInitialKeysPerTrack) continue;
+        if (track.coding != TrackCoding::kAnimated || track.key_count <= kInitialKeysPerTrack) continue;
         const uint32_t keys_read = states.read(view.m_key_index_bits);
         if (keys_read < kInitialKeysPerTrack || keys_read > track.key_count) {
           return fail(where + " says track " + std::to_string(t) + " has read " + std::to_string(keys_read) +
@@ -496,21 +516,20 @@ class StreamParser {
         }
         stream_keys_read += keys_read - kInitialKeysPerTrack;
         if (keys_read >= kRestoreFromRunKeys) {
-          const uint32_t frame = states.read(kFrameBits);
+          const uint32_t before = states.read(view.m_jump_frame_difference_bits[place]);
           int32_t codes[4];
           read_absolute_codes(states, track, codes);
-          const uint64_t offset = states.read64(view.m_run_offset_bits);
-          if (frame > view.last_frame()) return fail(where + " holds a key past the last frame for track " + std::to_string(t));
+          if (before > jump.frame) {
+            return fail(where + " holds a key " + std::to_string(before) + " frames before it, before frame 0, for track " +
+                        std::to_string(t));
+          }
           for (int c = 0; c < 4; ++c) {
             if (codes[c] > kMaxCodeMagnitude || codes[c] < -kMaxCodeMagnitude) {
               return fail(where + " holds a code out of range for track " + std::to_string(t));
             }
           }
-          if (offset >= run_bits) {
-            return fail(where + " resumes track " + std::to_string(t) + " at bit " + std::to_string(offset) +
-                        " of its run, which is " + std::to_string(run_bits) + " bits long");
-          }
         }
+        ++place;
         if (states.overrun()) return fail("jump states are truncated at " + where);
       }
       if (stream_keys_read != jump.stream_keys_read) {

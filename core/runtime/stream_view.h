@@ -114,8 +114,16 @@ class StreamView {
   /// stream, in track order (a track of three keys or fewer has an empty run),
   /// then where the last run ends.
   std::span<const uint64_t> run_starts() const { return m_run_starts; }
-  /// Width of the offsets into a run that jump states hold.
-  uint32_t run_offset_bits() const { return m_run_offset_bits; }
+  /// Where each segment of stream keys (stream_key_layout.h) starts in the
+  /// plain key stream: every animated track's segments in track order. A
+  /// player resumes a track's run there after a jump frame.
+  std::span<const uint64_t> segment_starts() const { return m_segment_starts; }
+  /// Each animated track's first segment in segment_starts(), in track
+  /// order, then the segment count.
+  std::span<const uint32_t> first_segments() const { return m_first_segments; }
+  /// Each streamed track's width of the frame differences its jump states
+  /// save (stream_format.h), in track order; empty without jump frames.
+  std::span<const uint8_t> jump_frame_difference_bits() const { return m_jump_frame_difference_bits; }
   std::span<const uint8_t> jump_states() const { return m_jump_states; }
   /// Bytes of the jump index and jump states together.
   size_t jump_frame_bytes() const;
@@ -134,7 +142,9 @@ class StreamView {
   StreamMetadata m_metadata;
   std::span<const uint8_t> m_key_stream_frame;
   std::vector<uint64_t> m_run_starts;
-  uint32_t m_run_offset_bits = 0;
+  std::vector<uint64_t> m_segment_starts;
+  std::vector<uint32_t> m_first_segments;
+  std::vector<uint8_t> m_jump_frame_difference_bits;
   uint32_t m_jump_interval_frames = 0;
   uint32_t m_total_key_count = 0;
   uint32_t m_stream_key_count = 0;

@@ -413,22 +413,31 @@ void check_layout(const FittedClip& clip, float jump_interval_s) {
     }
     EXPECT_EQ(stored.size() > kInitialKeysPerTrack ? stored.back().bit_end : start, view.run_starts()[animated])
         << "track " << t;
+    // Its segments, where the view says each starts: at the segment's first key.
+    const uint32_t first_segment = view.first_segments()[animated - 1];
+    const uint32_t segments = view.first_segments()[animated] - first_segment;
+    ASSERT_EQ(segments, segment_count(static_cast<uint32_t>(stored.size()))) << "track " << t;
+    for (uint32_t segment = 0; segment < segments; ++segment) {
+      EXPECT_EQ(view.segment_starts()[first_segment + segment],
+                stored[kInitialKeysPerTrack + segment * kKeysPerSegment].bit_offset)
+          << "track " << t << " segment " << segment;
+    }
   }
+  EXPECT_EQ(view.first_segments().size(), view.animated_track_count() + 1u);
+  EXPECT_EQ(view.first_segments().back(), view.segment_starts().size());
   // Each jump frame: per streamed track the keys read by then (key k is
   // needed at the frame of key k - 2), and from the seventh on the window's
-  // oldest key and where the key after it starts in the run.
+  // oldest key, its frame as a difference from the jump frame in the
+  // track's width: the bits the largest difference needs.
   const test::JumpStateLayout states = test::jump_state_layout(
       bytes, layout, static_cast<uint32_t>(view.jump_frames().size()), view.key_index_bits());
-  EXPECT_EQ(states.offset_bits, view.run_offset_bits());
+  std::vector<uint32_t> largest_difference(track_count, 0);
   for (uint32_t j = 0; j < view.jump_frames().size(); ++j) {
     const JumpFrame& jump = view.jump_frames()[j];
     uint32_t stream_keys_read = 0;
-    animated = 0;
     for (uint32_t t = 0; t < track_count; ++t) {
       const FittedTrack& track = clip.tracks[t];
-      if (track.coding != TrackCoding::kAnimated) continue;
-      const uint64_t run_start = view.run_starts()[animated++];
-      if (track.keys.size() <= kInitialKeysPerTrack) continue;
+      if (track.coding != TrackCoding::kAnimated || track.keys.size() <= kInitialKeysPerTrack) continue;
       uint32_t read = kInitialKeysPerTrack;
       while (read < track.keys.size() && track.keys[read - 2].frame <= jump.frame) ++read;
       stream_keys_read += read - kInitialKeysPerTrack;
@@ -438,12 +447,16 @@ void check_layout(const FittedClip& clip, float jump_interval_s) {
         EXPECT_EQ(states.first_frame_bit[j][t], 0u);
         continue;
       }
-      EXPECT_EQ(BitReader(bytes, states.first_frame_bit[j][t]).read(kFrameBits), track.keys[read - kWindowSize].frame);
-      const uint64_t offset = keys.tracks[t][read - kWindowSize + 1].bit_offset - run_start;
-      EXPECT_EQ(BitReader(bytes, states.offset_bit[j][t]).read64(states.offset_bits), offset)
+      const uint32_t difference = jump.frame - track.keys[read - kWindowSize].frame;
+      largest_difference[t] = std::max(largest_difference[t], difference);
+      EXPECT_EQ(BitReader(bytes, states.first_frame_bit[j][t]).read(states.frame_difference_bits[t]), difference)
           << "jump frame " << j << " track " << t;
     }
     EXPECT_EQ(jump.stream_keys_read, stream_keys_read) << "jump frame at " << jump.frame;
+  }
+  for (uint32_t t = 0; t < track_count && !view.jump_frames().empty(); ++t) {
+    if (clip.tracks[t].coding != TrackCoding::kAnimated || clip.tracks[t].keys.size() <= kInitialKeysPerTrack) continue;
+    EXPECT_EQ(states.frame_difference_bits[t], bits_for(largest_difference[t])) << "track " << t;
   }
 }
 

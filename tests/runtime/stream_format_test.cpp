@@ -1,9 +1,9 @@
 // The stream format (core/runtime/stream_format.h) and the committed golden
-// streams that pin it: tests/golden/stream_v6.ks (and its zstd twin) must
+// streams that pin it: tests/golden/stream_v7.ks (and its zstd twin) must
 // keep opening and decoding to the committed poses byte for byte, and
 // packing the same fitted input must keep producing them. A failure here
 // means the format changed: bump kStreamVersion and add new golden files
-// (tests/golden/README.md). Versions 1 to 5 are refused with a message to
+// (tests/golden/README.md). Versions 1 to 6 are refused with a message to
 // recompress.
 
 #include "core/runtime/stream_format.h"
@@ -36,8 +36,8 @@ std::vector<uint8_t> read_golden(const char* name) {
   return text.ok() ? std::vector<uint8_t>(text.value().begin(), text.value().end()) : std::vector<uint8_t>{};
 }
 
-TEST(StreamFormat, HeaderLayoutIsVersionSix) {
-  EXPECT_EQ(kStreamVersion, 6u);
+TEST(StreamFormat, HeaderLayoutIsVersionSeven) {
+  EXPECT_EQ(kStreamVersion, 7u);
   EXPECT_EQ(kHeaderSize, 64u);
   EXPECT_EQ(header_offset::kChecksum + 4, header_offset::kKeyWidthsOffset);
   EXPECT_EQ(header_offset::kKeyWidthsOffset + 4, kHeaderSize);
@@ -55,11 +55,14 @@ TEST(StreamFormat, HeaderLayoutIsVersionSix) {
   EXPECT_LE(kMaxCodeDifferenceBits, (1u << kSegmentWidthBits) - 1);
   EXPECT_LE(kMaxFrameDifferenceBits + 4 * kMaxCodeDifferenceBits + 1, 255u);
   EXPECT_GE(uint64_t{1} << kKeyCountBits, 2 * uint64_t{65535} + 1);
+  // A jump state's frame difference may be as wide as a frame.
+  EXPECT_GE((1u << kJumpFrameDifferenceWidthBits) - 1, kFrameBits);
 }
 
 TEST(OldStreams, AreRefusedWithAMessageToRecompress) {
   for (const char* name : {"stream_v1.ks", "stream_v2.ks", "stream_v2_zstd.ks", "stream_v3.ks", "stream_v3_zstd.ks",
-                           "stream_v4.ks", "stream_v4_zstd.ks", "stream_v5.ks", "stream_v5_zstd.ks"}) {
+                           "stream_v4.ks", "stream_v4_zstd.ks", "stream_v5.ks", "stream_v5_zstd.ks",
+                           "stream_v6.ks", "stream_v6_zstd.ks"}) {
     SCOPED_TRACE(name);
     const std::vector<uint8_t> stream = read_golden(name);
     ASSERT_GE(stream.size(), kHeaderSize);
@@ -78,8 +81,8 @@ struct GoldenFile {
   const char* poses;
 };
 constexpr GoldenFile kGoldenFiles[] = {
-    {"stream_v6.ks", "stream_v6_poses.bin"},
-    {"stream_v6_zstd.ks", "stream_v6_poses.bin"},
+    {"stream_v7.ks", "stream_v7_poses.bin"},
+    {"stream_v7_zstd.ks", "stream_v7_poses.bin"},
 };
 
 TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
@@ -89,7 +92,7 @@ TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
     const std::vector<uint8_t> poses = read_golden(file.poses);
     const Result<StreamView> view = StreamView::open(stream, file.stream);
     ASSERT_TRUE(view.ok()) << view.error();
-    EXPECT_EQ(view.value().version(), 6u);
+    EXPECT_EQ(view.value().version(), 7u);
     EXPECT_EQ(view.value().frame_count(), golden::kFrameCount);
     EXPECT_EQ(view.value().bone_count(), golden::kBoneCount);
     const std::vector<float> times = golden::frame_times();
@@ -114,7 +117,7 @@ TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
 TEST(GoldenStream, DecodesToTheFittedCurves) {
   // The committed poses are the fitted clip's curves, bit for bit.
   const FittedClip clip = golden::make_clip();
-  const std::vector<uint8_t> poses = read_golden("stream_v6_poses.bin");
+  const std::vector<uint8_t> poses = read_golden("stream_v7_poses.bin");
   const std::vector<float> times = golden::frame_times();
   ASSERT_EQ(poses.size(), times.size() * golden::kBoneCount * sizeof(Transform));
   for (size_t i = 0; i < times.size(); ++i) {
@@ -134,7 +137,7 @@ TEST(GoldenStream, DecodesToTheFittedCurves) {
 
 TEST(GoldenStream, CarriesItsMetadata) {
   const FittedClip clip = golden::make_clip();
-  for (const char* name : {"stream_v6.ks", "stream_v6_zstd.ks"}) {
+  for (const char* name : {"stream_v7.ks", "stream_v7_zstd.ks"}) {
     SCOPED_TRACE(name);
     const std::vector<uint8_t> stream = read_golden(name);
     const Result<StreamView> view = StreamView::open(stream);
@@ -160,7 +163,7 @@ TEST(GoldenStream, CarriesItsMetadata) {
 
 TEST(GoldenStream, PackingTheGoldenClipReproducesTheCommittedBytes) {
   for (const bool zstd : {false, true}) {
-    const char* name = zstd ? "stream_v6_zstd.ks" : "stream_v6.ks";
+    const char* name = zstd ? "stream_v7_zstd.ks" : "stream_v7.ks";
     SCOPED_TRACE(name);
     const std::vector<uint8_t> committed = read_golden(name);
     const Result<std::vector<uint8_t>> packed = pack(golden::make_clip(), golden::pack_settings(zstd));
@@ -173,7 +176,7 @@ TEST(GoldenStream, PackingTheGoldenClipReproducesTheCommittedBytes) {
 }
 
 TEST(GoldenStream, CoversTheFormatsFeatures) {
-  const std::vector<uint8_t> stream = read_golden("stream_v6.ks");
+  const std::vector<uint8_t> stream = read_golden("stream_v7.ks");
   const Result<StreamView> opened = StreamView::open(stream);
   ASSERT_TRUE(opened.ok()) << opened.error();
   const StreamView& view = opened.value();
@@ -234,23 +237,25 @@ TEST(GoldenStream, CoversTheFormatsFeatures) {
   EXPECT_GT(widest_key, 57u);
   EXPECT_TRUE(empty_field);
   // Jump states of both kinds: a window still holding an initial key, and
-  // one saved as its oldest key and an offset into the run.
-  uint32_t from_initial = 0, from_run = 0;
+  // one saved as its oldest key, which sits before its jump frame.
+  uint32_t from_initial = 0, from_run = 0, before_jump = 0;
   for (const JumpFrame& jump : view.jump_frames()) {
     for (const FittedTrack& track : golden::make_clip().tracks) {
       if (track.coding != TrackCoding::kAnimated || track.keys.size() <= kInitialKeysPerTrack) continue;
       uint32_t read = kInitialKeysPerTrack;
       while (read < track.keys.size() && track.keys[read - 2].frame <= jump.frame) ++read;
       ++(read >= kRestoreFromRunKeys ? from_run : from_initial);
+      if (read >= kRestoreFromRunKeys && track.keys[read - kWindowSize].frame < jump.frame) ++before_jump;
     }
   }
   EXPECT_GT(from_initial, 0u);
   EXPECT_GT(from_run, 0u);
+  EXPECT_GT(before_jump, 0u);
 }
 
-TEST(GoldenStream, VersionSixDecodesToVersionFivesPoses) {
-  // The layout changed, not the keys or the curves.
-  EXPECT_EQ(read_golden("stream_v6_poses.bin"), read_golden("stream_v5_poses.bin"));
+TEST(GoldenStream, VersionSevenDecodesToVersionSixsPoses) {
+  // The jump states changed, not the keys or the curves.
+  EXPECT_EQ(read_golden("stream_v7_poses.bin"), read_golden("stream_v6_poses.bin"));
 }
 
 }  // namespace

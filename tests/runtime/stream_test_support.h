@@ -111,7 +111,7 @@ inline void write_bits(std::vector<uint8_t>& bytes, uint64_t bit_offset, uint64_
   }
 }
 
-// --- an independent reading of the version 6 layout (stream_format.h) -------
+// --- an independent reading of the version 7 layout (stream_format.h) -------
 // Written from the format's description, not from StreamView, so the pack
 // tests check the bytes against the documentation and the stream view tests
 // can find (and change) any field.
@@ -140,7 +140,7 @@ struct TableLayout {
   uint64_t parent_bit(uint32_t bone) const { return uint64_t{kHeaderSize} * 8 + uint64_t{bone} * parent_bits; }
 };
 
-/// The tables of a well-formed version 6 stream.
+/// The tables of a well-formed version 7 stream.
 inline TableLayout table_layout(std::span<const uint8_t> bytes) {
   TableLayout layout;
   layout.bone_count = get_u32(bytes, header_offset::kBoneCount);
@@ -420,61 +420,49 @@ inline std::vector<uint8_t> with_keys(const std::vector<uint8_t>& bytes, const T
   return out;
 }
 
-/// Width of the jump states' offsets into a run: the bits the longest run
-/// of stream keys needs (stream_format.h), from the tables and key widths.
-inline uint32_t run_offset_width(std::span<const uint8_t> bytes, const TableLayout& layout) {
-  const std::vector<std::vector<SegmentWidths>> widths = stored_key_widths(bytes, layout);
-  uint64_t longest = 0;
-  for (uint32_t t = 0; t < layout.tracks.size(); ++t) {
-    const TrackRecord& r = layout.tracks[t];
-    uint64_t run = 0;
-    for (size_t s = 0; s < widths[t].size(); ++s) {
-      uint32_t key_bits = r.key_coding.negation_bits ? 1 : 0;
-      for (int f = 0; f < 5; ++f) key_bits += widths[t][s][f];
-      const uint32_t first = kInitialKeysPerTrack + static_cast<uint32_t>(s) * kTestKeysPerSegment;
-      run += uint64_t{key_bits} * std::min(kTestKeysPerSegment, r.key_count - first);
-    }
-    longest = std::max(longest, run);
-  }
-  return bits_for(longest);
-}
-
 /// Where jump frame j's saved window of streamed track t starts (its keys-read
 /// count) and, once it has read kRestoreFromRunKeys keys, where its oldest
-/// key's frame, "negated" bit (tracks with negation bits only) and run
-/// offset are; bits from the start of the stream, 0 where there is none.
+/// key's frame difference and "negated" bit (tracks with negation bits only)
+/// are; bits from the start of the stream, 0 where there is none. Each
+/// streamed track's width of frame differences, and where it is.
 struct JumpStateLayout {
-  std::vector<std::vector<uint64_t>> count_bit;     // [jump][track], 0 for tracks not saved
+  std::vector<std::vector<uint64_t>> count_bit;  // [jump][track], 0 for tracks not saved
   std::vector<std::vector<uint64_t>> first_frame_bit;
   std::vector<std::vector<uint64_t>> negated_bit;
-  std::vector<std::vector<uint64_t>> offset_bit;
-  uint32_t offset_bits = 0;                         // width of the run offsets
+  std::vector<uint32_t> frame_difference_bits;       // [track], 0 for tracks not streamed
+  std::vector<uint64_t> frame_difference_width_bit;  // [track], 0 for tracks not streamed
 };
 
 inline JumpStateLayout jump_state_layout(std::span<const uint8_t> bytes, const TableLayout& layout,
                                          uint32_t jump_frame_count, uint32_t key_index_bits) {
   JumpStateLayout out;
-  out.offset_bits = run_offset_width(bytes, layout);
   const uint64_t base = uint64_t{get_u32(bytes, header_offset::kJumpStatesOffset)} * 8;
   BitReader reader(bytes, base);
+  const auto streamed = [&](const TrackRecord& r) {
+    return r.coding == TrackCoding::kAnimated && r.key_count > kInitialKeysPerTrack;
+  };
+  out.frame_difference_bits.assign(layout.tracks.size(), 0);
+  out.frame_difference_width_bit.assign(layout.tracks.size(), 0);
+  for (uint32_t t = 0; t < layout.tracks.size() && jump_frame_count > 0; ++t) {
+    if (!streamed(layout.tracks[t])) continue;
+    out.frame_difference_width_bit[t] = reader.position();
+    out.frame_difference_bits[t] = reader.read(kJumpFrameDifferenceWidthBits);
+  }
   for (uint32_t j = 0; j < jump_frame_count; ++j) {
     out.count_bit.emplace_back(layout.tracks.size(), 0);
     out.first_frame_bit.emplace_back(layout.tracks.size(), 0);
     out.negated_bit.emplace_back(layout.tracks.size(), 0);
-    out.offset_bit.emplace_back(layout.tracks.size(), 0);
     for (uint32_t t = 0; t < layout.tracks.size(); ++t) {
       const TrackRecord& r = layout.tracks[t];
-      if (r.coding != TrackCoding::kAnimated || r.key_count <= kInitialKeysPerTrack) continue;
+      if (!streamed(r)) continue;
       out.count_bit[j][t] = reader.position();
       const uint32_t read = reader.read(key_index_bits);
       if (read < kRestoreFromRunKeys) continue;
       StoredKey key;
       out.first_frame_bit[j][t] = reader.position();
-      key.frame = reader.read(kFrameBits);
+      reader.read(out.frame_difference_bits[t]);
       read_stored_key(reader, r, nullptr, key);
       out.negated_bit[j][t] = key.negated_bit;
-      out.offset_bit[j][t] = reader.position();
-      reader.read64(out.offset_bits);
     }
   }
   return out;

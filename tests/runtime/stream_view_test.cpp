@@ -195,15 +195,16 @@ TEST(StreamViewOpen, RefusesWrongMagic) {
 }
 
 TEST(StreamViewOpen, RefusesOtherVersions) {
-  for (const uint16_t version : {uint16_t{0}, uint16_t{1}, uint16_t{2}, uint16_t{3}, uint16_t{4}, uint16_t{5}}) {
+  for (const uint16_t version :
+       {uint16_t{0}, uint16_t{1}, uint16_t{2}, uint16_t{3}, uint16_t{4}, uint16_t{5}, uint16_t{6}}) {
     const Bytes bytes = patched([&](Bytes& b) { set_u16(b, ho::kVersion, version); });
     EXPECT_TRUE(refused_mentioning(open(bytes), {"format version " + std::to_string(version) + " is no longer read",
-                                                 "reads version 6", "recompress"}));
+                                                 "reads version 7", "recompress"}));
   }
-  for (const uint16_t version : {uint16_t{7}, uint16_t{0xFFFF}}) {
+  for (const uint16_t version : {uint16_t{8}, uint16_t{0xFFFF}}) {
     const Bytes bytes = patched([&](Bytes& b) { set_u16(b, ho::kVersion, version); });
     EXPECT_TRUE(refused_mentioning(open(bytes), {"format version " + std::to_string(version),
-                                                 "written by a newer keystream", "reads version 6"}));
+                                                 "written by a newer keystream", "reads version 7"}));
   }
 }
 
@@ -590,30 +591,35 @@ TEST(StreamViewOpen, RefusesJumpStatesInconsistentWithForwardPlay) {
   const uint64_t count_bit = states.count_bit[j][track];
   const uint64_t frame_bit = states.first_frame_bit[j][track];
   EXPECT_EQ(frame_bit, count_bit + view.key_index_bits());
-  const uint64_t code_bit = frame_bit + kFrameBits;  // the lowest bit of the oldest key's first code
+  const uint32_t difference_bits = states.frame_difference_bits[track];
+  ASSERT_GT(difference_bits, 0u) << "the test clip's oldest keys all sit on their jump frames";
+  const uint64_t code_bit = frame_bit + difference_bits;  // the lowest bit of the oldest key's first code
   const std::string state_problem = where + " (frame " + std::to_string(view.jump_frames()[j].frame) +
                                     ") does not hold the state forward play reaches for track " + std::to_string(track);
   EXPECT_TRUE(refused_mentioning(
       open(patched([&](Bytes& b) { b[code_bit / 8] ^= static_cast<uint8_t>(1u << (code_bit % 8)); })), {state_problem}));
-  const uint32_t saved_frame = BitReader(valid(), frame_bit).read(kFrameBits);
+  // The oldest key's frame, as a difference from the jump frame: one off is
+  // another window; before frame 0, refused before any play.
+  const uint32_t difference = BitReader(valid(), frame_bit).read(difference_bits);
   EXPECT_TRUE(refused_mentioning(
-      open(patched([&](Bytes& b) { test::write_bits(b, frame_bit, saved_frame ^ 1u, kFrameBits); })), {state_problem}));
-  EXPECT_TRUE(refused_mentioning(open(patched([&](Bytes& b) { test::write_bits(b, frame_bit, 40, kFrameBits); })),
-                                 {where + " holds a key past the last frame for track " + std::to_string(track)}));
-  // The run offset: one bit off is another key's start (or none); past the run, refused before any play.
-  const uint64_t offset_bit = states.offset_bit[j][track];
-  const uint64_t offset = BitReader(valid(), offset_bit).read64(states.offset_bits);
-  EXPECT_TRUE(refused_mentioning(
-      open(patched([&](Bytes& b) { test::write_bits(b, offset_bit, offset + 1, states.offset_bits); })),
+      open(patched([&](Bytes& b) { test::write_bits(b, frame_bit, difference ^ 1u, difference_bits); })),
       {state_problem}));
-  uint32_t animated = 0;
-  for (uint32_t t = 0; t < track; ++t) animated += view.tracks()[t].coding == TrackCoding::kAnimated ? 1 : 0;
-  const uint64_t run_bits = view.run_starts()[animated + 1] - view.run_starts()[animated];
-  if (run_bits < (uint64_t{1} << states.offset_bits)) {
+  const uint32_t largest_difference = (1u << difference_bits) - 1;  // what the field can hold
+  if (largest_difference > view.jump_frames()[j].frame) {
     EXPECT_TRUE(refused_mentioning(
-        open(patched([&](Bytes& b) { test::write_bits(b, offset_bit, run_bits, states.offset_bits); })),
-        {where + " resumes track " + std::to_string(track) + " at bit " + std::to_string(run_bits) + " of its run"}));
+        open(patched([&](Bytes& b) { test::write_bits(b, frame_bit, largest_difference, difference_bits); })),
+        {where + " holds a key " + std::to_string(largest_difference) + " frames before it, before frame 0, for track " +
+         std::to_string(track)}));
   }
+  // The track's width of frame differences: wider than a frame, refused; one
+  // narrower, the states no longer parse as written.
+  const uint64_t width_bit = states.frame_difference_width_bit[track];
+  EXPECT_TRUE(refused_mentioning(
+      open(patched([&](Bytes& b) { test::write_bits(b, width_bit, kFrameBits + 1, kJumpFrameDifferenceWidthBits); })),
+      {"jump states give track " + std::to_string(track) + " frame differences 17 bits wide"}));
+  EXPECT_FALSE(
+      open(patched([&](Bytes& b) { test::write_bits(b, width_bit, difference_bits - 1, kJumpFrameDifferenceWidthBits); }))
+          .ok());
   EXPECT_TRUE(
       refused_mentioning(open(patched([&](Bytes& b) { test::write_bits(b, count_bit, 2, view.key_index_bits()); })),
                          {where + " says track " + std::to_string(track) + " has read 2 of its " +
