@@ -3,7 +3,6 @@
 #include <bit>
 
 #include "core/runtime/bit_reader.h"
-#include "core/runtime/stream_view.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #define KS_X86_64 1
@@ -67,7 +66,7 @@ LaneArrivals& arrivals_of(LaneArrivals& slot) { return slot; }
 // the layout of each lane whose next key opens a segment.
 template <int Components, class Into>
 void read_keys(Into& into, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
-               std::span<const StreamTrack> tracks, std::span<const uint8_t> key_widths, bool avx2) {
+               std::span<const StreamSegment> segments, bool avx2) {
   uint32_t open = 0;
   uint32_t scalar = due;
 #if KS_X86_64
@@ -87,54 +86,42 @@ void read_keys(Into& into, LaneCursors& c, uint32_t due, std::span<const uint8_t
   if (scalar != 0) open |= read_lane_keys_scalar<Components>(arrivals_of(into), c, scalar, key_stream);
   for (; open != 0; open &= open - 1) {
     const uint32_t l = static_cast<uint32_t>(std::countr_zero(open));
-    load_lane_layout(c, l, tracks[c.track[l]], key_widths, c.keys_read[l]);
+    load_lane_layout(c, l, segments, c.keys_read[l]);
   }
 }
 
 }  // namespace
 
-void load_lane_layout(LaneCursors& c, uint32_t lane, const StreamTrack& track, std::span<const uint8_t> key_widths,
-                      uint32_t key) {
-  const uint8_t coded = track.quantization.coded_mask;
+void load_lane_layout(LaneCursors& c, uint32_t lane, std::span<const StreamSegment> segments, uint32_t key) {
+  // The layout was worked out at open (StreamView::segments): here it is
+  // only spread over the lane's shifts and masks. This runs for every lane
+  // a seek restores and every sixteenth key a lane reads.
   const uint32_t segment = segment_of_key(key);
-  // One peek holds a segment's widths: at most kKeyFields fields of
-  // kSegmentWidthBits. The shifts are make_stream_key_layout's, computed here
-  // straight into the lane: going through a StreamKeyLayout and copying it
-  // cost cgspeed 1.5% more instructions per pose.
-  static_assert(kKeyFields * kSegmentWidthBits <= 32);
-  const BitReader widths(key_widths, track.key_widths_bit + uint64_t{segment} * segment_width_bits(coded));
-  uint32_t packed = widths.peek(kKeyFields * kSegmentWidthBits);
-  uint64_t at = 0;
-  // Unrolled and without branches: this runs for every lane a seek restores.
+  const StreamSegment& s = segments[c.first_segment[lane] + segment];
 #pragma GCC unroll 8
   for (uint32_t f = 0; f < kKeyFields; ++f) {
-    const uint32_t coded_field = f == 0 ? 1u : (coded >> (f - 1)) & 1u;
-    const uint32_t width = (packed & ((1u << kSegmentWidthBits) - 1u)) & (0u - coded_field);
-    packed >>= kSegmentWidthBits * coded_field;
-    c.shift[f][lane] = at;
-    c.mask[f][lane] = (uint64_t{1} << width) - 1u;
-    at += width;
+    c.shift[f][lane] = s.shift[f];
+    c.mask[f][lane] = (uint64_t{1} << (s.shift[f + 1] - s.shift[f])) - 1u;
   }
-  c.shift[kKeyFields][lane] = at;
-  c.mask[kKeyFields][lane] = track.key_coding.negation_bits ? 1 : 0;
-  c.key_bits[lane] = at + c.mask[kKeyFields][lane];
+  c.shift[kKeyFields][lane] = s.shift[kKeyFields];
+  c.mask[kKeyFields][lane] = uint64_t{s.key_bits} - s.shift[kKeyFields];
+  c.key_bits[lane] = s.key_bits;
   const uint32_t bit = 1u << lane;
-  c.wide_lanes = c.key_bits[lane] > kWidestLoadedKeyBits ? c.wide_lanes | bit : c.wide_lanes & ~bit;
+  c.wide_lanes = s.key_bits > kWidestLoadedKeyBits ? c.wide_lanes | bit : c.wide_lanes & ~bit;
   c.segment_end[lane] = kInitialKeysPerTrack + (segment + 1) * kKeysPerSegment;
 }
 
 void read_lane_keys(RotationLanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
-                    std::span<const StreamTrack> tracks, std::span<const uint8_t> key_widths) {
-  read_keys<4>(block, c, due, key_stream, tracks, key_widths, simd_level() == SimdLevel::kAvx2);
+                    std::span<const StreamSegment> segments) {
+  read_keys<4>(block, c, due, key_stream, segments, simd_level() == SimdLevel::kAvx2);
 }
 void read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
-                    std::span<const StreamTrack> tracks, std::span<const uint8_t> key_widths) {
-  read_keys<3>(block, c, due, key_stream, tracks, key_widths, simd_level() == SimdLevel::kAvx2);
+                    std::span<const StreamSegment> segments) {
+  read_keys<3>(block, c, due, key_stream, segments, simd_level() == SimdLevel::kAvx2);
 }
 
 uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
-                          int64_t frame, std::span<const uint8_t> key_stream, std::span<const StreamTrack> tracks,
-                          std::span<const uint8_t> key_widths) {
+                          int64_t frame, std::span<const uint8_t> key_stream, std::span<const StreamSegment> segments) {
   // The loop is here, beside the kernels, so that a round costs one call
   // and the instruction set is looked up once: a seek on long mocap runs
   // about twenty rounds per block.
@@ -153,7 +140,7 @@ uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const u
       if (rounds.opened != 0) {
         for (uint32_t open = rounds.opened; open != 0; open &= open - 1) {
           const uint32_t l = static_cast<uint32_t>(std::countr_zero(open));
-          load_lane_layout(c, l, tracks[c.track[l]], key_widths, c.keys_read[l]);
+          load_lane_layout(c, l, segments, c.keys_read[l]);
         }
         --round;  // the loop's increment brings it back to rounds.round
         continue;
@@ -165,7 +152,7 @@ uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const u
     const uint32_t due = again | (frame < 0 ? 0 : lanes_due(c, static_cast<uint32_t>(frame)) & ~again);
     if (due == 0) return read;
     read |= due;
-    read_keys<4>(ring.slot[round % kKeysPerLane], c, due, key_stream, tracks, key_widths, avx2);
+    read_keys<4>(ring.slot[round % kKeysPerLane], c, due, key_stream, segments, avx2);
   }
 }
 

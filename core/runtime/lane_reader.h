@@ -21,8 +21,6 @@
 
 namespace ks {
 
-struct StreamTrack;
-
 /// A key's fields as a lane reader extracts them: the frame difference, the
 /// four code differences, then the "negated" bit.
 inline constexpr uint32_t kLaneFields = kKeyFields + 1;
@@ -41,8 +39,8 @@ struct alignas(32) LaneCursors {
   int32_t keys_left[kLanesPerBlock] = {};  // keys not read yet; 0 for a lane without a track
   int32_t frame_delta_min[kLanesPerBlock] = {};
   uint32_t keys_read[kLanesPerBlock] = {};
-  uint32_t segment_end[kLanesPerBlock] = {};  // the first key of the next segment
-  uint32_t track[kLanesPerBlock] = {};        // the lane's track in the stream
+  uint32_t segment_end[kLanesPerBlock] = {};    // the first key of the next segment
+  uint32_t first_segment[kLanesPerBlock] = {};  // the lane's track's first segment in StreamView::segments
   // Lanes whose segment's keys are wider than the AVX2 kernel's one 64-bit
   // load holds (bit l: lane l): read by the scalar reader, the others still
   // eight at a time.
@@ -54,21 +52,21 @@ struct alignas(32) LaneCursors {
 inline constexpr uint64_t kWidestLoadedKeyBits = 57;
 
 /// Points lane `lane` of `c` at key `key` (>= kInitialKeysPerTrack, below
-/// the track's key count) of `track`, whose widths are in `key_widths`: its
-/// segment's shifts, masks and key length.
-void load_lane_layout(LaneCursors& c, uint32_t lane, const StreamTrack& track, std::span<const uint8_t> key_widths,
-                      uint32_t key);
+/// the track's key count) of its track, whose segments start at
+/// c.first_segment[lane] in `segments` (StreamView::segments): its segment's
+/// shifts, masks and key length.
+void load_lane_layout(LaneCursors& c, uint32_t lane, std::span<const StreamSegment> segments, uint32_t key);
 
 /// Reads the next key of every lane in `due` (bit l: lane l; each with keys
 /// left) from `key_stream` (the plain key stream) into `block`'s arrivals,
 /// and moves those cursors past them. Lanes whose next key opens a segment
-/// get its layout from their track in `tracks` (c.track) and `key_widths`.
+/// get its layout from `segments` (load_lane_layout).
 /// The arrivals must be empty (shifted in) before the call. Untrusted keys
 /// read as whatever their bits say, never out of `key_stream`.
 void read_lane_keys(RotationLanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
-                    std::span<const StreamTrack> tracks, std::span<const uint8_t> key_widths);
+                    std::span<const StreamSegment> segments);
 void read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
-                    std::span<const StreamTrack> tracks, std::span<const uint8_t> key_widths);
+                    std::span<const StreamSegment> segments);
 
 /// Reads keys of the lanes of `c` into `ring`, one round per key, from round
 /// `round` (>= 1) on: in rounds below kKeysPerLane the lanes `forced[round]`
@@ -79,8 +77,7 @@ void read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::span<co
 /// (KeyRing). Layouts are loaded as read_lane_keys does. Returns the lanes
 /// that read.
 uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
-                          int64_t frame, std::span<const uint8_t> key_stream, std::span<const StreamTrack> tracks,
-                          std::span<const uint8_t> key_widths);
+                          int64_t frame, std::span<const uint8_t> key_stream, std::span<const StreamSegment> segments);
 
 /// The lanes of `c` whose next key is needed at or before `frame` (bit l:
 /// lane l). Inline, like the helpers below: play calls them for every

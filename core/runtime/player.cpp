@@ -46,7 +46,7 @@ const CodedKey& restart_window_key(const InitialKeys& initial, uint32_t position
 
 // Points lane `l` of block `c` at its track's newest key `newest` (read as
 // key keys_read - 1) and the key after it in its run, at bit `bit`.
-void set_cursor(LaneCursors& c, uint32_t l, const StreamTrack& track, std::span<const uint8_t> key_widths,
+void set_cursor(LaneCursors& c, uint32_t l, const StreamTrack& track, std::span<const StreamSegment> segments,
                 uint32_t keys_read, const CodedKey& newest, uint32_t need, uint64_t bit) {
   c.bit[l] = bit;
   c.keys_read[l] = keys_read;
@@ -55,7 +55,7 @@ void set_cursor(LaneCursors& c, uint32_t l, const StreamTrack& track, std::span<
   c.frame[l] = static_cast<int32_t>(newest.frame);
   c.need[l] = static_cast<int32_t>(need);
   c.frame_delta_min[l] = track.key_coding.frame_delta_min;
-  if (keys_read < track.key_count) load_lane_layout(c, l, track, key_widths, keys_read);
+  if (keys_read < track.key_count) load_lane_layout(c, l, segments, keys_read);
 }
 
 }  // namespace
@@ -125,7 +125,6 @@ void Player::set_up_group(LaneGroup<Components>& group, const std::vector<uint32
   group.streamed.assign(tracks.size(), -1);
   group.final_pending.reserve(tracks.size());
   group.run_starts.resize(tracks.size());
-  group.first_segments.resize(tracks.size());
   clear_lanes(std::span<SegmentLanes<Components>>(group.blocks));
   // The runs follow one another in track order: find each lane's among the animated tracks.
   uint32_t animated = 0;
@@ -134,7 +133,8 @@ void Player::set_up_group(LaneGroup<Components>& group, const std::vector<uint32
     if (s.tracks()[t].coding != TrackCoding::kAnimated) continue;
     if (t == tracks[lane]) {
       group.run_starts[lane] = s.run_starts()[animated];
-      group.first_segments[lane++] = s.first_segments()[animated];
+      group.cursors[lane / kLanesPerBlock].first_segment[lane % kLanesPerBlock] = s.first_segments()[animated];
+      ++lane;
     }
     ++animated;
   }
@@ -142,7 +142,6 @@ void Player::set_up_group(LaneGroup<Components>& group, const std::vector<uint32
     const StreamTrack& track = s.tracks()[tracks[l]];
     group.blocks[l / kLanesPerBlock].output[l % kLanesPerBlock] = output_offset(track);
     set_lane_dequantization(std::span<SegmentLanes<Components>>(group.blocks), l, track.quantization);
-    group.cursors[l / kLanesPerBlock].track[l % kLanesPerBlock] = tracks[l];
   }
 }
 
@@ -150,7 +149,6 @@ size_t Player::memory_bytes() const {
   const auto group_bytes = [](const auto& g) {
     return g.blocks.capacity() * sizeof(g.blocks[0]) + g.cursors.capacity() * sizeof(LaneCursors) +
            g.tracks.capacity() * sizeof(uint32_t) + g.run_starts.capacity() * sizeof(uint64_t) +
-           g.first_segments.capacity() * sizeof(uint32_t) +
            g.initial.capacity() * sizeof(InitialKeys) + g.streamed.capacity() * sizeof(int32_t) +
            g.final_pending.capacity() * sizeof(uint32_t);
   };
@@ -215,7 +213,7 @@ void Player::restart(int64_t frame) {
 template <int Components>
 void Player::read_keys(LaneGroup<Components>& group, uint32_t block, uint32_t due) {
   const StreamView& s = *m_stream;
-  read_lane_keys(group.blocks[block], group.cursors[block], due, key_stream(), s.tracks(), s.key_widths());
+  read_lane_keys(group.blocks[block], group.cursors[block], due, key_stream(), s.segments());
 }
 
 // The state is valid from the latest need of a key read on: that of the
@@ -320,7 +318,7 @@ template <int Components>
 uint32_t Player::read_into_ring(LaneGroup<Components>& group, uint32_t block, int64_t frame,
                                 const uint32_t (&forced)[kWindowSize]) {
   const StreamView& s = *m_stream;
-  return read_lane_rounds(m_ring, group.cursors[block], 1, forced, frame, key_stream(), s.tracks(), s.key_widths());
+  return read_lane_rounds(m_ring, group.cursors[block], 1, forced, frame, key_stream(), s.segments());
 }
 
 void Player::advance_to(uint32_t frame) {
@@ -370,8 +368,8 @@ void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_
         // start plus the keys before it in the segment, at the segment's
         // key length (the layout set_cursor loads).
         const uint32_t next = saved - (kWindowSize - 1);
-        set_cursor(c, lane, track, s.key_widths(), next, oldest, 0, 0);
-        c.bit[lane] = s.segment_starts()[group.first_segments[l] + segment_of_key(next)] +
+        set_cursor(c, lane, track, s.segments(), next, oldest, 0, 0);
+        c.bit[lane] = s.segments()[c.first_segment[lane] + segment_of_key(next)].start_bit +
                       uint64_t{(next - kInitialKeysPerTrack) % kKeysPerSegment} * c.key_bits[lane];
         counts[lane] = 1;
         reread[lane] = kWindowSize - 1;
@@ -381,7 +379,7 @@ void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_
           put_key(m_ring.slot[(position + 1) % kKeysPerLane], lane, restart_window_key(initial, position));
         }
         const uint32_t need = initial.keys[initial.count >= 2 ? initial.count - 2 : 0].frame;
-        set_cursor(c, lane, track, s.key_widths(), initial.count, initial.keys[initial.count - 1], need,
+        set_cursor(c, lane, track, s.segments(), initial.count, initial.keys[initial.count - 1], need,
                    group.run_starts[l]);
         counts[lane] = kWindowSize + 1;
         reread[lane] = saved > initial.count ? saved - initial.count : 0;

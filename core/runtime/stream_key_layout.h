@@ -61,6 +61,17 @@ struct StreamKeyLayout {
   uint8_t key_bits = 0;                         // every field and the "negated" bit: at most 121
 };
 
+/// One segment of a track's stream keys as a reader takes it
+/// (StreamView::segments, built at open): where its first key starts in the
+/// plain key stream and where each field sits in its keys. A field's width
+/// is the next field's shift less its own; the "negated" bit's, key_bits
+/// less its shift (0 or 1).
+struct StreamSegment {
+  uint32_t start_bit = 0;
+  uint8_t shift[kKeyFields + 1] = {0, 0, 0, 0, 0, 0};  // the fields, then the "negated" bit
+  uint8_t key_bits = 0;
+};
+
 /// The layout of fields of `widths` (kKeyFields of them: the frame's, then
 /// components 0..3; 0 for a component not coded), each at most 31 bits.
 inline StreamKeyLayout make_stream_key_layout(const uint32_t* widths, bool negation_bits) {

@@ -195,19 +195,18 @@ class StreamParser {
     view.m_run_starts.reserve(view.m_animated_track_count + 1);
     view.m_first_segments.clear();
     view.m_first_segments.reserve(view.m_animated_track_count + 1);
-    view.m_segment_starts.clear();
+    view.m_segments.clear();
     // The widths section holds every segment's widths (checked above), so
     // this is in proportion to the file.
-    view.m_segment_starts.reserve(total_segments);
+    view.m_segments.reserve(total_segments);
     for (uint32_t t = 0; t < view.m_tracks.size(); ++t) {
       const StreamTrack& track = view.m_tracks[t];
       if (track.coding != TrackCoding::kAnimated) continue;
       // The runs follow one another in track order (stream_format.h).
       view.m_run_starts.push_back(stream_bits);
-      view.m_first_segments.push_back(static_cast<uint32_t>(view.m_segment_starts.size()));
+      view.m_first_segments.push_back(static_cast<uint32_t>(view.m_segments.size()));
       const uint32_t segments = segment_count(track.key_count);
       for (uint32_t s = 0; s < segments; ++s) {
-        view.m_segment_starts.push_back(stream_bits);
         uint32_t widths[kKeyFields];
         read_segment_widths(reader, track.quantization.coded_mask, widths);
         const uint32_t largest_code = *std::max_element(widths + 1, widths + kKeyFields);
@@ -217,11 +216,18 @@ class StreamParser {
         }
         const uint32_t first = kInitialKeysPerTrack + s * kKeysPerSegment;
         const uint32_t keys = std::min(kKeysPerSegment, track.key_count - first);
-        stream_bits += uint64_t{keys} * make_stream_key_layout(widths, track.key_coding.negation_bits).key_bits;
+        const StreamKeyLayout layout = make_stream_key_layout(widths, track.key_coding.negation_bits);
+        StreamSegment& segment = view.m_segments.emplace_back();
+        // A start past 2^32 bits is refused below (the key stream's length is a u32).
+        segment.start_bit = static_cast<uint32_t>(stream_bits);
+        for (uint32_t f = 0; f < kKeyFields; ++f) segment.shift[f] = layout.shift[f];
+        segment.shift[kKeyFields] = layout.negation_shift;
+        segment.key_bits = layout.key_bits;
+        stream_bits += uint64_t{keys} * layout.key_bits;
       }
     }
     view.m_run_starts.push_back(stream_bits);
-    view.m_first_segments.push_back(static_cast<uint32_t>(view.m_segment_starts.size()));
+    view.m_first_segments.push_back(static_cast<uint32_t>(view.m_segments.size()));
     if (stream_bits != view.m_key_stream_bits) {
       return fail("key stream is " + std::to_string(view.m_key_stream_bits) + " bits, its keys' widths add up to " +
                   std::to_string(stream_bits));

@@ -114,12 +114,14 @@ class StreamView {
   /// stream, in track order (a track of three keys or fewer has an empty run),
   /// then where the last run ends.
   std::span<const uint64_t> run_starts() const { return m_run_starts; }
-  /// Where each segment of stream keys (stream_key_layout.h) starts in the
-  /// plain key stream: every animated track's segments in track order. A
-  /// player resumes a track's run there after a jump frame.
-  std::span<const uint64_t> segment_starts() const { return m_segment_starts; }
-  /// Each animated track's first segment in segment_starts(), in track
-  /// order, then the segment count.
+  /// Every segment of stream keys (stream_key_layout.h), each animated
+  /// track's in turn in track order: where it starts in the plain key
+  /// stream and its keys' layout. A player loads a lane's layout from here
+  /// when its track opens a segment, and resumes a run here after a jump
+  /// frame.
+  std::span<const StreamSegment> segments() const { return m_segments; }
+  /// Each animated track's first segment in segments(), in track order, then
+  /// the segment count.
   std::span<const uint32_t> first_segments() const { return m_first_segments; }
   /// Each streamed track's width of the frame differences its jump states
   /// save (stream_format.h), in track order; empty without jump frames.
@@ -142,7 +144,7 @@ class StreamView {
   StreamMetadata m_metadata;
   std::span<const uint8_t> m_key_stream_frame;
   std::vector<uint64_t> m_run_starts;
-  std::vector<uint64_t> m_segment_starts;
+  std::vector<StreamSegment> m_segments;
   std::vector<uint32_t> m_first_segments;
   std::vector<uint8_t> m_jump_frame_difference_bits;
   uint32_t m_jump_interval_frames = 0;

@@ -418,13 +418,20 @@ void check_layout(const FittedClip& clip, float jump_interval_s) {
     const uint32_t segments = view.first_segments()[animated] - first_segment;
     ASSERT_EQ(segments, segment_count(static_cast<uint32_t>(stored.size()))) << "track " << t;
     for (uint32_t segment = 0; segment < segments; ++segment) {
-      EXPECT_EQ(view.segment_starts()[first_segment + segment],
-                stored[kInitialKeysPerTrack + segment * kKeysPerSegment].bit_offset)
-          << "track " << t << " segment " << segment;
+      const StreamSegment& s = view.segments()[first_segment + segment];
+      const test::StoredKey& first = stored[kInitialKeysPerTrack + segment * kKeysPerSegment];
+      EXPECT_EQ(s.start_bit, first.bit_offset) << "track " << t << " segment " << segment;
+      EXPECT_EQ(s.key_bits, first.bit_end - first.bit_offset) << "track " << t << " segment " << segment;
+      uint32_t shift = 0;
+      for (uint32_t f = 0; f < kKeyFields; ++f) {
+        EXPECT_EQ(s.shift[f], shift) << "track " << t << " segment " << segment << " field " << f;
+        shift += widths[t][segment][f];
+      }
+      EXPECT_EQ(s.shift[kKeyFields], shift) << "track " << t << " segment " << segment;
     }
   }
   EXPECT_EQ(view.first_segments().size(), view.animated_track_count() + 1u);
-  EXPECT_EQ(view.first_segments().back(), view.segment_starts().size());
+  EXPECT_EQ(view.first_segments().back(), view.segments().size());
   // Each jump frame: per streamed track the keys read by then (key k is
   // needed at the frame of key k - 2), and from the seventh on the window's
   // oldest key, its frame as a difference from the jump frame in the
