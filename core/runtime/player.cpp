@@ -80,8 +80,9 @@ Player::Player(const StreamView& stream)
     // Decompressed once: a forged frame that does not decompress (which
     // StreamCheck::kFast lets through) reads as zeros: wrong poses, nothing
     // out of bounds.
-    m_plain_key_stream.assign(stream.key_stream_bytes(), 0);
-    if (!stream.decompress_key_stream(m_plain_key_stream)) {
+    // With kKeyLoadSlackBytes of zeros after it (key_stream()).
+    m_plain_key_stream.assign(stream.key_stream_bytes() + kKeyLoadSlackBytes, 0);
+    if (!stream.decompress_key_stream(std::span(m_plain_key_stream).first(stream.key_stream_bytes()))) {
       std::fill(m_plain_key_stream.begin(), m_plain_key_stream.end(), 0);
     }
     ++m_counters.blocks_decompressed;
@@ -111,7 +112,28 @@ Player::Player(const StreamView& stream)
   m_restore_oldest.resize(streamed);
   // A restore reads the saved oldest key and three more per streamed track.
   m_restore_cost_keys = streamed * kWindowSize;
-  restart(kBeforeClip);
+  reset_group(m_rotations, kBeforeClip, false);
+  reset_group(m_vec3s, kBeforeClip, false);
+  m_start_counters = m_counters;
+  keep_start(m_rotations);
+  keep_start(m_vec3s);
+}
+
+template <int Components>
+void Player::keep_start(LaneGroup<Components>& group) {
+  group.start.blocks = group.blocks;
+  group.start.cursors = group.cursors;
+  group.start.final_pending = group.final_pending;
+  // Room for every lane, as find_final_pending fills it.
+  group.start.final_pending.reserve(group.tracks.size());
+}
+
+template <int Components>
+void Player::back_to_start(LaneGroup<Components>& group) {
+  // Same sizes: copies into the storage the player already has.
+  std::copy(group.start.blocks.begin(), group.start.blocks.end(), group.blocks.begin());
+  std::copy(group.start.cursors.begin(), group.start.cursors.end(), group.cursors.begin());
+  group.final_pending.assign(group.start.final_pending.begin(), group.start.final_pending.end());
 }
 
 template <int Components>
@@ -150,7 +172,8 @@ size_t Player::memory_bytes() const {
     return g.blocks.capacity() * sizeof(g.blocks[0]) + g.cursors.capacity() * sizeof(LaneCursors) +
            g.tracks.capacity() * sizeof(uint32_t) + g.run_starts.capacity() * sizeof(uint64_t) +
            g.initial.capacity() * sizeof(InitialKeys) + g.streamed.capacity() * sizeof(int32_t) +
-           g.final_pending.capacity() * sizeof(uint32_t);
+           g.final_pending.capacity() * sizeof(uint32_t) + g.start.blocks.capacity() * sizeof(g.blocks[0]) +
+           g.start.cursors.capacity() * sizeof(LaneCursors) + g.start.final_pending.capacity() * sizeof(uint32_t);
   };
   return group_bytes(m_rotations) + group_bytes(m_vec3s) +
          m_constant_pose.capacity() * sizeof(Transform) + m_plain_key_stream.capacity() +
@@ -158,8 +181,18 @@ size_t Player::memory_bytes() const {
 }
 
 std::span<const uint8_t> Player::key_stream() const {
+  // The key stream and the bytes after it that may be loaded: the lane
+  // readers load 64 bits at a key's first byte, which near the end of the
+  // key stream passes it, so they read a key lane by lane unless the load
+  // stays inside the span. A plain key stream is followed by the rest of the
+  // stream (at least its jump index or metadata); a decompressed one by
+  // kKeyLoadSlackBytes of zeros. A small clip's keys are nearly all that
+  // near the end: this lets the AVX2 kernel read them. The cursors never
+  // pass the key stream itself (StreamView::open checks the runs' lengths).
   if (m_stream->key_stream_compressed()) return m_plain_key_stream;
-  return m_stream->key_stream();
+  const std::span<const uint8_t> bytes = m_stream->bytes();
+  const uint8_t* keys = m_stream->key_stream().data();
+  return {keys, static_cast<size_t>(bytes.data() + bytes.size() - keys)};
 }
 
 // After a restart or a restore: every lane whose track has no key left
@@ -205,8 +238,12 @@ void Player::take_final_segments(LaneGroup<Components>& group, uint32_t frame) {
 void Player::restart(int64_t frame) {
   m_cursor_key_index = 0;
   m_last_need = 0;
-  reset_group(m_rotations, frame, false);
-  reset_group(m_vec3s, frame, false);
+  back_to_start(m_rotations);
+  back_to_start(m_vec3s);
+  m_counters.keys_read += m_start_counters.keys_read;
+  m_counters.keys_dequantized += m_start_counters.keys_dequantized;
+  m_counters.window_updates += m_start_counters.window_updates;
+  if (frame >= 0) advance_to(static_cast<uint32_t>(frame));
 }
 
 // read_lane_keys for block `block` of `group` (its arrivals must be empty).

@@ -61,6 +61,15 @@ struct InitialKeys {
 /// or translations and scales (3).
 template <int Components>
 struct LaneGroup {
+  /// The lanes and cursors as restart() leaves them before frame 0 (taken
+  /// when the player is made): a seek that restarts copies them back and
+  /// reads on, instead of setting every window up from its initial keys.
+  struct Start {
+    std::vector<SegmentLanes<Components>> blocks;
+    std::vector<LaneCursors> cursors;
+    std::vector<uint32_t> final_pending;
+  };
+
   std::vector<SegmentLanes<Components>> blocks;
   std::vector<LaneCursors> cursors;  // one per block
   std::vector<uint32_t> tracks;      // the track of each lane
@@ -70,6 +79,7 @@ struct LaneGroup {
   // Lanes whose track has no key left to read and whose window has not
   // moved on to its final segment yet (take_final_segments).
   std::vector<uint32_t> final_pending;
+  Start start;
 };
 
 class Player {
@@ -129,6 +139,10 @@ class Player {
   template <int Components>
   static void find_final_pending(LaneGroup<Components>& group);
   template <int Components>
+  static void keep_start(LaneGroup<Components>& group);
+  template <int Components>
+  static void back_to_start(LaneGroup<Components>& group);
+  template <int Components>
   void take_final_segments(LaneGroup<Components>& group, uint32_t frame);
 
   // Back to frame 0, or to jump frame `jump_index`, and on to `frame`.
@@ -139,7 +153,9 @@ class Player {
   void restore(uint32_t jump_index, uint32_t frame);
   void advance_to(uint32_t frame);
   void evaluate(float frame_time, std::span<Transform> local_pose);
+  // The plain key stream and the bytes after it a 64-bit load may read.
   std::span<const uint8_t> key_stream() const;
+  static constexpr size_t kKeyLoadSlackBytes = 8;
 
   const StreamView* m_stream;
   LaneGroup<4> m_rotations;
@@ -155,6 +171,7 @@ class Player {
   uint32_t m_cursor_key_index = 0;
   uint32_t m_last_need = 0;          // need frame of the last key read: the state is valid from here on
   uint32_t m_restore_cost_keys = 0;  // keys a restore reads, to decide when seeking ahead pays
+  PlayerCounters m_start_counters;   // what restart(kBeforeClip) counts
   bool m_looping = false;
   PlayerCounters m_counters;
 

@@ -517,10 +517,11 @@ TEST(Player, ReportsItsMemoryAndStream) {
     // Only animated tracks have a lane.
     ASSERT_EQ(player.lane_count(), view.animated_track_count());
     // The lanes (rotations and vec3 tracks in blocks of eight) and a block of
-    // cursors each; per lane its track, run start, initial keys, place among
-    // the streamed tracks and room in the list of lanes waiting for their
-    // final segment; the constant pose; per streamed track, room for a
-    // restore's parse of its jump state.
+    // cursors each, twice (in play, and as they start before frame 0); per
+    // lane its track, run start, initial keys, place among the streamed
+    // tracks and room in the lists of lanes waiting for their final segment
+    // (in play and at the start); the constant pose; per streamed track, room
+    // for a restore's parse of its jump state.
     const auto blocks = [](uint32_t lanes) { return (lanes + kLanesPerBlock - 1) / kLanesPerBlock; };
     uint32_t rotations = 0;
     for (const StreamTrack& track : view.tracks()) {
@@ -528,10 +529,10 @@ TEST(Player, ReportsItsMemoryAndStream) {
     }
     const uint32_t vec3s = view.animated_track_count() - rotations;
     EXPECT_EQ(player.memory_bytes(),
-              blocks(rotations) * sizeof(RotationLanes) + blocks(vec3s) * sizeof(Vec3Lanes) +
-                  (blocks(rotations) + blocks(vec3s)) * sizeof(LaneCursors) +
-                  view.animated_track_count() *
-                      (sizeof(uint32_t) + sizeof(uint64_t) + sizeof(InitialKeys) + sizeof(int32_t) + sizeof(uint32_t)) +
+              2 * (blocks(rotations) * sizeof(RotationLanes) + blocks(vec3s) * sizeof(Vec3Lanes) +
+                   (blocks(rotations) + blocks(vec3s)) * sizeof(LaneCursors)) +
+                  view.animated_track_count() * (sizeof(uint32_t) + sizeof(uint64_t) + sizeof(InitialKeys) +
+                                                 sizeof(int32_t) + 2 * sizeof(uint32_t)) +
                   view.bone_count() * sizeof(Transform) +
                   view.streamed_track_count() * (sizeof(uint32_t) + sizeof(CodedKey)));
   }
