@@ -92,6 +92,7 @@ Player::Player(const StreamView& stream)
   // Keys 0..2 of every animated track, in track order.
   BitReader initial(stream.initial_keys());
   uint32_t streamed = 0;
+  m_streamed_tracks.reserve(stream.streamed_track_count());
   uint32_t next_rotation = 0, next_vec3 = 0;
   for (uint32_t t = 0; t < stream.tracks().size(); ++t) {
     const StreamTrack& track = stream.tracks()[t];
@@ -106,6 +107,7 @@ Player::Player(const StreamView& stream)
       keys.keys[k].negated = read_key_differences(initial, track, keys.keys[k].frame, keys.keys[k].codes);
     }
     const int32_t place = track.key_count > kInitialKeysPerTrack ? static_cast<int32_t>(streamed++) : -1;
+    if (place >= 0) m_streamed_tracks.push_back(t);
     (rotation ? m_rotations.streamed[lane] : m_vec3s.streamed[lane]) = place;
   }
   m_restore_keys_read.resize(streamed);
@@ -177,7 +179,8 @@ size_t Player::memory_bytes() const {
   };
   return group_bytes(m_rotations) + group_bytes(m_vec3s) +
          m_constant_pose.capacity() * sizeof(Transform) + m_plain_key_stream.capacity() +
-         m_restore_keys_read.capacity() * sizeof(uint32_t) + m_restore_oldest.capacity() * sizeof(CodedKey);
+         m_restore_keys_read.capacity() * sizeof(uint32_t) + m_restore_oldest.capacity() * sizeof(CodedKey) +
+         m_streamed_tracks.capacity() * sizeof(uint32_t);
 }
 
 std::span<const uint8_t> Player::key_stream() const {
@@ -390,7 +393,15 @@ void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_
     // looks at none).
     uint32_t counts[kLanesPerBlock] = {kWindowSize, kWindowSize, kWindowSize, kWindowSize,
                                        kWindowSize, kWindowSize, kWindowSize, kWindowSize};
-    uint32_t reread[kLanesPerBlock] = {};  // keys forward play had read, read again
+    // Lanes that read a key again (one forward play had read by the jump
+    // frame), per round 1..3, and how many keys that is.
+    uint32_t forced[kWindowSize] = {};
+    uint32_t total_reread = 0;
+    const auto read_again = [&](uint32_t lane, uint32_t keys) {
+      keys = std::min(keys, kWindowSize - 1);
+      for (uint32_t round = 1; round <= keys; ++round) forced[round] |= 1u << lane;
+      total_reread += keys;
+    };
     for (uint32_t l = first; l < end; ++l) {
       const uint32_t lane = l - first;
       const StreamTrack& track = s.tracks()[group.tracks[l]];
@@ -409,7 +420,7 @@ void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_
         c.bit[lane] = s.segments()[c.first_segment[lane] + segment_of_key(next)].start_bit +
                       uint64_t{(next - kInitialKeysPerTrack) % kKeysPerSegment} * c.key_bits[lane];
         counts[lane] = 1;
-        reread[lane] = kWindowSize - 1;
+        read_again(lane, kWindowSize - 1);
         ++m_counters.keys_read;
       } else {
         for (uint32_t position = 0; position < kWindowSize; ++position) {
@@ -419,7 +430,7 @@ void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_
         set_cursor(c, lane, track, s.segments(), initial.count, initial.keys[initial.count - 1], need,
                    group.run_starts[l]);
         counts[lane] = kWindowSize + 1;
-        reread[lane] = saved > initial.count ? saved - initial.count : 0;
+        read_again(lane, saved > initial.count ? saved - initial.count : 0);
         if (!from_jump_state) m_counters.keys_read += initial.count;
       }
     }
@@ -427,15 +438,7 @@ void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_
       for (LaneArrivals& slot : m_ring.slot) put_key(slot, lane, CodedKey{});
     }
     uint32_t start[kLanesPerBlock];  // keys_read before reading (padding lanes never read)
-    uint32_t total_reread = 0;
-    for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
-      start[lane] = c.keys_read[lane];
-      total_reread += reread[lane];
-    }
-    uint32_t forced[kWindowSize] = {};  // lanes that read a key again, per round 1..3
-    for (uint32_t round = 1; round < kWindowSize; ++round) {
-      for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) forced[round] |= (reread[lane] >= round ? 1u : 0u) << lane;
-    }
+    for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) start[lane] = c.keys_read[lane];
     const uint32_t read = read_into_ring(group, b, frame, forced);
     uint32_t keys = 0;  // keys read, again or forward
     for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
@@ -461,9 +464,8 @@ void Player::restore(uint32_t jump_index, uint32_t frame) {
   // load each: a quarter fewer instructions per seek on cgspeed's 24 states.
   RiceWindow<BitReader> state(reader);
   const std::span<const uint8_t> difference_bits = s.jump_frame_difference_bits();
-  uint32_t place = 0;
-  for (const StreamTrack& track : s.tracks()) {
-    if (track.coding != TrackCoding::kAnimated || track.key_count <= kInitialKeysPerTrack) continue;
+  for (uint32_t place = 0; place < m_streamed_tracks.size(); ++place) {
+    const StreamTrack& track = s.tracks()[m_streamed_tracks[place]];
     const uint32_t read = state.read_bits(s.key_index_bits());
     // StreamView::open checked the range; clamp anyway so a lane never reads
     // more keys than its track has.
@@ -474,7 +476,6 @@ void Player::restore(uint32_t jump_index, uint32_t frame) {
       oldest.frame = before <= jump.frame ? jump.frame - before : 0;  // StreamView::open refuses more
       oldest.negated = read_absolute_codes(state, track, oldest.codes);
     }
-    ++place;
   }
   if (jump.stream_keys_read > m_cursor_key_index) m_counters.keys_skipped += jump.stream_keys_read - m_cursor_key_index;
   m_cursor_key_index = jump.stream_keys_read;

@@ -166,6 +166,7 @@ class Player {
   // A restore's parse of its jump state, per streamed track in track order
   // (sized once): keys read and the window's oldest key (when keys read >=
   // kRestoreFromRunKeys).
+  std::vector<uint32_t> m_streamed_tracks;  // the streamed tracks in track order (a restore parses their states)
   std::vector<uint32_t> m_restore_keys_read;
   std::vector<CodedKey> m_restore_oldest;
   uint32_t m_cursor_key_index = 0;

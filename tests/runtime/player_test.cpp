@@ -520,8 +520,8 @@ TEST(Player, ReportsItsMemoryAndStream) {
     // cursors each, twice (in play, and as they start before frame 0); per
     // lane its track, run start, initial keys, place among the streamed
     // tracks and room in the lists of lanes waiting for their final segment
-    // (in play and at the start); the constant pose; per streamed track, room
-    // for a restore's parse of its jump state.
+    // (in play and at the start); the constant pose; per streamed track, its
+    // track and room for a restore's parse of its jump state.
     const auto blocks = [](uint32_t lanes) { return (lanes + kLanesPerBlock - 1) / kLanesPerBlock; };
     uint32_t rotations = 0;
     for (const StreamTrack& track : view.tracks()) {
@@ -534,7 +534,7 @@ TEST(Player, ReportsItsMemoryAndStream) {
                   view.animated_track_count() * (sizeof(uint32_t) + sizeof(uint64_t) + sizeof(InitialKeys) +
                                                  sizeof(int32_t) + 2 * sizeof(uint32_t)) +
                   view.bone_count() * sizeof(Transform) +
-                  view.streamed_track_count() * (sizeof(uint32_t) + sizeof(CodedKey)));
+                  view.streamed_track_count() * (2 * sizeof(uint32_t) + sizeof(CodedKey)));
   }
 }
 
