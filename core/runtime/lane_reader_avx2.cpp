@@ -181,8 +181,8 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
     }
     const __m256i negated = field(kKeyFields);
     _mm256_maskstore_ps(slot.sign, due, _mm256_cvtepi32_ps(_mm256_sub_epi32(one, _mm256_add_epi32(negated, negated))));
-    _mm256_maskstore_ps(slot.arrived, due, _mm256_set1_ps(1.f));
-    slot.any = true;
+    // A ring slot's arrived and any are not read (refill_windows takes each
+    // lane's count of keys read).
     bit_low = _mm256_add_epi64(bit_low, _mm256_and_si256(key_bits_low, due_low));
     bit_high = _mm256_add_epi64(bit_high, _mm256_and_si256(key_bits_high, due_high));
     left = _mm256_add_epi32(left, due);  // due is -1 in a due lane
