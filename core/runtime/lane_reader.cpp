@@ -97,17 +97,21 @@ void load_lane_layout(LaneCursors& c, uint32_t lane, std::span<const StreamSegme
   // only spread over the lane's shifts and masks. This runs for every lane
   // a seek restores and every sixteenth key a lane reads.
   const uint32_t segment = segment_of_key(key);
-  const StreamSegment& s = segments[c.first_segment[lane] + segment];
+  uint32_t widths = segments[c.first_segment[lane] + segment].widths;
+  uint64_t at = 0;
 #pragma GCC unroll 8
   for (uint32_t f = 0; f < kKeyFields; ++f) {
-    c.shift[f][lane] = s.shift[f];
-    c.mask[f][lane] = (uint64_t{1} << (s.shift[f + 1] - s.shift[f])) - 1u;
+    const uint32_t width = widths & ((1u << kSegmentWidthBits) - 1u);
+    widths >>= kSegmentWidthBits;
+    c.shift[f][lane] = at;
+    c.mask[f][lane] = (uint64_t{1} << width) - 1u;
+    at += width;
   }
-  c.shift[kKeyFields][lane] = s.shift[kKeyFields];
-  c.mask[kKeyFields][lane] = uint64_t{s.key_bits} - s.shift[kKeyFields];
-  c.key_bits[lane] = s.key_bits;
+  c.shift[kKeyFields][lane] = at;
+  c.mask[kKeyFields][lane] = widths & 1u;
+  c.key_bits[lane] = at + (widths & 1u);
   const uint32_t bit = 1u << lane;
-  c.wide_lanes = s.key_bits > kWidestLoadedKeyBits ? c.wide_lanes | bit : c.wide_lanes & ~bit;
+  c.wide_lanes = c.key_bits[lane] > kWidestLoadedKeyBits ? c.wide_lanes | bit : c.wide_lanes & ~bit;
   c.segment_end[lane] = kInitialKeysPerTrack + (segment + 1) * kKeysPerSegment;
 }
 

@@ -63,14 +63,18 @@ struct StreamKeyLayout {
 
 /// One segment of a track's stream keys as a reader takes it
 /// (StreamView::segments, built at open): where its first key starts in the
-/// plain key stream and where each field sits in its keys. A field's width
-/// is the next field's shift less its own; the "negated" bit's, key_bits
-/// less its shift (0 or 1).
+/// plain key stream and the widths of its keys' fields, packed in one word
+/// (8 bytes a segment: 15-18% of the shared mocap takes' stream bytes, where
+/// a layout spelled out, 12 bytes, took 22-26%).
 struct StreamSegment {
   uint32_t start_bit = 0;
-  uint8_t shift[kKeyFields + 1] = {0, 0, 0, 0, 0, 0};  // the fields, then the "negated" bit
-  uint8_t key_bits = 0;
+  /// Field f's width (the frame difference's, then components 0..3; 0 for a
+  /// component not coded) at bits 5f..5f+4, then 1 bit: keys end with a
+  /// "negated" bit.
+  uint32_t widths = 0;
 };
+inline constexpr uint32_t kSegmentNegationBit = kKeyFields * kSegmentWidthBits;
+static_assert(kSegmentNegationBit < 32);
 
 /// The layout of fields of `widths` (kKeyFields of them: the frame's, then
 /// components 0..3; 0 for a component not coded), each at most 31 bits.

@@ -216,14 +216,12 @@ class StreamParser {
         }
         const uint32_t first = kInitialKeysPerTrack + s * kKeysPerSegment;
         const uint32_t keys = std::min(kKeysPerSegment, track.key_count - first);
-        const StreamKeyLayout layout = make_stream_key_layout(widths, track.key_coding.negation_bits);
         StreamSegment& segment = view.m_segments.emplace_back();
         // A start past 2^32 bits is refused below (the key stream's length is a u32).
         segment.start_bit = static_cast<uint32_t>(stream_bits);
-        for (uint32_t f = 0; f < kKeyFields; ++f) segment.shift[f] = layout.shift[f];
-        segment.shift[kKeyFields] = layout.negation_shift;
-        segment.key_bits = layout.key_bits;
-        stream_bits += uint64_t{keys} * layout.key_bits;
+        for (uint32_t f = 0; f < kKeyFields; ++f) segment.widths |= widths[f] << (f * kSegmentWidthBits);
+        segment.widths |= (track.key_coding.negation_bits ? 1u : 0u) << kSegmentNegationBit;
+        stream_bits += uint64_t{keys} * make_stream_key_layout(widths, track.key_coding.negation_bits).key_bits;
       }
     }
     view.m_run_starts.push_back(stream_bits);

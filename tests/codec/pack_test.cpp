@@ -421,13 +421,14 @@ void check_layout(const FittedClip& clip, float jump_interval_s) {
       const StreamSegment& s = view.segments()[first_segment + segment];
       const test::StoredKey& first = stored[kInitialKeysPerTrack + segment * kKeysPerSegment];
       EXPECT_EQ(s.start_bit, first.bit_offset) << "track " << t << " segment " << segment;
-      EXPECT_EQ(s.key_bits, first.bit_end - first.bit_offset) << "track " << t << " segment " << segment;
-      uint32_t shift = 0;
+      uint32_t key_bits = 0;
       for (uint32_t f = 0; f < kKeyFields; ++f) {
-        EXPECT_EQ(s.shift[f], shift) << "track " << t << " segment " << segment << " field " << f;
-        shift += widths[t][segment][f];
+        EXPECT_EQ((s.widths >> (5 * f)) & 31u, widths[t][segment][f]) << "track " << t << " segment " << segment;
+        key_bits += widths[t][segment][f];
       }
-      EXPECT_EQ(s.shift[kKeyFields], shift) << "track " << t << " segment " << segment;
+      const uint32_t negation = (s.widths >> 25) & 1u;
+      EXPECT_EQ(negation, layout.tracks[t].key_coding.negation_bits ? 1u : 0u) << "track " << t;
+      EXPECT_EQ(key_bits + negation, first.bit_end - first.bit_offset) << "track " << t << " segment " << segment;
     }
   }
   EXPECT_EQ(view.first_segments().size(), view.animated_track_count() + 1u);
