@@ -26,6 +26,30 @@ __m256i narrow(__m256i low, __m256i high) {
   return _mm256_permute4x64_epi64(_mm256_castps_si256(evens), _MM_SHUFFLE(3, 1, 2, 0));
 }
 
+// Each due lane's next 64 bits of `key_stream`, shifted to its key's first
+// bit (lanes 0..3 in `low`, 4..7 in `high`); lanes not due load nothing
+// (their cursor may be at the end of the stream).
+struct KeyBits {
+  __m256i low, high;
+};
+KeyBits load_key_bits(const uint8_t* key_stream, __m256i bit_low, __m256i bit_high, __m256i due_low,
+                      __m256i due_high) {
+  const long long* base = reinterpret_cast<const long long*>(key_stream);
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i seven = _mm256_set1_epi64x(7);
+  const __m256i low = _mm256_mask_i64gather_epi64(zero, base, _mm256_srli_epi64(bit_low, 3), due_low, 1);
+  const __m256i high = _mm256_mask_i64gather_epi64(zero, base, _mm256_srli_epi64(bit_high, 3), due_high, 1);
+  return {_mm256_srlv_epi64(low, _mm256_and_si256(bit_low, seven)),
+          _mm256_srlv_epi64(high, _mm256_and_si256(bit_high, seven))};
+}
+
+// Field f (kLaneFields) of each lane's key, by its segment's shift and mask.
+__m256i key_field(const LaneCursors& c, const KeyBits& keys, uint32_t f) {
+  const __m256i low = _mm256_and_si256(_mm256_srlv_epi64(keys.low, load(c.shift[f])), load(c.mask[f]));
+  const __m256i high = _mm256_and_si256(_mm256_srlv_epi64(keys.high, load(c.shift[f] + 4)), load(c.mask[f] + 4));
+  return narrow(low, high);
+}
+
 // Stores `v`: in every lane, or (Masked) in the due lanes only.
 template <bool Masked>
 void put(float* p, __m256 v, __m256i due) {
@@ -62,19 +86,8 @@ uint32_t read_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const uin
           _mm256_set1_epi64x(-1))) {
     return detail::kNotRead;
   }
-  // Each due lane's next 64 bits, shifted to its key's first bit; lanes not
-  // due load nothing (their cursor may be at the end of the stream).
-  const long long* base = reinterpret_cast<const long long*>(key_stream);
-  const __m256i seven = _mm256_set1_epi64x(7);
-  __m256i window_low = _mm256_mask_i64gather_epi64(zero, base, _mm256_srli_epi64(bit_low, 3), due_low, 1);
-  __m256i window_high = _mm256_mask_i64gather_epi64(zero, base, _mm256_srli_epi64(bit_high, 3), due_high, 1);
-  window_low = _mm256_srlv_epi64(window_low, _mm256_and_si256(bit_low, seven));
-  window_high = _mm256_srlv_epi64(window_high, _mm256_and_si256(bit_high, seven));
-  const auto field = [&](uint32_t f) {
-    const __m256i low = _mm256_and_si256(_mm256_srlv_epi64(window_low, load(c.shift[f])), load(c.mask[f]));
-    const __m256i high = _mm256_and_si256(_mm256_srlv_epi64(window_high, load(c.shift[f] + 4)), load(c.mask[f] + 4));
-    return narrow(low, high);
-  };
+  const KeyBits keys = load_key_bits(key_stream, bit_low, bit_high, due_low, due_high);
+  const auto field = [&](uint32_t f) { return key_field(c, keys, f); };
   const __m256i one = _mm256_set1_epi32(1);
   const __m256i frame_old = load(c.frame);
   const __m256i frame_new = _mm256_add_epi32(frame_old, _mm256_add_epi32(field(0), load(c.frame_delta_min)));
@@ -130,8 +143,6 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
   const __m256i frame_delta_min = load(c.frame_delta_min);
   const __m256i key_bits_low = load(c.key_bits);
   const __m256i key_bits_high = load(c.key_bits + 4);
-  const __m256i seven = _mm256_set1_epi64x(7);
-  const long long* base = reinterpret_cast<const long long*>(key_stream);
   __m256i bit_low = load(c.bit);
   __m256i bit_high = load(c.bit + 4);
   __m256i frames = load(c.frame);
@@ -156,16 +167,8 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
         _mm256_and_si256(_mm256_cmpgt_epi64(_mm256_srli_epi64(bit_low, 3), last_byte), due_low),
         _mm256_and_si256(_mm256_cmpgt_epi64(_mm256_srli_epi64(bit_high, 3), last_byte), due_high));
     if (!_mm256_testz_si256(outside, outside)) break;
-    __m256i window_low = _mm256_mask_i64gather_epi64(zero, base, _mm256_srli_epi64(bit_low, 3), due_low, 1);
-    __m256i window_high = _mm256_mask_i64gather_epi64(zero, base, _mm256_srli_epi64(bit_high, 3), due_high, 1);
-    window_low = _mm256_srlv_epi64(window_low, _mm256_and_si256(bit_low, seven));
-    window_high = _mm256_srlv_epi64(window_high, _mm256_and_si256(bit_high, seven));
-    const auto field = [&](uint32_t f) {
-      const __m256i low = _mm256_and_si256(_mm256_srlv_epi64(window_low, load(c.shift[f])), load(c.mask[f]));
-      const __m256i high =
-          _mm256_and_si256(_mm256_srlv_epi64(window_high, load(c.shift[f] + 4)), load(c.mask[f] + 4));
-      return narrow(low, high);
-    };
+    const KeyBits keys = load_key_bits(key_stream, bit_low, bit_high, due_low, due_high);
+    const auto field = [&](uint32_t f) { return key_field(c, keys, f); };
     LaneArrivals& slot = ring.slot[round % kKeysPerLane];
     const __m256i frame_new =
         _mm256_add_epi32(frames, _mm256_and_si256(_mm256_add_epi32(field(0), frame_delta_min), due));
