@@ -8,8 +8,10 @@
 // cursors at once), rebuilds the coefficients of the blocks that took keys
 // and evaluates every block eight tracks at a time. Going backward, or far
 // ahead, it restores the nearest jump frame at or before the wanted time
-// (each window from its oldest key and the three keys after it in the run)
-// and reads on to it. A block whose lanes read more than kShiftedRounds keys
+// (each window from its oldest key and the three keys after it in the run,
+// found through StreamView::segments) and reads on to it; before the first
+// jump frame it copies back the active array as it stood before frame 0
+// (kept when the player is made) and reads on from there. A block whose lanes read more than kShiftedRounds keys
 // in one go (a seek, a restore) reads them into a ring of four, and only the
 // four each window ends with are dequantized (KeyRing, refill_windows).
 // A lane whose track has read its last key moves on to its final segment
