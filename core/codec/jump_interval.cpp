@@ -12,10 +12,6 @@ namespace ks {
 
 namespace {
 
-bool is_streamed(const FittedTrack& track) {
-  return track.coding == TrackCoding::kAnimated && track.keys.size() > kInitialKeysPerTrack;
-}
-
 // Keys of `track` read once every key needed at or before `frame` is: key k
 // (k >= 3) is needed at the frame of key k - 2.
 uint32_t keys_read_at(const FittedTrack& track, uint32_t frame) {

@@ -14,6 +14,7 @@
 
 #include "core/codec/fit.h"
 #include "core/runtime/key_coding.h"
+#include "core/runtime/stream_format.h"
 
 namespace ks {
 
@@ -34,6 +35,13 @@ struct JumpIntervalCost {
   double seek_keys_forward = 0.0;  // stream keys a seek to a uniformly random frame reads after its restore
   double seek_cost = 0.0;          // restore plus keys forward, in skipped-key units
 };
+
+/// True when `track` has keys in the key stream (stream_format.h): an
+/// animated track of more than kInitialKeysPerTrack keys. Such a track has a
+/// run of stream keys and a saved window in every jump state.
+inline bool is_streamed(const FittedTrack& track) {
+  return track.coding == TrackCoding::kAnimated && track.keys.size() > kInitialKeysPerTrack;
+}
 
 /// Width of `track`'s saved oldest-key frames (stream_format.h: the jump
 /// frame minus the key's frame) in the jump states of `jump_count` jump

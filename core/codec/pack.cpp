@@ -330,7 +330,7 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
   uint32_t stream_key_count = 0;
   for (uint32_t t = 0; t < track_count; ++t) {
     const FittedTrack& track = clip.tracks[t];
-    if (track.coding != TrackCoding::kAnimated || track.keys.size() <= kInitialKeysPerTrack) continue;
+    if (!is_streamed(track)) continue;
     for (uint32_t k = kInitialKeysPerTrack; k < track.keys.size(); ++k) {
       write_stream_key(stream, track, codings[t], widths[t][segment_of_key(k)], k);
       ++stream_key_count;
@@ -356,7 +356,7 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
   std::vector<uint32_t> difference_bits(track_count, 0);
   for (uint32_t t = 0; t < track_count && jump_count > 0; ++t) {
     const FittedTrack& track = clip.tracks[t];
-    if (track.coding != TrackCoding::kAnimated || track.keys.size() <= kInitialKeysPerTrack) continue;
+    if (!is_streamed(track)) continue;
     difference_bits[t] = jump_frame_difference_bits(track, interval, jump_count);
     states.write(difference_bits[t], kJumpFrameDifferenceWidthBits);
   }
@@ -376,7 +376,7 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
     put_u32(jump_index, static_cast<uint32_t>(states.size_bits()));
     for (uint32_t t = 0; t < track_count; ++t) {
       const FittedTrack& track = clip.tracks[t];
-      if (track.coding != TrackCoding::kAnimated || track.keys.size() <= kInitialKeysPerTrack) continue;
+      if (!is_streamed(track)) continue;
       const uint32_t read = keys_read[t];
       states.write(read, key_index_bits);
       if (read < kRestoreFromRunKeys) continue;

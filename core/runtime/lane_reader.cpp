@@ -112,7 +112,7 @@ void load_lane_layout(LaneCursors& c, uint32_t lane, std::span<const StreamSegme
   c.key_bits[lane] = at + (widths & 1u);
   const uint32_t bit = 1u << lane;
   c.wide_lanes = c.key_bits[lane] > kWidestLoadedKeyBits ? c.wide_lanes | bit : c.wide_lanes & ~bit;
-  c.segment_end[lane] = kInitialKeysPerTrack + (segment + 1) * kKeysPerSegment;
+  c.segment_end[lane] = next_segment_key(key);
 }
 
 void read_lane_keys(RotationLanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,

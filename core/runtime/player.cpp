@@ -56,8 +56,7 @@ void set_cursor(LaneCursors& c, uint32_t l, const StreamTrack& track, std::span<
   c.need[l] = static_cast<int32_t>(need);
   c.frame_delta_min[l] = track.key_coding.frame_delta_min;
   // A lane already in that key's segment (a seek back within it) has its layout.
-  const bool in_segment = keys_read >= kInitialKeysPerTrack &&
-                          c.segment_end[l] == kInitialKeysPerTrack + (segment_of_key(keys_read) + 1) * kKeysPerSegment;
+  const bool in_segment = keys_read >= kInitialKeysPerTrack && c.segment_end[l] == next_segment_key(keys_read);
   if (keys_read < track.key_count && !in_segment) load_lane_layout(c, l, segments, keys_read);
 }
 

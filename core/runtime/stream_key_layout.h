@@ -36,6 +36,10 @@ inline constexpr uint32_t kKeyFields = 5;
 
 /// The segment holding key `key` (>= kInitialKeysPerTrack) of its track.
 constexpr uint32_t segment_of_key(uint32_t key) { return (key - kInitialKeysPerTrack) / kKeysPerSegment; }
+/// The first key of the segment after the one holding key `key` (>= kInitialKeysPerTrack).
+constexpr uint32_t next_segment_key(uint32_t key) {
+  return kInitialKeysPerTrack + (segment_of_key(key) + 1) * kKeysPerSegment;
+}
 /// True when key `key` (>= kInitialKeysPerTrack) is the first of its segment.
 constexpr bool opens_segment(uint32_t key) { return (key - kInitialKeysPerTrack) % kKeysPerSegment == 0; }
 /// Segments of a track of `key_count` keys (none for three keys or fewer).
