@@ -84,10 +84,7 @@ void read_keys(Into& into, LaneCursors& c, uint32_t due, std::span<const uint8_t
   }
 #endif
   if (scalar != 0) open |= read_lane_keys_scalar<Components>(arrivals_of(into), c, scalar, key_stream);
-  for (; open != 0; open &= open - 1) {
-    const uint32_t l = static_cast<uint32_t>(std::countr_zero(open));
-    load_lane_layout(c, l, segments, c.keys_read[l]);
-  }
+  if (open != 0) load_lane_layouts(c, open, segments);
 }
 
 }  // namespace
@@ -115,6 +112,36 @@ void load_lane_layout(LaneCursors& c, uint32_t lane, std::span<const StreamSegme
   c.segment_end[lane] = next_segment_key(key);
 }
 
+void load_lane_layouts(LaneCursors& c, uint32_t lanes, std::span<const StreamSegment> segments) {
+#if KS_X86_64
+  // One lane (what play at the clip's rate mostly opens) costs less alone.
+  if ((lanes & (lanes - 1)) != 0 && simd_level() == SimdLevel::kAvx2) {
+    detail::load_lane_layouts_avx2(c, lanes, segments.data());
+    return;
+  }
+#endif
+  for (; lanes != 0; lanes &= lanes - 1) {
+    const uint32_t l = static_cast<uint32_t>(std::countr_zero(lanes));
+    load_lane_layout(c, l, segments, c.keys_read[l]);
+  }
+}
+
+void place_lane_cursors(LaneCursors& c, uint32_t lanes, std::span<const StreamSegment> segments) {
+#if KS_X86_64
+  if (simd_level() == SimdLevel::kAvx2) {
+    detail::place_lane_cursors_avx2(c, lanes, segments.data());
+    return;
+  }
+#endif
+  for (; lanes != 0; lanes &= lanes - 1) {
+    const uint32_t l = static_cast<uint32_t>(std::countr_zero(lanes));
+    const uint32_t key = c.keys_read[l];
+    load_lane_layout(c, l, segments, key);
+    c.bit[l] = segments[c.first_segment[l] + segment_of_key(key)].start_bit +
+               uint64_t{(key - kInitialKeysPerTrack) % kKeysPerSegment} * c.key_bits[l];
+  }
+}
+
 void read_lane_keys(RotationLanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
                     std::span<const StreamSegment> segments) {
   read_keys<4>(block, c, due, key_stream, segments, simd_level() == SimdLevel::kAvx2);
@@ -134,21 +161,13 @@ uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const u
   for (;; ++round) {
 #if KS_X86_64
     if (avx2) {
-      // As many rounds as the kernel can read in one call; then the layouts
-      // of the segments its lanes opened, or the one round it declined.
-      const detail::RoundsRead rounds =
-          detail::read_lane_rounds_avx2(ring, c, round, forced, frame, key_stream.data(), key_stream.size());
+      // As many rounds as the kernel can read in one call; then the one
+      // round it declined, read below.
+      const detail::RoundsRead rounds = detail::read_lane_rounds_avx2(ring, c, round, forced, frame, key_stream.data(),
+                                                                      key_stream.size(), segments.data());
       read |= rounds.read;
       if (rounds.done) return read;
       round = rounds.round;
-      if (rounds.opened != 0) {
-        for (uint32_t open = rounds.opened; open != 0; open &= open - 1) {
-          const uint32_t l = static_cast<uint32_t>(std::countr_zero(open));
-          load_lane_layout(c, l, segments, c.keys_read[l]);
-        }
-        --round;  // the loop's increment brings it back to rounds.round
-        continue;
-      }
     }
 #endif
     const uint32_t again = round < kKeysPerLane ? forced[round] : 0;

@@ -56,6 +56,13 @@ inline constexpr uint64_t kWidestLoadedKeyBits = 57;
 /// c.first_segment[lane] in `segments` (StreamView::segments): its segment's
 /// shifts, masks and key length.
 void load_lane_layout(LaneCursors& c, uint32_t lane, std::span<const StreamSegment> segments, uint32_t key);
+/// load_lane_layout for every lane of `lanes` (bit l: lane l), each at its
+/// next key (c.keys_read[l]), eight at a time where the CPU has AVX2.
+void load_lane_layouts(LaneCursors& c, uint32_t lanes, std::span<const StreamSegment> segments);
+/// load_lane_layouts, and each of those cursors at its next key: the start
+/// of the key's segment plus its place in the segment times the segment's
+/// key length (a restore: where the key after a saved one starts).
+void place_lane_cursors(LaneCursors& c, uint32_t lanes, std::span<const StreamSegment> segments);
 
 /// Reads the next key of every lane in `due` (bit l: lane l; each with keys
 /// left) from `key_stream` (the plain key stream) into `block`'s arrivals,
@@ -170,15 +177,19 @@ uint32_t read_lane_keys_avx2(LaneArrivals& slot, LaneCursors& c, uint32_t due, c
 struct RoundsRead {
   uint32_t round = 0;   // the first round it did not read
   uint32_t read = 0;    // lanes that read
-  uint32_t opened = 0;  // lanes whose next key opens a segment (read in the last round): layouts to load
   bool done = false;    // no lane was due at `round`
 };
 // read_lane_rounds' rounds from `round` on, while every due lane's key lies
-// in one 64-bit load inside the stream. It stops after a round in which a
-// lane's next key opens a segment, before a round it cannot read (a wide key,
-// the end of the stream: the caller reads it), or when no lane is due.
+// in one 64-bit load inside the stream, loading the layouts of the segments
+// its lanes open from `segments` as it goes. It stops before a round it
+// cannot read (a wide key, the end of the stream: the caller reads it), or
+// when no lane is due.
 RoundsRead read_lane_rounds_avx2(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
-                                 int64_t frame, const uint8_t* key_stream, size_t bytes);
+                                 int64_t frame, const uint8_t* key_stream, size_t bytes,
+                                 const StreamSegment* segments);
+// load_lane_layouts and place_lane_cursors, eight lanes at a time.
+void load_lane_layouts_avx2(LaneCursors& c, uint32_t lanes, const StreamSegment* segments);
+void place_lane_cursors_avx2(LaneCursors& c, uint32_t lanes, const StreamSegment* segments);
 }  // namespace detail
 
 }  // namespace ks

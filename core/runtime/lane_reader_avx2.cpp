@@ -5,6 +5,8 @@
 
 #include "core/runtime/lane_reader.h"
 
+#include <cstddef>
+
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
 
@@ -57,6 +59,73 @@ void put(float* p, __m256 v, __m256i due) {
     _mm256_maskstore_ps(p, due, v);
   } else {
     _mm256_store_ps(p, v);
+  }
+}
+
+// Stores the 32-bit `values` widened to 64 bits at `p` (eight), in the
+// lanes of the 32-bit lane mask `lanes` only.
+void store_widened(uint64_t* p, __m256i values, __m256i lanes) {
+  long long* q = reinterpret_cast<long long*>(p);
+  _mm256_maskstore_epi64(q, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(lanes)),
+                         _mm256_cvtepu32_epi64(_mm256_castsi256_si128(values)));
+  _mm256_maskstore_epi64(q + 4, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(lanes, 1)),
+                         _mm256_cvtepu32_epi64(_mm256_extracti128_si256(values, 1)));
+}
+
+// load_lane_layout for the lanes of `open` (a 32-bit lane mask) at once,
+// each at its next key (c.keys_read); with Place, also each cursor's bit:
+// its segment's start plus the key's place in it times the key length.
+// A seek opens about 25 segments on cgspeed: one at a time, through the
+// scalar code and out of the fused kernel and back, they cost about a
+// tenth of it.
+template <bool Place>
+void load_layouts(LaneCursors& c, __m256i open, const StreamSegment* segments) {
+  static_assert(sizeof(StreamSegment) == 8 && offsetof(StreamSegment, widths) == 4);
+  static_assert(kKeysPerSegment == 16 && kSegmentWidthBits == 5);
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i width_mask = _mm256_set1_epi32((1 << kSegmentWidthBits) - 1);
+  // The key's place among the track's stream keys, and its segment's index
+  // in `segments` (lanes not in `open` load nothing).
+  const __m256i key = _mm256_sub_epi32(load(c.keys_read), _mm256_set1_epi32(kInitialKeysPerTrack));
+  const __m256i in_track = _mm256_srli_epi32(key, 4);
+  const __m256i segment = _mm256_add_epi32(load(c.first_segment), in_track);
+  const int* words = reinterpret_cast<const int*>(segments);
+  __m256i widths = _mm256_mask_i32gather_epi32(zero, words + 1, segment, open, 8);
+  __m256i at = zero;
+  for (uint32_t f = 0; f < kKeyFields; ++f) {
+    const __m256i width = _mm256_and_si256(widths, width_mask);
+    widths = _mm256_srli_epi32(widths, kSegmentWidthBits);
+    store_widened(c.shift[f], at, open);
+    store_widened(c.mask[f], _mm256_sub_epi32(_mm256_sllv_epi32(one, width), one), open);
+    at = _mm256_add_epi32(at, width);
+  }
+  const __m256i negation = _mm256_and_si256(widths, one);
+  const __m256i key_bits = _mm256_add_epi32(at, negation);
+  store_widened(c.shift[kKeyFields], at, open);
+  store_widened(c.mask[kKeyFields], negation, open);
+  store_widened(c.key_bits, key_bits, open);
+  const __m256i segment_end = _mm256_add_epi32(_mm256_set1_epi32(kInitialKeysPerTrack),
+                                               _mm256_slli_epi32(_mm256_add_epi32(in_track, one), 4));
+  store(c.segment_end, _mm256_blendv_epi8(load(c.segment_end), segment_end, open));
+  const uint32_t lanes = static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(open)));
+  const __m256i wide = _mm256_and_si256(
+      _mm256_cmpgt_epi32(key_bits, _mm256_set1_epi32(static_cast<int>(kWidestLoadedKeyBits))), open);
+  c.wide_lanes = (c.wide_lanes & ~lanes) | static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(wide)));
+  if constexpr (Place) {
+    const __m256i start = _mm256_mask_i32gather_epi32(zero, words, segment, open, 8);
+    const __m256i place = _mm256_and_si256(key, _mm256_set1_epi32(kKeysPerSegment - 1));
+    const auto bits = [&](__m128i s, __m128i p, __m128i k) {
+      return _mm256_add_epi64(_mm256_cvtepu32_epi64(s),
+                              _mm256_mul_epu32(_mm256_cvtepu32_epi64(p), _mm256_cvtepu32_epi64(k)));
+    };
+    const __m256i low = bits(_mm256_castsi256_si128(start), _mm256_castsi256_si128(place),
+                             _mm256_castsi256_si128(key_bits));
+    const __m256i high = bits(_mm256_extracti128_si256(start, 1), _mm256_extracti128_si256(place, 1),
+                              _mm256_extracti128_si256(key_bits, 1));
+    long long* bit = reinterpret_cast<long long*>(c.bit);
+    _mm256_maskstore_epi64(bit, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(open)), low);
+    _mm256_maskstore_epi64(bit + 4, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(open, 1)), high);
   }
 }
 
@@ -131,18 +200,19 @@ __m256i lane_mask(uint32_t bits) {
 // forward runs about twenty rounds per block, and one call per round that
 // loads and stores every cursor cost cgspeed about 50 instructions per key.
 detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
-                               int64_t frame, const uint8_t* key_stream, size_t bytes) {
+                               int64_t frame, const uint8_t* key_stream, size_t bytes,
+                               const StreamSegment* segments) {
   detail::RoundsRead out;
   const __m256i zero = _mm256_setzero_si256();
   const __m256i one = _mm256_set1_epi32(1);
   // No lane is due by its need before frame 0 (needs are frames, >= 0).
   const __m256i now = _mm256_set1_epi32(frame < 0 ? -1 : static_cast<int>(frame));
   const __m256i last_byte = _mm256_set1_epi64x(static_cast<long long>(bytes) - 8);
-  const __m256i wide = lane_mask(c.wide_lanes);
-  const __m256i segment_end = load(c.segment_end);
+  __m256i wide = lane_mask(c.wide_lanes);
+  __m256i segment_end = load(c.segment_end);
   const __m256i frame_delta_min = load(c.frame_delta_min);
-  const __m256i key_bits_low = load(c.key_bits);
-  const __m256i key_bits_high = load(c.key_bits + 4);
+  __m256i key_bits_low = load(c.key_bits);
+  __m256i key_bits_high = load(c.key_bits + 4);
   __m256i bit_low = load(c.bit);
   __m256i bit_high = load(c.bit + 4);
   __m256i frames = load(c.frame);
@@ -191,13 +261,17 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
     left = _mm256_add_epi32(left, due);  // due is -1 in a due lane
     keys_read = _mm256_sub_epi32(keys_read, due);
     out.read |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(due)));
-    // Lanes whose next key opens a segment: the caller loads its layout.
+    // Lanes whose next key opens a segment take its layout here (a key
+    // that is too wide stops the next round, for the caller to read).
     const __m256i opening = _mm256_andnot_si256(_mm256_cmpeq_epi32(left, zero),
                                                 _mm256_and_si256(_mm256_cmpeq_epi32(keys_read, segment_end), due));
-    out.opened = static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(opening)));
-    if (out.opened != 0) {
-      ++round;
-      break;
+    if (!_mm256_testz_si256(opening, opening)) {
+      store(c.keys_read, keys_read);
+      load_layouts<false>(c, opening, segments);
+      key_bits_low = load(c.key_bits);
+      key_bits_high = load(c.key_bits + 4);
+      segment_end = load(c.segment_end);
+      wide = lane_mask(c.wide_lanes);
     }
   }
   out.round = round;
@@ -227,8 +301,15 @@ uint32_t read_lane_keys_avx2(LaneArrivals& slot, LaneCursors& c, uint32_t due, c
   return read_keys<4, true>(slot, c, due, key_stream, bytes);
 }
 RoundsRead read_lane_rounds_avx2(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
-                                 int64_t frame, const uint8_t* key_stream, size_t bytes) {
-  return read_rounds(ring, c, round, forced, frame, key_stream, bytes);
+                                 int64_t frame, const uint8_t* key_stream, size_t bytes,
+                                 const StreamSegment* segments) {
+  return read_rounds(ring, c, round, forced, frame, key_stream, bytes, segments);
+}
+void load_lane_layouts_avx2(LaneCursors& c, uint32_t lanes, const StreamSegment* segments) {
+  load_layouts<false>(c, lane_mask(lanes), segments);
+}
+void place_lane_cursors_avx2(LaneCursors& c, uint32_t lanes, const StreamSegment* segments) {
+  load_layouts<true>(c, lane_mask(lanes), segments);
 }
 
 }  // namespace detail

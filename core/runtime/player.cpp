@@ -45,19 +45,18 @@ const CodedKey& restart_window_key(const InitialKeys& initial, uint32_t position
 }
 
 // Points lane `l` of block `c` at its track's newest key `newest` (read as
-// key keys_read - 1) and the key after it in its run, at bit `bit`.
-void set_cursor(LaneCursors& c, uint32_t l, const StreamTrack& track, std::span<const StreamSegment> segments,
-                uint32_t keys_read, const CodedKey& newest, uint32_t need, uint64_t bit) {
-  c.bit[l] = bit;
+// key keys_read - 1). Returns whether the track has a key after it: the
+// caller then places the cursor there (place_lane_cursors, a block's lanes
+// at once).
+bool set_cursor(LaneCursors& c, uint32_t l, const StreamTrack& track, uint32_t keys_read, const CodedKey& newest,
+                uint32_t need) {
   c.keys_read[l] = keys_read;
   c.keys_left[l] = static_cast<int32_t>(track.key_count - keys_read);
   for (int i = 0; i < 4; ++i) c.codes[i][l] = newest.codes[i];
   c.frame[l] = static_cast<int32_t>(newest.frame);
   c.need[l] = static_cast<int32_t>(need);
   c.frame_delta_min[l] = track.key_coding.frame_delta_min;
-  // A lane already in that key's segment (a seek back within it) has its layout.
-  const bool in_segment = keys_read >= kInitialKeysPerTrack && c.segment_end[l] == next_segment_key(keys_read);
-  if (keys_read < track.key_count && !in_segment) load_lane_layout(c, l, segments, keys_read);
+  return keys_read < track.key_count;
 }
 
 }  // namespace
@@ -150,15 +149,13 @@ void Player::set_up_group(LaneGroup<Components>& group, const std::vector<uint32
   group.initial.assign(tracks.size(), InitialKeys{});
   group.streamed.assign(tracks.size(), -1);
   group.final_pending.reserve(tracks.size());
-  group.run_starts.resize(tracks.size());
   clear_lanes(std::span<SegmentLanes<Components>>(group.blocks));
-  // The runs follow one another in track order: find each lane's among the animated tracks.
+  // Each lane's first segment: StreamView::first_segments lists the animated tracks', in track order.
   uint32_t animated = 0;
   uint32_t lane = 0;
   for (uint32_t t = 0; t < s.tracks().size() && lane < tracks.size(); ++t) {
     if (s.tracks()[t].coding != TrackCoding::kAnimated) continue;
     if (t == tracks[lane]) {
-      group.run_starts[lane] = s.run_starts()[animated];
       group.cursors[lane / kLanesPerBlock].first_segment[lane % kLanesPerBlock] = s.first_segments()[animated];
       ++lane;
     }
@@ -174,8 +171,7 @@ void Player::set_up_group(LaneGroup<Components>& group, const std::vector<uint32
 size_t Player::memory_bytes() const {
   const auto group_bytes = [](const auto& g) {
     return g.blocks.capacity() * sizeof(g.blocks[0]) + g.cursors.capacity() * sizeof(LaneCursors) +
-           g.tracks.capacity() * sizeof(uint32_t) + g.run_starts.capacity() * sizeof(uint64_t) +
-           g.initial.capacity() * sizeof(InitialKeys) + g.streamed.capacity() * sizeof(int32_t) +
+           g.tracks.capacity() * sizeof(uint32_t) + g.initial.capacity() * sizeof(InitialKeys) + g.streamed.capacity() * sizeof(int32_t) +
            g.final_pending.capacity() * sizeof(uint32_t) + g.start.blocks.capacity() * sizeof(g.blocks[0]) +
            g.start.cursors.capacity() * sizeof(LaneCursors) + g.start.final_pending.capacity() * sizeof(uint32_t);
   };
@@ -399,6 +395,9 @@ void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_
     // frame), per round 1..3, and how many keys that is.
     uint32_t forced[kWindowSize] = {};
     uint32_t total_reread = 0;
+    // Lanes with keys left: their cursors are placed at their next key
+    // (segment start and layout) once the block's lanes are set.
+    uint32_t placed = 0;
     const auto read_again = [&](uint32_t lane, uint32_t keys) {
       keys = std::min(keys, kWindowSize - 1);
       for (uint32_t round = 1; round <= keys; ++round) forced[round] |= 1u << lane;
@@ -414,13 +413,8 @@ void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_
         const CodedKey& oldest = m_restore_oldest[static_cast<uint32_t>(place)];
         put_key(m_ring.slot[0], lane, oldest);
         // The need of the key after the oldest is unknown here and unused:
-        // the reads below replace it. That key starts at its segment's
-        // start plus the keys before it in the segment, at the segment's
-        // key length (the layout set_cursor loads).
-        const uint32_t next = saved - (kWindowSize - 1);
-        set_cursor(c, lane, track, s.segments(), next, oldest, 0, 0);
-        c.bit[lane] = s.segments()[c.first_segment[lane] + segment_of_key(next)].start_bit +
-                      uint64_t{(next - kInitialKeysPerTrack) % kKeysPerSegment} * c.key_bits[lane];
+        // the reads below replace it.
+        if (set_cursor(c, lane, track, saved - (kWindowSize - 1), oldest, 0)) placed |= 1u << lane;
         counts[lane] = 1;
         read_again(lane, kWindowSize - 1);
         ++m_counters.keys_read;
@@ -429,8 +423,7 @@ void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_
           put_key(m_ring.slot[(position + 1) % kKeysPerLane], lane, restart_window_key(initial, position));
         }
         const uint32_t need = initial.keys[initial.count >= 2 ? initial.count - 2 : 0].frame;
-        set_cursor(c, lane, track, s.segments(), initial.count, initial.keys[initial.count - 1], need,
-                   group.run_starts[l]);
+        if (set_cursor(c, lane, track, initial.count, initial.keys[initial.count - 1], need)) placed |= 1u << lane;
         counts[lane] = kWindowSize + 1;
         read_again(lane, saved > initial.count ? saved - initial.count : 0);
         if (!from_jump_state) m_counters.keys_read += initial.count;
@@ -439,6 +432,7 @@ void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_
     for (uint32_t lane = end - first; lane < kLanesPerBlock; ++lane) {
       for (LaneArrivals& slot : m_ring.slot) put_key(slot, lane, CodedKey{});
     }
+    place_lane_cursors(c, placed, s.segments());
     uint32_t start[kLanesPerBlock];  // keys_read before reading (padding lanes never read)
     for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) start[lane] = c.keys_read[lane];
     const uint32_t read = read_into_ring(group, b, frame, forced);

@@ -75,7 +75,6 @@ struct LaneGroup {
   std::vector<SegmentLanes<Components>> blocks;
   std::vector<LaneCursors> cursors;  // one per block
   std::vector<uint32_t> tracks;      // the track of each lane
-  std::vector<uint64_t> run_starts;  // where each lane's run starts in the key stream
   std::vector<InitialKeys> initial;  // each lane's keys 0..2
   std::vector<int32_t> streamed;     // each lane's place among the streamed tracks (jump states), or -1
   // Lanes whose track has no key left to read and whose window has not

@@ -518,7 +518,7 @@ TEST(Player, ReportsItsMemoryAndStream) {
     ASSERT_EQ(player.lane_count(), view.animated_track_count());
     // The lanes (rotations and vec3 tracks in blocks of eight) and a block of
     // cursors each, twice (in play, and as they start before frame 0); per
-    // lane its track, run start, initial keys, place among the streamed
+    // lane its track, initial keys, place among the streamed
     // tracks and room in the lists of lanes waiting for their final segment
     // (in play and at the start); the constant pose; per streamed track, its
     // track and room for a restore's parse of its jump state.
@@ -531,8 +531,8 @@ TEST(Player, ReportsItsMemoryAndStream) {
     EXPECT_EQ(player.memory_bytes(),
               2 * (blocks(rotations) * sizeof(RotationLanes) + blocks(vec3s) * sizeof(Vec3Lanes) +
                    (blocks(rotations) + blocks(vec3s)) * sizeof(LaneCursors)) +
-                  view.animated_track_count() * (sizeof(uint32_t) + sizeof(uint64_t) + sizeof(InitialKeys) +
-                                                 sizeof(int32_t) + 2 * sizeof(uint32_t)) +
+                  view.animated_track_count() *
+                      (sizeof(uint32_t) + sizeof(InitialKeys) + sizeof(int32_t) + 2 * sizeof(uint32_t)) +
                   view.bone_count() * sizeof(Transform) +
                   view.streamed_track_count() * (2 * sizeof(uint32_t) + sizeof(CodedKey)));
   }
