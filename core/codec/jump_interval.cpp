@@ -23,19 +23,14 @@ uint32_t keys_read_at(const FittedTrack& track, uint32_t frame) {
   return static_cast<uint32_t>(past - keys.begin()) + 2;
 }
 
-// Bits of one streamed track's saved window in a jump state (stream_format.h):
-// the keys read, then past the initial keys the window's oldest key, its
-// frame as a difference from the jump frame.
-uint64_t saved_window_bits(const FittedTrack& track, const KeyCoding& coding, uint32_t read, uint32_t key_index_bits,
-                           uint32_t frame_difference_bits) {
-  uint64_t bits = key_index_bits;
-  if (read < kRestoreFromRunKeys) return bits;
-  return bits + frame_difference_bits +
-         uint64_t{coding.absolute_bits} * static_cast<uint64_t>(track.quantization.coded_count()) +
-         (coding.negation_bits ? 1 : 0);
-}
-
 }  // namespace
+
+uint32_t saved_window_bits(const FittedTrack& track, const KeyCoding& coding, uint32_t key_index_bits,
+                           uint32_t frame_difference_bits) {
+  if (!saves_oldest_key(static_cast<uint32_t>(track.keys.size()))) return key_index_bits;
+  const uint32_t codes = coding.absolute_bits * static_cast<uint32_t>(track.quantization.coded_count());
+  return key_index_bits + frame_difference_bits + codes + (coding.negation_bits ? 1u : 0u);
+}
 
 uint32_t jump_frame_difference_bits(const FittedTrack& track, uint32_t interval_frames, uint32_t jump_count) {
   uint32_t largest = 0;
@@ -73,11 +68,8 @@ JumpIntervalCost jump_interval_cost(const FittedClip& clip, const std::vector<Ke
     const FittedTrack& track = clip.tracks[t];
     if (!is_streamed(track) || jump_count == 0) continue;
     const uint32_t difference_bits = jump_frame_difference_bits(track, interval_frames, jump_count);
-    state_bits += kJumpFrameDifferenceWidthBits;
-    for (uint32_t j = 1; j <= jump_count; ++j) {
-      state_bits += saved_window_bits(track, codings[t], keys_read_at(track, j * interval_frames), key_index_bits,
-                                      difference_bits);
-    }
+    state_bits += kJumpFrameDifferenceWidthBits +
+                  uint64_t{jump_count} * saved_window_bits(track, codings[t], key_index_bits, difference_bits);
   }
   cost.jump_frame_bytes = uint64_t{jump_count} * kJumpIndexEntrySize + (state_bits + 7) / 8;
 

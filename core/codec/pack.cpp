@@ -373,13 +373,20 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
       }
     }
     put_u32(jump_index, stream_keys_read);
-    put_u32(jump_index, static_cast<uint32_t>(states.size_bits()));
+    // Every state the same layout (stream_format.h): a track that saves
+    // oldest keys writes zeros in their place until it has one.
     for (uint32_t t = 0; t < track_count; ++t) {
       const FittedTrack& track = clip.tracks[t];
       if (!is_streamed(track)) continue;
       const uint32_t read = keys_read[t];
       states.write(read, key_index_bits);
-      if (read < kRestoreFromRunKeys) continue;
+      if (!saves_oldest_key(static_cast<uint32_t>(track.keys.size()))) continue;
+      if (read < kRestoreFromRunKeys) {
+        uint32_t zeros = saved_window_bits(track, codings[t], key_index_bits, difference_bits[t]) - key_index_bits;
+        for (; zeros > 32; zeros -= 32) states.write(0, 32);
+        states.write(0, zeros);
+        continue;
+      }
       const FittedKey& oldest = track.keys[read - kWindowSize];
       states.write(frame - oldest.frame, difference_bits[t]);
       write_absolute(states, track, codings[t], oldest);

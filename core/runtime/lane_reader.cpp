@@ -113,6 +113,7 @@ void load_lane_layout(LaneCursors& c, uint32_t lane, std::span<const StreamSegme
 }
 
 void load_lane_layouts(LaneCursors& c, uint32_t lanes, std::span<const StreamSegment> segments) {
+  if (lanes == 0) return;  // a clip without stream keys has no segments to point into
 #if KS_X86_64
   // One lane (what play at the clip's rate mostly opens) costs less alone.
   if ((lanes & (lanes - 1)) != 0 && simd_level() == SimdLevel::kAvx2) {
@@ -127,6 +128,7 @@ void load_lane_layouts(LaneCursors& c, uint32_t lanes, std::span<const StreamSeg
 }
 
 void place_lane_cursors(LaneCursors& c, uint32_t lanes, std::span<const StreamSegment> segments) {
+  if (lanes == 0) return;
 #if KS_X86_64
   if (simd_level() == SimdLevel::kAvx2) {
     detail::place_lane_cursors_avx2(c, lanes, segments.data());

@@ -93,7 +93,6 @@ Player::Player(const StreamView& stream)
   // Keys 0..2 of every animated track, in track order.
   BitReader initial(stream.initial_keys());
   uint32_t streamed = 0;
-  m_streamed_tracks.reserve(stream.streamed_track_count());
   uint32_t next_rotation = 0, next_vec3 = 0;
   for (uint32_t t = 0; t < stream.tracks().size(); ++t) {
     const StreamTrack& track = stream.tracks()[t];
@@ -108,11 +107,10 @@ Player::Player(const StreamView& stream)
       keys.keys[k].negated = read_key_differences(initial, track, keys.keys[k].frame, keys.keys[k].codes);
     }
     const int32_t place = track.key_count > kInitialKeysPerTrack ? static_cast<int32_t>(streamed++) : -1;
-    if (place >= 0) m_streamed_tracks.push_back(t);
     (rotation ? m_rotations.streamed[lane] : m_vec3s.streamed[lane]) = place;
   }
-  m_restore_keys_read.resize(streamed);
-  m_restore_oldest.resize(streamed);
+  set_up_saved_windows(m_rotations);
+  set_up_saved_windows(m_vec3s);
   // A restore reads the saved oldest key and three more per streamed track.
   m_restore_cost_keys = streamed * kWindowSize;
   reset_group(m_rotations, kBeforeClip, false);
@@ -171,14 +169,13 @@ void Player::set_up_group(LaneGroup<Components>& group, const std::vector<uint32
 size_t Player::memory_bytes() const {
   const auto group_bytes = [](const auto& g) {
     return g.blocks.capacity() * sizeof(g.blocks[0]) + g.cursors.capacity() * sizeof(LaneCursors) +
-           g.tracks.capacity() * sizeof(uint32_t) + g.initial.capacity() * sizeof(InitialKeys) + g.streamed.capacity() * sizeof(int32_t) +
-           g.final_pending.capacity() * sizeof(uint32_t) + g.start.blocks.capacity() * sizeof(g.blocks[0]) +
+           g.tracks.capacity() * sizeof(uint32_t) + g.initial.capacity() * sizeof(InitialKeys) +
+           g.streamed.capacity() * sizeof(int32_t) + g.final_pending.capacity() * sizeof(uint32_t) +
+           g.saved_windows.capacity() * sizeof(SavedWindowLanes) + g.start.blocks.capacity() * sizeof(g.blocks[0]) +
            g.start.cursors.capacity() * sizeof(LaneCursors) + g.start.final_pending.capacity() * sizeof(uint32_t);
   };
   return group_bytes(m_rotations) + group_bytes(m_vec3s) +
-         m_constant_pose.capacity() * sizeof(Transform) + m_plain_key_stream.capacity() +
-         m_restore_keys_read.capacity() * sizeof(uint32_t) + m_restore_oldest.capacity() * sizeof(CodedKey) +
-         m_streamed_tracks.capacity() * sizeof(uint32_t);
+         m_constant_pose.capacity() * sizeof(Transform) + m_plain_key_stream.capacity();
 }
 
 std::span<const uint8_t> Player::key_stream() const {
@@ -194,6 +191,36 @@ std::span<const uint8_t> Player::key_stream() const {
   const std::span<const uint8_t> bytes = m_stream->bytes();
   const uint8_t* keys = m_stream->key_stream().data();
   return {keys, static_cast<size_t>(bytes.data() + bytes.size() - keys)};
+}
+
+std::span<const uint8_t> Player::jump_state_bytes() const {
+  // A state's fields are loaded 32 bits at a time from their first byte,
+  // which near the end of the jump states passes them: into the metadata
+  // after them (read_saved_windows reads those fields lane by lane when the
+  // load would pass the stream).
+  const std::span<const uint8_t> bytes = m_stream->bytes();
+  const uint8_t* states = m_stream->jump_states().data();
+  if (states == nullptr) return {};
+  return {states, static_cast<size_t>(bytes.data() + bytes.size() - states)};
+}
+
+// Where each block's lanes' saved windows are in a jump state: every state
+// has the same layout (StreamView::saved_window_offsets).
+template <int Components>
+void Player::set_up_saved_windows(LaneGroup<Components>& group) {
+  const StreamView& s = *m_stream;
+  if (s.jump_frames().empty()) return;
+  group.saved_windows.assign(group.blocks.size(), SavedWindowLanes{});
+  for (uint32_t l = 0; l < group.tracks.size(); ++l) {
+    if (group.streamed[l] < 0) continue;
+    const uint32_t place = static_cast<uint32_t>(group.streamed[l]);
+    const StreamTrack& track = s.tracks()[group.tracks[l]];
+    uint8_t coded = 0;
+    for (int c = 0; c < 4; ++c) coded |= static_cast<uint8_t>(track.quantization.coded(c) ? 1u << c : 0u);
+    set_saved_window_lane(group.saved_windows[l / kLanesPerBlock], l % kLanesPerBlock, s.saved_window_offsets()[place],
+                          track.key_count, s.key_index_bits(), s.jump_frame_difference_bits()[place],
+                          track.key_coding.absolute_bits, coded, track.key_coding.negation_bits);
+  }
 }
 
 // After a restart or a restore: every lane whose track has no key left
@@ -403,31 +430,37 @@ void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_
       for (uint32_t round = 1; round <= keys; ++round) forced[round] |= 1u << lane;
       total_reread += keys;
     };
+    // Lanes whose jump state saves their window's oldest key: it goes to
+    // ring slot 0 and their cursors to the key after it, and they read
+    // again the three keys after it.
+    uint32_t saved_keys_read[kLanesPerBlock] = {};
+    uint32_t saved = 0;
+    if (from_jump_state) {
+      saved = read_saved_windows(group.saved_windows[b], jump_state_bytes(), m_restore_state_bit, m_restore_frame, c,
+                                 m_ring.slot[0], saved_keys_read);
+      for (uint32_t round = 1; round < kWindowSize; ++round) forced[round] = saved;
+      const uint32_t saved_count = count_lanes(saved);
+      total_reread += (kWindowSize - 1) * saved_count;
+      m_counters.keys_read += saved_count;
+      placed = saved;
+      for (uint32_t bits = saved; bits != 0; bits &= bits - 1) counts[std::countr_zero(bits)] = 1;
+    }
+    // The others start from their keys 0..2, and read again those forward
+    // play had read after them by the jump frame.
     for (uint32_t l = first; l < end; ++l) {
       const uint32_t lane = l - first;
+      if (((saved >> lane) & 1u) != 0) continue;
       const StreamTrack& track = s.tracks()[group.tracks[l]];
       const InitialKeys& initial = group.initial[l];
-      const int32_t place = group.streamed[l];
-      const uint32_t saved = from_jump_state && place >= 0 ? m_restore_keys_read[static_cast<uint32_t>(place)] : 0;
-      if (saved >= kRestoreFromRunKeys) {
-        const CodedKey& oldest = m_restore_oldest[static_cast<uint32_t>(place)];
-        put_key(m_ring.slot[0], lane, oldest);
-        // The need of the key after the oldest is unknown here and unused:
-        // the reads below replace it.
-        if (set_cursor(c, lane, track, saved - (kWindowSize - 1), oldest, 0)) placed |= 1u << lane;
-        counts[lane] = 1;
-        read_again(lane, kWindowSize - 1);
-        ++m_counters.keys_read;
-      } else {
-        for (uint32_t position = 0; position < kWindowSize; ++position) {
-          put_key(m_ring.slot[(position + 1) % kKeysPerLane], lane, restart_window_key(initial, position));
-        }
-        const uint32_t need = initial.keys[initial.count >= 2 ? initial.count - 2 : 0].frame;
-        if (set_cursor(c, lane, track, initial.count, initial.keys[initial.count - 1], need)) placed |= 1u << lane;
-        counts[lane] = kWindowSize + 1;
-        read_again(lane, saved > initial.count ? saved - initial.count : 0);
-        if (!from_jump_state) m_counters.keys_read += initial.count;
+      for (uint32_t position = 0; position < kWindowSize; ++position) {
+        put_key(m_ring.slot[(position + 1) % kKeysPerLane], lane, restart_window_key(initial, position));
       }
+      const uint32_t need = initial.keys[initial.count >= 2 ? initial.count - 2 : 0].frame;
+      if (set_cursor(c, lane, track, initial.count, initial.keys[initial.count - 1], need)) placed |= 1u << lane;
+      counts[lane] = kWindowSize + 1;
+      const uint32_t had = saved_keys_read[lane];  // 0 unless restoring a streamed track
+      read_again(lane, had > initial.count ? had - initial.count : 0);
+      if (!from_jump_state) m_counters.keys_read += initial.count;
     }
     for (uint32_t lane = end - first; lane < kLanesPerBlock; ++lane) {
       for (LaneArrivals& slot : m_ring.slot) put_key(slot, lane, CodedKey{});
@@ -455,24 +488,9 @@ void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_
 void Player::restore(uint32_t jump_index, uint32_t frame) {
   const StreamView& s = *m_stream;
   const JumpFrame& jump = s.jump_frames()[jump_index];
-  BitReader reader(s.jump_states(), jump.state_bit_offset);
-  // Fields taken from a 64-bit window of the bits, not one bounds-checked
-  // load each: a quarter fewer instructions per seek on cgspeed's 24 states.
-  RiceWindow<BitReader> state(reader);
-  const std::span<const uint8_t> difference_bits = s.jump_frame_difference_bits();
-  for (uint32_t place = 0; place < m_streamed_tracks.size(); ++place) {
-    const StreamTrack& track = s.tracks()[m_streamed_tracks[place]];
-    const uint32_t read = state.read_bits(s.key_index_bits());
-    // StreamView::open checked the range; clamp anyway so a lane never reads
-    // more keys than its track has.
-    m_restore_keys_read[place] = std::clamp(read, kInitialKeysPerTrack, track.key_count);
-    if (read >= kRestoreFromRunKeys) {
-      CodedKey& oldest = m_restore_oldest[place];
-      const uint32_t before = state.read_bits(difference_bits[place]);
-      oldest.frame = before <= jump.frame ? jump.frame - before : 0;  // StreamView::open refuses more
-      oldest.negated = read_absolute_codes(state, track, oldest.codes);
-    }
-  }
+  // reset_group reads the state block by block (read_saved_windows).
+  m_restore_state_bit = jump.state_bit_offset;
+  m_restore_frame = jump.frame;
   if (jump.stream_keys_read > m_cursor_key_index) m_counters.keys_skipped += jump.stream_keys_read - m_cursor_key_index;
   m_cursor_key_index = jump.stream_keys_read;
   m_last_need = jump.frame;

@@ -26,6 +26,7 @@
 
 #include "core/runtime/curve.h"
 #include "core/runtime/lane_reader.h"
+#include "core/runtime/saved_window_reader.h"
 #include "core/runtime/segment_lanes.h"
 #include "core/runtime/stream_format.h"
 #include "core/runtime/stream_view.h"
@@ -80,6 +81,9 @@ struct LaneGroup {
   // Lanes whose track has no key left to read and whose window has not
   // moved on to its final segment yet (take_final_segments).
   std::vector<uint32_t> final_pending;
+  // Per block, where its lanes' saved windows are in a jump state (empty
+  // without jump frames).
+  std::vector<SavedWindowLanes> saved_windows;
   Start start;
 };
 
@@ -138,6 +142,8 @@ class Player {
   template <int Components>
   void note_window_needs(const SegmentLanes<Components>& lanes, uint32_t read);
   template <int Components>
+  void set_up_saved_windows(LaneGroup<Components>& group);
+  template <int Components>
   static void find_final_pending(LaneGroup<Components>& group);
   template <int Components>
   static void keep_start(LaneGroup<Components>& group);
@@ -156,6 +162,8 @@ class Player {
   void evaluate(float frame_time, std::span<Transform> local_pose);
   // The plain key stream and the bytes after it a 64-bit load may read.
   std::span<const uint8_t> key_stream() const;
+  // The jump states and the bytes after them a 32-bit load may read.
+  std::span<const uint8_t> jump_state_bytes() const;
   static constexpr size_t kKeyLoadSlackBytes = 8;
 
   const StreamView* m_stream;
@@ -164,12 +172,9 @@ class Player {
   KeyRing m_ring{};  // the keys one block reads in one go (a seek, a restore): its windows refill from it
   std::vector<Transform> m_constant_pose;   // every bone, constant tracks filled in
   std::vector<uint8_t> m_plain_key_stream;  // a zstd stream's key stream, decompressed once
-  // A restore's parse of its jump state, per streamed track in track order
-  // (sized once): keys read and the window's oldest key (when keys read >=
-  // kRestoreFromRunKeys).
-  std::vector<uint32_t> m_streamed_tracks;  // the streamed tracks in track order (a restore parses their states)
-  std::vector<uint32_t> m_restore_keys_read;
-  std::vector<CodedKey> m_restore_oldest;
+  // The state a restore reads (its first bit in the jump states) and its jump frame.
+  uint64_t m_restore_state_bit = 0;
+  uint32_t m_restore_frame = 0;
   uint32_t m_cursor_key_index = 0;
   uint32_t m_last_need = 0;          // need frame of the last key read: the state is valid from here on
   uint32_t m_restore_cost_keys = 0;  // keys a restore reads, to decide when seeking ahead pays

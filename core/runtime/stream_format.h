@@ -46,21 +46,26 @@
 //                 their known lengths, neither following the others' keys.
 //                 Where each run starts follows from the key widths.
 //   jump index    per jump frame: u32 stream keys read by then (over every
-//                 track), u32 state bit offset (into the jump states)
+//                 track)
 //   jump states   bit stream (empty without jump frames): per streamed
 //                 track (more than 3 keys) in track order, the width of its
 //                 saved frame differences (kJumpFrameDifferenceWidthBits:
-//                 0..kFrameBits); then per jump frame, for each streamed
-//                 track in track order: keys read (key_index_bits); then,
-//                 when that is kRestoreFromRunKeys or more, its window's
-//                 oldest key (read - 4): the jump frame minus its frame, in
-//                 the track's width, and its absolute codes. The window's
-//                 other three keys are re-read from the run, from the key
-//                 after the oldest: where that starts follows from the key
-//                 widths (its segment's start, plus its place in the
-//                 segment times the segment's key length), so a state
-//                 saves no offset. With fewer keys read, the window is keys
-//                 0..2 (which a player keeps) and the run's first keys.
+//                 0..kFrameBits); then per jump frame a state, every state
+//                 the same length with the same layout: for each streamed
+//                 track in track order, keys read (key_index_bits); then,
+//                 for a track of kRestoreFromRunKeys keys or more
+//                 (saves_oldest_key), its window's oldest key (read - 4):
+//                 the jump frame minus its frame, in the track's width, and
+//                 its absolute codes; all zero bits while the track has read
+//                 fewer than kRestoreFromRunKeys keys. A player therefore
+//                 finds every field of a state at a place known before it
+//                 reads one, and restores eight tracks at a time. The
+//                 window's other three keys are re-read from the run, from
+//                 the key after the oldest: where that starts follows from
+//                 the key widths (its segment's start, plus its place in the
+//                 segment times the segment's key length), so a state saves
+//                 no offset. With fewer keys read, the window is keys 0..2
+//                 (which a player keeps) and the run's first keys.
 //   metadata      names and the tolerance the fit promised, for tools; an
 //                 engine may ignore it (see below)
 //
@@ -76,7 +81,7 @@
 // names; then per override: u16 bone, f32 tolerance (m), f32 shell
 // distance (m, 0 = inherited).
 //
-// Versions 1 to 6 are refused with a message to recompress: their sources
+// Versions 1 to 7 are refused with a message to recompress: their sources
 // are what a tool keeps, and one decoder keeps the player small. (Versions 1
 // and 2 had fixed 16-bit vec3 and 10..20-bit smallest-three keys and a track
 // id per key; version 3 had a CRC-32 and ran the hemisphere chain in the
@@ -86,7 +91,9 @@
 // all tracks by need frame, cut zstd blocks at the jump frames, and saved
 // whole Rice-coded windows in the jump states; version 6 saved the oldest
 // key's frame in 16 bits and the offset of the key after it in the track's
-// run, a third of each state.)
+// run, a third of each state; version 7 saved the oldest key only once a
+// track had read kRestoreFromRunKeys keys, so a state's fields were found by
+// reading every field before them, and indexed each state's bit offset.)
 
 #include <bit>
 #include <cstdint>
@@ -97,7 +104,7 @@ static_assert(std::endian::native == std::endian::little,
               "the stream is little-endian and read with memcpy");
 
 inline constexpr uint32_t kStreamMagic = 0x5254534Bu;  // "KSTR"
-inline constexpr uint16_t kStreamVersion = 7;        // written and read by this build
+inline constexpr uint16_t kStreamVersion = 8;        // written and read by this build
 inline constexpr uint16_t kNoParent = 0xFFFFu;
 inline constexpr uint32_t kFrameBits = 16;
 inline constexpr uint32_t kKeyCountBits = 17;        // up to 2 * 65535 keys
@@ -109,6 +116,9 @@ inline constexpr uint32_t kInitialKeysPerTrack = 3;  // keys 0, 1 and 2 are need
 /// re-read from the track's run) once the window holds no initial key (keys
 /// read >= 7).
 inline constexpr uint32_t kRestoreFromRunKeys = kInitialKeysPerTrack + kWindowSize;
+/// Whether a streamed track of `key_count` keys has room for an oldest key
+/// in every jump state (one with fewer keys never reads kRestoreFromRunKeys).
+constexpr bool saves_oldest_key(uint32_t key_count) { return key_count >= kRestoreFromRunKeys; }
 /// Bits of a streamed track's width of saved frame differences.
 inline constexpr uint32_t kJumpFrameDifferenceWidthBits = 5;
 /// A stored constant rotation must be this close to unit length (the player returns it as stored).
@@ -141,7 +151,7 @@ inline constexpr uint32_t kKeyWidthsOffset = 60;    // u32 (the tables end here)
 }  // namespace header_offset
 
 inline constexpr uint32_t kHeaderSize = 64;  // the tables start here
-inline constexpr uint32_t kJumpIndexEntrySize = 8;
+inline constexpr uint32_t kJumpIndexEntrySize = 4;
 inline constexpr uint32_t kMaxStringBytes = 0xFFFFu;  // metadata strings have a u16 length
 /// Largest block a key stream block may decompress to; bigger claims are refused
 /// before anything is allocated.

@@ -478,16 +478,21 @@ class StreamParser {
                   std::to_string(kJumpIndexEntrySize) + " for each of " + std::to_string(m_jump_frame_count) +
                   " jump frames");
     }
-    // Each jump frame saves at least the keys-read count of every streamed track.
+    // Each jump frame saves at least the keys-read count of every streamed
+    // track: checked before anything is sized by the jump frame count.
     if (uint64_t{m_jump_frame_count} * view.m_streamed_track_count * std::max<uint32_t>(view.m_key_index_bits, 1) >
         uint64_t{view.m_jump_states.size()} * 8) {
       return fail("jump states are too short for " + std::to_string(m_jump_frame_count) + " jump frames");
     }
+    if (uint64_t{view.m_jump_states.size()} * 8 > UINT32_MAX) return fail("jump states exceed 2^32 bits");
     view.m_jump_frames.resize(m_jump_frame_count);
     BitReader states(view.m_jump_states);
     view.m_jump_frame_difference_bits.clear();
+    view.m_saved_window_offsets.clear();
+    view.m_jump_state_bits = 0;
     if (m_jump_frame_count > 0) {
       view.m_jump_frame_difference_bits.reserve(view.m_streamed_track_count);
+      view.m_saved_window_offsets.reserve(view.m_streamed_track_count);
       for (uint32_t t = 0; t < view.m_tracks.size(); ++t) {
         const StreamTrack& track = view.m_tracks[t];
         if (track.coding != TrackCoding::kAnimated || track.key_count <= kInitialKeysPerTrack) continue;
@@ -497,17 +502,29 @@ class StreamParser {
                       " bits wide, more than a frame needs");
         }
         view.m_jump_frame_difference_bits.push_back(static_cast<uint8_t>(bits));
+        // Every state has the same layout (stream_format.h).
+        view.m_saved_window_offsets.push_back(static_cast<uint32_t>(view.m_jump_state_bits));
+        view.m_jump_state_bits += view.m_key_index_bits;
+        if (saves_oldest_key(track.key_count)) {
+          const uint32_t codes =
+              track.key_coding.absolute_bits * static_cast<uint32_t>(track.quantization.coded_count());
+          view.m_jump_state_bits += bits + codes + (track.key_coding.negation_bits ? 1u : 0u);
+        }
       }
       if (states.overrun()) return fail("jump states are truncated in their widths");
+      if (states.position() + uint64_t{m_jump_frame_count} * view.m_jump_state_bits >
+          uint64_t{view.m_jump_states.size()} * 8) {
+        return fail("jump states are too short for " + std::to_string(m_jump_frame_count) + " jump frames of " +
+                    std::to_string(view.m_jump_state_bits) + " bits");
+      }
     }
     for (uint32_t j = 0; j < m_jump_frame_count; ++j) {
       JumpFrame& jump = view.m_jump_frames[j];
       const uint8_t* entry = view.m_jump_index.data() + uint64_t{j} * kJumpIndexEntrySize;
       std::memcpy(&jump.stream_keys_read, entry, 4);
-      std::memcpy(&jump.state_bit_offset, entry + 4, 4);
+      jump.state_bit_offset = static_cast<uint32_t>(states.position());
       jump.frame = (j + 1) * view.m_jump_interval_frames;
       const std::string where = "jump frame " + std::to_string(j);
-      if (jump.state_bit_offset != states.position()) return fail(where + " has a state offset that does not follow the previous state");
       uint64_t stream_keys_read = 0;
       uint32_t place = 0;
       for (uint32_t t = 0; t < view.m_tracks.size(); ++t) {
@@ -519,11 +536,17 @@ class StreamParser {
                       " of its " + std::to_string(track.key_count) + " keys");
         }
         stream_keys_read += keys_read - kInitialKeysPerTrack;
-        if (keys_read >= kRestoreFromRunKeys) {
+        if (saves_oldest_key(track.key_count)) {
           const uint32_t before = states.read(view.m_jump_frame_difference_bits[place]);
           int32_t codes[4];
-          read_absolute_codes(states, track, codes);
-          if (before > jump.frame) {
+          const bool negated = read_absolute_codes(states, track, codes);
+          if (keys_read < kRestoreFromRunKeys) {
+            // No oldest key yet: zeros, so that a state decodes one way only.
+            if (before != 0 || negated || codes[0] != 0 || codes[1] != 0 || codes[2] != 0 || codes[3] != 0) {
+              return fail(where + " saves a key for track " + std::to_string(t) + ", which has read only " +
+                          std::to_string(keys_read) + " keys");
+            }
+          } else if (before > jump.frame) {
             return fail(where + " holds a key " + std::to_string(before) + " frames before it, before frame 0, for track " +
                         std::to_string(t));
           }

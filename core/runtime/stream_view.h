@@ -50,7 +50,7 @@ struct StreamTrack {
 struct JumpFrame {
   uint32_t frame = 0;
   uint32_t stream_keys_read = 0;  // keys of the key stream read by then, over every track
-  uint32_t state_bit_offset = 0;  // its saved windows in the jump states
+  uint32_t state_bit_offset = 0;  // its state in the jump states (they follow one another, all one length)
 };
 
 /// How much StreamView::open checks (see above).
@@ -127,6 +127,12 @@ class StreamView {
   /// save (stream_format.h), in track order; empty without jump frames.
   std::span<const uint8_t> jump_frame_difference_bits() const { return m_jump_frame_difference_bits; }
   std::span<const uint8_t> jump_states() const { return m_jump_states; }
+  /// Bits of one jump state: every state has the same layout (stream_format.h).
+  uint64_t jump_state_bits() const { return m_jump_state_bits; }
+  /// Where each streamed track's saved window (its keys-read count, then its
+  /// oldest key's fields) starts within a jump state, in track order; empty
+  /// without jump frames.
+  std::span<const uint32_t> saved_window_offsets() const { return m_saved_window_offsets; }
   /// Bytes of the jump index and jump states together.
   size_t jump_frame_bytes() const;
 
@@ -147,6 +153,8 @@ class StreamView {
   std::vector<StreamSegment> m_segments;
   std::vector<uint32_t> m_first_segments;
   std::vector<uint8_t> m_jump_frame_difference_bits;
+  std::vector<uint32_t> m_saved_window_offsets;
+  uint64_t m_jump_state_bits = 0;
   uint32_t m_jump_interval_frames = 0;
   uint32_t m_total_key_count = 0;
   uint32_t m_stream_key_count = 0;

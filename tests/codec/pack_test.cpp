@@ -436,23 +436,39 @@ void check_layout(const FittedClip& clip, float jump_interval_s) {
   // Each jump frame: per streamed track the keys read by then (key k is
   // needed at the frame of key k - 2), and from the seventh on the window's
   // oldest key, its frame as a difference from the jump frame in the
-  // track's width: the bits the largest difference needs.
+  // track's width: the bits the largest difference needs. Every state has
+  // the same layout: a track saves the same fields in each, zeros until it
+  // has an oldest key, at the same place.
   const test::JumpStateLayout states = test::jump_state_layout(
       bytes, layout, static_cast<uint32_t>(view.jump_frames().size()), view.key_index_bits());
   std::vector<uint32_t> largest_difference(track_count, 0);
+  const uint64_t states_bit = uint64_t{get_u32(bytes, header_offset::kJumpStatesOffset)} * 8;
   for (uint32_t j = 0; j < view.jump_frames().size(); ++j) {
     const JumpFrame& jump = view.jump_frames()[j];
+    if (j > 0) {
+      EXPECT_EQ(jump.state_bit_offset - view.jump_frames()[j - 1].state_bit_offset, view.jump_state_bits());
+    }
     uint32_t stream_keys_read = 0;
+    uint32_t place = 0;
     for (uint32_t t = 0; t < track_count; ++t) {
       const FittedTrack& track = clip.tracks[t];
       if (track.coding != TrackCoding::kAnimated || track.keys.size() <= kInitialKeysPerTrack) continue;
       uint32_t read = kInitialKeysPerTrack;
       while (read < track.keys.size() && track.keys[read - 2].frame <= jump.frame) ++read;
       stream_keys_read += read - kInitialKeysPerTrack;
+      EXPECT_EQ(states.count_bit[j][t], states_bit + jump.state_bit_offset + view.saved_window_offsets()[place++]);
       EXPECT_EQ(BitReader(bytes, states.count_bit[j][t]).read(view.key_index_bits()), read)
           << "jump frame " << j << " track " << t;
       if (read < kRestoreFromRunKeys) {
         EXPECT_EQ(states.first_frame_bit[j][t], 0u);
+        if (!saves_oldest_key(static_cast<uint32_t>(track.keys.size()))) continue;
+        const test::TrackRecord& record = layout.tracks[t];
+        uint32_t zeros = states.frame_difference_bits[t] + (record.key_coding.negation_bits ? 1u : 0u);
+        for (int c = 0; c < 4; ++c) zeros += record.coded(c) ? record.key_coding.absolute_bits : 0u;
+        BitReader fields(bytes, states.count_bit[j][t] + view.key_index_bits());
+        for (uint32_t bit = 0; bit < zeros; ++bit) {
+          ASSERT_EQ(fields.read(1), 0u) << "jump frame " << j << " track " << t << " bit " << bit;
+        }
         continue;
       }
       const uint32_t difference = jump.frame - track.keys[read - kWindowSize].frame;

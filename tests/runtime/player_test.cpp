@@ -520,8 +520,8 @@ TEST(Player, ReportsItsMemoryAndStream) {
     // cursors each, twice (in play, and as they start before frame 0); per
     // lane its track, initial keys, place among the streamed
     // tracks and room in the lists of lanes waiting for their final segment
-    // (in play and at the start); the constant pose; per streamed track, its
-    // track and room for a restore's parse of its jump state.
+    // (in play and at the start); the constant pose; with jump frames, per
+    // block where its lanes' saved windows are in a state.
     const auto blocks = [](uint32_t lanes) { return (lanes + kLanesPerBlock - 1) / kLanesPerBlock; };
     uint32_t rotations = 0;
     for (const StreamTrack& track : view.tracks()) {
@@ -534,7 +534,7 @@ TEST(Player, ReportsItsMemoryAndStream) {
                   view.animated_track_count() *
                       (sizeof(uint32_t) + sizeof(InitialKeys) + sizeof(int32_t) + 2 * sizeof(uint32_t)) +
                   view.bone_count() * sizeof(Transform) +
-                  view.streamed_track_count() * (2 * sizeof(uint32_t) + sizeof(CodedKey)));
+                  (view.jump_frames().empty() ? 0 : (blocks(rotations) + blocks(vec3s)) * sizeof(SavedWindowLanes)));
   }
 }
 

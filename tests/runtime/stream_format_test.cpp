@@ -1,9 +1,9 @@
 // The stream format (core/runtime/stream_format.h) and the committed golden
-// streams that pin it: tests/golden/stream_v7.ks (and its zstd twin) must
+// streams that pin it: tests/golden/stream_v8.ks (and its zstd twin) must
 // keep opening and decoding to the committed poses byte for byte, and
 // packing the same fitted input must keep producing them. A failure here
 // means the format changed: bump kStreamVersion and add new golden files
-// (tests/golden/README.md). Versions 1 to 6 are refused with a message to
+// (tests/golden/README.md). Versions 1 to 7 are refused with a message to
 // recompress.
 
 #include "core/runtime/stream_format.h"
@@ -36,8 +36,8 @@ std::vector<uint8_t> read_golden(const char* name) {
   return text.ok() ? std::vector<uint8_t>(text.value().begin(), text.value().end()) : std::vector<uint8_t>{};
 }
 
-TEST(StreamFormat, HeaderLayoutIsVersionSeven) {
-  EXPECT_EQ(kStreamVersion, 7u);
+TEST(StreamFormat, HeaderLayoutIsVersionEight) {
+  EXPECT_EQ(kStreamVersion, 8u);
   EXPECT_EQ(kHeaderSize, 64u);
   EXPECT_EQ(header_offset::kChecksum + 4, header_offset::kKeyWidthsOffset);
   EXPECT_EQ(header_offset::kKeyWidthsOffset + 4, kHeaderSize);
@@ -62,7 +62,7 @@ TEST(StreamFormat, HeaderLayoutIsVersionSeven) {
 TEST(OldStreams, AreRefusedWithAMessageToRecompress) {
   for (const char* name : {"stream_v1.ks", "stream_v2.ks", "stream_v2_zstd.ks", "stream_v3.ks", "stream_v3_zstd.ks",
                            "stream_v4.ks", "stream_v4_zstd.ks", "stream_v5.ks", "stream_v5_zstd.ks",
-                           "stream_v6.ks", "stream_v6_zstd.ks"}) {
+                           "stream_v6.ks", "stream_v6_zstd.ks", "stream_v7.ks", "stream_v7_zstd.ks"}) {
     SCOPED_TRACE(name);
     const std::vector<uint8_t> stream = read_golden(name);
     ASSERT_GE(stream.size(), kHeaderSize);
@@ -81,8 +81,8 @@ struct GoldenFile {
   const char* poses;
 };
 constexpr GoldenFile kGoldenFiles[] = {
-    {"stream_v7.ks", "stream_v7_poses.bin"},
-    {"stream_v7_zstd.ks", "stream_v7_poses.bin"},
+    {"stream_v8.ks", "stream_v8_poses.bin"},
+    {"stream_v8_zstd.ks", "stream_v8_poses.bin"},
 };
 
 TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
@@ -92,7 +92,7 @@ TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
     const std::vector<uint8_t> poses = read_golden(file.poses);
     const Result<StreamView> view = StreamView::open(stream, file.stream);
     ASSERT_TRUE(view.ok()) << view.error();
-    EXPECT_EQ(view.value().version(), 7u);
+    EXPECT_EQ(view.value().version(), 8u);
     EXPECT_EQ(view.value().frame_count(), golden::kFrameCount);
     EXPECT_EQ(view.value().bone_count(), golden::kBoneCount);
     const std::vector<float> times = golden::frame_times();
@@ -117,7 +117,7 @@ TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
 TEST(GoldenStream, DecodesToTheFittedCurves) {
   // The committed poses are the fitted clip's curves, bit for bit.
   const FittedClip clip = golden::make_clip();
-  const std::vector<uint8_t> poses = read_golden("stream_v7_poses.bin");
+  const std::vector<uint8_t> poses = read_golden("stream_v8_poses.bin");
   const std::vector<float> times = golden::frame_times();
   ASSERT_EQ(poses.size(), times.size() * golden::kBoneCount * sizeof(Transform));
   for (size_t i = 0; i < times.size(); ++i) {
@@ -137,7 +137,7 @@ TEST(GoldenStream, DecodesToTheFittedCurves) {
 
 TEST(GoldenStream, CarriesItsMetadata) {
   const FittedClip clip = golden::make_clip();
-  for (const char* name : {"stream_v7.ks", "stream_v7_zstd.ks"}) {
+  for (const char* name : {"stream_v8.ks", "stream_v8_zstd.ks"}) {
     SCOPED_TRACE(name);
     const std::vector<uint8_t> stream = read_golden(name);
     const Result<StreamView> view = StreamView::open(stream);
@@ -163,7 +163,7 @@ TEST(GoldenStream, CarriesItsMetadata) {
 
 TEST(GoldenStream, PackingTheGoldenClipReproducesTheCommittedBytes) {
   for (const bool zstd : {false, true}) {
-    const char* name = zstd ? "stream_v7_zstd.ks" : "stream_v7.ks";
+    const char* name = zstd ? "stream_v8_zstd.ks" : "stream_v8.ks";
     SCOPED_TRACE(name);
     const std::vector<uint8_t> committed = read_golden(name);
     const Result<std::vector<uint8_t>> packed = pack(golden::make_clip(), golden::pack_settings(zstd));
@@ -176,7 +176,7 @@ TEST(GoldenStream, PackingTheGoldenClipReproducesTheCommittedBytes) {
 }
 
 TEST(GoldenStream, CoversTheFormatsFeatures) {
-  const std::vector<uint8_t> stream = read_golden("stream_v7.ks");
+  const std::vector<uint8_t> stream = read_golden("stream_v8.ks");
   const Result<StreamView> opened = StreamView::open(stream);
   ASSERT_TRUE(opened.ok()) << opened.error();
   const StreamView& view = opened.value();
@@ -236,26 +236,29 @@ TEST(GoldenStream, CoversTheFormatsFeatures) {
   EXPECT_GE(most_segments, 2u);
   EXPECT_GT(widest_key, 57u);
   EXPECT_TRUE(empty_field);
-  // Jump states of both kinds: a window still holding an initial key, and
-  // one saved as its oldest key, which sits before its jump frame.
-  uint32_t from_initial = 0, from_run = 0, before_jump = 0;
+  // Jump states of both kinds: a window still holding an initial key (and
+  // one of a track that saves oldest keys, its fields zeros), and one saved
+  // as its oldest key, which sits before its jump frame.
+  uint32_t from_initial = 0, from_run = 0, before_jump = 0, zero_fields = 0;
   for (const JumpFrame& jump : view.jump_frames()) {
     for (const FittedTrack& track : golden::make_clip().tracks) {
       if (track.coding != TrackCoding::kAnimated || track.keys.size() <= kInitialKeysPerTrack) continue;
       uint32_t read = kInitialKeysPerTrack;
       while (read < track.keys.size() && track.keys[read - 2].frame <= jump.frame) ++read;
       ++(read >= kRestoreFromRunKeys ? from_run : from_initial);
+      if (read < kRestoreFromRunKeys && saves_oldest_key(static_cast<uint32_t>(track.keys.size()))) ++zero_fields;
       if (read >= kRestoreFromRunKeys && track.keys[read - kWindowSize].frame < jump.frame) ++before_jump;
     }
   }
   EXPECT_GT(from_initial, 0u);
   EXPECT_GT(from_run, 0u);
   EXPECT_GT(before_jump, 0u);
+  EXPECT_GT(zero_fields, 0u);
 }
 
-TEST(GoldenStream, VersionSevenDecodesToVersionSixsPoses) {
-  // The jump states changed, not the keys or the curves.
-  EXPECT_EQ(read_golden("stream_v7_poses.bin"), read_golden("stream_v6_poses.bin"));
+TEST(GoldenStream, VersionEightDecodesToVersionSevensPoses) {
+  // The jump states' layout changed, not the keys or the curves.
+  EXPECT_EQ(read_golden("stream_v8_poses.bin"), read_golden("stream_v7_poses.bin"));
 }
 
 }  // namespace

@@ -111,7 +111,7 @@ inline void write_bits(std::vector<uint8_t>& bytes, uint64_t bit_offset, uint64_
   }
 }
 
-// --- an independent reading of the version 7 layout (stream_format.h) -------
+// --- an independent reading of the version 8 layout (stream_format.h) -------
 // Written from the format's description, not from StreamView, so the pack
 // tests check the bytes against the documentation and the stream view tests
 // can find (and change) any field.
@@ -140,7 +140,7 @@ struct TableLayout {
   uint64_t parent_bit(uint32_t bone) const { return uint64_t{kHeaderSize} * 8 + uint64_t{bone} * parent_bits; }
 };
 
-/// The tables of a well-formed version 7 stream.
+/// The tables of a well-formed version 8 stream.
 inline TableLayout table_layout(std::span<const uint8_t> bytes) {
   TableLayout layout;
   layout.bone_count = get_u32(bytes, header_offset::kBoneCount);
@@ -457,11 +457,15 @@ inline JumpStateLayout jump_state_layout(std::span<const uint8_t> bytes, const T
       if (!streamed(r)) continue;
       out.count_bit[j][t] = reader.position();
       const uint32_t read = reader.read(key_index_bits);
-      if (read < kRestoreFromRunKeys) continue;
+      // Every state has the same layout: a track that saves oldest keys has
+      // their fields (zeros) before it has read kRestoreFromRunKeys keys.
+      if (!saves_oldest_key(r.key_count)) continue;
       StoredKey key;
-      out.first_frame_bit[j][t] = reader.position();
+      const uint64_t first_frame_bit = reader.position();
       reader.read(out.frame_difference_bits[t]);
       read_stored_key(reader, r, nullptr, key);
+      if (read < kRestoreFromRunKeys) continue;
+      out.first_frame_bit[j][t] = first_frame_bit;
       out.negated_bit[j][t] = key.negated_bit;
     }
   }
