@@ -271,7 +271,7 @@ void Player::restart(int64_t frame) {
   m_counters.keys_read += m_start_counters.keys_read;
   m_counters.keys_dequantized += m_start_counters.keys_dequantized;
   m_counters.window_updates += m_start_counters.window_updates;
-  if (frame >= 0) advance_to(static_cast<uint32_t>(frame));
+  if (frame >= 0) advance_to(static_cast<uint32_t>(frame), kSeekShiftedRounds);
 }
 
 // read_lane_keys for block `block` of `group` (its arrivals must be empty).
@@ -300,12 +300,12 @@ void Player::note_window_needs(const SegmentLanes<Components>& lanes, uint32_t r
 }
 
 // Reads every key of the group needed at or before `frame`; returns how many.
-// A block's first keys per lane are staged and shifted in one at a time
-// (play at the clip's rate reads one); when a lane needs more than
-// kShiftedRounds (a seek), its keys go to the ring and only the last four
-// it reads are dequantized.
+// A block's first `shifted_rounds` keys per lane are staged and shifted in
+// one at a time (play at the clip's rate reads one); when a lane needs more
+// (a seek), its keys go to the ring and only the last four it reads are
+// dequantized.
 template <int Components>
-uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame) {
+uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame, uint32_t shifted_rounds) {
   static constexpr uint32_t kNoneForced[kWindowSize] = {};
   uint32_t keys = 0;
   for (uint32_t b = 0; b < group.blocks.size(); ++b) {
@@ -319,9 +319,9 @@ uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame) {
     read_keys(group, b, due);
     uint32_t read = count_lanes(due);
     // A few keys per lane are shifted in one at a time: a refill
-    // dequantizes four keys per lane, as many as kShiftedRounds shifts.
+    // dequantizes four keys per lane.
     uint32_t more = lanes_due(c, frame);
-    for (uint32_t round = 1; round < kShiftedRounds && more != 0; ++round) {
+    for (uint32_t round = 1; round < shifted_rounds && more != 0; ++round) {
       note_needs(c, more);
       shift_in_staged_keys(lanes);
       read_keys(group, b, more);
@@ -386,9 +386,9 @@ uint32_t Player::read_into_ring(LaneGroup<Components>& group, uint32_t block, in
   return read_lane_rounds(m_ring, group.cursors[block], 1, forced, frame, key_stream(), s.segments());
 }
 
-void Player::advance_to(uint32_t frame) {
-  m_cursor_key_index += advance_group(m_rotations, frame);
-  m_cursor_key_index += advance_group(m_vec3s, frame);
+void Player::advance_to(uint32_t frame, uint32_t shifted_rounds) {
+  m_cursor_key_index += advance_group(m_rotations, frame, shifted_rounds);
+  m_cursor_key_index += advance_group(m_vec3s, frame, shifted_rounds);
 }
 
 // Every lane's window and cursor anew, then on to `frame` (kBeforeClip:
@@ -527,7 +527,10 @@ void Player::seek_frame(float frame_time) {
       restore(jump - 1, frame);
     }
   }
-  advance_to(frame);
+  // A restart or a restore has read up to `frame` already.
+  const bool play = frame >= m_last_frame && frame - m_last_frame <= kPlayFrameStep;
+  advance_to(frame, play ? kPlayShiftedRounds : kSeekShiftedRounds);
+  m_last_frame = frame;
 }
 
 float Player::frame_time_at(float t_seconds) const {

@@ -8,12 +8,14 @@
 // cursors at once), rebuilds the coefficients of the blocks that took keys
 // and evaluates every block eight tracks at a time. Going backward, or far
 // ahead, it restores the nearest jump frame at or before the wanted time
-// (each window from its oldest key and the three keys after it in the run,
+// (each window from its oldest key, read from the jump state eight lanes at
+// a time, saved_window_reader.h, and the three keys after it in the run,
 // found through StreamView::segments) and reads on to it; before the first
 // jump frame it copies back the active array as it stood before frame 0
-// (kept when the player is made) and reads on from there. A block whose lanes read more than kShiftedRounds keys
-// in one go (a seek, a restore) reads them into a ring of four, and only the
-// four each window ends with are dequantized (KeyRing, refill_windows).
+// (kept when the player is made) and reads on from there. A block whose
+// lanes read more than a few keys in one go (a seek, a restore)
+// reads them into a ring of four, and only the four each window ends with
+// are dequantized (KeyRing, refill_windows).
 // A lane whose track has read its last key moves on to its final segment
 // (its third key to its last) by shifting in a copy of the last key once
 // play reaches the third (take_final_segments): every lane, to the end of
@@ -130,7 +132,7 @@ class Player {
   template <int Components>
   void reset_group(LaneGroup<Components>& group, int64_t frame, bool from_jump_state);
   template <int Components>
-  uint32_t advance_group(LaneGroup<Components>& group, uint32_t frame);
+  uint32_t advance_group(LaneGroup<Components>& group, uint32_t frame, uint32_t shifted_rounds);
   template <int Components>
   void read_keys(LaneGroup<Components>& group, uint32_t block, uint32_t due);
   template <int Components>
@@ -154,11 +156,17 @@ class Player {
 
   // Back to frame 0, or to jump frame `jump_index`, and on to `frame`.
   static constexpr int64_t kBeforeClip = -1;
-  // Rounds of keys a block shifts in one by one before it reads on into the ring.
-  static constexpr uint32_t kShiftedRounds = 3;
+  // Rounds of keys a block shifts in one by one before it reads on into the
+  // ring: in play (a sample at most kPlayFrameStep frames after the last
+  // one), where a lane mostly reads one key and sometimes two or three; and
+  // in a seek, where it reads a window's worth or more, which the ring
+  // dequantizes once (a round shifted in costs about as much as the refill).
+  static constexpr uint32_t kPlayShiftedRounds = 3;
+  static constexpr uint32_t kSeekShiftedRounds = 1;
+  static constexpr uint32_t kPlayFrameStep = 2;
   void restart(int64_t frame);
   void restore(uint32_t jump_index, uint32_t frame);
-  void advance_to(uint32_t frame);
+  void advance_to(uint32_t frame, uint32_t shifted_rounds = kPlayShiftedRounds);
   void evaluate(float frame_time, std::span<Transform> local_pose);
   // The plain key stream and the bytes after it a 64-bit load may read.
   std::span<const uint8_t> key_stream() const;
@@ -177,6 +185,7 @@ class Player {
   uint32_t m_restore_frame = 0;
   uint32_t m_cursor_key_index = 0;
   uint32_t m_last_need = 0;          // need frame of the last key read: the state is valid from here on
+  uint32_t m_last_frame = 0;         // the frame seek_frame brought the state to last
   uint32_t m_restore_cost_keys = 0;  // keys a restore reads, to decide when seeking ahead pays
   PlayerCounters m_start_counters;   // what restart(kBeforeClip) counts
   bool m_looping = false;
