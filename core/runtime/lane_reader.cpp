@@ -165,8 +165,8 @@ uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const u
     if (avx2) {
       // As many rounds as the kernel can read in one call; then the one
       // round it declined, read below.
-      const detail::RoundsRead rounds = detail::read_lane_rounds_avx2(ring, c, round, forced, frame, key_stream.data(),
-                                                                      key_stream.size(), segments.data());
+      const detail::RoundsRead rounds =
+          detail::read_lane_rounds_avx2(ring, c, round, forced, frame, key_stream.data(), key_stream.size(), segments);
       read |= rounds.read;
       if (rounds.done) return read;
       round = rounds.round;

@@ -186,7 +186,7 @@ struct RoundsRead {
 // when no lane is due.
 RoundsRead read_lane_rounds_avx2(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
                                  int64_t frame, const uint8_t* key_stream, size_t bytes,
-                                 const StreamSegment* segments);
+                                 std::span<const StreamSegment> segments);
 // load_lane_layouts and place_lane_cursors, eight lanes at a time.
 void load_lane_layouts_avx2(LaneCursors& c, uint32_t lanes, const StreamSegment* segments);
 void place_lane_cursors_avx2(LaneCursors& c, uint32_t lanes, const StreamSegment* segments);

@@ -201,7 +201,7 @@ __m256i lane_mask(uint32_t bits) {
 // loads and stores every cursor cost cgspeed about 50 instructions per key.
 detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
                                int64_t frame, const uint8_t* key_stream, size_t bytes,
-                               const StreamSegment* segments) {
+                               std::span<const StreamSegment> segments) {
   detail::RoundsRead out;
   const __m256i zero = _mm256_setzero_si256();
   const __m256i one = _mm256_set1_epi32(1);
@@ -267,7 +267,15 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
                                                 _mm256_and_si256(_mm256_cmpeq_epi32(keys_read, segment_end), due));
     if (!_mm256_testz_si256(opening, opening)) {
       store(c.keys_read, keys_read);
-      load_layouts<false>(c, opening, segments);
+      // One lane (the common case) costs less through the scalar code,
+      // whose plain stores beat eight lanes' masked ones.
+      const uint32_t opened = static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(opening)));
+      if ((opened & (opened - 1)) == 0) {
+        const uint32_t l = static_cast<uint32_t>(__builtin_ctz(opened));
+        load_lane_layout(c, l, segments, c.keys_read[l]);
+      } else {
+        load_layouts<false>(c, opening, segments.data());
+      }
       key_bits_low = load(c.key_bits);
       key_bits_high = load(c.key_bits + 4);
       segment_end = load(c.segment_end);
@@ -302,7 +310,7 @@ uint32_t read_lane_keys_avx2(LaneArrivals& slot, LaneCursors& c, uint32_t due, c
 }
 RoundsRead read_lane_rounds_avx2(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
                                  int64_t frame, const uint8_t* key_stream, size_t bytes,
-                                 const StreamSegment* segments) {
+                                 std::span<const StreamSegment> segments) {
   return read_rounds(ring, c, round, forced, frame, key_stream, bytes, segments);
 }
 void load_lane_layouts_avx2(LaneCursors& c, uint32_t lanes, const StreamSegment* segments) {
