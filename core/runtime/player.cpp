@@ -88,17 +88,29 @@ Player::Player(const StreamView& stream)
     }
     ++m_counters.blocks_decompressed;
   }
+  // Lanes in order of key count, most first: a block reads as many rounds
+  // as its busiest lane in a seek, so lanes of a block should read about as
+  // many keys as each other; and in play a block of sparse tracks has no
+  // key due at most frames.
+  const auto by_key_count = [&](uint32_t a, uint32_t b) {
+    return stream.tracks()[a].key_count > stream.tracks()[b].key_count;
+  };
+  std::stable_sort(rotation_tracks.begin(), rotation_tracks.end(), by_key_count);
+  std::stable_sort(vec3_tracks.begin(), vec3_tracks.end(), by_key_count);
+  // Each animated track's lane in its group.
+  std::vector<uint32_t> lane_of(stream.tracks().size(), 0);
+  for (uint32_t l = 0; l < rotation_tracks.size(); ++l) lane_of[rotation_tracks[l]] = l;
+  for (uint32_t l = 0; l < vec3_tracks.size(); ++l) lane_of[vec3_tracks[l]] = l;
   set_up_group(m_rotations, rotation_tracks);
   set_up_group(m_vec3s, vec3_tracks);
   // Keys 0..2 of every animated track, in track order.
   BitReader initial(stream.initial_keys());
   uint32_t streamed = 0;
-  uint32_t next_rotation = 0, next_vec3 = 0;
   for (uint32_t t = 0; t < stream.tracks().size(); ++t) {
     const StreamTrack& track = stream.tracks()[t];
     if (track.coding != TrackCoding::kAnimated) continue;
     const bool rotation = track.kind == TrackKind::kRotation;
-    const uint32_t lane = rotation ? next_rotation++ : next_vec3++;
+    const uint32_t lane = lane_of[t];
     InitialKeys& keys = rotation ? m_rotations.initial[lane] : m_vec3s.initial[lane];
     keys.count = std::min(track.key_count, kInitialKeysPerTrack);
     keys.keys[0].negated = read_absolute_codes(initial, track, keys.keys[0].codes);
@@ -149,15 +161,13 @@ void Player::set_up_group(LaneGroup<Components>& group, const std::vector<uint32
   group.final_pending.reserve(tracks.size());
   clear_lanes(std::span<SegmentLanes<Components>>(group.blocks));
   // Each lane's first segment: StreamView::first_segments lists the animated tracks', in track order.
+  std::vector<uint32_t> animated_index(s.tracks().size(), 0);
   uint32_t animated = 0;
-  uint32_t lane = 0;
-  for (uint32_t t = 0; t < s.tracks().size() && lane < tracks.size(); ++t) {
-    if (s.tracks()[t].coding != TrackCoding::kAnimated) continue;
-    if (t == tracks[lane]) {
-      group.cursors[lane / kLanesPerBlock].first_segment[lane % kLanesPerBlock] = s.first_segments()[animated];
-      ++lane;
-    }
-    ++animated;
+  for (uint32_t t = 0; t < s.tracks().size(); ++t) {
+    if (s.tracks()[t].coding == TrackCoding::kAnimated) animated_index[t] = animated++;
+  }
+  for (uint32_t l = 0; l < tracks.size(); ++l) {
+    group.cursors[l / kLanesPerBlock].first_segment[l % kLanesPerBlock] = s.first_segments()[animated_index[tracks[l]]];
   }
   for (uint32_t l = 0; l < tracks.size(); ++l) {
     const StreamTrack& track = s.tracks()[tracks[l]];

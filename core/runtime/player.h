@@ -2,7 +2,9 @@
 // Player (DESIGN §8): decodes a stream into local poses. Constant tracks
 // come from a pose built once. Every animated track has a lane in the
 // active array (segment_lanes.h: its window of four dequantized keys and
-// the coefficients of its current segment, eight tracks to a block) and a
+// the coefficients of its current segment, eight tracks to a block, the
+// tracks with the most keys first so that a block's lanes are about as
+// busy as each other) and a
 // cursor into its own run of stream keys (lane_reader.h). A sample reads,
 // block by block, the next key of every lane that has one due (eight
 // cursors at once), rebuilds the coefficients of the blocks that took keys
