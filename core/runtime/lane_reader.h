@@ -45,6 +45,9 @@ struct alignas(32) LaneCursors {
   // load holds (bit l: lane l): read by the scalar reader, the others still
   // eight at a time.
   uint32_t wide_lanes = 0;
+  // Lanes whose track's keys carry a "negated" bit (bit l: lane l; set when
+  // the player is made): without any, a seek's rounds extract no sign.
+  uint32_t negation_lanes = 0;
 };
 
 /// Keys wider than this are read lane by lane: a 64-bit load less the

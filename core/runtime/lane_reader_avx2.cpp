@@ -220,6 +220,29 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
   __m256i left = load(c.keys_left);
   __m256i keys_read = load(c.keys_read);
   __m256i codes[4] = {load(c.codes[0]), load(c.codes[1]), load(c.codes[2]), load(c.codes[3])};
+  // Whether any lane's key may load past the stream in this call: each of
+  // its keys left is shorter than 128 bits. Far from the stream's end (every
+  // block but the last few) no round checks its loads.
+  const auto reach = [&](__m256i bit, __m128i keys_left) {
+    const __m256i end = _mm256_add_epi64(bit, _mm256_slli_epi64(_mm256_cvtepi32_epi64(keys_left), 7));
+    return _mm256_cmpgt_epi64(_mm256_srli_epi64(end, 3), last_byte);
+  };
+  const __m256i lanes_left = _mm256_max_epi32(left, zero);
+  const __m256i beyond = _mm256_or_si256(reach(bit_low, _mm256_castsi256_si128(lanes_left)),
+                                         reach(bit_high, _mm256_extracti128_si256(lanes_left, 1)));
+  const bool check_loads = !_mm256_testz_si256(beyond, beyond);
+  // Whether any lane's keys carry a "negated" bit (the tracks whose
+  // hemisphere chain negates a key: few; the initial keys of a track with
+  // none in the stream too). Without, every key of the block is positive:
+  // the ring's signs are set once, and no round extracts one.
+  const auto any_negation = [&] {
+    const __m256i negation = _mm256_or_si256(load(c.mask[kKeyFields]), load(c.mask[kKeyFields] + 4));
+    return c.negation_lanes != 0 || !_mm256_testz_si256(negation, negation);
+  };
+  bool negations = any_negation();
+  if (!negations) {
+    for (LaneArrivals& slot : ring.slot) _mm256_store_ps(slot.sign, _mm256_set1_ps(1.f));
+  }
   for (;; ++round) {
     const __m256i again = lane_mask(round < kKeysPerLane ? forced[round] : 0u);
     const __m256i due =
@@ -233,10 +256,12 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
     if (!_mm256_testz_si256(due, wide)) break;
     const __m256i due_low = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(due));
     const __m256i due_high = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(due, 1));
-    const __m256i outside = _mm256_or_si256(
-        _mm256_and_si256(_mm256_cmpgt_epi64(_mm256_srli_epi64(bit_low, 3), last_byte), due_low),
-        _mm256_and_si256(_mm256_cmpgt_epi64(_mm256_srli_epi64(bit_high, 3), last_byte), due_high));
-    if (!_mm256_testz_si256(outside, outside)) break;
+    if (check_loads) {
+      const __m256i outside = _mm256_or_si256(
+          _mm256_and_si256(_mm256_cmpgt_epi64(_mm256_srli_epi64(bit_low, 3), last_byte), due_low),
+          _mm256_and_si256(_mm256_cmpgt_epi64(_mm256_srli_epi64(bit_high, 3), last_byte), due_high));
+      if (!_mm256_testz_si256(outside, outside)) break;
+    }
     const KeyBits keys = load_key_bits(key_stream, bit_low, bit_high, due_low, due_high);
     const auto field = [&](uint32_t f) { return key_field(c, keys, f); };
     LaneArrivals& slot = ring.slot[round % kKeysPerLane];
@@ -252,8 +277,11 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
       codes[i] = _mm256_add_epi32(codes[i], _mm256_and_si256(difference, due));
       _mm256_maskstore_ps(slot.code[i], due, _mm256_cvtepi32_ps(codes[i]));
     }
-    const __m256i negated = field(kKeyFields);
-    _mm256_maskstore_ps(slot.sign, due, _mm256_cvtepi32_ps(_mm256_sub_epi32(one, _mm256_add_epi32(negated, negated))));
+    if (negations) {
+      const __m256i negated = field(kKeyFields);
+      _mm256_maskstore_ps(slot.sign, due,
+                          _mm256_cvtepi32_ps(_mm256_sub_epi32(one, _mm256_add_epi32(negated, negated))));
+    }
     // A ring slot's arrived and any are not read (refill_windows takes each
     // lane's count of keys read).
     bit_low = _mm256_add_epi64(bit_low, _mm256_and_si256(key_bits_low, due_low));
@@ -280,6 +308,9 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
       key_bits_high = load(c.key_bits + 4);
       segment_end = load(c.segment_end);
       wide = lane_mask(c.wide_lanes);
+      // A forged stream may give a track's segments different negation
+      // bits; the signs set at the start stand for the keys before.
+      negations = negations || any_negation();
     }
   }
   out.round = round;

@@ -171,6 +171,7 @@ void Player::set_up_group(LaneGroup<Components>& group, const std::vector<uint32
   }
   for (uint32_t l = 0; l < tracks.size(); ++l) {
     const StreamTrack& track = s.tracks()[tracks[l]];
+    if (track.key_coding.negation_bits) group.cursors[l / kLanesPerBlock].negation_lanes |= 1u << (l % kLanesPerBlock);
     group.blocks[l / kLanesPerBlock].output[l % kLanesPerBlock] = output_offset(track);
     set_lane_dequantization(std::span<SegmentLanes<Components>>(group.blocks), l, track.quantization);
   }
