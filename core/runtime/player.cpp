@@ -239,8 +239,14 @@ void Player::set_up_saved_windows(LaneGroup<Components>& group) {
 template <int Components>
 void Player::find_final_pending(LaneGroup<Components>& group) {
   group.final_pending.clear();
-  for (uint32_t l = 0; l < group.tracks.size(); ++l) {
-    if (group.cursors[l / kLanesPerBlock].keys_left[l % kLanesPerBlock] == 0) group.final_pending.push_back(l);
+  const uint32_t lanes = static_cast<uint32_t>(group.tracks.size());
+  for (uint32_t b = 0; b < group.cursors.size(); ++b) {
+    const uint32_t first = b * kLanesPerBlock;
+    // Padding lanes (past the last track) have no key left either.
+    const uint32_t tracked = lanes - first >= kLanesPerBlock ? 0xFFu : (1u << (lanes - first)) - 1u;
+    for (uint32_t done = lanes_finished(group.cursors[b]) & tracked; done != 0; done &= done - 1) {
+      group.final_pending.push_back(first + static_cast<uint32_t>(std::countr_zero(done)));
+    }
   }
 }
 
@@ -304,10 +310,13 @@ void Player::note_needs(const LaneCursors& c, uint32_t due) {
 // key is needed from the frame of the key two before it).
 template <int Components>
 void Player::note_window_needs(const SegmentLanes<Components>& lanes, uint32_t read) {
+  float latest = 0.f;  // frame_number keeps to the frames: one conversion for the block
   for (uint32_t bits = read; bits != 0; bits &= bits - 1) {
-    const uint32_t need = frame_number(lanes.key_frame[1][std::countr_zero(bits)]);
-    m_last_need = need > m_last_need ? need : m_last_need;
+    const float frame = lanes.key_frame[1][std::countr_zero(bits)];
+    latest = frame > latest ? frame : latest;
   }
+  const uint32_t need = frame_number(latest);
+  m_last_need = need > m_last_need ? need : m_last_need;
 }
 
 // Reads every key of the group needed at or before `frame`; returns how many.
