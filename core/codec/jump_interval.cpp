@@ -102,7 +102,7 @@ JumpIntervalCost choose_jump_interval(const FittedClip& clip, const std::vector<
     const JumpIntervalCost cost = jump_interval_cost(clip, codings, frames);
     if (static_cast<double>(cost.jump_frame_bytes) > budget) break;
     chosen = cost;
-    if (cost.seek_keys_forward <= restore) break;
+    if (cost.seek_keys_forward <= kStopAtRestoreShare * restore) break;
   }
   return chosen;
 }

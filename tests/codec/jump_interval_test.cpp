@@ -110,13 +110,13 @@ TEST(JumpIntervalAuto, PacksTheChosenIntervalWithinTheByteBudget) {
     EXPECT_EQ(v.jump_interval_frames(), chosen.interval_frames);
     EXPECT_EQ(v.jump_frame_bytes(), chosen.jump_frame_bytes);
     // A shorter interval would break the budget or buy little: its keys
-    // read forward are within the restore cost already, or the next
-    // interval down costs more bytes than the budget.
+    // read forward are within the stopping share of the restore cost
+    // already, or the next interval down costs more bytes than the budget.
     if (chosen.interval_frames > 1) {
       uint32_t streamed = 0;
       for (const StreamTrack& t : v.tracks()) streamed += t.key_count > kInitialKeysPerTrack ? 1 : 0;
       const JumpIntervalCost shorter = jump_interval_cost(clip, codings_of(clip), chosen.interval_frames / 2);
-      EXPECT_TRUE(chosen.seek_keys_forward <= kRestoreCostPerStreamedTrack * streamed ||
+      EXPECT_TRUE(chosen.seek_keys_forward <= kStopAtRestoreShare * kRestoreCostPerStreamedTrack * streamed ||
                   static_cast<double>(shorter.jump_frame_bytes) > kJumpFrameByteBudget * static_cast<double>(other));
     }
     with_jump_frames += v.jump_interval_frames() > 0 ? 1 : 0;
