@@ -60,11 +60,12 @@ inline constexpr uint64_t kWidestLoadedKeyBits = 57;
 /// shifts, masks and key length.
 void load_lane_layout(LaneCursors& c, uint32_t lane, std::span<const StreamSegment> segments, uint32_t key);
 /// load_lane_layout for every lane of `lanes` (bit l: lane l), each at its
-/// next key (c.keys_read[l]), eight at a time where the CPU has AVX2.
+/// next key (c.keys_read[l]).
 void load_lane_layouts(LaneCursors& c, uint32_t lanes, std::span<const StreamSegment> segments);
 /// load_lane_layouts, and each of those cursors at its next key: the start
 /// of the key's segment plus its place in the segment times the segment's
-/// key length (a restore: where the key after a saved one starts).
+/// key length (a restore: where the key after a saved one starts). Eight
+/// lanes at a time where the CPU has AVX2.
 void place_lane_cursors(LaneCursors& c, uint32_t lanes, std::span<const StreamSegment> segments);
 
 /// Reads the next key of every lane in `due` (bit l: lane l; each with keys
@@ -190,8 +191,7 @@ struct RoundsRead {
 RoundsRead read_lane_rounds_avx2(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
                                  int64_t frame, const uint8_t* key_stream, size_t bytes,
                                  std::span<const StreamSegment> segments);
-// load_lane_layouts and place_lane_cursors, eight lanes at a time.
-void load_lane_layouts_avx2(LaneCursors& c, uint32_t lanes, const StreamSegment* segments);
+// place_lane_cursors, eight lanes at a time.
 void place_lane_cursors_avx2(LaneCursors& c, uint32_t lanes, const StreamSegment* segments);
 }  // namespace detail
 

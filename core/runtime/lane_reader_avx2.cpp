@@ -72,14 +72,11 @@ void store_widened(uint64_t* p, __m256i values, __m256i lanes) {
                          _mm256_cvtepu32_epi64(_mm256_extracti128_si256(values, 1)));
 }
 
-// load_lane_layout for the lanes of `open` (a 32-bit lane mask) at once,
-// each at its next key (c.keys_read); with Place, also each cursor's bit:
-// its segment's start plus the key's place in it times the key length.
-// A seek opens about 25 segments on cgspeed: one at a time, through the
-// scalar code and out of the fused kernel and back, they cost about a
-// tenth of it.
-template <bool Place>
-void load_layouts(LaneCursors& c, __m256i open, const StreamSegment* segments) {
+// place_lane_cursors for the lanes of `open` (a 32-bit lane mask): each
+// lane's layout at its next key (c.keys_read), as load_lane_layout loads
+// it, and its cursor's bit: its segment's start plus the key's place in it
+// times the key length.
+void place_cursors(LaneCursors& c, __m256i open, const StreamSegment* segments) {
   static_assert(sizeof(StreamSegment) == 8 && offsetof(StreamSegment, widths) == 4);
   static_assert(kKeysPerSegment == 16 && kSegmentWidthBits == 5);
   const __m256i zero = _mm256_setzero_si256();
@@ -112,21 +109,19 @@ void load_layouts(LaneCursors& c, __m256i open, const StreamSegment* segments) {
   const __m256i wide = _mm256_and_si256(
       _mm256_cmpgt_epi32(key_bits, _mm256_set1_epi32(static_cast<int>(kWidestLoadedKeyBits))), open);
   c.wide_lanes = (c.wide_lanes & ~lanes) | static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(wide)));
-  if constexpr (Place) {
-    const __m256i start = _mm256_mask_i32gather_epi32(zero, words, segment, open, 8);
-    const __m256i place = _mm256_and_si256(key, _mm256_set1_epi32(kKeysPerSegment - 1));
-    const auto bits = [&](__m128i s, __m128i p, __m128i k) {
-      return _mm256_add_epi64(_mm256_cvtepu32_epi64(s),
-                              _mm256_mul_epu32(_mm256_cvtepu32_epi64(p), _mm256_cvtepu32_epi64(k)));
-    };
-    const __m256i low = bits(_mm256_castsi256_si128(start), _mm256_castsi256_si128(place),
-                             _mm256_castsi256_si128(key_bits));
-    const __m256i high = bits(_mm256_extracti128_si256(start, 1), _mm256_extracti128_si256(place, 1),
-                              _mm256_extracti128_si256(key_bits, 1));
-    long long* bit = reinterpret_cast<long long*>(c.bit);
-    _mm256_maskstore_epi64(bit, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(open)), low);
-    _mm256_maskstore_epi64(bit + 4, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(open, 1)), high);
-  }
+  const __m256i start = _mm256_mask_i32gather_epi32(zero, words, segment, open, 8);
+  const __m256i place = _mm256_and_si256(key, _mm256_set1_epi32(kKeysPerSegment - 1));
+  const auto bits = [&](__m128i s, __m128i p, __m128i k) {
+    return _mm256_add_epi64(_mm256_cvtepu32_epi64(s),
+                            _mm256_mul_epu32(_mm256_cvtepu32_epi64(p), _mm256_cvtepu32_epi64(k)));
+  };
+  const __m256i low = bits(_mm256_castsi256_si128(start), _mm256_castsi256_si128(place),
+                           _mm256_castsi256_si128(key_bits));
+  const __m256i high = bits(_mm256_extracti128_si256(start, 1), _mm256_extracti128_si256(place, 1),
+                            _mm256_extracti128_si256(key_bits, 1));
+  long long* bit = reinterpret_cast<long long*>(c.bit);
+  _mm256_maskstore_epi64(bit, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(open)), low);
+  _mm256_maskstore_epi64(bit + 4, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(open, 1)), high);
 }
 
 // Reads into `a`: a block's arrivals (every lane written, those not due
@@ -295,14 +290,11 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
                                                 _mm256_and_si256(_mm256_cmpeq_epi32(keys_read, segment_end), due));
     if (!_mm256_testz_si256(opening, opening)) {
       store(c.keys_read, keys_read);
-      // One lane (the common case) costs less through the scalar code,
-      // whose plain stores beat eight lanes' masked ones.
+      // Through the scalar code (load_lane_layouts says why).
       const uint32_t opened = static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(opening)));
-      if ((opened & (opened - 1)) == 0) {
-        const uint32_t l = static_cast<uint32_t>(__builtin_ctz(opened));
+      for (uint32_t open = opened; open != 0; open &= open - 1) {
+        const uint32_t l = static_cast<uint32_t>(__builtin_ctz(open));
         load_lane_layout(c, l, segments, c.keys_read[l]);
-      } else {
-        load_layouts<false>(c, opening, segments.data());
       }
       key_bits_low = load(c.key_bits);
       key_bits_high = load(c.key_bits + 4);
@@ -344,11 +336,8 @@ RoundsRead read_lane_rounds_avx2(KeyRing& ring, LaneCursors& c, uint32_t round, 
                                  std::span<const StreamSegment> segments) {
   return read_rounds(ring, c, round, forced, frame, key_stream, bytes, segments);
 }
-void load_lane_layouts_avx2(LaneCursors& c, uint32_t lanes, const StreamSegment* segments) {
-  load_layouts<false>(c, lane_mask(lanes), segments);
-}
 void place_lane_cursors_avx2(LaneCursors& c, uint32_t lanes, const StreamSegment* segments) {
-  load_layouts<true>(c, lane_mask(lanes), segments);
+  place_cursors(c, lane_mask(lanes), segments);
 }
 
 }  // namespace detail

@@ -54,7 +54,7 @@ LaneCursors random_cursors(std::mt19937& rng, uint32_t first_segments) {
   return c;
 }
 
-TEST(LaneReader, LoadsLayoutsEightLanesAtATimeAsOneByOne) {
+TEST(LaneReader, LoadsLayoutsAndPlacesCursorsEightLanesAtATimeAsOneByOne) {
   LevelGuard guard;
   std::mt19937 rng(5);
   const std::vector<StreamSegment> segments = random_segments(rng, 200);
