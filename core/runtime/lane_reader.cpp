@@ -126,8 +126,9 @@ void place_lane_cursors(LaneCursors& c, uint32_t lanes, std::span<const StreamSe
   if (lanes == 0) return;
 #if KS_X86_64
   // Eight lanes at a time: a restore places every lane of a block, and
-  // the gathers beat the lane-by-lane loads (cc4's seek 3.6% faster).
-  if (simd_level() == SimdLevel::kAvx2) {
+  // the gathers beat the lane-by-lane loads (cc4's seek 3.6% faster); one
+  // or two lanes (a small clip's) go faster one by one.
+  if (count_lanes(lanes) > 2 && simd_level() == SimdLevel::kAvx2) {
     detail::place_lane_cursors_avx2(c, lanes, segments.data());
     return;
   }
