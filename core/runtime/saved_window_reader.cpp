@@ -14,12 +14,6 @@ namespace ks {
 
 namespace {
 
-// The fields of a saved window, in kSavedWindowFields order.
-constexpr uint32_t kKeysReadField = 0;
-constexpr uint32_t kDifferenceField = 1;
-constexpr uint32_t kFirstCodeField = 2;
-constexpr uint32_t kNegatedField = 6;
-
 // The reference, lane by lane through a bounds-checked reader: also what
 // reads a state whose last fields lie within 4 bytes of the end.
 uint32_t read_saved_windows_scalar(const SavedWindowLanes& lanes, std::span<const uint8_t> states, uint64_t state_bit,
@@ -35,17 +29,17 @@ uint32_t read_saved_windows_scalar(const SavedWindowLanes& lanes, std::span<cons
       field[f] = lanes.width[f][l] == 0 ? 0 : reader.read(lanes.width[f][l]);
     }
     const uint32_t key_count = static_cast<uint32_t>(lanes.key_count[l]);
-    const uint32_t count = std::clamp(field[kKeysReadField], kInitialKeysPerTrack, key_count);
+    const uint32_t count = std::clamp(field[kSavedKeysRead], kInitialKeysPerTrack, key_count);
     keys_read[l] = count;
     if (count < kRestoreFromRunKeys) continue;
     saved |= 1u << l;
-    const uint32_t before = field[kDifferenceField];
+    const uint32_t before = field[kSavedFrameDifference];
     const uint32_t frame = before <= jump_frame ? jump_frame - before : 0;  // StreamView::open refuses more
-    const bool negated = field[kNegatedField] != 0;
+    const bool negated = field[kSavedNegated] != 0;
     const uint32_t next = count - (kWindowSize - 1);
     for (uint32_t i = 0; i < 4; ++i) {
-      const uint32_t width = lanes.width[kFirstCodeField + i][l];
-      const int32_t code = width == 0 ? 0 : sign_extend(field[kFirstCodeField + i], width);
+      const uint32_t width = lanes.width[kSavedFirstCode + i][l];
+      const int32_t code = width == 0 ? 0 : sign_extend(field[kSavedFirstCode + i], width);
       slot.code[i][l] = static_cast<float>(code);
       c.codes[i][l] = code;
     }
@@ -73,11 +67,11 @@ void set_saved_window_lane(SavedWindowLanes& lanes, uint32_t lane, uint32_t offs
     lanes.width[f][lane] = bits;
     at += bits;
   };
-  put(kKeysReadField, key_index_bits);
+  put(kSavedKeysRead, key_index_bits);
   if (!saves_oldest_key(key_count)) return;
-  put(kDifferenceField, difference_bits);
-  for (uint32_t i = 0; i < 4; ++i) put(kFirstCodeField + i, ((coded_mask >> i) & 1u) != 0 ? absolute_bits : 0);
-  put(kNegatedField, negation_bits ? 1 : 0);
+  put(kSavedFrameDifference, difference_bits);
+  for (uint32_t i = 0; i < 4; ++i) put(kSavedFirstCode + i, ((coded_mask >> i) & 1u) != 0 ? absolute_bits : 0);
+  put(kSavedNegated, negation_bits ? 1 : 0);
 }
 
 uint32_t read_saved_windows(const SavedWindowLanes& lanes, std::span<const uint8_t> states, uint64_t state_bit,

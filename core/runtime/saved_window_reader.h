@@ -20,6 +20,10 @@ namespace ks {
 /// A saved window's fields: keys read, the oldest key's frame difference
 /// (the jump frame minus its frame), its codes 0..3 and its "negated" bit.
 inline constexpr uint32_t kSavedWindowFields = 7;
+inline constexpr uint32_t kSavedKeysRead = 0;
+inline constexpr uint32_t kSavedFrameDifference = 1;
+inline constexpr uint32_t kSavedFirstCode = 2;  // codes 0..3 at 2..5
+inline constexpr uint32_t kSavedNegated = 6;
 
 /// Where a block's lanes' saved windows are in a jump state: field f of
 /// lane l is bit_at[f][l] bits into the state and width[f][l] bits wide (0:

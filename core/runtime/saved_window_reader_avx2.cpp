@@ -49,22 +49,22 @@ uint32_t read_saved_windows_avx2(const SavedWindowLanes& lanes, const uint8_t* s
   // Keys read, kept to kInitialKeysPerTrack..key count (0 where no window).
   const __m256i key_count = load(lanes.key_count);
   const __m256i count =
-      _mm256_min_epi32(_mm256_max_epi32(field[0], _mm256_set1_epi32(kInitialKeysPerTrack)), key_count);
+      _mm256_min_epi32(_mm256_max_epi32(field[kSavedKeysRead], _mm256_set1_epi32(kInitialKeysPerTrack)), key_count);
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(keys_read), count);  // the caller's array need not be aligned
   const __m256i saved = _mm256_cmpgt_epi32(count, _mm256_set1_epi32(kRestoreFromRunKeys - 1));
   // The oldest key: frames are below 2^16, so a difference past the jump
   // frame (which StreamView::open refuses) comes out negative: frame 0.
-  const __m256i frame = _mm256_max_epi32(_mm256_sub_epi32(_mm256_set1_epi32(static_cast<int>(jump_frame)), field[1]),
-                                         zero);
+  const __m256i jump = _mm256_set1_epi32(static_cast<int>(jump_frame));
+  const __m256i frame = _mm256_max_epi32(_mm256_sub_epi32(jump, field[kSavedFrameDifference]), zero);
   const __m256i thirty_two = _mm256_set1_epi32(32);
   for (uint32_t i = 0; i < 4; ++i) {
     // Sign-extended from its width (0: a component not coded, read as 0).
-    const __m256i unused = _mm256_sub_epi32(thirty_two, width[2 + i]);
-    const __m256i code = _mm256_srav_epi32(_mm256_sllv_epi32(field[2 + i], unused), unused);
+    const __m256i unused = _mm256_sub_epi32(thirty_two, width[kSavedFirstCode + i]);
+    const __m256i code = _mm256_srav_epi32(_mm256_sllv_epi32(field[kSavedFirstCode + i], unused), unused);
     _mm256_maskstore_ps(slot.code[i], saved, _mm256_cvtepi32_ps(code));
     store(c.codes[i], _mm256_blendv_epi8(load(c.codes[i]), code, saved));
   }
-  const __m256i negated = field[6];
+  const __m256i negated = field[kSavedNegated];
   _mm256_maskstore_ps(slot.frame, saved, _mm256_cvtepi32_ps(frame));
   _mm256_maskstore_ps(slot.sign, saved, _mm256_cvtepi32_ps(_mm256_sub_epi32(one, _mm256_add_epi32(negated, negated))));
   _mm256_maskstore_ps(slot.arrived, saved, _mm256_set1_ps(1.f));
