@@ -27,9 +27,9 @@ uint32_t keys_read_at(const FittedTrack& track, uint32_t frame) {
 
 uint32_t saved_window_bits(const FittedTrack& track, const KeyCoding& coding, uint32_t key_index_bits,
                            uint32_t frame_difference_bits) {
-  if (!saves_oldest_key(static_cast<uint32_t>(track.keys.size()))) return key_index_bits;
-  const uint32_t codes = coding.absolute_bits * static_cast<uint32_t>(track.quantization.coded_count());
-  return key_index_bits + frame_difference_bits + codes + (coding.negation_bits ? 1u : 0u);
+  return saved_window_bits(static_cast<uint32_t>(track.keys.size()), key_index_bits, frame_difference_bits,
+                           coding.absolute_bits, static_cast<uint32_t>(track.quantization.coded_count()),
+                           coding.negation_bits);
 }
 
 uint32_t jump_frame_difference_bits(const FittedTrack& track, uint32_t interval_frames, uint32_t jump_count) {

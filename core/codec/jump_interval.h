@@ -55,10 +55,9 @@ inline bool is_streamed(const FittedTrack& track) {
 /// track must be streamed (more than kInitialKeysPerTrack keys).
 uint32_t jump_frame_difference_bits(const FittedTrack& track, uint32_t interval_frames, uint32_t jump_count);
 
-/// Bits of `track`'s saved window in each jump state (stream_format.h):
-/// its keys-read count and, when it saves an oldest key (saves_oldest_key),
-/// that key's frame difference (`frame_difference_bits` wide) and absolute
-/// codes. The track must be streamed.
+/// Bits of `track`'s saved window in each jump state, coded as `coding`:
+/// stream_format.h's saved_window_bits for a fitted track. The track must
+/// be streamed.
 uint32_t saved_window_bits(const FittedTrack& track, const KeyCoding& coding, uint32_t key_index_bits,
                            uint32_t frame_difference_bits);
 

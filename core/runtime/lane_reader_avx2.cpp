@@ -290,7 +290,9 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
                                                 _mm256_and_si256(_mm256_cmpeq_epi32(keys_read, segment_end), due));
     if (!_mm256_testz_si256(opening, opening)) {
       store(c.keys_read, keys_read);
-      // Through the scalar code (load_lane_layouts says why).
+      // Through the scalar code (load_lane_layouts says why), its loop
+      // written out here: calling load_lane_layouts cost cgspeed's and
+      // cc4's seeks 2% (3.02 -> 3.10 us, 6.78 -> 6.94).
       const uint32_t opened = static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(opening)));
       for (uint32_t open = opened; open != 0; open &= open - 1) {
         const uint32_t l = static_cast<uint32_t>(__builtin_ctz(open));

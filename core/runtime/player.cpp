@@ -226,11 +226,10 @@ void Player::set_up_saved_windows(LaneGroup<Components>& group) {
     if (group.streamed[l] < 0) continue;
     const uint32_t place = static_cast<uint32_t>(group.streamed[l]);
     const StreamTrack& track = s.tracks()[group.tracks[l]];
-    uint8_t coded = 0;
-    for (int c = 0; c < 4; ++c) coded |= static_cast<uint8_t>(track.quantization.coded(c) ? 1u << c : 0u);
     set_saved_window_lane(group.saved_windows[l / kLanesPerBlock], l % kLanesPerBlock, s.saved_window_offsets()[place],
                           track.key_count, s.key_index_bits(), s.jump_frame_difference_bits()[place],
-                          track.key_coding.absolute_bits, coded, track.key_coding.negation_bits);
+                          track.key_coding.absolute_bits, track.quantization.coded_mask,
+                          track.key_coding.negation_bits);
   }
 }
 

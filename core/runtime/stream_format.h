@@ -119,6 +119,15 @@ inline constexpr uint32_t kRestoreFromRunKeys = kInitialKeysPerTrack + kWindowSi
 /// Whether a streamed track of `key_count` keys has room for an oldest key
 /// in every jump state (one with fewer keys never reads kRestoreFromRunKeys).
 constexpr bool saves_oldest_key(uint32_t key_count) { return key_count >= kRestoreFromRunKeys; }
+/// Bits of a streamed track's saved window in every jump state: its
+/// keys-read count and, when it saves oldest keys, the frame difference and
+/// `coded_count` absolute codes, and the "negated" bit on tracks with one.
+/// The packer writes, and StreamView::open reads, exactly this many.
+constexpr uint32_t saved_window_bits(uint32_t key_count, uint32_t key_index_bits, uint32_t frame_difference_bits,
+                                     uint32_t absolute_bits, uint32_t coded_count, bool negation_bits) {
+  if (!saves_oldest_key(key_count)) return key_index_bits;
+  return key_index_bits + frame_difference_bits + absolute_bits * coded_count + (negation_bits ? 1u : 0u);
+}
 /// Bits of a streamed track's width of saved frame differences.
 inline constexpr uint32_t kJumpFrameDifferenceWidthBits = 5;
 /// A stored constant rotation must be this close to unit length (the player returns it as stored).

@@ -504,12 +504,10 @@ class StreamParser {
         view.m_jump_frame_difference_bits.push_back(static_cast<uint8_t>(bits));
         // Every state has the same layout (stream_format.h).
         view.m_saved_window_offsets.push_back(static_cast<uint32_t>(view.m_jump_state_bits));
-        view.m_jump_state_bits += view.m_key_index_bits;
-        if (saves_oldest_key(track.key_count)) {
-          const uint32_t codes =
-              track.key_coding.absolute_bits * static_cast<uint32_t>(track.quantization.coded_count());
-          view.m_jump_state_bits += bits + codes + (track.key_coding.negation_bits ? 1u : 0u);
-        }
+        view.m_jump_state_bits += saved_window_bits(track.key_count, view.m_key_index_bits, bits,
+                                                    track.key_coding.absolute_bits,
+                                                    static_cast<uint32_t>(track.quantization.coded_count()),
+                                                    track.key_coding.negation_bits);
       }
       if (states.overrun()) return fail("jump states are truncated in their widths");
       if (states.position() + uint64_t{m_jump_frame_count} * view.m_jump_state_bits >
