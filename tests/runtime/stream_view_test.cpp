@@ -570,6 +570,17 @@ TEST(StreamViewOpen, RefusesJumpIndexInconsistentWithItsStates) {
        "add up to " + std::to_string(jump1.stream_keys_read)}));
 }
 
+TEST(StreamViewOpen, RefusesJumpStatesShorterThanTheirLayout) {
+  // Every state is jump_state_bits() long: a section one byte short of the
+  // jump frames' states is refused before any state is read.
+  const StreamView& view = valid_view();
+  const uint32_t metadata = get_u32(valid(), ho::kMetadataOffset);
+  EXPECT_TRUE(refused_mentioning(
+      open(test::splice(valid(), metadata - 1, 1, {})),
+      {"jump states are too short for " + std::to_string(view.jump_frames().size()) + " jump frames of " +
+       std::to_string(view.jump_state_bits()) + " bits"}));
+}
+
 TEST(StreamViewOpen, RefusesAKeySavedBeforeATrackHasOne) {
   // Every state has the same layout: a track that saves oldest keys has
   // their fields in every state, zeros while it has read fewer than
