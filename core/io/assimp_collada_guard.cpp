@@ -46,19 +46,23 @@ std::optional<uint64_t> attribute_count(std::string_view tag, std::string_view n
   return count;
 }
 
-// The skins of a Collada file against the geometries they bind, gathered in
-// one pass and compared at its end (a controller may come before its
-// geometry). assimp 5.2 trusts them: it looks a mesh vertex's weights up by
-// its position index among <vertex_weights count> entries without a bounds
-// check (a NULL or wild read when the count is smaller than the geometry's
-// positions, found by fuzzing), walks <v> by the sums of <vcount>, and files
-// each weight under the bone its joint index names, unchecked.
-class ColladaSkins {
+// The counts a Collada file declares against what it holds, gathered in one
+// pass and compared at its end (a controller may come before its geometry).
+// assimp 5.2 trusts them all (each a NULL or wild read found by fuzzing):
+// - an accessor's values are read from its array unchecked; an array without
+//   a count attribute holds none for assimp, whatever its text;
+// - a <polylist count="N"> reads N polygon sizes from its <vcount>, which may
+//   be missing or shorter;
+// - a mesh vertex's weights are looked up by its position index among
+//   <vertex_weights count> entries, <v> is walked by the sums of <vcount>,
+//   and each weight is filed under the bone its joint index names.
+class ColladaCounts {
  public:
   // An element opened: `name`, its start tag and, for a list, its text.
   void open(std::string_view name, std::string_view tag, size_t tag_offset, std::string_view text) {
     if (name.ends_with("_array")) {
-      if (const auto count = attribute_count(tag, "count")) arrays_[std::string(attribute(tag, "id"))] = *count;
+      // assimp reads "count" as 0 when it is missing or no number.
+      arrays_[std::string(attribute(tag, "id"))] = attribute_count(tag, "count").value_or(0);
     } else if (name == "accessor") {
       accessors_.push_back({std::string(local_id(attribute(tag, "source"))), attribute_count(tag, "count").value_or(0),
                             attribute_count(tag, "stride").value_or(1), attribute_count(tag, "offset").value_or(0),
@@ -66,11 +70,15 @@ class ColladaSkins {
     }
     if (name == "source") {
       source_ = std::string(attribute(tag, "id"));
-    } else if (name == "accessor" || name.ends_with("_array")) {
-      if (const auto count = attribute_count(tag, "count")) {
-        Source& source = sources_[source_];
-        (name == "accessor" ? source.accessor : source.array) = *count;
-      }
+    } else if (name == "accessor") {
+      if (const auto count = attribute_count(tag, "count")) sources_[source_].accessor = *count;
+    } else if (name.ends_with("_array")) {
+      sources_[source_].array = attribute_count(tag, "count").value_or(0);
+    } else if (name == "polylist") {
+      polylists_.push_back({attribute_count(tag, "count").value_or(0), 0, tag_offset});
+      in_polylist_ = true;
+    } else if (name == "vcount" && in_polylist_) {
+      for_each_number(text, [&](uint64_t, uint64_t) { ++polylists_.back().sizes; });
     } else if (name == "geometry") {
       geometry_ = std::string(attribute(tag, "id"));
     } else if (name == "vertices") {
@@ -115,6 +123,7 @@ class ColladaSkins {
 
   void close(std::string_view name) {
     if (name == "vertices") in_vertices_ = false;
+    if (name == "polylist") in_polylist_ = false;
     if (name == "skin") in_skin_ = in_weights_ = false;
     if (name == "vertex_weights") in_weights_ = false;
   }
@@ -131,6 +140,12 @@ class ColladaSkins {
         return Error{"Collada accessor reads " + std::to_string(a.count) + " values of stride " +
                      std::to_string(a.stride) + " from array '" + a.array.substr(0, 200) + "', which holds " +
                      std::to_string(array->second) + at(a.at)};
+      }
+    }
+    for (const Polylist& p : polylists_) {
+      if (p.sizes < p.polygons) {
+        return Error{"Collada <polylist> declares " + std::to_string(p.polygons) + " polygons but its <vcount> lists " +
+                     std::to_string(p.sizes) + " sizes" + at(p.at)};
       }
     }
     for (const Skin& skin : skins_) {
@@ -230,8 +245,13 @@ class ColladaSkins {
   };
   std::map<std::string, uint64_t, std::less<>> arrays_;  // array id -> its count
   std::vector<Accessor> accessors_;
+  struct Polylist {
+    uint64_t polygons, sizes;  // its count, and the numbers its <vcount> lists
+    size_t at;
+  };
+  std::vector<Polylist> polylists_;
   std::string source_, geometry_, controller_;
-  bool in_vertices_ = false, in_skin_ = false, in_weights_ = false;
+  bool in_vertices_ = false, in_skin_ = false, in_weights_ = false, in_polylist_ = false;
 };
 
 }  // namespace
@@ -239,7 +259,7 @@ class ColladaSkins {
 Status check_collada(std::string_view bytes, std::string& rewritten) {
   rewritten.clear();
   size_t copied = 0;  // bytes before this are in `rewritten` (or need no change while it is empty)
-  ColladaSkins skins;
+  ColladaCounts counts;
   int depth = 0;
   size_t i = 0;
   const auto skip_past = [&](std::string_view terminator) {
@@ -257,7 +277,7 @@ Status check_collada(std::string_view bytes, std::string& rewritten) {
     } else if (rest.starts_with("</")) {
       --depth;
       const size_t name_end = std::min(rest.find_first_of(" \t\r\n>"), rest.size());
-      skins.close(rest.substr(2, name_end - 2));
+      counts.close(rest.substr(2, name_end - 2));
       skip_past(">");
     } else {
       const size_t tag_start = i;
@@ -315,11 +335,11 @@ Status check_collada(std::string_view bytes, std::string& rewritten) {
                        at(i + bad)};
         }
       }
-      skins.open(name, tag, tag_start, text);
-      if (!opens) skins.close(name);
+      counts.open(name, tag, tag_start, text);
+      if (!opens) counts.close(name);
     }
   }
-  if (Status s = skins.check(); !s) return s;
+  if (Status s = counts.check(); !s) return s;
   if (copied > 0) rewritten.append(bytes.substr(copied));
   return {};
 }

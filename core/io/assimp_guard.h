@@ -44,7 +44,10 @@ inline constexpr uint64_t kMaxDeflateRatio = 1032;
 /// holding count numbers, <v> one index per input for each influence they
 /// sum to, and no joint or weight index past its source's accessor (or the
 /// joint names array); every Collada <accessor>'s offset + count × stride
-/// within the count of the array it names (assimp 5.2 reads past it); and,
+/// within the count of the array it names (assimp 5.2 reads past it, and
+/// reads an array without a count as empty); every <polylist>'s <vcount>
+/// listing at least its count of polygon sizes (assimp 5.2 reads them
+/// unchecked); and,
 /// in an FBX, no two bones (LimbNode models) of
 /// one name (assimp 5.2 frees their animation keys twice). `rewritten`
 /// receives the bytes assimp must read instead of `bytes` when they differ

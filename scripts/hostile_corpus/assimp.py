@@ -11,6 +11,7 @@ scripts/setup); without it only the generated files are written.
 
 import io
 import random
+import re
 import struct
 import zipfile
 from pathlib import Path
@@ -93,6 +94,10 @@ def dae_corpus(c):
     c.add("dae", "key_times_nan", text.replace(b"0.04166662", b"nan", 1), note="a key time of NaN")
     c.add("dae", "v_leading_space", text.replace(b"<v>", b"<v> ", 1),
           note="a space before the skin's indices (assimp 5.2 alone crashes on it)")
+    c.add("dae", "array_without_count", text.replace(b'normals-array" count="18"', b'normals-array" count\xb3="18"'),
+          note="a float array whose count attribute is mangled (assimp 5.2 alone crashes on it)")
+    c.add("dae", "polylist_without_vcount", re.sub(rb"<vcount>3[ 3]*</vcount>", b"", text, count=1),
+          note="a <polylist> without its <vcount> (assimp 5.2 alone crashes on it)")
 
 
 def zip_of(entries, claimed=None):

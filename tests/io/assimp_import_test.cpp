@@ -553,6 +553,35 @@ TEST(AssimpImport, RefusesDeepNestingAndHugeCountsBeforeAssimpSeesThem) {
       import_clip(short_array), {short_array.string(), "Collada accessor reads 1 values of stride 16 from array "
                                                        "'Armature_Cube-skin-bind_poses-array', which holds 8"}));
 
+  // Found by fuzzing: an array whose count attribute is mangled is empty to
+  // assimp 5.2, whose accessor then reads its values from nothing (a NULL
+  // read); the guard counts it as holding none.
+  const fs::path no_count = dir.path() / "normals_without_count.dae";
+  write_bytes(no_count, mutated({{"id=\"Cube-mesh-normals-array\" count=\"18\"",
+                                  "id=\"Cube-mesh-normals-array\" count\xb3=\"18\""}}));
+  EXPECT_TRUE(test::refused_mentioning(
+      import_clip(no_count), {no_count.string(), "Collada accessor reads 6 values of stride 3 from array "
+                                                 "'Cube-mesh-normals-array', which holds 0"}));
+
+  // Found by fuzzing: assimp 5.2 reads a <polylist count="N">'s N polygon
+  // sizes from its <vcount> unchecked (a NULL read when it is missing).
+  const std::string polylist = "<vcount>3 3 3 3 3 3 3 3 3 3 3 3 </vcount>";
+  const struct {
+    const char* name;
+    std::string bytes;
+    const char* problem;
+  } polylists[] = {
+      {"polylist_without_vcount.dae", mutated({{polylist, ""}}), "declares 12 polygons but its <vcount> lists 0"},
+      {"polylist_short_vcount.dae", mutated({{polylist, "<vcount>3 3 3 3 3 3 3 3 3 3 3 </vcount>"}}),
+       "declares 12 polygons but its <vcount> lists 11"},
+  };
+  for (const auto& c : polylists) {
+    SCOPED_TRACE(c.name);
+    const fs::path path = dir.path() / c.name;
+    write_bytes(path, c.bytes);
+    EXPECT_TRUE(test::refused_mentioning(import_clip(path), {path.string(), "Collada <polylist>", c.problem}));
+  }
+
   // Found by fuzzing: two animated bones of one name make assimp 5.2 free
   // their keys twice. Other models may share a name (real files do).
   std::string bones = read_bytes(kModels / "FBX/animation_with_skeleton.fbx");
