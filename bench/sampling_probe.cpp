@@ -24,6 +24,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <random>
 #include <string>
 #include <thread>
@@ -40,7 +41,7 @@ namespace {
 
 int usage(const char* why) {
   std::fprintf(stderr, "keystream-sampling-probe: %s\n", why);
-  std::fprintf(stderr, "usage: keystream-sampling-probe [--baseline] CLIP[#ANIMATION] seq|seek [JUMP_S|auto] [COUNT]\n");
+  std::fprintf(stderr, "usage: keystream-sampling-probe [--baseline] [--simd LEVEL] CLIP[#ANIMATION] seq|seek [JUMP_S|auto] [COUNT]\n");
   return 2;
 }
 
@@ -69,6 +70,19 @@ int main(int argc, char** argv) {
   if (baseline) {
     --argc;
     ++argv;
+  }
+  // --simd LEVEL: the player's kernels (segment_lanes.h), for comparing levels in one build.
+  if (argc > 2 && std::string(argv[1]) == "--simd") {
+    const std::string level = argv[2];
+    const SimdLevel levels[] = {SimdLevel::kScalar, SimdLevel::kSse2, SimdLevel::kAvx2, SimdLevel::kAvx512};
+    const char* names[] = {"scalar", "sse2", "avx2", "avx512"};
+    size_t i = 0;
+    while (i < std::size(names) && level != names[i]) ++i;
+    if (i == std::size(names)) return usage("--simd takes scalar, sse2, avx2 or avx512");
+    if (levels[i] > best_simd_level()) return usage("this CPU does not run that --simd level");
+    set_simd_level(levels[i]);
+    argc -= 2;
+    argv += 2;
   }
   if (argc < 3 || argc > 5) return usage("expected 2 to 4 arguments after the options");
   const std::string mode = argv[2];

@@ -66,8 +66,9 @@ const char* const kBenchHelp =
     "                           cores)\n"
     "  --quick                  1 repetition of 0.01 s, tolerances 0.1,1,10,\n"
     "                           8 MiB cold rows: a smoke test, not a measurement\n"
-    "  --simd LEVEL             the player's evaluation kernels: scalar, sse2\n"
-    "                           or avx2 (default: the widest this CPU runs)\n"
+    "  --simd LEVEL             the player's evaluation kernels: scalar, sse2,\n"
+    "                           avx2 or avx512 (default: the widest this CPU\n"
+    "                           runs)\n"
     "  --log                    Google Benchmark's own lines on stderr\n"
     "  -h, --help               show this help\n";
 
@@ -243,8 +244,10 @@ int parse_bench_options(const std::vector<std::string_view>& raw, BenchOptions& 
         o.simd = SimdLevel::kSse2;
       } else if (level == "avx2") {
         o.simd = SimdLevel::kAvx2;
+      } else if (level == "avx512") {
+        o.simd = SimdLevel::kAvx512;
       } else {
-        args.fail("--simd: '" + std::string(level) + "' is not scalar, sse2 or avx2");
+        args.fail("--simd: '" + std::string(level) + "' is not scalar, sse2, avx2 or avx512");
         return 2;
       }
       if (static_cast<uint8_t>(*o.simd) > static_cast<uint8_t>(best_simd_level())) {

@@ -128,7 +128,7 @@ void place_lane_cursors(LaneCursors& c, uint32_t lanes, std::span<const StreamSe
   // Eight lanes at a time: a restore places every lane of a block, and
   // the gathers beat the lane-by-lane loads (cc4's seek 3.6% faster); one
   // or two lanes (a small clip's) go faster one by one.
-  if (count_lanes(lanes) > 2 && simd_level() == SimdLevel::kAvx2) {
+  if (count_lanes(lanes) > 2 && simd_level() >= SimdLevel::kAvx2) {
     detail::place_lane_cursors_avx2(c, lanes, segments.data());
     return;
   }
@@ -144,11 +144,11 @@ void place_lane_cursors(LaneCursors& c, uint32_t lanes, std::span<const StreamSe
 
 void read_lane_keys(RotationLanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
                     std::span<const StreamSegment> segments) {
-  read_keys<4>(block, c, due, key_stream, segments, simd_level() == SimdLevel::kAvx2);
+  read_keys<4>(block, c, due, key_stream, segments, simd_level() >= SimdLevel::kAvx2);
 }
 void read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
                     std::span<const StreamSegment> segments) {
-  read_keys<3>(block, c, due, key_stream, segments, simd_level() == SimdLevel::kAvx2);
+  read_keys<3>(block, c, due, key_stream, segments, simd_level() >= SimdLevel::kAvx2);
 }
 
 uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
@@ -156,7 +156,8 @@ uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const u
   // The loop is here, beside the kernels, so that a round costs one call
   // and the instruction set is looked up once: a seek on long mocap runs
   // about twenty rounds per block.
-  const bool avx2 = simd_level() == SimdLevel::kAvx2;
+  const SimdLevel level = simd_level();
+  const bool avx2 = level >= SimdLevel::kAvx2;
   uint32_t read = 0;
   for (;; ++round) {
 #if KS_X86_64
@@ -164,7 +165,11 @@ uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const u
       // As many rounds as the kernel can read in one call; then the one
       // round it declined, read below.
       const detail::RoundsRead rounds =
-          detail::read_lane_rounds_avx2(ring, c, round, forced, frame, key_stream.data(), key_stream.size(), segments);
+          level == SimdLevel::kAvx512
+              ? detail::read_lane_rounds_avx512(ring, c, round, forced, frame, key_stream.data(), key_stream.size(),
+                                                segments)
+              : detail::read_lane_rounds_avx2(ring, c, round, forced, frame, key_stream.data(), key_stream.size(),
+                                              segments);
       read |= rounds.read;
       if (rounds.done) return read;
       round = rounds.round;

@@ -27,8 +27,9 @@ inline constexpr uint32_t kLaneFields = kKeyFields + 1;
 
 /// The read state of one block of lanes, structure-of-arrays. Its layout
 /// fields describe the segment of each lane's next key, as 64-bit shifts
-/// and masks (the width AVX2's variable shifts take).
-struct alignas(32) LaneCursors {
+/// and masks (the width AVX2's variable shifts take). Aligned so that each
+/// row of eight 64-bit fields is one AVX-512 load.
+struct alignas(64) LaneCursors {
   uint64_t bit[kLanesPerBlock] = {};  // where the lane's next key starts in the plain key stream
   uint64_t shift[kLaneFields][kLanesPerBlock] = {};
   uint64_t mask[kLaneFields][kLanesPerBlock] = {};
@@ -191,6 +192,10 @@ struct RoundsRead {
 RoundsRead read_lane_rounds_avx2(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
                                  int64_t frame, const uint8_t* key_stream, size_t bytes,
                                  std::span<const StreamSegment> segments);
+// read_lane_rounds_avx2 with AVX-512 (lane_reader_avx512.cpp), at SimdLevel::kAvx512.
+RoundsRead read_lane_rounds_avx512(KeyRing& ring, LaneCursors& c, uint32_t round,
+                                   const uint32_t (&forced)[kKeysPerLane], int64_t frame, const uint8_t* key_stream,
+                                   size_t bytes, std::span<const StreamSegment> segments);
 // place_lane_cursors, eight lanes at a time.
 void place_lane_cursors_avx2(LaneCursors& c, uint32_t lanes, const StreamSegment* segments);
 }  // namespace detail

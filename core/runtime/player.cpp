@@ -28,6 +28,34 @@ uint32_t frame_number(float frame) {
   return frame > 0.f ? static_cast<uint32_t>(std::min(frame, 4294967040.f)) : 0u;
 }
 
+// Rebuilds the coefficients of the blocks handed to it, each two
+// neighbours handed one after the other at once (build_coefficient_pair:
+// sixteen lanes per AVX-512 instruction). A block is built by the time
+// the next but one is handed over, or finish() is called.
+template <int Components>
+class BlockBuilds {
+ public:
+  explicit BlockBuilds(std::span<SegmentLanes<Components>> blocks) : m_blocks(blocks) {}
+  void add(uint32_t block) {
+    if (m_waiting != kNone && m_waiting + 1 == block) {
+      build_coefficient_pair(m_blocks[m_waiting]);
+      m_waiting = kNone;
+      return;
+    }
+    finish();
+    m_waiting = block;
+  }
+  void finish() {
+    if (m_waiting != kNone) build_coefficients(m_blocks[m_waiting]);
+    m_waiting = kNone;
+  }
+
+ private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  std::span<SegmentLanes<Components>> m_blocks;
+  uint32_t m_waiting = kNone;  // handed over, not built yet
+};
+
 // Puts `key` in lane `l` of a ring slot, as a lane reader would read it.
 void put_key(LaneArrivals& slot, uint32_t l, const CodedKey& key) {
   for (int c = 0; c < 4; ++c) slot.code[c][l] = static_cast<float>(key.codes[c]);
@@ -327,6 +355,7 @@ template <int Components>
 uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame, uint32_t shifted_rounds) {
   static constexpr uint32_t kNoneForced[kWindowSize] = {};
   uint32_t keys = 0;
+  BlockBuilds<Components> builds(group.blocks);
   for (uint32_t b = 0; b < group.blocks.size(); ++b) {
     LaneCursors& c = group.cursors[b];
     SegmentLanes<Components>& lanes = group.blocks[b];
@@ -375,12 +404,13 @@ uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame, uin
       note_window_needs(lanes, in_ring);
       keys += total - staged;
     }
-    build_coefficients(lanes);
+    builds.add(b);
     // Lanes that read their track's last key wait for its final segment.
     for (uint32_t done = lanes_finished(c) & ~finished_before; done != 0; done &= done - 1) {
       group.final_pending.push_back(b * kLanesPerBlock + static_cast<uint32_t>(std::countr_zero(done)));
     }
   }
+  builds.finish();
   if (!group.final_pending.empty()) take_final_segments(group, frame);
   m_counters.keys_read += keys;
   return keys;
@@ -422,6 +452,7 @@ void Player::advance_to(uint32_t frame, uint32_t shifted_rounds) {
 template <int Components>
 void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_jump_state) {
   const StreamView& s = *m_stream;
+  BlockBuilds<Components> builds(group.blocks);
   for (uint32_t b = 0; b < group.blocks.size(); ++b) {
     SegmentLanes<Components>& lanes = group.blocks[b];
     LaneCursors& c = group.cursors[b];
@@ -498,8 +529,9 @@ void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_
     note_window_needs(lanes, read);
     m_counters.keys_read += keys;
     m_cursor_key_index += keys - total_reread;
-    build_coefficients(lanes);
+    builds.add(b);
   }
+  builds.finish();
   find_final_pending(group);
   if (frame >= 0) take_final_segments(group, static_cast<uint32_t>(frame));
 }

@@ -79,7 +79,7 @@ uint32_t read_saved_windows(const SavedWindowLanes& lanes, std::span<const uint8
                             uint32_t (&keys_read)[kLanesPerBlock]) {
 #if KS_X86_64
   // A block of one or two windows (a small clip's) reads them faster lane by lane than with seven gathers.
-  if (count_lanes(lanes.streamed) > 2 && simd_level() == SimdLevel::kAvx2) {
+  if (count_lanes(lanes.streamed) > 2 && simd_level() >= SimdLevel::kAvx2) {
     const uint32_t saved = detail::read_saved_windows_avx2(lanes, states.data(), states.size(), state_bit, jump_frame,
                                                            c, slot, keys_read);
     if (saved != detail::kNotRead) return saved;

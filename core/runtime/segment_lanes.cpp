@@ -164,6 +164,8 @@ void build_scalar(SegmentLanes<Components>& b) {
 SimdLevel detect_best_level() {
 #if KS_X86_64 && (defined(__GNUC__) || defined(__clang__))
   __builtin_cpu_init();
+  // AVX-512VL too: the seek kernel masks its 256-bit operations.
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) return SimdLevel::kAvx512;
   return __builtin_cpu_supports("avx2") ? SimdLevel::kAvx2 : SimdLevel::kSse2;
 #elif KS_X86_64
   return SimdLevel::kSse2;
@@ -191,6 +193,14 @@ template <int Components>
 void evaluate(std::span<const SegmentLanes<Components>> blocks, float t, unsigned char* pose, size_t pose_bytes) {
   switch (g_level.load(std::memory_order_relaxed)) {
 #if KS_X86_64
+    case SimdLevel::kAvx512: {
+      // Pairs of blocks, then the odd one out with AVX2 (a clip of one
+      // block per group, most small ones, goes straight there).
+      const size_t paired = blocks.size() < 2 ? 0
+                                              : detail::evaluate_lane_pairs_avx512(blocks.data(), blocks.size(), t,
+                                                                                   pose, pose_bytes);
+      return detail::evaluate_lanes_avx2(blocks.data() + paired, blocks.size() - paired, t, pose, pose_bytes);
+    }
     case SimdLevel::kAvx2:
       return detail::evaluate_lanes_avx2(blocks.data(), blocks.size(), t, pose, pose_bytes);
     case SimdLevel::kSse2:
@@ -205,6 +215,7 @@ template <int Components>
 void build(SegmentLanes<Components>& block) {
   switch (g_level.load(std::memory_order_relaxed)) {
 #if KS_X86_64
+    case SimdLevel::kAvx512:
     case SimdLevel::kAvx2:
       return detail::build_coefficients_avx2(block);
     case SimdLevel::kSse2:
@@ -216,9 +227,21 @@ void build(SegmentLanes<Components>& block) {
 }
 
 template <int Components>
+void build_pair(SegmentLanes<Components>& first) {
+#if KS_X86_64
+  if (g_level.load(std::memory_order_relaxed) == SimdLevel::kAvx512) {
+    return detail::build_coefficient_pair_avx512(first);
+  }
+#endif
+  build(first);
+  build((&first)[1]);
+}
+
+template <int Components>
 void shift_in(SegmentLanes<Components>& block) {
   switch (g_level.load(std::memory_order_relaxed)) {
 #if KS_X86_64
+    case SimdLevel::kAvx512:
     case SimdLevel::kAvx2:
       return detail::shift_in_staged_keys_avx2(block);
     case SimdLevel::kSse2:
@@ -248,6 +271,7 @@ void refill(SegmentLanes<Components>& block, const KeyRing& ring, const uint32_t
   }
   switch (g_level.load(std::memory_order_relaxed)) {
 #if KS_X86_64
+    case SimdLevel::kAvx512:
     case SimdLevel::kAvx2:
       return detail::refill_windows_avx2(block, ring, sources, keeps);
     case SimdLevel::kSse2:
@@ -268,6 +292,8 @@ void refill_windows(Vec3Lanes& block, const KeyRing& ring, const uint32_t (&coun
 }
 void build_coefficients(RotationLanes& block) { build(block); }
 void build_coefficients(Vec3Lanes& block) { build(block); }
+void build_coefficient_pair(RotationLanes& first) { build_pair(first); }
+void build_coefficient_pair(Vec3Lanes& first) { build_pair(first); }
 void shift_in_staged_keys(RotationLanes& block) { shift_in(block); }
 void shift_in_staged_keys(Vec3Lanes& block) { shift_in(block); }
 void clear_lanes(std::span<RotationLanes> blocks) { clear(blocks); }
@@ -284,6 +310,7 @@ const char* to_string(SimdLevel level) {
     case SimdLevel::kScalar: return "scalar";
     case SimdLevel::kSse2: return "SSE2";
     case SimdLevel::kAvx2: return "AVX2";
+    case SimdLevel::kAvx512: return "AVX-512";
   }
   return "?";
 }

@@ -5,8 +5,9 @@
 // structure-of-arrays in blocks of eight tracks, rotations and vec3 tracks in
 // separate blocks. Before a sample, each window that took keys shifts them
 // into its lane (set_lane_key), and every block with a changed lane rebuilds
-// its coefficients eight lanes at a time (build_coefficients); the sample
-// evaluates whole blocks, eight tracks per AVX2 instruction or four per SSE2
+// its coefficients eight lanes at a time (build_coefficients, or sixteen:
+// build_coefficient_pair); the sample evaluates whole blocks, sixteen tracks
+// (two blocks) per AVX-512 instruction, eight per AVX2 one or four per SSE2
 // one, and scatters the results into the pose. The kernels perform exactly
 // the operations of segment_coefficients, evaluate_coefficients and
 // normalize_rotation (curve.h), in the same order, without fused
@@ -177,6 +178,10 @@ inline CurveKey lane_key(std::span<const SegmentLanes<Components>> blocks, uint3
 /// 0..3, eight lanes at a time.
 void build_coefficients(RotationLanes& block);
 void build_coefficients(Vec3Lanes& block);
+/// build_coefficients of `first` and of the block after it in the same
+/// array, sixteen lanes at a time at SimdLevel::kAvx512.
+void build_coefficient_pair(RotationLanes& first);
+void build_coefficient_pair(Vec3Lanes& first);
 
 /// Shifts in the keys staged in the block now, dequantized eight lanes at a
 /// time, and clears them: lets a window that took several keys (after a
@@ -204,9 +209,12 @@ void evaluate_lanes(std::span<const Vec3Lanes> blocks, float t, unsigned char* p
 
 /// The instruction sets the kernels come in. kScalar is the reference:
 /// evaluate_coefficients lane by lane.
-enum class SimdLevel : uint8_t { kScalar = 0, kSse2 = 1, kAvx2 = 2 };
+/// kAvx512 (AVX-512F and VL) evaluates and builds two blocks per
+/// instruction and reads a seek's rounds with one register per cursor row;
+/// its other kernels are AVX2's.
+enum class SimdLevel : uint8_t { kScalar = 0, kSse2 = 1, kAvx2 = 2, kAvx512 = 3 };
 const char* to_string(SimdLevel level);
-/// The widest level this CPU runs (AVX2 when it has it, on x86-64).
+/// The widest level this CPU runs (AVX-512 or AVX2 when it has them, on x86-64).
 SimdLevel best_simd_level();
 /// The level evaluate_lanes and build_coefficients use; best_simd_level()
 /// unless set.
@@ -230,6 +238,14 @@ void shift_in_staged_keys_avx2(Vec3Lanes& block);
 using RefillSources = float[kKeysPerLane][kLanesPerBlock];
 void refill_windows_avx2(RotationLanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps);
 void refill_windows_avx2(Vec3Lanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps);
+void build_coefficient_pair_avx512(RotationLanes& first);
+void build_coefficient_pair_avx512(Vec3Lanes& first);
+/// Evaluates the first `count` blocks rounded down to pairs
+/// (segment_lanes_avx512.cpp); returns how many that is.
+size_t evaluate_lane_pairs_avx512(const RotationLanes* blocks, size_t count, float t, unsigned char* pose,
+                                  size_t pose_bytes);
+size_t evaluate_lane_pairs_avx512(const Vec3Lanes* blocks, size_t count, float t, unsigned char* pose,
+                                  size_t pose_bytes);
 }  // namespace detail
 
 }  // namespace ks

@@ -1,18 +1,27 @@
 #pragma once
 // The SIMD kernel of segment_lanes.h, written once over a vector type V that
 // wraps one instruction set's registers (V::kWidth floats) and compiled once
-// per level: segment_lanes.cpp for SSE2, segment_lanes_avx2.cpp with -mavx2.
+// per level: segment_lanes.cpp for SSE2, segment_lanes_avx2.cpp with -mavx2,
+// segment_lanes_avx512.cpp with -mavx512f (two blocks per vector).
 // Each operation is the one segment_coefficients, evaluate_coefficients and
 // normalize_rotation (curve.h) perform, in the same order, so every level
 // gives their bits.
 // Include it inside an anonymous namespace only: each level's instantiation
 // must stay in its own translation unit, compiled for its own instruction set.
 
+// Blocks evaluated per call: a V wider than a block (AVX-512's sixteen lanes)
+// loads the same field of `b` and of the blocks after it in one vector.
+template <class V>
+inline constexpr uint32_t kBlocksPerVector = V::kWidth > kLanesPerBlock ? V::kWidth / kLanesPerBlock : 1;
+
+// Evaluates `b` and, for a V wider than a block, the kBlocksPerVector - 1
+// blocks after it in the same array.
 template <class V, int Components, class Lanes>
 inline void evaluate_block(const Lanes& b, float t, unsigned char* pose, size_t pose_bytes) {
+  constexpr uint32_t kLanes = kBlocksPerVector<V> * kLanesPerBlock;
   // Each lane's components side by side (the fourth of a vec3 is 0), so a
   // lane's value goes to the pose in one copy, not one per component.
-  alignas(32) float values[kLanesPerBlock][4];
+  alignas(64) float values[kLanes][4];
   const V time = V::broadcast(t);
   const V half = V::broadcast(0.5f);
   const V one = V::broadcast(1.f);
@@ -50,17 +59,18 @@ inline void evaluate_block(const Lanes& b, float t, unsigned char* pose, size_t 
       V::store_transposed(out[0], out[1], out[2], V::zero(), values[lane]);
     }
   }
-  for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+  for (uint32_t lane = 0; lane < kLanes; ++lane) {
     // Padding lanes (kNoOutput) and bones past a short pose write nothing.
-    const uint32_t at = b.output[lane];
+    const uint32_t at = (&b)[lane / kLanesPerBlock].output[lane % kLanesPerBlock];
     if (at >= pose_bytes) continue;
     std::memcpy(pose + at, values[lane], Components * sizeof(float));
   }
 }
 
+// `count` must be a multiple of kBlocksPerVector<V>.
 template <class V, int Components, class Lanes>
 inline void evaluate_blocks(const Lanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes) {
-  for (size_t i = 0; i < count; ++i) evaluate_block<V, Components>(blocks[i], t, pose, pose_bytes);
+  for (size_t i = 0; i < count; i += kBlocksPerVector<V>) evaluate_block<V, Components>(blocks[i], t, pose, pose_bytes);
 }
 
 // The values of codes `code` (as floats) in lanes lane.. of `b`, with
@@ -203,9 +213,13 @@ inline void shift_in_arrivals(Lanes& b) {
 // Where the segment has no length the scalar code returns early; here both
 // results are computed and the held one selected (the tangent scales divide
 // by zero there, harmlessly: those lanes take zeros).
+// With a V wider than a block (AVX-512), `b` and the kBlocksPerVector - 1
+// blocks after it: a block without staged keys has none arrived, so the
+// shift keeps its windows.
 template <class V, int Components, class Lanes>
 inline void build_block(Lanes& b) {
-  const bool staged = b.arrivals.any;
+  bool staged = false;
+  for (uint32_t i = 0; i < kBlocksPerVector<V>; ++i) staged = staged || (&b)[i].arrivals.any;
   const V zero = V::zero();
   const V infinity = V::broadcast(std::numeric_limits<float>::infinity());
   for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
@@ -242,5 +256,5 @@ inline void build_block(Lanes& b) {
       V::select(has_span, (after - v1) * scale_q, zero).store(b.tangent_q[c] + lane);
     }
   }
-  if (staged) clear_arrivals(b.arrivals);
+  for (uint32_t i = 0; staged && i < kBlocksPerVector<V>; ++i) clear_arrivals((&b)[i].arrivals);
 }

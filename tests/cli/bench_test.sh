@@ -177,7 +177,7 @@ expect 2 "--crowd-frames" --crowd-frames 0 "$demo"
 expect 2 "--seed" --seed -1 "$demo"
 expect 2 "--jobs" --jobs 0 "$demo"
 expect 2 "--json needs a value" "$demo" --json
-expect 2 "--simd: 'avx512' is not scalar, sse2 or avx2" --simd avx512 "$demo"
+expect 2 "--simd: 'avx1024' is not scalar, sse2, avx2 or avx512" --simd avx1024 "$demo"
 expect 2 "--simd needs a value" "$demo" --simd
 expect 1 "--crowd-clip: missing.glb: no such file" --crowd-clip missing.glb "$demo"
 expect 1 "missing.glb: no such file or folder" missing.glb

@@ -88,7 +88,7 @@ TEST(LaneReader, LoadsLayoutsAndPlacesCursorsEightLanesAtATimeAsOneByOne) {
         const uint64_t placed = segment.start_bit + uint64_t{(key - kInitialKeysPerTrack) % kKeysPerSegment} * bits;
         EXPECT_EQ(scalar.bit[l], loaded && place ? placed : before.bit[l]);
       }
-      if (best_simd_level() != SimdLevel::kAvx2) continue;
+      if (best_simd_level() < SimdLevel::kAvx2) continue;
       EXPECT_TRUE(same_cursors(load(SimdLevel::kAvx2), scalar)) << "lanes " << lanes << (place ? ", placed" : "");
     }
   }

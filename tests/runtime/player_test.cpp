@@ -306,7 +306,7 @@ TEST(PlayerProperty, EverySimdLevelDecodesTheSameBits) {
       times.push_back(std::uniform_real_distribution<float>(0.f, static_cast<float>(view.last_frame()))(rng));
     }
     std::vector<Pose> reference;
-    for (const SimdLevel level : {SimdLevel::kScalar, SimdLevel::kSse2, SimdLevel::kAvx2}) {
+    for (const SimdLevel level : {SimdLevel::kScalar, SimdLevel::kSse2, SimdLevel::kAvx2, SimdLevel::kAvx512}) {
       set_simd_level(level);
       if (simd_level() != level) continue;  // a level this CPU does not run
       Player player(view);

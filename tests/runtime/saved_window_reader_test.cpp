@@ -133,7 +133,7 @@ TEST(SavedWindowReader, ReadsEachLanesWindowEightAtATimeAsOneByOne) {
         EXPECT_EQ(scalar.slot.code[c][l], static_cast<float>(w.codes[c]));
       }
     }
-    if (best_simd_level() != SimdLevel::kAvx2) continue;
+    if (best_simd_level() < SimdLevel::kAvx2) continue;
     const Read avx2 = read(block, SimdLevel::kAvx2, jump_frame);
     EXPECT_EQ(avx2.saved, scalar.saved);
     EXPECT_EQ(std::memcmp(avx2.keys_read, scalar.keys_read, sizeof avx2.keys_read), 0);

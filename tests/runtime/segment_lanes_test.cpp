@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -27,7 +28,7 @@ struct SimdLevelGuard {
 
 std::vector<SimdLevel> levels_this_cpu_runs() {
   std::vector<SimdLevel> levels;
-  for (const SimdLevel l : {SimdLevel::kScalar, SimdLevel::kSse2, SimdLevel::kAvx2}) {
+  for (const SimdLevel l : {SimdLevel::kScalar, SimdLevel::kSse2, SimdLevel::kAvx2, SimdLevel::kAvx512}) {
     if (static_cast<uint8_t>(l) <= static_cast<uint8_t>(best_simd_level())) levels.push_back(l);
   }
   return levels;
@@ -129,11 +130,13 @@ void check_levels(uint32_t track_count, uint32_t seed) {
 TEST(SegmentLanes, EveryLevelGivesTheScalarCurvesBitsForRotations) {
   check_levels<4>(8, 1);
   check_levels<4>(21, 2);  // a partly filled last block
+  check_levels<4>(40, 5);  // AVX-512: two pairs of blocks and one left over
 }
 
 TEST(SegmentLanes, EveryLevelGivesTheScalarCurvesBitsForVec3Tracks) {
   check_levels<3>(8, 3);
   check_levels<3>(13, 4);
+  check_levels<3>(27, 6);  // AVX-512: two pairs of blocks
 }
 
 // The coefficients themselves, field by field, against segment_coefficients:
@@ -155,8 +158,19 @@ void check_coefficients(uint32_t seed) {
     }
     for (const SimdLevel level : levels_this_cpu_runs()) {
       set_simd_level(level);
-      Lanes b = block;
-      build_coefficients(b);
+      // Every other round, as the second of a pair (build_coefficient_pair)
+      // after a copy of itself.
+      std::vector<Lanes> pair(2, block);
+      const bool paired = round % 2 == 1;
+      if (paired) {
+        build_coefficient_pair(pair[0]);
+      } else {
+        build_coefficients(pair[1]);
+      }
+      const Lanes& b = pair[1];
+      if (paired) {
+        EXPECT_EQ(std::memcmp(&pair[0], &pair[1], sizeof(Lanes)), 0) << to_string(level);
+      }
       for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
         const CurveKey* w = windows[lane].keys;
         const SegmentCoefficients s = segment_coefficients(w[0], w[1], w[2], w[3], Components);
@@ -283,7 +297,14 @@ void check_staged_keys(uint32_t seed, uint32_t most_keys, Arrival how = Arrival:
     }
     for (const SimdLevel level : levels_this_cpu_runs()) {
       set_simd_level(level);
-      Lanes b = block;
+      // Every other round, the block is built with a neighbour that took no
+      // keys (build_coefficient_pair), first or second of the pair.
+      std::vector<Lanes> pair(2);
+      clear_lanes(std::span<Lanes>(pair));
+      const bool paired = round % 2 == 1;
+      const size_t side = static_cast<size_t>(round / 2 % 2);
+      pair[side] = block;
+      Lanes& b = pair[side];
       if (how == Arrival::kStaged) {
         for (uint32_t k = 0; k < most_keys; ++k) {
           if (k > 0) shift_in_staged_keys(b);
@@ -312,7 +333,18 @@ void check_staged_keys(uint32_t seed, uint32_t most_keys, Arrival how = Arrival:
         }
         refill_windows(b, ring, staged_count);
       }
-      build_coefficients(b);
+      if (paired) {
+        build_coefficient_pair(pair[0]);
+        // The neighbour is built from its windows alone: zero keys at frame 0, an infinite span.
+        Lanes& neighbour = pair[1 - side];
+        EXPECT_FALSE(neighbour.arrivals.any) << to_string(level);
+        for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+          EXPECT_EQ(lane_key(std::span<const Lanes>(&neighbour, 1), lane, 3).frame, 0.f) << to_string(level);
+          EXPECT_EQ(neighbour.span[lane], std::numeric_limits<float>::infinity()) << to_string(level);
+        }
+      } else {
+        build_coefficients(b);
+      }
       EXPECT_FALSE(b.arrivals.any) << to_string(level);
       for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
         EXPECT_EQ(b.arrivals.arrived[lane], 0.f) << to_string(level);
@@ -347,7 +379,7 @@ TEST(SegmentLanes, EveryLevelRefillsWindowsFromARingAsShiftingEveryKeyInWould) {
 }
 
 TEST(SegmentLanes, LanesWithoutOutputWriteNothing) {
-  std::vector<RotationLanes> blocks(1);
+  std::vector<RotationLanes> blocks(3);  // a pair and one more, for AVX-512
   clear_lanes(std::span<RotationLanes>(blocks));
   SimdLevelGuard guard;
   for (const SimdLevel level : levels_this_cpu_runs()) {
