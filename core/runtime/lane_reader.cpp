@@ -62,11 +62,11 @@ LaneArrivals& arrivals_of(SegmentLanes<Components>& block) {
 LaneArrivals& arrivals_of(LaneArrivals& slot) { return slot; }
 
 // Reads the next key of the lanes `due` into `into` (a block, or a ring
-// slot with all four codes), through the AVX2 kernel when `avx2`, and loads
-// the layout of each lane whose next key opens a segment.
+// slot with all four codes), through the AVX2 or AVX-512 kernel at those
+// levels, and loads the layout of each lane whose next key opens a segment.
 template <int Components, class Into>
 void read_keys(Into& into, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
-               std::span<const StreamSegment> segments, bool avx2) {
+               std::span<const StreamSegment> segments, SimdLevel level) {
   uint32_t open = 0;
   uint32_t scalar = due;
 #if KS_X86_64
@@ -75,8 +75,11 @@ void read_keys(Into& into, LaneCursors& c, uint32_t due, std::span<const uint8_t
   // as not arrived). The kernel declines (kNotRead) when a due lane's key is
   // not in one 64-bit load inside the stream: near its end.
   const uint32_t loaded = due & ~c.wide_lanes;
-  if (avx2 && loaded != 0) {
-    const uint32_t opened = detail::read_lane_keys_avx2(into, c, loaded, key_stream.data(), key_stream.size());
+  if (level >= SimdLevel::kAvx2 && loaded != 0) {
+    const uint32_t opened =
+        level == SimdLevel::kAvx512
+            ? detail::read_lane_keys_avx512(into, c, loaded, key_stream.data(), key_stream.size())
+            : detail::read_lane_keys_avx2(into, c, loaded, key_stream.data(), key_stream.size());
     if (opened != detail::kNotRead) {
       open = opened;
       scalar = due & c.wide_lanes;
@@ -144,11 +147,11 @@ void place_lane_cursors(LaneCursors& c, uint32_t lanes, std::span<const StreamSe
 
 void read_lane_keys(RotationLanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
                     std::span<const StreamSegment> segments) {
-  read_keys<4>(block, c, due, key_stream, segments, simd_level() >= SimdLevel::kAvx2);
+  read_keys<4>(block, c, due, key_stream, segments, simd_level());
 }
 void read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
                     std::span<const StreamSegment> segments) {
-  read_keys<3>(block, c, due, key_stream, segments, simd_level() >= SimdLevel::kAvx2);
+  read_keys<3>(block, c, due, key_stream, segments, simd_level());
 }
 
 uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
@@ -180,7 +183,7 @@ uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const u
     const uint32_t due = again | (frame < 0 ? 0 : lanes_due(c, static_cast<uint32_t>(frame)) & ~again);
     if (due == 0) return read;
     read |= due;
-    read_keys<4>(ring.slot[round % kKeysPerLane], c, due, key_stream, segments, avx2);
+    read_keys<4>(ring.slot[round % kKeysPerLane], c, due, key_stream, segments, level);
   }
 }
 

@@ -192,7 +192,14 @@ struct RoundsRead {
 RoundsRead read_lane_rounds_avx2(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
                                  int64_t frame, const uint8_t* key_stream, size_t bytes,
                                  std::span<const StreamSegment> segments);
-// read_lane_rounds_avx2 with AVX-512 (lane_reader_avx512.cpp), at SimdLevel::kAvx512.
+// read_lane_keys_avx2 and read_lane_rounds_avx2 with AVX-512
+// (lane_reader_avx512.cpp), at SimdLevel::kAvx512.
+uint32_t read_lane_keys_avx512(RotationLanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
+                               size_t bytes);
+uint32_t read_lane_keys_avx512(Vec3Lanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
+                               size_t bytes);
+uint32_t read_lane_keys_avx512(LaneArrivals& slot, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
+                               size_t bytes);
 RoundsRead read_lane_rounds_avx512(KeyRing& ring, LaneCursors& c, uint32_t round,
                                    const uint32_t (&forced)[kKeysPerLane], int64_t frame, const uint8_t* key_stream,
                                    size_t bytes, std::span<const StreamSegment> segments);

@@ -5,12 +5,12 @@
 // the updates instead of AND-ing every one. This file alone is compiled with
 // -mavx512f -mavx512vl (and the library's -ffp-contract=off); everything
 // built for AVX-512 stays in an anonymous namespace, and lane_reader.cpp
-// calls it only at SimdLevel::kAvx512. Reading single rounds and placing
-// cursors stay AVX2 at that level: they run once per block, not per key.
-
-#include "core/runtime/lane_reader.h"
+// calls it only at SimdLevel::kAvx512, for a seek's rounds and for the one
+// key per lane play reads (placing cursors stays AVX2: once per restore).
 
 #include <cstddef>
+
+#include "core/runtime/lane_reader.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include "core/runtime/avx512_intrinsics.h"
@@ -30,13 +30,88 @@ __m512i load_wide(const uint64_t* p) {
   return _mm512_load_si512(p);
 }
 
+// Each due lane's next 64 bits of `key_stream`, shifted to its key's first
+// bit; lanes not due load nothing (their cursor may be at the stream's end).
+__m512i load_key_bits(const uint8_t* key_stream, __m512i bit, __mmask8 due) {
+  const long long* base = reinterpret_cast<const long long*>(key_stream);
+  const __m512i loaded = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), due, _mm512_srli_epi64(bit, 3), base, 1);
+  return _mm512_srlv_epi64(loaded, _mm512_and_si512(bit, _mm512_set1_epi64(7)));
+}
+
+// Field f (kLaneFields) of each lane's key, by its segment's shift and mask.
+__m256i key_field(const LaneCursors& c, __m512i keys, uint32_t f) {
+  return _mm512_cvtepi64_epi32(_mm512_and_si512(_mm512_srlv_epi64(keys, load_wide(c.shift[f])), load_wide(c.mask[f])));
+}
+
+// The code difference field `u` holds (zigzag), in unsigned arithmetic:
+// untrusted differences wrap (read_stream_key).
+__m256i code_difference(__m256i u) {
+  const __m256i one = _mm256_set1_epi32(1);
+  return _mm256_xor_si256(_mm256_srli_epi32(u, 1), _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(u, one)));
+}
+
+// Stores `v`: in every lane, or (Masked) in the due lanes only.
+template <bool Masked>
+void put(float* p, __m256 v, __mmask8 due) {
+  if constexpr (Masked) {
+    _mm256_mask_store_ps(p, due, v);
+  } else {
+    _mm256_store_ps(p, v);
+  }
+}
+
+// lane_reader_avx2.cpp's read_keys: one key of the due lanes into `a`, a
+// block's arrivals (every lane written, those not due marked not arrived)
+// or a ring slot (Masked: due lanes only).
+template <int Components, bool Masked>
+uint32_t read_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const uint8_t* key_stream, size_t bytes) {
+  const __mmask8 due = static_cast<__mmask8>(due_bits);
+  const __m512i bit = load_wide(c.bit);
+  const __m512i key_bits = load_wide(c.key_bits);
+  // Every due lane's key in one 64-bit load inside the stream: its byte
+  // at most bytes - 8, and no key wider than kWidestLoadedKeyBits.
+  const __m512i last_byte = _mm512_set1_epi64(static_cast<long long>(bytes) - 8);
+  const __m512i widest = _mm512_set1_epi64(static_cast<long long>(kWidestLoadedKeyBits));
+  if ((_mm512_mask_cmpgt_epi64_mask(due, _mm512_srli_epi64(bit, 3), last_byte) |
+       _mm512_mask_cmpgt_epi64_mask(due, key_bits, widest)) != 0) {
+    return detail::kNotRead;
+  }
+  const __m512i keys = load_key_bits(key_stream, bit, due);
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i frame_old = load(c.frame);
+  const __m256i frame_new =
+      _mm256_add_epi32(frame_old, _mm256_add_epi32(key_field(c, keys, 0), load(c.frame_delta_min)));
+  store(c.frame, _mm256_mask_mov_epi32(frame_old, due, frame_new));
+  store(c.need, _mm256_mask_mov_epi32(load(c.need), due, frame_old));
+  put<Masked>(a.frame, _mm256_cvtepi32_ps(frame_new), due);
+  for (int i = 0; i < 4; ++i) {
+    const __m256i old = load(c.codes[i]);
+    const __m256i codes =
+        _mm256_mask_add_epi32(old, due, old, code_difference(key_field(c, keys, static_cast<uint32_t>(i) + 1)));
+    store(c.codes[i], codes);
+    if (i < Components) put<Masked>(a.code[i], _mm256_cvtepi32_ps(codes), due);
+  }
+  const __m256i negated = key_field(c, keys, kKeyFields);
+  put<Masked>(a.sign, _mm256_cvtepi32_ps(_mm256_sub_epi32(one, _mm256_add_epi32(negated, negated))), due);
+  put<Masked>(a.arrived, _mm256_maskz_mov_ps(due, _mm256_set1_ps(1.f)), due);
+  a.any = a.any || due_bits != 0;
+  // The due lanes' cursors move past their key.
+  _mm512_store_si512(c.bit, _mm512_mask_add_epi64(bit, due, bit, key_bits));
+  const __m256i left = _mm256_mask_sub_epi32(load(c.keys_left), due, load(c.keys_left), one);
+  store(c.keys_left, left);
+  const __m256i read = _mm256_mask_add_epi32(load(c.keys_read), due, load(c.keys_read), one);
+  store(c.keys_read, read);
+  // Lanes whose next key opens a segment (one key in sixteen).
+  return _mm256_mask_cmpeq_epi32_mask(due, read, load(c.segment_end)) & _mm256_cmpneq_epi32_mask(left, zero);
+}
+
 detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
                                int64_t frame, const uint8_t* key_stream, size_t bytes,
                                std::span<const StreamSegment> segments) {
   detail::RoundsRead out;
   const __m256i zero = _mm256_setzero_si256();
   const __m256i one = _mm256_set1_epi32(1);
-  const __m512i seven = _mm512_set1_epi64(7);
   // No lane is due by its need before frame 0 (needs are frames, >= 0).
   const __m256i now = _mm256_set1_epi32(frame < 0 ? -1 : static_cast<int>(frame));
   const __m512i last_byte = _mm512_set1_epi64(static_cast<long long>(bytes) - 8);
@@ -64,7 +139,6 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
   if (!negations) {
     for (LaneArrivals& slot : ring.slot) _mm256_store_ps(slot.sign, _mm256_set1_ps(1.f));
   }
-  const long long* base = reinterpret_cast<const long long*>(key_stream);
   for (;; ++round) {
     const __mmask8 again = static_cast<__mmask8>(round < kKeysPerLane ? forced[round] : 0u);
     const __mmask8 due = again | _mm256_mask_cmple_epi32_mask(_mm256_cmpgt_epi32_mask(left, zero), need, now);
@@ -76,23 +150,15 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
     // end of the stream: the caller reads this round its own way.
     if ((due & wide) != 0) break;
     if (check_loads && _mm512_mask_cmpgt_epi64_mask(due, _mm512_srli_epi64(bit, 3), last_byte) != 0) break;
-    const __m512i loaded = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), due, _mm512_srli_epi64(bit, 3), base, 1);
-    const __m512i keys = _mm512_srlv_epi64(loaded, _mm512_and_si512(bit, seven));
-    const auto field = [&](uint32_t f) {
-      return _mm512_cvtepi64_epi32(
-          _mm512_and_si512(_mm512_srlv_epi64(keys, load_wide(c.shift[f])), load_wide(c.mask[f])));
-    };
+    const __m512i keys = load_key_bits(key_stream, bit, due);
+    const auto field = [&](uint32_t f) { return key_field(c, keys, f); };
     LaneArrivals& slot = ring.slot[round % kKeysPerLane];
     const __m256i frame_new = _mm256_mask_add_epi32(frames, due, frames, _mm256_add_epi32(field(0), frame_delta_min));
     need = _mm256_mask_mov_epi32(need, due, frames);
     frames = frame_new;
     _mm256_mask_store_ps(slot.frame, due, _mm256_cvtepi32_ps(frame_new));
     for (int i = 0; i < 4; ++i) {
-      // Unsigned arithmetic: untrusted differences wrap (read_stream_key).
-      const __m256i u = field(static_cast<uint32_t>(i) + 1);
-      const __m256i difference =
-          _mm256_xor_si256(_mm256_srli_epi32(u, 1), _mm256_sub_epi32(zero, _mm256_and_si256(u, one)));
-      codes[i] = _mm256_mask_add_epi32(codes[i], due, codes[i], difference);
+      codes[i] = _mm256_mask_add_epi32(codes[i], due, codes[i], code_difference(field(static_cast<uint32_t>(i) + 1)));
       _mm256_mask_store_ps(slot.code[i], due, _mm256_cvtepi32_ps(codes[i]));
     }
     if (negations) {
@@ -139,6 +205,18 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
 
 namespace detail {
 
+uint32_t read_lane_keys_avx512(RotationLanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
+                               size_t bytes) {
+  return read_keys<4, false>(block.arrivals, c, due, key_stream, bytes);
+}
+uint32_t read_lane_keys_avx512(Vec3Lanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
+                               size_t bytes) {
+  return read_keys<3, false>(block.arrivals, c, due, key_stream, bytes);
+}
+uint32_t read_lane_keys_avx512(LaneArrivals& slot, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
+                               size_t bytes) {
+  return read_keys<4, true>(slot, c, due, key_stream, bytes);
+}
 RoundsRead read_lane_rounds_avx512(KeyRing& ring, LaneCursors& c, uint32_t round,
                                    const uint32_t (&forced)[kKeysPerLane], int64_t frame, const uint8_t* key_stream,
                                    size_t bytes, std::span<const StreamSegment> segments) {
