@@ -4,7 +4,8 @@
 // keys (stream_format.h), beside its lane of the active array
 // (segment_lanes.h): the keys of every lane that has one due are read in
 // one pass, eight cursors per AVX2 instruction (a gather of each lane's
-// next 64 bits, then each fixed-width field by a per-lane shift and mask),
+// next 64 bits, then each fixed-width field by a per-lane shift and mask;
+// AVX-512 holds the eight 64-bit cursors in one register),
 // and staged in the block's arrivals, where its next build dequantizes and
 // shifts them in. No lane waits for another's key: the runs are separate,
 // so there is no need calendar and no per-key bookkeeping.

@@ -1,11 +1,11 @@
-// The AVX-512 evaluation of segment_lanes.h: two neighbouring blocks per
+// The AVX-512 kernels of segment_lanes.h: two neighbouring blocks per
 // instruction, sixteen lanes. This file alone is compiled with -mavx512f
 // (and with the library's -ffp-contract=off: -mavx512f also enables FMA,
 // which would round differently from the scalar curve if the compiler
 // fused anything; the kernel's intrinsics multiply and add separately). As
 // in segment_lanes_avx2.cpp, everything built for AVX-512 stays in an
-// anonymous namespace; segment_lanes.cpp calls it only when the CPU
-// reports AVX-512F.
+// anonymous namespace; segment_lanes.cpp calls it only at
+// SimdLevel::kAvx512 (the CPU reports AVX-512F and VL).
 // Evaluation (every block at every sample) and building coefficients (two
 // neighbouring blocks that both took keys) have AVX-512 forms; refills and
 // shifts, which one block takes at a time, stay AVX2 at this level.
