@@ -24,7 +24,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <iterator>
 #include <random>
 #include <string>
 #include <thread>
@@ -73,14 +72,12 @@ int main(int argc, char** argv) {
   }
   // --simd LEVEL: the player's kernels (segment_lanes.h), for comparing levels in one build.
   if (argc > 2 && std::string(argv[1]) == "--simd") {
-    const std::string level = argv[2];
-    const SimdLevel levels[] = {SimdLevel::kScalar, SimdLevel::kSse2, SimdLevel::kAvx2, SimdLevel::kAvx512};
-    const char* names[] = {"scalar", "sse2", "avx2", "avx512"};
-    size_t i = 0;
-    while (i < std::size(names) && level != names[i]) ++i;
-    if (i == std::size(names)) return usage("--simd takes scalar, sse2, avx2 or avx512");
-    if (levels[i] > best_simd_level()) return usage("this CPU does not run that --simd level");
-    set_simd_level(levels[i]);
+    SimdLevel level;
+    if (!simd_level_named(argv[2], level)) {
+      return usage((std::string("--simd takes ") + kSimdLevelNames + ", not '" + argv[2] + "'").c_str());
+    }
+    if (level > best_simd_level()) return usage("this CPU does not run that --simd level");
+    set_simd_level(level);
     argc -= 2;
     argv += 2;
   }

@@ -238,18 +238,12 @@ int parse_bench_options(const std::vector<std::string_view>& raw, BenchOptions& 
     } else if (arg == "--simd") {
       std::string_view level;
       if (!args.value(arg, level)) return 2;
-      if (level == "scalar") {
-        o.simd = SimdLevel::kScalar;
-      } else if (level == "sse2") {
-        o.simd = SimdLevel::kSse2;
-      } else if (level == "avx2") {
-        o.simd = SimdLevel::kAvx2;
-      } else if (level == "avx512") {
-        o.simd = SimdLevel::kAvx512;
-      } else {
-        args.fail("--simd: '" + std::string(level) + "' is not scalar, sse2, avx2 or avx512");
+      SimdLevel named;
+      if (!simd_level_named(level, named)) {
+        args.fail("--simd: '" + std::string(level) + "' is not " + kSimdLevelNames);
         return 2;
       }
+      o.simd = named;
       if (static_cast<uint8_t>(*o.simd) > static_cast<uint8_t>(best_simd_level())) {
         args.fail("--simd: this CPU does not run " + std::string(level) + " (its widest is " +
                   to_string(best_simd_level()) + ")");

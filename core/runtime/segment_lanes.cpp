@@ -316,6 +316,23 @@ const char* to_string(SimdLevel level) {
   return "?";
 }
 
+bool simd_level_named(std::string_view name, SimdLevel& level) {
+  static constexpr struct {
+    std::string_view name;
+    SimdLevel level;
+  } kLevels[] = {{"scalar", SimdLevel::kScalar},
+                 {"sse2", SimdLevel::kSse2},
+                 {"avx2", SimdLevel::kAvx2},
+                 {"avx512", SimdLevel::kAvx512}};
+  for (const auto& l : kLevels) {
+    if (l.name == name) {
+      level = l.level;
+      return true;
+    }
+  }
+  return false;
+}
+
 SimdLevel best_simd_level() { return g_best_level; }
 SimdLevel simd_level() { return g_level.load(std::memory_order_relaxed); }
 void set_simd_level(SimdLevel level) {

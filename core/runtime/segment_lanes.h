@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <string_view>
 
 #include "core/runtime/curve.h"
 #include "core/runtime/quantization.h"
@@ -214,6 +215,11 @@ void evaluate_lanes(std::span<const Vec3Lanes> blocks, float t, unsigned char* p
 /// its other kernels are AVX2's.
 enum class SimdLevel : uint8_t { kScalar = 0, kSse2 = 1, kAvx2 = 2, kAvx512 = 3 };
 const char* to_string(SimdLevel level);
+/// The level a command-line or configuration name stands for: "scalar",
+/// "sse2", "avx2" or "avx512"; false for any other name.
+bool simd_level_named(std::string_view name, SimdLevel& level);
+/// Those names, for a message: "scalar, sse2, avx2 or avx512".
+inline constexpr const char* kSimdLevelNames = "scalar, sse2, avx2 or avx512";
 /// The widest level this CPU runs (AVX-512 or AVX2 when it has them, on x86-64).
 SimdLevel best_simd_level();
 /// The level evaluate_lanes and build_coefficients use; best_simd_level()
