@@ -28,34 +28,6 @@ uint32_t frame_number(float frame) {
   return frame > 0.f ? static_cast<uint32_t>(std::min(frame, 4294967040.f)) : 0u;
 }
 
-// Rebuilds the coefficients of the blocks handed to it, each two
-// neighbours handed one after the other at once (build_coefficient_pair:
-// sixteen lanes per AVX-512 instruction). A block is built by the time
-// the next but one is handed over, or finish() is called.
-template <int Components>
-class BlockBuilds {
- public:
-  explicit BlockBuilds(std::span<SegmentLanes<Components>> blocks) : m_blocks(blocks) {}
-  void add(uint32_t block) {
-    if (m_waiting != kNone && m_waiting + 1 == block) {
-      build_coefficient_pair(m_blocks[m_waiting]);
-      m_waiting = kNone;
-      return;
-    }
-    finish();
-    m_waiting = block;
-  }
-  void finish() {
-    if (m_waiting != kNone) build_coefficients(m_blocks[m_waiting]);
-    m_waiting = kNone;
-  }
-
- private:
-  static constexpr uint32_t kNone = UINT32_MAX;
-  std::span<SegmentLanes<Components>> m_blocks;
-  uint32_t m_waiting = kNone;  // handed over, not built yet
-};
-
 // Puts `key` in lane `l` of a ring slot, as a lane reader would read it.
 void put_key(LaneArrivals& slot, uint32_t l, const CodedKey& key) {
   for (int c = 0; c < 4; ++c) slot.code[c][l] = static_cast<float>(key.codes[c]);
@@ -156,6 +128,9 @@ Player::Player(const StreamView& stream)
   reset_group(m_rotations, kBeforeClip, false);
   reset_group(m_vec3s, kBeforeClip, false);
   m_start_counters = m_counters;
+  // Built once here, not at every restart's first evaluation.
+  build_stale_coefficients(std::span<RotationLanes>(m_rotations.blocks));
+  build_stale_coefficients(std::span<Vec3Lanes>(m_vec3s.blocks));
   keep_start(m_rotations);
   keep_start(m_vec3s);
 }
@@ -281,29 +256,30 @@ void Player::find_final_pending(LaneGroup<Components>& group) {
 // its window (frame >= its frame) shifts in a copy of its last key, once:
 // its window (k1, k2, k3, k3) then makes segment_coefficients of the final
 // segment, k2 to k3 with k3 as its own outer neighbour (a track may end on
-// two keys at one frame: the value is then k3's). Its blocks are rebuilt.
+// two keys at one frame: the value is then k3's). Its block is built at
+// the next evaluation.
 // The copy is needed from k2's frame on, like a key read there, so the
 // state is then valid from that frame on.
 template <int Components>
 void Player::take_final_segments(LaneGroup<Components>& group, uint32_t frame) {
   const std::span<SegmentLanes<Components>> blocks(group.blocks);
   const float now = static_cast<float>(frame);
-  uint32_t rebuild = UINT32_MAX;  // a block whose lanes shifted, not rebuilt yet
   size_t kept = 0;
   for (const uint32_t lane : group.final_pending) {
-    const uint32_t b = lane / kLanesPerBlock;
-    const float third = blocks[b].key_frame[2][lane % kLanesPerBlock];
+    SegmentLanes<Components>& block = blocks[lane / kLanesPerBlock];
+    // The lane's window as play left it: with the key it may have just
+    // read (staged) shifted in.
+    if (block.arrivals.any) shift_in_staged_keys(block);
+    const float third = block.key_frame[2][lane % kLanesPerBlock];
     if (!(now >= third)) {
       group.final_pending[kept++] = lane;
       continue;
     }
-    if (rebuild != UINT32_MAX && rebuild != b) build_coefficients(blocks[rebuild]);
-    rebuild = b;
     shift_lane_keys(blocks, lane, 1);
+    block.stale = true;
     m_last_need = std::max(m_last_need, frame_number(third));
     ++m_counters.window_updates;
   }
-  if (rebuild != UINT32_MAX) build_coefficients(blocks[rebuild]);
   group.final_pending.resize(kept);
 }
 
@@ -355,7 +331,6 @@ template <int Components>
 uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame, uint32_t shifted_rounds) {
   static constexpr uint32_t kNoneForced[kWindowSize] = {};
   uint32_t keys = 0;
-  BlockBuilds<Components> builds(group.blocks);
   for (uint32_t b = 0; b < group.blocks.size(); ++b) {
     LaneCursors& c = group.cursors[b];
     SegmentLanes<Components>& lanes = group.blocks[b];
@@ -404,13 +379,13 @@ uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame, uin
       note_window_needs(lanes, in_ring);
       keys += total - staged;
     }
-    builds.add(b);
+    // Built at the next evaluation, fused with it (build_and_evaluate_lanes).
+    lanes.stale = true;
     // Lanes that read their track's last key wait for its final segment.
     for (uint32_t done = lanes_finished(c) & ~finished_before; done != 0; done &= done - 1) {
       group.final_pending.push_back(b * kLanesPerBlock + static_cast<uint32_t>(std::countr_zero(done)));
     }
   }
-  builds.finish();
   if (!group.final_pending.empty()) take_final_segments(group, frame);
   m_counters.keys_read += keys;
   return keys;
@@ -452,7 +427,6 @@ void Player::advance_to(uint32_t frame, uint32_t shifted_rounds) {
 template <int Components>
 void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_jump_state) {
   const StreamView& s = *m_stream;
-  BlockBuilds<Components> builds(group.blocks);
   for (uint32_t b = 0; b < group.blocks.size(); ++b) {
     SegmentLanes<Components>& lanes = group.blocks[b];
     LaneCursors& c = group.cursors[b];
@@ -529,9 +503,8 @@ void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_
     note_window_needs(lanes, read);
     m_counters.keys_read += keys;
     m_cursor_key_index += keys - total_reread;
-    builds.add(b);
+    lanes.stale = true;
   }
-  builds.finish();
   find_final_pending(group);
   if (frame >= 0) take_final_segments(group, static_cast<uint32_t>(frame));
 }
@@ -620,8 +593,8 @@ void Player::evaluate(float frame_time, std::span<Transform> local_pose) {
   std::memcpy(local_pose.data(), m_constant_pose.data(), bones * sizeof(Transform));
   unsigned char* bytes = reinterpret_cast<unsigned char*>(local_pose.data());
   const size_t pose_bytes = bones * sizeof(Transform);
-  evaluate_lanes(std::span<const RotationLanes>(m_rotations.blocks), frame_time, bytes, pose_bytes);
-  evaluate_lanes(std::span<const Vec3Lanes>(m_vec3s.blocks), frame_time, bytes, pose_bytes);
+  build_and_evaluate_lanes(std::span<RotationLanes>(m_rotations.blocks), frame_time, bytes, pose_bytes);
+  build_and_evaluate_lanes(std::span<Vec3Lanes>(m_vec3s.blocks), frame_time, bytes, pose_bytes);
 }
 
 namespace {
@@ -679,6 +652,11 @@ Status check_jump_frames(const StreamView& stream) {
     const JumpFrame& jump = stream.jump_frames()[j];
     forward.advance_to(jump.frame);
     restored.restore(j, jump.frame);
+    // Coefficients are built at evaluation: build them to compare them.
+    for (Player* p : {&forward, &restored}) {
+      build_stale_coefficients(std::span<RotationLanes>(p->m_rotations.blocks));
+      build_stale_coefficients(std::span<Vec3Lanes>(p->m_vec3s.blocks));
+    }
     if (forward.m_cursor_key_index != jump.stream_keys_read) {
       return Error{"jump frame " + std::to_string(j) + " (frame " + std::to_string(jump.frame) + ") says " +
                    std::to_string(jump.stream_keys_read) + " stream keys are read, forward play has read " +

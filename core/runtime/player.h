@@ -7,8 +7,9 @@
 // busy as each other) and a
 // cursor into its own run of stream keys (lane_reader.h). A sample reads,
 // block by block, the next key of every lane that has one due (eight
-// cursors at once), rebuilds the coefficients of the blocks that took keys
-// and evaluates every block eight tracks at a time. Going backward, or far
+// cursors at once), marks the blocks that took keys stale, and evaluates
+// every block eight tracks at a time (sixteen at AVX-512), building a stale
+// block's coefficients on the way (build_and_evaluate_lanes). Going backward, or far
 // ahead, it restores the nearest jump frame at or before the wanted time
 // (each window from its oldest key, read from the jump state eight lanes at
 // a time, saved_window_reader.h, and the three keys after it in the run,

@@ -159,6 +159,7 @@ void build_scalar(SegmentLanes<Components>& b) {
       b.tangent_q[c][lane] = s.tangent_q[c];
     }
   }
+  b.stale = false;
 }
 
 SimdLevel detect_best_level() {
@@ -208,6 +209,31 @@ void evaluate(std::span<const SegmentLanes<Components>> blocks, float t, unsigne
       return evaluate_blocks<Sse2, Components>(blocks.data(), blocks.size(), t, pose, pose_bytes);
 #endif
     default:
+      return evaluate_scalar<Components>(blocks.data(), blocks.size(), t, pose, pose_bytes);
+  }
+}
+
+template <int Components>
+void build_and_evaluate(std::span<SegmentLanes<Components>> blocks, float t, unsigned char* pose, size_t pose_bytes) {
+  switch (g_level.load(std::memory_order_relaxed)) {
+#if KS_X86_64
+    case SimdLevel::kAvx512:
+      if (blocks.size() >= 2) {
+        const size_t paired =
+            detail::build_and_evaluate_lane_pairs_avx512(blocks.data(), blocks.size(), t, pose, pose_bytes);
+        return detail::build_and_evaluate_lanes_avx2(blocks.data() + paired, blocks.size() - paired, t, pose,
+                                                     pose_bytes);
+      }
+      [[fallthrough]];  // as evaluate() does
+    case SimdLevel::kAvx2:
+      return detail::build_and_evaluate_lanes_avx2(blocks.data(), blocks.size(), t, pose, pose_bytes);
+    case SimdLevel::kSse2:
+      return build_and_evaluate_blocks<Sse2, Components>(blocks.data(), blocks.size(), t, pose, pose_bytes);
+#endif
+    default:
+      for (SegmentLanes<Components>& b : blocks) {
+        if (needs_build(b)) build_scalar(b);
+      }
       return evaluate_scalar<Components>(blocks.data(), blocks.size(), t, pose, pose_bytes);
   }
 }
@@ -297,6 +323,22 @@ void build_coefficient_pair(RotationLanes& first) { build_pair(first); }
 void build_coefficient_pair(Vec3Lanes& first) { build_pair(first); }
 void shift_in_staged_keys(RotationLanes& block) { shift_in(block); }
 void shift_in_staged_keys(Vec3Lanes& block) { shift_in(block); }
+void build_and_evaluate_lanes(std::span<RotationLanes> blocks, float t, unsigned char* pose, size_t pose_bytes) {
+  build_and_evaluate(blocks, t, pose, pose_bytes);
+}
+void build_and_evaluate_lanes(std::span<Vec3Lanes> blocks, float t, unsigned char* pose, size_t pose_bytes) {
+  build_and_evaluate(blocks, t, pose, pose_bytes);
+}
+void build_stale_coefficients(std::span<RotationLanes> blocks) {
+  for (RotationLanes& b : blocks) {
+    if (needs_build(b)) build(b);
+  }
+}
+void build_stale_coefficients(std::span<Vec3Lanes> blocks) {
+  for (Vec3Lanes& b : blocks) {
+    if (needs_build(b)) build(b);
+  }
+}
 void clear_lanes(std::span<RotationLanes> blocks) { clear(blocks); }
 void clear_lanes(std::span<Vec3Lanes> blocks) { clear(blocks); }
 void evaluate_lanes(std::span<const RotationLanes> blocks, float t, unsigned char* pose, size_t pose_bytes) {

@@ -3,12 +3,13 @@
 // animated track, its window of four dequantized keys and the coefficients
 // of its current segment (the second key to the third), laid out
 // structure-of-arrays in blocks of eight tracks, rotations and vec3 tracks in
-// separate blocks. Before a sample, each window that took keys shifts them
-// into its lane (set_lane_key), and every block with a changed lane rebuilds
-// its coefficients eight lanes at a time (build_coefficients, or sixteen:
-// build_coefficient_pair); the sample evaluates whole blocks, sixteen tracks
-// (two blocks) per AVX-512 instruction, eight per AVX2 one or four per SSE2
-// one, and scatters the results into the pose. The kernels perform exactly
+// separate blocks. Keys read for a window are staged in its lane
+// (stage_lane_key) or put in it (refill_windows, set_lane_key), and its block
+// marked stale; the sample evaluates whole blocks, sixteen tracks (two
+// blocks) per AVX-512 instruction, eight per AVX2 one or four per SSE2 one,
+// first building the coefficients of each stale block (shifting in its
+// staged keys) from the registers it then evaluates
+// (build_and_evaluate_lanes), and scatters the results into the pose. The kernels perform exactly
 // the operations of segment_coefficients, evaluate_coefficients and
 // normalize_rotation (curve.h), in the same order, without fused
 // multiply-add, so every level yields the same bits as the scalar code the
@@ -89,9 +90,20 @@ struct alignas(32) SegmentLanes {
   uint32_t output[kLanesPerBlock];
   alignas(32) LaneDequantization<Components> dequantization;
   alignas(32) LaneArrivals arrivals;
+  /// The keys changed since the coefficients were built (set by whoever
+  /// changes them without building: build_and_evaluate_lanes builds the
+  /// block then, fused with its evaluation).
+  bool stale = false;
 };
 using RotationLanes = SegmentLanes<4>;  // normalised after interpolation
 using Vec3Lanes = SegmentLanes<3>;      // translation and scale
+
+/// Whether the coefficients of `b` must be built before it is evaluated:
+/// its keys changed, or keys are staged in it.
+template <int Components>
+inline bool needs_build(const SegmentLanes<Components>& b) {
+  return b.stale || b.arrivals.any;
+}
 
 /// Blocks whose lanes all hold 0 (every key 0 at frame 0, so the span is
 /// infinite) with no output.
@@ -208,6 +220,17 @@ void refill_windows(Vec3Lanes& block, const KeyRing& ring, const uint32_t (&coun
 void evaluate_lanes(std::span<const RotationLanes> blocks, float t, unsigned char* pose, size_t pose_bytes);
 void evaluate_lanes(std::span<const Vec3Lanes> blocks, float t, unsigned char* pose, size_t pose_bytes);
 
+/// evaluate_lanes, with build_coefficients first for every block that
+/// needs_build. Play changes most blocks' keys at every frame: building
+/// them here, and evaluating from the registers the coefficients are built
+/// in, saves a pass over them (a build per pair of blocks at AVX-512 when
+/// either needs it).
+void build_and_evaluate_lanes(std::span<RotationLanes> blocks, float t, unsigned char* pose, size_t pose_bytes);
+void build_and_evaluate_lanes(std::span<Vec3Lanes> blocks, float t, unsigned char* pose, size_t pose_bytes);
+/// build_coefficients for every block that needs_build (to compare states).
+void build_stale_coefficients(std::span<RotationLanes> blocks);
+void build_stale_coefficients(std::span<Vec3Lanes> blocks);
+
 /// The instruction sets the kernels come in. kScalar is the reference:
 /// evaluate_coefficients lane by lane.
 /// kAvx512 (AVX-512F and VL) evaluates and builds two blocks per
@@ -236,6 +259,9 @@ void evaluate_lanes_avx2(const RotationLanes* blocks, size_t count, float t, uns
 void evaluate_lanes_avx2(const Vec3Lanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes);
 void build_coefficients_avx2(RotationLanes& block);
 void build_coefficients_avx2(Vec3Lanes& block);
+void build_and_evaluate_lanes_avx2(RotationLanes* blocks, size_t count, float t, unsigned char* pose,
+                                   size_t pose_bytes);
+void build_and_evaluate_lanes_avx2(Vec3Lanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes);
 void shift_in_staged_keys_avx2(RotationLanes& block);
 void shift_in_staged_keys_avx2(Vec3Lanes& block);
 /// Where refill_windows takes key k of each lane from: 0..3 the lane's own
@@ -252,6 +278,12 @@ size_t evaluate_lane_pairs_avx512(const RotationLanes* blocks, size_t count, flo
                                   size_t pose_bytes);
 size_t evaluate_lane_pairs_avx512(const Vec3Lanes* blocks, size_t count, float t, unsigned char* pose,
                                   size_t pose_bytes);
+/// build_and_evaluate_lanes for the first `count` blocks rounded down to
+/// pairs; returns how many that is.
+size_t build_and_evaluate_lane_pairs_avx512(RotationLanes* blocks, size_t count, float t, unsigned char* pose,
+                                            size_t pose_bytes);
+size_t build_and_evaluate_lane_pairs_avx512(Vec3Lanes* blocks, size_t count, float t, unsigned char* pose,
+                                            size_t pose_bytes);
 }  // namespace detail
 
 }  // namespace ks

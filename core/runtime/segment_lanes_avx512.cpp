@@ -93,6 +93,16 @@ size_t evaluate_lane_pairs_avx512(const RotationLanes* blocks, size_t count, flo
   evaluate_blocks<PairOf<RotationLanes>, 4>(blocks, count & ~size_t{1}, t, pose, pose_bytes);
   return count & ~size_t{1};
 }
+size_t build_and_evaluate_lane_pairs_avx512(RotationLanes* blocks, size_t count, float t, unsigned char* pose,
+                                            size_t pose_bytes) {
+  build_and_evaluate_blocks<PairOf<RotationLanes>, 4>(blocks, count & ~size_t{1}, t, pose, pose_bytes);
+  return count & ~size_t{1};
+}
+size_t build_and_evaluate_lane_pairs_avx512(Vec3Lanes* blocks, size_t count, float t, unsigned char* pose,
+                                            size_t pose_bytes) {
+  build_and_evaluate_blocks<PairOf<Vec3Lanes>, 3>(blocks, count & ~size_t{1}, t, pose, pose_bytes);
+  return count & ~size_t{1};
+}
 void build_coefficient_pair_avx512(RotationLanes& first) {
   build_block<PairOf<RotationLanes>, 4>(first);
 }

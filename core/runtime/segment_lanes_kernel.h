@@ -14,63 +14,64 @@
 template <class V>
 inline constexpr uint32_t kBlocksPerVector = V::kWidth > kLanesPerBlock ? V::kWidth / kLanesPerBlock : 1;
 
-// Evaluates `b` and, for a V wider than a block, the kBlocksPerVector - 1
-// blocks after it in the same array.
+// One segment's coefficients for V::kWidth lanes, in registers: a block's
+// fields (SegmentLanes) from `start` to `tangent_q`.
+template <class V, int Components>
+struct SegmentRegisters {
+  V start, span;
+  V p[Components], q[Components], difference[Components], tangent_p[Components], tangent_q[Components];
+};
+
 template <class V, int Components, class Lanes>
-inline void evaluate_block(const Lanes& b, float t, unsigned char* pose, size_t pose_bytes) {
-  constexpr uint32_t kLanes = kBlocksPerVector<V> * kLanesPerBlock;
-  // Each lane's components side by side (the fourth of a vec3 is 0), so a
-  // lane's value goes to the pose in one copy, not one per component.
-  alignas(64) float values[kLanes][4];
-  const V time = V::broadcast(t);
+[[gnu::always_inline]] inline void load_segment(const Lanes& b, uint32_t lane, SegmentRegisters<V, Components>& s) {
+  s.start = V::load(b.start + lane);
+  s.span = V::load(b.span + lane);
+  for (int c = 0; c < Components; ++c) {
+    s.p[c] = V::load(b.p[c] + lane);
+    s.q[c] = V::load(b.q[c] + lane);
+    s.difference[c] = V::load(b.difference[c] + lane);
+    s.tangent_p[c] = V::load(b.tangent_p[c] + lane);
+    s.tangent_q[c] = V::load(b.tangent_q[c] + lane);
+  }
+}
+
+// evaluate_coefficients (and normalize_rotation for rotations) of `s` at
+// frame time `t`, into `values` (each lane's components side by side; the
+// fourth of a vec3 is 0).
+template <class V, int Components>
+[[gnu::always_inline]] inline void evaluate_segment(const SegmentRegisters<V, Components>& s, const V time,
+                                                    float (*values)[4]) {
   const V half = V::broadcast(0.5f);
   const V one = V::broadcast(1.f);
   const V two = V::broadcast(2.f);
   const V three = V::broadcast(3.f);
   const V minus_two = V::broadcast(-2.f);
-  for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
-    const V u = (time - V::load(b.start + lane)) / V::load(b.span + lane);
-    const V u2 = u * u;
-    const V u3 = u2 * u;
-    const V h00 = two * u3 - three * u2 + one;
-    const V h10 = u3 - two * u2 + u;
-    const V h01 = minus_two * u3 + three * u2;
-    const V h11 = u3 - u2;
-    const auto from_p = V::less(u, half);
-    const V h_difference = V::select(from_p, h01, h00.negated());
-    V out[Components];
-    for (int c = 0; c < Components; ++c) {
-      const V base = V::select(from_p, V::load(b.p[c] + lane), V::load(b.q[c] + lane));
-      const V delta = h_difference * V::load(b.difference[c] + lane) + h10 * V::load(b.tangent_p[c] + lane) +
-                      h11 * V::load(b.tangent_q[c] + lane);
-      out[c] = V::select(V::equal(delta, V::zero()), base, base + delta);
-    }
-    if constexpr (Components == 4) {
-      // normalize_rotation: the identity where the length is 0 (or NaN).
-      const V length_squared = out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3];
-      const auto has_length = V::greater(length_squared, V::zero());
-      const V inverse = one / V::sqrt(length_squared);
-      for (int c = 0; c < 3; ++c) out[c] = V::select(has_length, out[c] * inverse, V::zero());
-      out[3] = V::select(has_length, out[3] * inverse, one);
-    }
-    if constexpr (Components == 4) {
-      V::store_transposed(out[0], out[1], out[2], out[3], values[lane]);
-    } else {
-      V::store_transposed(out[0], out[1], out[2], V::zero(), values[lane]);
-    }
+  const V u = (time - s.start) / s.span;
+  const V u2 = u * u;
+  const V u3 = u2 * u;
+  const V h00 = two * u3 - three * u2 + one;
+  const V h10 = u3 - two * u2 + u;
+  const V h01 = minus_two * u3 + three * u2;
+  const V h11 = u3 - u2;
+  const auto from_p = V::less(u, half);
+  const V h_difference = V::select(from_p, h01, h00.negated());
+  V out[Components];
+  for (int c = 0; c < Components; ++c) {
+    const V base = V::select(from_p, s.p[c], s.q[c]);
+    const V delta = h_difference * s.difference[c] + h10 * s.tangent_p[c] + h11 * s.tangent_q[c];
+    out[c] = V::select(V::equal(delta, V::zero()), base, base + delta);
   }
-  for (uint32_t lane = 0; lane < kLanes; ++lane) {
-    // Padding lanes (kNoOutput) and bones past a short pose write nothing.
-    const uint32_t at = (&b)[lane / kLanesPerBlock].output[lane % kLanesPerBlock];
-    if (at >= pose_bytes) continue;
-    std::memcpy(pose + at, values[lane], Components * sizeof(float));
+  if constexpr (Components == 4) {
+    // normalize_rotation: the identity where the length is 0 (or NaN).
+    const V length_squared = out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3];
+    const auto has_length = V::greater(length_squared, V::zero());
+    const V inverse = one / V::sqrt(length_squared);
+    for (int c = 0; c < 3; ++c) out[c] = V::select(has_length, out[c] * inverse, V::zero());
+    out[3] = V::select(has_length, out[3] * inverse, one);
+    V::store_transposed(out[0], out[1], out[2], out[3], values[0]);
+  } else {
+    V::store_transposed(out[0], out[1], out[2], V::zero(), values[0]);
   }
-}
-
-// `count` must be a multiple of kBlocksPerVector<V>.
-template <class V, int Components, class Lanes>
-inline void evaluate_blocks(const Lanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes) {
-  for (size_t i = 0; i < count; i += kBlocksPerVector<V>) evaluate_block<V, Components>(blocks[i], t, pose, pose_bytes);
 }
 
 // The values of codes `code` (as floats) in lanes lane.. of `b`, with
@@ -205,56 +206,140 @@ inline void shift_in_arrivals(Lanes& b) {
   }
 }
 
-// segment_coefficients(key 0, key 1, key 2, key 3) for every lane of `b`,
-// after shifting in the staged keys, if there are any: in one pass, the
-// shifted window written back from the registers the coefficients are
-// computed from (a shift, then a build reading the keys again, was part of
-// the 3% more instructions cgspeed's play took before).
+// segment_coefficients(key 0, key 1, key 2, key 3) for lanes lane.. of `b`,
+// after shifting in the staged keys if `staged`: in one pass, the shifted
+// window written back from the registers the coefficients are computed
+// from (a shift, then a build reading the keys again, was part of the 3%
+// more instructions cgspeed's play took before). The coefficients are
+// stored and left in `s`, for an evaluation that follows.
 // Where the segment has no length the scalar code returns early; here both
 // results are computed and the held one selected (the tangent scales divide
 // by zero there, harmlessly: those lanes take zeros).
-// With a V wider than a block (AVX-512), `b` and the kBlocksPerVector - 1
-// blocks after it: a block without staged keys has none arrived, so the
-// shift keeps its windows.
 template <class V, int Components, class Lanes>
-inline void build_block(Lanes& b) {
-  bool staged = false;
-  for (uint32_t i = 0; i < kBlocksPerVector<V>; ++i) staged = staged || (&b)[i].arrivals.any;
+[[gnu::always_inline]] inline void build_segment(Lanes& b, uint32_t lane, bool staged,
+                                                 SegmentRegisters<V, Components>& s) {
   const V zero = V::zero();
-  const V infinity = V::broadcast(std::numeric_limits<float>::infinity());
-  for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
-    V frame[kKeysPerLane];
-    V value[kKeysPerLane][Components];
-    if (staged) {
-      load_shifted_window<V, Components>(b, lane, frame, value);
-      store_window<V, Components>(b, lane, frame, value);
-    } else {
+  V frame[kKeysPerLane];
+  V value[kKeysPerLane][Components];
+  if (staged) {
+    load_shifted_window<V, Components>(b, lane, frame, value);
+    store_window<V, Components>(b, lane, frame, value);
+  } else {
 #pragma GCC unroll 4
-      for (uint32_t i = 0; i < kKeysPerLane; ++i) {
-        frame[i] = V::load(b.key_frame[i] + lane);
-        for (int c = 0; c < Components; ++c) value[i][c] = V::load(b.key_value[i][c] + lane);
-      }
-    }
-    const V f0 = frame[0], f1 = frame[1], f2 = frame[2], f3 = frame[3];
-    const V span = f2 - f1;
-    const auto has_span = V::greater(span, zero);
-    // A neighbour at its end key's frame is replaced by that end key.
-    const auto before_is_prev = V::less(f0, f1);
-    const auto after_is_next = V::greater(f3, f2);
-    const V scale_p = span / (f2 - V::select(before_is_prev, f0, f1));
-    const V scale_q = span / (V::select(after_is_next, f3, f2) - f1);
-    f1.store(b.start + lane);
-    V::select(has_span, span, infinity).store(b.span + lane);
-    for (int c = 0; c < Components; ++c) {
-      const V v0 = value[0][c], v1 = value[1][c], v2 = value[2][c], v3 = value[3][c];
-      const V before = V::select(before_is_prev, v0, v1);
-      const V after = V::select(after_is_next, v3, v2);
-      V::select(has_span, v1, v2).store(b.p[c] + lane);
-      v2.store(b.q[c] + lane);
-      V::select(has_span, v2 - v1, zero).store(b.difference[c] + lane);
-      V::select(has_span, (v2 - before) * scale_p, zero).store(b.tangent_p[c] + lane);
-      V::select(has_span, (after - v1) * scale_q, zero).store(b.tangent_q[c] + lane);
+    for (uint32_t i = 0; i < kKeysPerLane; ++i) {
+      frame[i] = V::load(b.key_frame[i] + lane);
+      for (int c = 0; c < Components; ++c) value[i][c] = V::load(b.key_value[i][c] + lane);
     }
   }
-  for (uint32_t i = 0; staged && i < kBlocksPerVector<V>; ++i) clear_arrivals((&b)[i].arrivals);
+  const V f0 = frame[0], f1 = frame[1], f2 = frame[2], f3 = frame[3];
+  const V span = f2 - f1;
+  const auto has_span = V::greater(span, zero);
+  // A neighbour at its end key's frame is replaced by that end key.
+  const auto before_is_prev = V::less(f0, f1);
+  const auto after_is_next = V::greater(f3, f2);
+  const V scale_p = span / (f2 - V::select(before_is_prev, f0, f1));
+  const V scale_q = span / (V::select(after_is_next, f3, f2) - f1);
+  s.start = f1;
+  s.span = V::select(has_span, span, V::broadcast(std::numeric_limits<float>::infinity()));
+  s.start.store(b.start + lane);
+  s.span.store(b.span + lane);
+  for (int c = 0; c < Components; ++c) {
+    const V v0 = value[0][c], v1 = value[1][c], v2 = value[2][c], v3 = value[3][c];
+    const V before = V::select(before_is_prev, v0, v1);
+    const V after = V::select(after_is_next, v3, v2);
+    s.p[c] = V::select(has_span, v1, v2);
+    s.q[c] = v2;
+    s.difference[c] = V::select(has_span, v2 - v1, zero);
+    s.tangent_p[c] = V::select(has_span, (v2 - before) * scale_p, zero);
+    s.tangent_q[c] = V::select(has_span, (after - v1) * scale_q, zero);
+    s.p[c].store(b.p[c] + lane);
+    s.q[c].store(b.q[c] + lane);
+    s.difference[c].store(b.difference[c] + lane);
+    s.tangent_p[c].store(b.tangent_p[c] + lane);
+    s.tangent_q[c].store(b.tangent_q[c] + lane);
+  }
+}
+
+// Whether any of `b` and the kBlocksPerVector - 1 blocks after it has keys
+// staged.
+template <class V, class Lanes>
+inline bool any_staged(const Lanes& b) {
+  bool staged = false;
+  for (uint32_t i = 0; i < kBlocksPerVector<V>; ++i) staged = staged || (&b)[i].arrivals.any;
+  return staged;
+}
+
+// Marks `b` and the kBlocksPerVector - 1 blocks after it built: no key
+// staged, coefficients up to date.
+template <class V, class Lanes>
+inline void mark_built(Lanes& b, bool staged) {
+  for (uint32_t i = 0; i < kBlocksPerVector<V>; ++i) {
+    if (staged) clear_arrivals((&b)[i].arrivals);
+    (&b)[i].stale = false;
+  }
+}
+
+// build_segment for every lane of `b` and, with a V wider than a block
+// (AVX-512), of the kBlocksPerVector - 1 blocks after it: a block without
+// staged keys has none arrived, so the shift keeps its windows.
+template <class V, int Components, class Lanes>
+inline void build_block(Lanes& b) {
+  const bool staged = any_staged<V>(b);
+  for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
+    SegmentRegisters<V, Components> s;
+    build_segment<V, Components>(b, lane, staged, s);
+  }
+  mark_built<V>(b, staged);
+}
+
+// Evaluates `b` and, for a V wider than a block, the kBlocksPerVector - 1
+// blocks after it in the same array, at frame time `t`, into `pose`. With
+// `Build`, builds them first (build_block), evaluating the coefficients
+// from the registers they are built in.
+template <class V, int Components, bool Build, class Lanes>
+inline void evaluate_block(Lanes& b, float t, unsigned char* pose, size_t pose_bytes) {
+  constexpr uint32_t kLanes = kBlocksPerVector<V> * kLanesPerBlock;
+  alignas(64) float values[kLanes][4];
+  const V time = V::broadcast(t);
+  bool staged = false;
+  if constexpr (Build) staged = any_staged<V>(b);
+  for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
+    SegmentRegisters<V, Components> s;
+    if constexpr (Build) {
+      build_segment<V, Components>(b, lane, staged, s);
+    } else {
+      load_segment<V, Components>(b, lane, s);
+    }
+    evaluate_segment<V, Components>(s, time, values + lane);
+  }
+  if constexpr (Build) mark_built<V>(b, staged);
+  for (uint32_t lane = 0; lane < kLanes; ++lane) {
+    // Padding lanes (kNoOutput) and bones past a short pose write nothing.
+    const uint32_t at = (&b)[lane / kLanesPerBlock].output[lane % kLanesPerBlock];
+    if (at >= pose_bytes) continue;
+    std::memcpy(pose + at, values[lane], Components * sizeof(float));
+  }
+}
+
+// `count` must be a multiple of kBlocksPerVector<V>.
+template <class V, int Components, class Lanes>
+inline void evaluate_blocks(const Lanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes) {
+  for (size_t i = 0; i < count; i += kBlocksPerVector<V>) {
+    evaluate_block<V, Components, false>(blocks[i], t, pose, pose_bytes);
+  }
+}
+
+// evaluate_blocks, building first (fused: evaluate_block's `Build`) each
+// block, or vector of blocks, of which one needs it (needs_build).
+template <class V, int Components, class Lanes>
+inline void build_and_evaluate_blocks(Lanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes) {
+  for (size_t i = 0; i < count; i += kBlocksPerVector<V>) {
+    bool build = false;
+    for (uint32_t j = 0; j < kBlocksPerVector<V>; ++j) build = build || needs_build(blocks[i + j]);
+    if (build) {
+      evaluate_block<V, Components, true>(blocks[i], t, pose, pose_bytes);
+    } else {
+      evaluate_block<V, Components, false>(blocks[i], t, pose, pose_bytes);
+    }
+  }
 }

@@ -378,6 +378,89 @@ TEST(SegmentLanes, EveryLevelRefillsWindowsFromARingAsShiftingEveryKeyInWould) {
   check_staged_keys<3>(14, 12, Arrival::kRing);
 }
 
+// build_and_evaluate_lanes against build_coefficients of the blocks that
+// need a build, then evaluate_lanes: the same pose and the same blocks,
+// built and marked so. Blocks whose keys changed (marked stale) or took
+// staged keys hold coefficients of their old keys, so one left unbuilt
+// evaluates differently; the others' coefficients follow their keys.
+template <int Components>
+void check_build_and_evaluate(uint32_t block_count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  using Lanes = SegmentLanes<Components>;
+  const uint32_t lanes = block_count * kLanesPerBlock;
+  SimdLevelGuard guard;
+  TrackQuantization q;
+  q.step = 1.f / 512.f;
+  q.coded_mask = 0x7;
+  q.rotation = RotationCoding::kFull;
+  std::uniform_int_distribution<int32_t> code(-400, 400);
+  for (int round = 0; round < 40; ++round) {
+    std::vector<Lanes> blocks(block_count);
+    clear_lanes(std::span<Lanes>(blocks));
+    for (uint32_t lane = 0; lane < lanes; ++lane) {
+      CurveKey w[4];
+      random_window(rng, Components, w);
+      for (uint32_t i = 0; i < kKeysPerLane; ++i) set_lane_key(std::span<Lanes>(blocks), lane, i, w[i]);
+      set_lane_dequantization(std::span<Lanes>(blocks), lane, q);
+      blocks[lane / kLanesPerBlock].output[lane % kLanesPerBlock] = lane * static_cast<uint32_t>(sizeof(float) * 4);
+    }
+    for (Lanes& b : blocks) build_coefficients(b);
+    uint32_t changed = 0;
+    for (uint32_t b = 0; b < block_count; ++b) {
+      switch (rng() % 3) {
+        case 0:  // keys changed in place
+          for (uint32_t lane = b * kLanesPerBlock; lane < (b + 1) * kLanesPerBlock; lane += 1 + rng() % 3) {
+            CurveKey w[4];
+            random_window(rng, Components, w);
+            for (uint32_t i = 0; i < kKeysPerLane; ++i) set_lane_key(std::span<Lanes>(blocks), lane, i, w[i]);
+          }
+          blocks[b].stale = true;
+          ++changed;
+          break;
+        case 1:  // keys staged in some lanes
+          for (uint32_t lane = b * kLanesPerBlock; lane < (b + 1) * kLanesPerBlock; lane += 1 + rng() % 3) {
+            const int32_t codes[4] = {code(rng), code(rng), code(rng), code(rng)};
+            const uint32_t last = static_cast<uint32_t>(lane_key(std::span<const Lanes>(blocks), lane, 3).frame);
+            stage_lane_key(std::span<Lanes>(blocks), lane, codes, last + 1 + rng() % 3, rng() % 2 == 0);
+          }
+          ++changed;
+          break;
+        default:  // untouched: built
+          break;
+      }
+    }
+    const float t = std::uniform_real_distribution<float>(0.f, 20.f)(rng);
+    for (const SimdLevel level : levels_this_cpu_runs()) {
+      set_simd_level(level);
+      std::vector<Lanes> expected = blocks;
+      for (Lanes& b : expected) {
+        if (needs_build(b)) build_coefficients(b);
+      }
+      std::vector<float> expected_pose(lanes * 4, 7.f);
+      evaluate_lanes(std::span<const Lanes>(expected), t, reinterpret_cast<unsigned char*>(expected_pose.data()),
+                     expected_pose.size() * sizeof(float));
+      std::vector<Lanes> actual = blocks;
+      std::vector<float> pose(lanes * 4, 7.f);
+      build_and_evaluate_lanes(std::span<Lanes>(actual), t, reinterpret_cast<unsigned char*>(pose.data()),
+                               pose.size() * sizeof(float));
+      EXPECT_EQ(std::memcmp(pose.data(), expected_pose.data(), pose.size() * sizeof(float)), 0)
+          << to_string(level) << " round " << round << ", " << changed << " blocks changed";
+      for (uint32_t b = 0; b < block_count; ++b) {
+        EXPECT_FALSE(needs_build(actual[b])) << to_string(level) << " block " << b;
+        EXPECT_EQ(std::memcmp(&actual[b], &expected[b], sizeof(Lanes)), 0)
+            << to_string(level) << " round " << round << " block " << b;
+      }
+    }
+  }
+}
+
+TEST(SegmentLanes, BuildAndEvaluateBuildsTheBlocksThatNeedItAsBuildingFirstWould) {
+  check_build_and_evaluate<4>(1, 21);
+  check_build_and_evaluate<4>(5, 22);  // AVX-512: two pairs and one block
+  check_build_and_evaluate<3>(1, 23);
+  check_build_and_evaluate<3>(4, 24);
+}
+
 TEST(SegmentLanes, LanesWithoutOutputWriteNothing) {
   std::vector<RotationLanes> blocks(3);  // a pair and one more, for AVX-512
   clear_lanes(std::span<RotationLanes>(blocks));
