@@ -58,6 +58,51 @@ __m512i code_differences(__m512i u) {
   return _mm512_xor_si512(_mm512_srli_epi32(u, 1), _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_and_si512(u, one)));
 }
 
+// load_lane_layout for the lanes `open` of `c`, each at its next key
+// (`keys_read`), eight lanes at a time: their segments' widths gathered, and
+// the shift and mask rows stored whole (a masked store would stall the
+// next round's loads of them). `key_bits`, `segment_end` and `wide` are the
+// kernel's copies of those fields, updated with them. Inline, in the round
+// loop: the scalar load_lane_layout there was a call that spilled the
+// loop's registers, in about every other round of a block (a lane opens a
+// segment every sixteenth key).
+void open_segments(LaneCursors& c, __mmask8 open, __m256i keys_read, const StreamSegment* segments, __m512i& key_bits,
+                   __m256i& segment_end, __mmask8& wide) {
+  static_assert(sizeof(StreamSegment) == 8 && offsetof(StreamSegment, widths) == 4);
+  static_assert(kKeysPerSegment == 16 && kSegmentWidthBits == 5);
+  const __m256i zero = _mm256_setzero_si256();
+  const __m512i one = _mm512_set1_epi64(1);
+  const __m256i key = _mm256_sub_epi32(keys_read, _mm256_set1_epi32(kInitialKeysPerTrack));
+  const __m256i in_track = _mm256_srli_epi32(key, 4);
+  const __m256i segment = _mm256_add_epi32(load(c.first_segment), in_track);
+  const int* words = reinterpret_cast<const int*>(segments);
+  __m256i widths = _mm256_mmask_i32gather_epi32(zero, open, segment, words + 1, 8);
+  __m512i at = _mm512_setzero_si512();
+  for (uint32_t f = 0; f < kKeyFields; ++f) {
+    const __m512i width =
+        _mm512_cvtepu32_epi64(_mm256_and_si256(widths, _mm256_set1_epi32((1 << kSegmentWidthBits) - 1)));
+    widths = _mm256_srli_epi32(widths, kSegmentWidthBits);
+    _mm512_store_si512(c.shift[f], _mm512_mask_mov_epi64(load_wide(c.shift[f]), open, at));
+    _mm512_store_si512(c.mask[f], _mm512_mask_mov_epi64(load_wide(c.mask[f]), open,
+                                                        _mm512_sub_epi64(_mm512_sllv_epi64(one, width), one)));
+    at = _mm512_add_epi64(at, width);
+  }
+  const __m512i negation = _mm512_cvtepu32_epi64(_mm256_and_si256(widths, _mm256_set1_epi32(1)));
+  _mm512_store_si512(c.shift[kKeyFields], _mm512_mask_mov_epi64(load_wide(c.shift[kKeyFields]), open, at));
+  _mm512_store_si512(c.mask[kKeyFields], _mm512_mask_mov_epi64(load_wide(c.mask[kKeyFields]), open, negation));
+  const __m512i opened_bits = _mm512_add_epi64(at, negation);
+  key_bits = _mm512_mask_mov_epi64(key_bits, open, opened_bits);
+  _mm512_store_si512(c.key_bits, key_bits);
+  const __m256i next_segment_key = _mm256_add_epi32(
+      _mm256_set1_epi32(kInitialKeysPerTrack), _mm256_slli_epi32(_mm256_add_epi32(in_track, _mm256_set1_epi32(1)), 4));
+  segment_end = _mm256_mask_mov_epi32(segment_end, open, next_segment_key);
+  store(c.segment_end, segment_end);
+  wide = static_cast<__mmask8>(
+      (wide & ~open) |
+      _mm512_mask_cmpgt_epu64_mask(open, opened_bits, _mm512_set1_epi64(static_cast<long long>(kWidestLoadedKeyBits))));
+  c.wide_lanes = wide;
+}
+
 // Stores `v` at `p` (32-byte aligned): in every lane, or (Masked) in the
 // lanes of `lanes` only.
 template <bool Masked>
@@ -128,7 +173,10 @@ uint32_t read_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const uin
   store(c.keys_left, left);
   const __m256i read = _mm256_mask_add_epi32(load(c.keys_read), due, load(c.keys_read), one);
   store(c.keys_read, read);
-  // Lanes whose next key opens a segment (one key in sixteen).
+  // Lanes whose next key opens a segment (one key in sixteen). The caller
+  // loads their layouts (load_lane_layouts): loading them here, as
+  // read_rounds does, cost play at the clip's rate half as much time again
+  // (cgspeed 330 -> 490 ns), for reasons not found.
   return _mm256_mask_cmpeq_epi32_mask(due, read, load(c.segment_end)) & _mm256_cmpneq_epi32_mask(left, zero);
 }
 
@@ -166,9 +214,29 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
   if (!negations) {
     for (LaneArrivals& slot : ring.slot) _mm256_store_ps(slot.sign, _mm256_set1_ps(1.f));
   }
+  // Round r's due lanes, from the needs and keys left as they are.
+  const auto due_at = [&](uint32_t r) {
+    const __mmask8 again = static_cast<__mmask8>(r < kKeysPerLane ? forced[r] : 0u);
+    return static_cast<__mmask8>(again | _mm256_mask_cmple_epi32_mask(_mm256_cmpgt_epi32_mask(left, zero), need, now));
+  };
+  // Lanes of `lanes` whose key at `at` lies in one 64-bit load inside the stream.
+  const auto inside = [&](__mmask8 lanes, __m512i at) {
+    return check_loads ? static_cast<__mmask8>(
+                             lanes & ~_mm512_mask_cmpgt_epi64_mask(lanes, _mm512_srli_epi64(at, 3), last_byte))
+                       : lanes;
+  };
+  // Each round gathers the next round's keys before it decodes its own: a
+  // round's due lanes depend on the frames of the keys the round before
+  // read, so waiting for them to gather its keys put a gather's latency
+  // in every round. Lanes due in a round are all due in the round before
+  // (a lane that is not due reads nothing, so it stays not due; forced
+  // lanes only leave), so the next round's keys are those of this round's
+  // lanes with keys left. `fetched`: the lanes whose key at `bit` is in
+  // `keys`.
+  __mmask8 due = due_at(round);
+  __mmask8 fetched = 0;
+  __m512i keys = _mm512_setzero_si512();
   for (;; ++round) {
-    const __mmask8 again = static_cast<__mmask8>(round < kKeysPerLane ? forced[round] : 0u);
-    const __mmask8 due = again | _mm256_mask_cmple_epi32_mask(_mm256_cmpgt_epi32_mask(left, zero), need, now);
     if (due == 0) {
       out.done = true;
       break;
@@ -176,8 +244,14 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
     // A due lane of wide keys, or whose key's 64-bit load would pass the
     // end of the stream: the caller reads this round its own way.
     if ((due & wide) != 0) break;
-    if (check_loads && _mm512_mask_cmpgt_epi64_mask(due, _mm512_srli_epi64(bit, 3), last_byte) != 0) break;
-    const __m512i keys = load_key_bits(key_stream, bit, due);
+    if ((due & ~fetched) != 0) {
+      if (inside(due, bit) != due) break;
+      keys = load_key_bits(key_stream, bit, due);
+    }
+    const __m512i next_bit = _mm512_mask_add_epi64(bit, due, bit, key_bits);
+    left = _mm256_mask_sub_epi32(left, due, left, one);
+    const __mmask8 next_fetched = inside(_mm256_mask_cmpgt_epi32_mask(due, left, zero), next_bit);
+    const __m512i next_keys = load_key_bits(key_stream, next_bit, next_fetched);
     const __mmask16 due_rows = static_cast<__mmask16>(due | (due << kLanesPerBlock));
     LaneArrivals& slot = ring.slot[round % kKeysPerLane];
     const __m512i frame_and_negated = key_field_pair(c, keys, 0, kKeyFields);
@@ -198,28 +272,23 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
     }
     // A ring slot's arrived and any are not read (refill_windows takes each
     // lane's count of keys read).
-    bit = _mm512_mask_add_epi64(bit, due, bit, key_bits);
-    left = _mm256_mask_sub_epi32(left, due, left, one);
+    bit = next_bit;
     keys_read = _mm256_mask_add_epi32(keys_read, due, keys_read, one);
     out.read |= due;
     // Lanes whose next key opens a segment take its layout here (a key
-    // that is too wide stops the next round, for the caller to read).
+    // that is too wide stops the next round, for the caller to read; the
+    // key fetched for it is decoded with the new layout).
     const __mmask8 opening =
         _mm256_mask_cmpeq_epi32_mask(due, keys_read, segment_end) & _mm256_cmpneq_epi32_mask(left, zero);
     if (opening != 0) {
-      store(c.keys_read, keys_read);
-      // Through the scalar code, as the AVX2 kernel does (load_lane_layouts says why).
-      for (uint32_t open = opening; open != 0; open &= open - 1) {
-        const uint32_t l = static_cast<uint32_t>(__builtin_ctz(open));
-        load_lane_layout(c, l, segments, c.keys_read[l]);
-      }
-      key_bits = load_wide(c.key_bits);
-      segment_end = load(c.segment_end);
-      wide = static_cast<__mmask8>(c.wide_lanes);
+      open_segments(c, opening, keys_read, segments.data(), key_bits, segment_end, wide);
       // A forged stream may give a track's segments different negation
       // bits; the signs set at the start stand for the keys before.
       negations = negations || any_negation();
     }
+    keys = next_keys;
+    fetched = next_fetched;
+    due = due_at(round + 1);
   }
   out.round = round;
   _mm512_store_si512(c.bit, bit);
