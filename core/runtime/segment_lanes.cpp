@@ -298,7 +298,7 @@ void refill(SegmentLanes<Components>& block, const KeyRing& ring, const uint32_t
   }
   switch (g_level.load(std::memory_order_relaxed)) {
 #if KS_X86_64
-    case SimdLevel::kAvx512:
+    case SimdLevel::kAvx512: return detail::refill_windows_avx512(block, ring, sources, keeps);
     case SimdLevel::kAvx2:
       return detail::refill_windows_avx2(block, ring, sources, keeps);
     case SimdLevel::kSse2:

@@ -234,8 +234,9 @@ void build_stale_coefficients(std::span<Vec3Lanes> blocks);
 /// The instruction sets the kernels come in. kScalar is the reference:
 /// evaluate_coefficients lane by lane.
 /// kAvx512 (AVX-512F and VL) evaluates and builds two blocks per
-/// instruction and reads a seek's rounds with one register per cursor row;
-/// its other kernels are AVX2's.
+/// instruction, refills two keys of each window per instruction, and reads
+/// a seek's rounds with one register per cursor row; its other kernels are
+/// AVX2's.
 enum class SimdLevel : uint8_t { kScalar = 0, kSse2 = 1, kAvx2 = 2, kAvx512 = 3 };
 const char* to_string(SimdLevel level);
 /// The level a command-line or configuration name stands for: "scalar",
@@ -272,6 +273,9 @@ void refill_windows_avx2(RotationLanes& block, const KeyRing& ring, const Refill
 void refill_windows_avx2(Vec3Lanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps);
 void build_coefficient_pair_avx512(RotationLanes& first);
 void build_coefficient_pair_avx512(Vec3Lanes& first);
+/// refill_windows_avx2 with two keys of each lane's window per instruction.
+void refill_windows_avx512(RotationLanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps);
+void refill_windows_avx512(Vec3Lanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps);
 /// Evaluates the first `count` blocks rounded down to pairs
 /// (segment_lanes_avx512.cpp); returns how many that is.
 size_t evaluate_lane_pairs_avx512(const RotationLanes* blocks, size_t count, float t, unsigned char* pose,
