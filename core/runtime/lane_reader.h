@@ -82,13 +82,13 @@ void read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::span<co
                     std::span<const StreamSegment> segments);
 
 /// Reads keys of the lanes of `c` into `ring`, one round per key, from round
-/// `round` (>= 1) on: in rounds below kKeysPerLane the lanes `forced[round]`
+/// `round` on: in rounds below kKeysPerLane the lanes `forced[round]`
 /// (keys read again after a restore), with the others due at `frame` (none
 /// when `frame` is negative); then the lanes due. A lane reads in
 /// consecutive rounds until it is done (a lane's reads make no other lane
-/// due), so the i-th key it reads from round 1 lands in ring slot i % 4
-/// (KeyRing). Layouts are loaded as read_lane_keys does. Returns the lanes
-/// that read.
+/// due), so the i-th key it reads (i from 1) lands in ring slot
+/// (round + i - 1) % 4 (KeyRing). Layouts are loaded as read_lane_keys
+/// does. Returns the lanes that read.
 uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
                           int64_t frame, std::span<const uint8_t> key_stream, std::span<const StreamSegment> segments);
 

@@ -141,7 +141,12 @@ class Player {
   template <int Components>
   void refill(SegmentLanes<Components>& lanes, const uint32_t (&counts)[kLanesPerBlock]);
   template <int Components>
-  uint32_t read_into_ring(LaneGroup<Components>& group, uint32_t block, int64_t frame,
+  uint32_t read_staged(LaneGroup<Components>& group, uint32_t b, uint32_t frame, uint32_t shifted_rounds, uint32_t due);
+  template <int Components>
+  uint32_t read_through_ring(LaneGroup<Components>& group, uint32_t b, uint32_t frame, uint32_t first_round,
+                             uint32_t (&counts)[kLanesPerBlock]);
+  template <int Components>
+  uint32_t read_into_ring(LaneGroup<Components>& group, uint32_t block, uint32_t round, int64_t frame,
                           const uint32_t (&forced)[kWindowSize]);
   void note_needs(const LaneCursors& c, uint32_t due);
   template <int Components>
@@ -162,10 +167,11 @@ class Player {
   // Rounds of keys a block shifts in one by one before it reads on into the
   // ring: in play (a sample at most kPlayFrameStep frames after the last
   // one), where a lane mostly reads one key and sometimes two or three; and
-  // in a seek, where it reads a window's worth or more, which the ring
-  // dequantizes once (a round shifted in costs about as much as the refill).
+  // none in a seek, where it reads a window's worth or more, which the ring
+  // dequantizes once (staging the first key, then moving it to the ring,
+  // cost the small clips' seeks 3-6% more with the AVX-512 refills).
   static constexpr uint32_t kPlayShiftedRounds = 3;
-  static constexpr uint32_t kSeekShiftedRounds = 1;
+  static constexpr uint32_t kSeekShiftedRounds = 0;
   static constexpr uint32_t kPlayFrameStep = 2;
   void restart(int64_t frame);
   void restore(uint32_t jump_index, uint32_t frame);
