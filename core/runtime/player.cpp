@@ -324,9 +324,9 @@ void Player::note_window_needs(const SegmentLanes<Components>& lanes, uint32_t r
 
 // Reads every key of the group needed at or before `frame`; returns how many.
 // A block's first `shifted_rounds` keys per lane are staged and shifted in
-// one at a time (play at the clip's rate reads one); when a lane needs more
-// (a seek), its keys go to the ring and only the last four it reads are
-// dequantized.
+// one at a time (read_staged; play at the clip's rate reads one); the keys
+// after those, or every key with none (a seek), go to the ring, and only
+// the last four a lane reads are dequantized (read_through_ring).
 template <int Components>
 uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame, uint32_t shifted_rounds) {
   uint32_t keys = 0;
@@ -434,7 +434,7 @@ void Player::refill(SegmentLanes<Components>& lanes, const uint32_t (&counts)[kL
   }
 }
 
-// read_lane_rounds for block `block` of `group`, from round 1.
+// read_lane_rounds for block `block` of `group`, from round `round`.
 template <int Components>
 uint32_t Player::read_into_ring(LaneGroup<Components>& group, uint32_t block, uint32_t round, int64_t frame,
                                 const uint32_t (&forced)[kWindowSize]) {
