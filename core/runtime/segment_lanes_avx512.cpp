@@ -89,7 +89,6 @@ static_assert(sizeof(RotationLanes) % 32 == 0 && sizeof(Vec3Lanes) % 32 == 0,
 // at once (refill_windows); a load reads a field's eight lanes into both
 // halves.
 struct Avx512KeyPair {
-  static constexpr uint32_t kWidth = 16;
   __m512 v;
   static Avx512KeyPair load(const float* p) {
     return {_mm512_castpd_ps(_mm512_broadcast_f64x4(_mm256_castps_pd(_mm256_load_ps(p))))};
