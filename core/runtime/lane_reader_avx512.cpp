@@ -4,11 +4,12 @@
 // a narrowing shuffle, and the due lanes are a mask register that merges
 // the updates instead of AND-ing every one. Fields are narrowed two at a
 // time into one register, and the four codes kept as two rows of sixteen
-// (seek at auto 4-7% faster on the long clips than a field at a time). This file alone is compiled with
-// -mavx512f -mavx512vl (and the library's -ffp-contract=off); everything
-// built for AVX-512 stays in an anonymous namespace, and lane_reader.cpp
-// calls it only at SimdLevel::kAvx512, for a seek's rounds and for the one
-// key per lane play reads (placing cursors stays AVX2: once per restore).
+// (seek at auto 4-7% faster on the long clips than a field at a time).
+// This file alone is compiled with -mavx512f -mavx512vl (and the library's
+// -ffp-contract=off); everything built for AVX-512 stays in an anonymous
+// namespace, and lane_reader.cpp calls it only at SimdLevel::kAvx512, for
+// a seek's rounds and for the one key per lane play reads (placing cursors
+// stays AVX2: once per restore).
 
 #include <cstddef>
 
@@ -41,6 +42,11 @@ __m512i load_key_bits(const uint8_t* key_stream, __m512i bit, __mmask8 due) {
 }
 
 static_assert(offsetof(LaneCursors, codes) % 64 == 0, "codes i and i + 1 are one 64-byte load");
+
+// A block's lanes `lanes` in both halves of a register of two rows.
+__mmask16 in_both_rows(uint32_t lanes) {
+  return static_cast<__mmask16>(lanes | (lanes << kLanesPerBlock));
+}
 
 // Fields f and g of each lane's key in one register, f's in the low eight
 // 32-bit lanes and g's in the high eight: one permute, where narrowing
@@ -130,7 +136,7 @@ void put(float* p, __m512 v, __mmask16 lanes) {
 template <int Components, bool Masked>
 uint32_t read_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const uint8_t* key_stream, size_t bytes) {
   const __mmask8 due = static_cast<__mmask8>(due_bits);
-  const __mmask16 due_rows = static_cast<__mmask16>(due_bits | (due_bits << kLanesPerBlock));
+  const __mmask16 due_rows = in_both_rows(due_bits);
   const __m512i bit = load_wide(c.bit);
   const __m512i key_bits = load_wide(c.key_bits);
   // Every due lane's key in one 64-bit load inside the stream: its byte
@@ -252,7 +258,7 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
     left = _mm256_mask_sub_epi32(left, due, left, one);
     const __mmask8 next_fetched = inside(_mm256_mask_cmpgt_epi32_mask(due, left, zero), next_bit);
     const __m512i next_keys = load_key_bits(key_stream, next_bit, next_fetched);
-    const __mmask16 due_rows = static_cast<__mmask16>(due | (due << kLanesPerBlock));
+    const __mmask16 due_rows = in_both_rows(due);
     LaneArrivals& slot = ring.slot[round % kKeysPerLane];
     const __m512i frame_and_negated = key_field_pair(c, keys, 0, kKeyFields);
     const __m256i frame_new = _mm256_mask_add_epi32(

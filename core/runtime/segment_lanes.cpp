@@ -254,14 +254,10 @@ void build(SegmentLanes<Components>& block) {
 }
 
 template <int Components>
-void build_pair(SegmentLanes<Components>& first) {
-#if KS_X86_64
-  if (g_level.load(std::memory_order_relaxed) == SimdLevel::kAvx512) {
-    return detail::build_coefficient_pair_avx512(first);
+void build_stale(std::span<SegmentLanes<Components>> blocks) {
+  for (SegmentLanes<Components>& b : blocks) {
+    if (needs_build(b)) build(b);
   }
-#endif
-  build(first);
-  build((&first)[1]);
 }
 
 template <int Components>
@@ -318,9 +314,9 @@ void refill_windows(Vec3Lanes& block, const KeyRing& ring, const uint32_t (&coun
   refill(block, ring, counts);
 }
 void build_coefficients(RotationLanes& block) { build(block); }
-void build_coefficients(Vec3Lanes& block) { build(block); }
-void build_coefficient_pair(RotationLanes& first) { build_pair(first); }
-void build_coefficient_pair(Vec3Lanes& first) { build_pair(first); }
+void build_coefficients(Vec3Lanes& block) {
+  build(block);
+}
 void shift_in_staged_keys(RotationLanes& block) { shift_in(block); }
 void shift_in_staged_keys(Vec3Lanes& block) { shift_in(block); }
 void build_and_evaluate_lanes(std::span<RotationLanes> blocks, float t, unsigned char* pose, size_t pose_bytes) {
@@ -330,14 +326,10 @@ void build_and_evaluate_lanes(std::span<Vec3Lanes> blocks, float t, unsigned cha
   build_and_evaluate(blocks, t, pose, pose_bytes);
 }
 void build_stale_coefficients(std::span<RotationLanes> blocks) {
-  for (RotationLanes& b : blocks) {
-    if (needs_build(b)) build(b);
-  }
+  build_stale(blocks);
 }
 void build_stale_coefficients(std::span<Vec3Lanes> blocks) {
-  for (Vec3Lanes& b : blocks) {
-    if (needs_build(b)) build(b);
-  }
+  build_stale(blocks);
 }
 void clear_lanes(std::span<RotationLanes> blocks) { clear(blocks); }
 void clear_lanes(std::span<Vec3Lanes> blocks) { clear(blocks); }

@@ -9,7 +9,8 @@
 // blocks) per AVX-512 instruction, eight per AVX2 one or four per SSE2 one,
 // first building the coefficients of each stale block (shifting in its
 // staged keys) from the registers it then evaluates
-// (build_and_evaluate_lanes), and scatters the results into the pose. The kernels perform exactly
+// (build_and_evaluate_lanes), and scatters the results into the pose. The
+// kernels perform exactly
 // the operations of segment_coefficients, evaluate_coefficients and
 // normalize_rotation (curve.h), in the same order, without fused
 // multiply-add, so every level yields the same bits as the scalar code the
@@ -191,10 +192,6 @@ inline CurveKey lane_key(std::span<const SegmentLanes<Components>> blocks, uint3
 /// 0..3, eight lanes at a time.
 void build_coefficients(RotationLanes& block);
 void build_coefficients(Vec3Lanes& block);
-/// build_coefficients of `first` and of the block after it in the same
-/// array, sixteen lanes at a time at SimdLevel::kAvx512.
-void build_coefficient_pair(RotationLanes& first);
-void build_coefficient_pair(Vec3Lanes& first);
 
 /// Shifts in the keys staged in the block now, dequantized eight lanes at a
 /// time, and clears them: lets a window that took several keys (after a
@@ -271,8 +268,6 @@ void shift_in_staged_keys_avx2(Vec3Lanes& block);
 using RefillSources = float[kKeysPerLane][kLanesPerBlock];
 void refill_windows_avx2(RotationLanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps);
 void refill_windows_avx2(Vec3Lanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps);
-void build_coefficient_pair_avx512(RotationLanes& first);
-void build_coefficient_pair_avx512(Vec3Lanes& first);
 /// refill_windows_avx2 with two keys of each lane's window per instruction.
 void refill_windows_avx512(RotationLanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps);
 void refill_windows_avx512(Vec3Lanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps);

@@ -169,12 +169,6 @@ void refill_windows_avx512(RotationLanes& block, const KeyRing& ring, const Refi
 void refill_windows_avx512(Vec3Lanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps) {
   refill_key_pairs(block, ring, sources, keeps);
 }
-void build_coefficient_pair_avx512(RotationLanes& first) {
-  build_block<PairOf<RotationLanes>, 4>(first);
-}
-void build_coefficient_pair_avx512(Vec3Lanes& first) {
-  build_block<PairOf<Vec3Lanes>, 3>(first);
-}
 size_t evaluate_lane_pairs_avx512(const Vec3Lanes* blocks, size_t count, float t, unsigned char* pose,
                                   size_t pose_bytes) {
   evaluate_blocks<PairOf<Vec3Lanes>, 3>(blocks, count & ~size_t{1}, t, pose, pose_bytes);

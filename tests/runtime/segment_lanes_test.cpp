@@ -77,6 +77,15 @@ struct Window {
   CurveKey keys[4];
 };
 
+// Builds every block of `blocks` as play does, at evaluation (two blocks
+// per instruction at AVX-512): each marked stale, evaluated into no pose
+// (the blocks' outputs are kNoOutput).
+template <class Lanes>
+void build_at_evaluation(std::vector<Lanes>& blocks) {
+  for (Lanes& b : blocks) b.stale = true;
+  build_and_evaluate_lanes(std::span<Lanes>(blocks), 0.f, nullptr, 0);
+}
+
 template <int Components>
 void check_levels(uint32_t track_count, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -158,12 +167,12 @@ void check_coefficients(uint32_t seed) {
     }
     for (const SimdLevel level : levels_this_cpu_runs()) {
       set_simd_level(level);
-      // Every other round, as the second of a pair (build_coefficient_pair)
+      // Every other round, as the second of a pair (build_at_evaluation)
       // after a copy of itself.
       std::vector<Lanes> pair(2, block);
       const bool paired = round % 2 == 1;
       if (paired) {
-        build_coefficient_pair(pair[0]);
+        build_at_evaluation(pair);
       } else {
         build_coefficients(pair[1]);
       }
@@ -298,7 +307,7 @@ void check_staged_keys(uint32_t seed, uint32_t most_keys, Arrival how = Arrival:
     for (const SimdLevel level : levels_this_cpu_runs()) {
       set_simd_level(level);
       // Every other round, the block is built with a neighbour that took no
-      // keys (build_coefficient_pair), first or second of the pair.
+      // keys (build_at_evaluation), first or second of the pair.
       std::vector<Lanes> pair(2);
       clear_lanes(std::span<Lanes>(pair));
       const bool paired = round % 2 == 1;
@@ -334,7 +343,7 @@ void check_staged_keys(uint32_t seed, uint32_t most_keys, Arrival how = Arrival:
         refill_windows(b, ring, staged_count);
       }
       if (paired) {
-        build_coefficient_pair(pair[0]);
+        build_at_evaluation(pair);
         // The neighbour is built from its windows alone: zero keys at frame 0, an infinite span.
         Lanes& neighbour = pair[1 - side];
         EXPECT_FALSE(neighbour.arrivals.any) << to_string(level);
