@@ -1,5 +1,6 @@
 #include "core/runtime/lane_reader.h"
 
+#include <algorithm>
 #include <bit>
 
 #include "core/runtime/bit_reader.h"
@@ -152,6 +153,67 @@ void read_lane_keys(RotationLanes& block, LaneCursors& c, uint32_t due, std::spa
 void read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
                     std::span<const StreamSegment> segments) {
   read_keys<3>(block, c, due, key_stream, segments, simd_level());
+}
+
+namespace {
+
+// read_play_step below AVX-512: block by block, through read_keys.
+template <int Components>
+PlayStep play_step(std::span<SegmentLanes<Components>> blocks, std::span<LaneCursors> cursors, uint32_t frame,
+                   std::span<const uint8_t> key_stream, std::span<const StreamSegment> segments, PlayStepBlock* events,
+                   SimdLevel level) {
+  PlayStep out;
+  out.next_due = UINT32_MAX;
+  for (uint32_t b = 0; b < blocks.size(); ++b) {
+    LaneCursors& c = cursors[b];
+    const uint32_t due = lanes_due(c, frame);
+    if (due == 0) {
+      out.next_due = std::min(out.next_due, earliest_need(c));
+      continue;
+    }
+    const uint32_t finished_before = lanes_finished(c);
+    SegmentLanes<Components>& lanes = blocks[b];
+    if (lanes.arrivals.any) {
+      events[out.events++] = {b, due, 0, 0, finished_before};
+      continue;
+    }
+    const uint32_t need = latest_need(c, due);
+    out.latest_need = need > out.latest_need ? need : out.latest_need;
+    out.keys += count_lanes(due);
+    read_keys<Components>(lanes, c, due, key_stream, segments, level);
+    lanes.stale = true;
+    out.next_due = std::min(out.next_due, earliest_need(c));
+    const uint32_t more = lanes_due(c, frame);
+    if ((more | (lanes_finished(c) & ~finished_before)) != 0) events[out.events++] = {b, 0, 0, more, finished_before};
+  }
+  return out;
+}
+
+template <int Components>
+PlayStep play_step_at_level(std::span<SegmentLanes<Components>> blocks, std::span<LaneCursors> cursors, uint32_t frame,
+                            std::span<const uint8_t> key_stream, std::span<const StreamSegment> segments,
+                            PlayStepBlock* events) {
+  const SimdLevel level = simd_level();
+#if KS_X86_64
+  if (level == SimdLevel::kAvx512) {
+    return detail::read_play_step_avx512(blocks.data(), cursors.data(), blocks.size(), frame, key_stream.data(),
+                                         key_stream.size(), events);
+  }
+#endif
+  return play_step(blocks, cursors, frame, key_stream, segments, events, level);
+}
+
+}  // namespace
+
+PlayStep read_play_step(std::span<RotationLanes> blocks, std::span<LaneCursors> cursors, uint32_t frame,
+                        std::span<const uint8_t> key_stream, std::span<const StreamSegment> segments,
+                        PlayStepBlock* events) {
+  return play_step_at_level(blocks, cursors, frame, key_stream, segments, events);
+}
+PlayStep read_play_step(std::span<Vec3Lanes> blocks, std::span<LaneCursors> cursors, uint32_t frame,
+                        std::span<const uint8_t> key_stream, std::span<const StreamSegment> segments,
+                        PlayStepBlock* events) {
+  return play_step_at_level(blocks, cursors, frame, key_stream, segments, events);
 }
 
 uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],

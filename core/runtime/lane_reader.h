@@ -81,6 +81,45 @@ void read_lane_keys(RotationLanes& block, LaneCursors& c, uint32_t due, std::spa
 void read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
                     std::span<const StreamSegment> segments);
 
+/// What a play step (read_play_step) left to its caller in one block.
+struct PlayStepBlock {
+  uint32_t block = 0;
+  // Due lanes the step did not read: a wide key's, one near the stream's
+  // end, or any lane of a block whose arrivals still hold keys (a
+  // seek_frame without a sample since). The caller reads them.
+  uint32_t declined = 0;
+  uint32_t opened = 0;           // lanes whose next key opens a segment: the caller loads its layout
+  uint32_t more = 0;             // lanes due again at the frame (their next key is needed by then too)
+  uint32_t finished_before = 0;  // lanes with no key left before the step: the others that have none now finished
+};
+/// What a play step did over a group's blocks.
+struct PlayStep {
+  uint32_t keys = 0;         // keys read (not those declined)
+  uint32_t latest_need = 0;  // latest_need of the lanes that read, before they did
+  uint32_t events = 0;       // PlayStepBlock entries written
+  // The earliest frame a lane of the group has a key due at after the step
+  // (UINT32_MAX: none): a play step at an earlier frame reads nothing.
+  // Meaningful when the step left no events.
+  uint32_t next_due = 0;
+};
+
+/// Play's first round over the blocks of a group: the next key of every
+/// lane due at `frame` (lanes_due) staged in its block's arrivals, as
+/// read_lane_keys stages it, and the blocks that read marked stale. One call
+/// per group (the AVX-512 kernel keeps the loop over blocks in registers:
+/// deciding, counting and reading a block a call at a time cost about as
+/// much as reading). A block that needs more than that (a declined lane, a
+/// segment to open, a lane due again or one that finished) gets an entry in
+/// `events` (room for one per block), in block order. Layouts are loaded
+/// as read_lane_keys does, except at SimdLevel::kAvx512, which leaves them
+/// to the caller (`opened`).
+PlayStep read_play_step(std::span<RotationLanes> blocks, std::span<LaneCursors> cursors, uint32_t frame,
+                        std::span<const uint8_t> key_stream, std::span<const StreamSegment> segments,
+                        PlayStepBlock* events);
+PlayStep read_play_step(std::span<Vec3Lanes> blocks, std::span<LaneCursors> cursors, uint32_t frame,
+                        std::span<const uint8_t> key_stream, std::span<const StreamSegment> segments,
+                        PlayStepBlock* events);
+
 /// Reads keys of the lanes of `c` into `ring`, one round per key, from round
 /// `round` on: in rounds below kKeysPerLane the lanes `forced[round]`
 /// (keys read again after a restore), with the others due at `frame` (none
@@ -139,6 +178,16 @@ inline uint32_t latest_need(const LaneCursors& c, uint32_t lanes) {
   }
   return static_cast<uint32_t>(latest);
 #endif
+}
+
+/// The earliest need of the lanes of `c` with keys left (UINT32_MAX: none):
+/// no lane is due before that frame.
+inline uint32_t earliest_need(const LaneCursors& c) {
+  uint32_t earliest = UINT32_MAX;
+  for (uint32_t l = 0; l < kLanesPerBlock; ++l) {
+    if (c.keys_left[l] > 0 && static_cast<uint32_t>(c.need[l]) < earliest) earliest = static_cast<uint32_t>(c.need[l]);
+  }
+  return earliest;
 }
 
 /// The lanes of `c` with no key left to read (padding lanes included).
@@ -204,6 +253,11 @@ uint32_t read_lane_keys_avx512(LaneArrivals& slot, LaneCursors& c, uint32_t due,
 RoundsRead read_lane_rounds_avx512(KeyRing& ring, LaneCursors& c, uint32_t round,
                                    const uint32_t (&forced)[kKeysPerLane], int64_t frame, const uint8_t* key_stream,
                                    size_t bytes, std::span<const StreamSegment> segments);
+// read_play_step at SimdLevel::kAvx512 (lane_reader_avx512.cpp), layouts left to the caller.
+PlayStep read_play_step_avx512(RotationLanes* blocks, LaneCursors* cursors, size_t count, uint32_t frame,
+                               const uint8_t* key_stream, size_t bytes, PlayStepBlock* events);
+PlayStep read_play_step_avx512(Vec3Lanes* blocks, LaneCursors* cursors, size_t count, uint32_t frame,
+                               const uint8_t* key_stream, size_t bytes, PlayStepBlock* events);
 // place_lane_cursors, eight lanes at a time.
 void place_lane_cursors_avx2(LaneCursors& c, uint32_t lanes, const StreamSegment* segments);
 }  // namespace detail

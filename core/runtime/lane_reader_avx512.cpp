@@ -186,6 +186,62 @@ uint32_t read_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const uin
   return _mm256_mask_cmpeq_epi32_mask(due, read, load(c.segment_end)) & _mm256_cmpneq_epi32_mask(left, zero);
 }
 
+// read_play_step: read_keys for every block with a lane due, the loop,
+// the due masks, the count and the latest need kept in registers. Layouts
+// of segments opened are left to the caller (loading them here cost play
+// half as much time again; see read_keys).
+template <int Components>
+PlayStep play_step(SegmentLanes<Components>* blocks, LaneCursors* cursors, size_t count, uint32_t frame,
+                   const uint8_t* key_stream, size_t bytes, PlayStepBlock* events) {
+  PlayStep out;
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i now = _mm256_set1_epi32(static_cast<int>(frame));
+  __m256i latest = zero;
+  __m256i earliest = _mm256_set1_epi32(INT32_MAX);  // needs of lanes with keys left after the step
+  for (uint32_t b = 0; b < count; ++b) {
+    LaneCursors& c = cursors[b];
+    const __m256i left = load(c.keys_left);
+    const __m256i need = load(c.need);
+    const __mmask8 has_keys = _mm256_cmpgt_epi32_mask(left, zero);
+    const __mmask8 due = _mm256_mask_cmple_epi32_mask(has_keys, need, now);
+    if (due == 0) {
+      earliest = _mm256_mask_min_epi32(earliest, has_keys, earliest, need);
+      continue;
+    }
+    const uint32_t finished_before = _mm256_cmpeq_epi32_mask(left, zero);
+    SegmentLanes<Components>& lanes = blocks[b];
+    // The frame of each lane's newest key: the need of its next once the due one is read.
+    const __m256i newest = load(c.frame);
+    const uint32_t opened = lanes.arrivals.any || (due & c.wide_lanes) != 0
+                                ? detail::kNotRead
+                                : read_keys<Components, false>(lanes.arrivals, c, due, key_stream, bytes);
+    if (opened == detail::kNotRead) {
+      events[out.events++] = {b, due, 0, 0, finished_before};
+      continue;
+    }
+    lanes.stale = true;
+    latest = _mm256_mask_max_epi32(latest, due, latest, need);
+    out.keys += count_lanes(due);
+    const uint32_t more = _mm256_mask_cmple_epi32_mask(_mm256_mask_cmpgt_epi32_mask(due, left, one), newest, now);
+    const __mmask8 finished = _mm256_mask_cmpeq_epi32_mask(due, left, one);
+    earliest =
+        _mm256_mask_min_epi32(earliest, has_keys & ~finished, earliest, _mm256_mask_mov_epi32(need, due, newest));
+    if ((opened | more | finished) != 0) events[out.events++] = {b, 0, opened, more, finished_before};
+  }
+  __m128i low = _mm_min_epi32(_mm256_castsi256_si128(earliest), _mm256_extracti128_si256(earliest, 1));
+  low = _mm_min_epi32(low, _mm_shuffle_epi32(low, _MM_SHUFFLE(1, 0, 3, 2)));
+  low = _mm_min_epi32(low, _mm_shuffle_epi32(low, _MM_SHUFFLE(2, 3, 0, 1)));
+  const int32_t next_due = _mm_cvtsi128_si32(low);
+  out.next_due = next_due == INT32_MAX ? UINT32_MAX : static_cast<uint32_t>(next_due);
+  // Needs are frames (>= 0): the signed maximum of the eight.
+  __m128i half = _mm_max_epi32(_mm256_castsi256_si128(latest), _mm256_extracti128_si256(latest, 1));
+  half = _mm_max_epi32(half, _mm_shuffle_epi32(half, _MM_SHUFFLE(1, 0, 3, 2)));
+  half = _mm_max_epi32(half, _mm_shuffle_epi32(half, _MM_SHUFFLE(2, 3, 0, 1)));
+  out.latest_need = static_cast<uint32_t>(_mm_cvtsi128_si32(half));
+  return out;
+}
+
 detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
                                int64_t frame, const uint8_t* key_stream, size_t bytes,
                                std::span<const StreamSegment> segments) {
@@ -322,6 +378,14 @@ uint32_t read_lane_keys_avx512(Vec3Lanes& block, LaneCursors& c, uint32_t due, c
 uint32_t read_lane_keys_avx512(LaneArrivals& slot, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
                                size_t bytes) {
   return read_keys<4, true>(slot, c, due, key_stream, bytes);
+}
+PlayStep read_play_step_avx512(RotationLanes* blocks, LaneCursors* cursors, size_t count, uint32_t frame,
+                               const uint8_t* key_stream, size_t bytes, PlayStepBlock* events) {
+  return play_step(blocks, cursors, count, frame, key_stream, bytes, events);
+}
+PlayStep read_play_step_avx512(Vec3Lanes* blocks, LaneCursors* cursors, size_t count, uint32_t frame,
+                               const uint8_t* key_stream, size_t bytes, PlayStepBlock* events) {
+  return play_step(blocks, cursors, count, frame, key_stream, bytes, events);
 }
 RoundsRead read_lane_rounds_avx512(KeyRing& ring, LaneCursors& c, uint32_t round,
                                    const uint32_t (&forced)[kKeysPerLane], int64_t frame, const uint8_t* key_stream,

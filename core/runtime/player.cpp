@@ -150,6 +150,7 @@ void Player::back_to_start(LaneGroup<Components>& group) {
   std::copy(group.start.blocks.begin(), group.start.blocks.end(), group.blocks.begin());
   std::copy(group.start.cursors.begin(), group.start.cursors.end(), group.cursors.begin());
   group.final_pending.assign(group.start.final_pending.begin(), group.start.final_pending.end());
+  group.next_due = 0;
 }
 
 template <int Components>
@@ -162,6 +163,7 @@ void Player::set_up_group(LaneGroup<Components>& group, const std::vector<uint32
   group.initial.assign(tracks.size(), InitialKeys{});
   group.streamed.assign(tracks.size(), -1);
   group.final_pending.reserve(tracks.size());
+  group.play_events.assign(blocks, PlayStepBlock{});
   clear_lanes(std::span<SegmentLanes<Components>>(group.blocks));
   // Each lane's first segment: StreamView::first_segments lists the animated tracks', in track order.
   std::vector<uint32_t> animated_index(s.tracks().size(), 0);
@@ -185,8 +187,9 @@ size_t Player::memory_bytes() const {
     return g.blocks.capacity() * sizeof(g.blocks[0]) + g.cursors.capacity() * sizeof(LaneCursors) +
            g.tracks.capacity() * sizeof(uint32_t) + g.initial.capacity() * sizeof(InitialKeys) +
            g.streamed.capacity() * sizeof(int32_t) + g.final_pending.capacity() * sizeof(uint32_t) +
-           g.saved_windows.capacity() * sizeof(SavedWindowLanes) + g.start.blocks.capacity() * sizeof(g.blocks[0]) +
-           g.start.cursors.capacity() * sizeof(LaneCursors) + g.start.final_pending.capacity() * sizeof(uint32_t);
+           g.saved_windows.capacity() * sizeof(SavedWindowLanes) + g.play_events.capacity() * sizeof(PlayStepBlock) +
+           g.start.blocks.capacity() * sizeof(g.blocks[0]) + g.start.cursors.capacity() * sizeof(LaneCursors) +
+           g.start.final_pending.capacity() * sizeof(uint32_t);
   };
   return group_bytes(m_rotations) + group_bytes(m_vec3s) +
          m_constant_pose.capacity() * sizeof(Transform) + m_plain_key_stream.capacity();
@@ -329,6 +332,8 @@ void Player::note_window_needs(const SegmentLanes<Components>& lanes, uint32_t r
 // the last four a lane reads are dequantized (read_through_ring).
 template <int Components>
 uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame, uint32_t shifted_rounds) {
+  if (shifted_rounds != 0) return play_group(group, frame, shifted_rounds);
+  group.next_due = 0;
   uint32_t keys = 0;
   for (uint32_t b = 0; b < group.blocks.size(); ++b) {
     LaneCursors& c = group.cursors[b];
@@ -337,14 +342,10 @@ uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame, uin
     if (due == 0) continue;
     const uint32_t finished_before = lanes_finished(c);
     if (lanes.arrivals.any) shift_in_staged_keys(lanes);
-    if (shifted_rounds == 0) {
-      // Every key through the ring, the first of each lane's in slot 0.
-      uint32_t counts[kLanesPerBlock];
-      for (uint32_t l = 0; l < kLanesPerBlock; ++l) counts[l] = c.keys_read[l];
-      keys += read_through_ring(group, b, frame, 0, counts);
-    } else {
-      keys += read_staged(group, b, frame, shifted_rounds, due);
-    }
+    // Every key through the ring, the first of each lane's in slot 0.
+    uint32_t counts[kLanesPerBlock];
+    for (uint32_t l = 0; l < kLanesPerBlock; ++l) counts[l] = c.keys_read[l];
+    keys += read_through_ring(group, b, frame, 0, counts);
     // Built at the next evaluation, fused with it (build_and_evaluate_lanes).
     lanes.stale = true;
     // Lanes that read their track's last key wait for its final segment.
@@ -357,22 +358,85 @@ uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame, uin
   return keys;
 }
 
-// The first `shifted_rounds` (>= 1) keys of the lanes `due` of block `b`,
-// staged and shifted in one at a time (play at the clip's rate reads one);
-// a lane that needs more (a seek) takes the rest through the ring.
-// Returns the keys read. Inlined: play calls it for every block that reads,
-// and the call cost Fox's Run's play 2-3%.
+// advance_group in play: each lane's first key due staged by one
+// read_play_step over the group (none before the group's next_due: a small
+// clip's lanes read a key every few frames), then what it left
+// (play_events).
 template <int Components>
-[[gnu::always_inline]] inline uint32_t Player::read_staged(LaneGroup<Components>& group, uint32_t b, uint32_t frame,
-                                                           uint32_t shifted_rounds, uint32_t due) {
+uint32_t Player::play_group(LaneGroup<Components>& group, uint32_t frame, uint32_t shifted_rounds) {
+  uint32_t keys = 0;
+  if (frame >= group.next_due) {
+    const StreamView& s = *m_stream;
+    const PlayStep step =
+        read_play_step(std::span<SegmentLanes<Components>>(group.blocks), std::span<LaneCursors>(group.cursors), frame,
+                       key_stream(), s.segments(), group.play_events.data());
+    m_last_need = std::max(m_last_need, step.latest_need);
+    m_counters.keys_dequantized += step.keys;
+    m_counters.window_updates += step.keys;
+    // Events change the needs the step saw.
+    group.next_due = step.events == 0 ? step.next_due : 0;
+    keys = step.keys + play_events(group, step.events, frame, shifted_rounds);
+  }
+  if (!group.final_pending.empty()) take_final_segments(group, frame);
+  m_counters.keys_read += keys;
+  return keys;
+}
+
+// For the first `events` blocks read_play_step named: layouts for the
+// segments opened, the keys it left (read_staged for lanes it declined,
+// read_staged_rounds for lanes due again), and the lanes that finished.
+// Returns the keys read.
+template <int Components>
+uint32_t Player::play_events(LaneGroup<Components>& group, uint32_t events, uint32_t frame, uint32_t shifted_rounds) {
+  const StreamView& s = *m_stream;
+  uint32_t keys = 0;
+  for (uint32_t e = 0; e < events; ++e) {
+    const PlayStepBlock& event = group.play_events[e];
+    const uint32_t b = event.block;
+    LaneCursors& c = group.cursors[b];
+    SegmentLanes<Components>& lanes = group.blocks[b];
+    if (event.declined != 0) {
+      if (lanes.arrivals.any) shift_in_staged_keys(lanes);
+      keys += read_staged(group, b, frame, shifted_rounds, event.declined);
+      lanes.stale = true;
+    } else {
+      if (event.opened != 0) load_lane_layouts(c, event.opened, s.segments());
+      if (event.more != 0) keys += read_staged_rounds(group, b, frame, shifted_rounds, event.more);
+    }
+    for (uint32_t done = lanes_finished(c) & ~event.finished_before; done != 0; done &= done - 1) {
+      group.final_pending.push_back(b * kLanesPerBlock + static_cast<uint32_t>(std::countr_zero(done)));
+    }
+  }
+  return keys;
+}
+
+// The first `shifted_rounds` (>= 1) keys of the lanes `due` of block `b`,
+// staged and shifted in one at a time; a lane that needs more takes the
+// rest through the ring. Returns the keys read. Play reads a block this
+// way when read_play_step declines it.
+template <int Components>
+uint32_t Player::read_staged(LaneGroup<Components>& group, uint32_t b, uint32_t frame, uint32_t shifted_rounds,
+                             uint32_t due) {
   LaneCursors& c = group.cursors[b];
-  SegmentLanes<Components>& lanes = group.blocks[b];
   note_needs(c, due);
   read_keys(group, b, due);
-  uint32_t keys = count_lanes(due);
+  const uint32_t keys = count_lanes(due);
+  m_counters.keys_dequantized += keys;
+  m_counters.window_updates += keys;
+  return keys + read_staged_rounds(group, b, frame, shifted_rounds, lanes_due(c, frame));
+}
+
+// read_staged after each lane's first key: the lanes `more` of block `b`
+// due again read rounds 2..`shifted_rounds` staged, and a lane that needs
+// more than that takes the rest through the ring. Returns the keys read.
+template <int Components>
+uint32_t Player::read_staged_rounds(LaneGroup<Components>& group, uint32_t b, uint32_t frame, uint32_t shifted_rounds,
+                                    uint32_t more) {
+  LaneCursors& c = group.cursors[b];
+  SegmentLanes<Components>& lanes = group.blocks[b];
+  uint32_t keys = 0;
   // A few keys per lane are shifted in one at a time: a refill
   // dequantizes four keys per lane.
-  uint32_t more = lanes_due(c, frame);
   for (uint32_t round = 1; round < shifted_rounds && more != 0; ++round) {
     note_needs(c, more);
     shift_in_staged_keys(lanes);
@@ -459,6 +523,7 @@ void Player::advance_to(uint32_t frame, uint32_t shifted_rounds) {
 template <int Components>
 void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_jump_state) {
   const StreamView& s = *m_stream;
+  group.next_due = 0;
   for (uint32_t b = 0; b < group.blocks.size(); ++b) {
     SegmentLanes<Components>& lanes = group.blocks[b];
     LaneCursors& c = group.cursors[b];

@@ -89,6 +89,11 @@ struct LaneGroup {
   // Per block, where its lanes' saved windows are in a jump state (empty
   // without jump frames).
   std::vector<SavedWindowLanes> saved_windows;
+  // What each play step leaves to the player, a block at most once (read_play_step).
+  std::vector<PlayStepBlock> play_events;
+  // Play reads nothing before this frame (PlayStep::next_due); 0 after
+  // anything but a play step moved the cursors.
+  uint32_t next_due = 0;
   Start start;
 };
 
@@ -141,7 +146,14 @@ class Player {
   template <int Components>
   void refill(SegmentLanes<Components>& lanes, const uint32_t (&counts)[kLanesPerBlock]);
   template <int Components>
+  uint32_t play_group(LaneGroup<Components>& group, uint32_t frame, uint32_t shifted_rounds);
+  template <int Components>
+  uint32_t play_events(LaneGroup<Components>& group, uint32_t events, uint32_t frame, uint32_t shifted_rounds);
+  template <int Components>
   uint32_t read_staged(LaneGroup<Components>& group, uint32_t b, uint32_t frame, uint32_t shifted_rounds, uint32_t due);
+  template <int Components>
+  uint32_t read_staged_rounds(LaneGroup<Components>& group, uint32_t b, uint32_t frame, uint32_t shifted_rounds,
+                              uint32_t more);
   template <int Components>
   uint32_t read_through_ring(LaneGroup<Components>& group, uint32_t b, uint32_t frame, uint32_t first_round,
                              uint32_t (&counts)[kLanesPerBlock]);

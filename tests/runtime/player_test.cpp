@@ -521,7 +521,8 @@ TEST(Player, ReportsItsMemoryAndStream) {
     // lane its track, initial keys, place among the streamed
     // tracks and room in the lists of lanes waiting for their final segment
     // (in play and at the start); the constant pose; with jump frames, per
-    // block where its lanes' saved windows are in a state.
+    // block where its lanes' saved windows are in a state; per block room
+    // for what a play step leaves to the player.
     const auto blocks = [](uint32_t lanes) { return (lanes + kLanesPerBlock - 1) / kLanesPerBlock; };
     uint32_t rotations = 0;
     for (const StreamTrack& track : view.tracks()) {
@@ -533,7 +534,7 @@ TEST(Player, ReportsItsMemoryAndStream) {
                    (blocks(rotations) + blocks(vec3s)) * sizeof(LaneCursors)) +
                   view.animated_track_count() *
                       (sizeof(uint32_t) + sizeof(InitialKeys) + sizeof(int32_t) + 2 * sizeof(uint32_t)) +
-                  view.bone_count() * sizeof(Transform) +
+                  view.bone_count() * sizeof(Transform) + (blocks(rotations) + blocks(vec3s)) * sizeof(PlayStepBlock) +
                   (view.jump_frames().empty() ? 0 : (blocks(rotations) + blocks(vec3s)) * sizeof(SavedWindowLanes)));
   }
 }
