@@ -68,17 +68,14 @@ Status check_jump_frames(const StreamView& stream) {
     restored.restore(j, jump.frame);
     // Coefficients are built at evaluation: build them to compare them.
     for (Player* p : {&forward, &restored}) {
-      build_stale_coefficients(std::span<RotationLanes>(p->m_rotations.blocks));
-      build_stale_coefficients(std::span<Vec3Lanes>(p->m_vec3s.blocks));
+      build_stale_coefficients(std::span<RotationLanes>(p->m_lanes.blocks));
     }
     if (forward.m_cursor_key_index != jump.stream_keys_read) {
       return Error{"jump frame " + std::to_string(j) + " (frame " + std::to_string(jump.frame) + ") says " +
                    std::to_string(jump.stream_keys_read) + " stream keys are read, forward play has read " +
                    std::to_string(forward.m_cursor_key_index)};
     }
-    int64_t track = first_different_track(forward.m_rotations, restored.m_rotations);
-    const int64_t vec3_track = first_different_track(forward.m_vec3s, restored.m_vec3s);
-    if (track < 0 || (vec3_track >= 0 && vec3_track < track)) track = vec3_track;
+    const int64_t track = first_different_track(forward.m_lanes, restored.m_lanes);
     if (track >= 0) {
       return Error{"jump frame " + std::to_string(j) + " (frame " + std::to_string(jump.frame) +
                    ") does not hold the state forward play reaches for track " + std::to_string(track)};

@@ -63,11 +63,11 @@ bool set_cursor(LaneCursors& c, uint32_t l, const StreamTrack& track, uint32_t k
 
 Player::Player(const StreamView& stream)
     : m_stream(&stream), m_constant_pose(stream.bone_count()) {
-  std::vector<uint32_t> rotation_tracks, vec3_tracks;
+  std::vector<uint32_t> animated_tracks;
   for (uint32_t t = 0; t < stream.tracks().size(); ++t) {
     const StreamTrack& track = stream.tracks()[t];
     if (track.coding == TrackCoding::kAnimated) {
-      (track.kind == TrackKind::kRotation ? rotation_tracks : vec3_tracks).push_back(t);
+      animated_tracks.push_back(t);
       continue;
     }
     // Identity and constant tracks: their value, exactly as stored.
@@ -88,30 +88,27 @@ Player::Player(const StreamView& stream)
     }
     ++m_counters.blocks_decompressed;
   }
-  // Lanes in order of key count, most first: a block reads as many rounds
-  // as its busiest lane in a seek, so lanes of a block should read about as
+  // Lanes in order of key count, most first, whatever their kind (a block
+  // of rotations takes vec3 tracks too): a block reads as many rounds as
+  // its busiest lane in a seek, so lanes of a block should read about as
   // many keys as each other; and in play a block of sparse tracks has no
   // key due at most frames.
   const auto by_key_count = [&](uint32_t a, uint32_t b) {
     return stream.tracks()[a].key_count > stream.tracks()[b].key_count;
   };
-  std::stable_sort(rotation_tracks.begin(), rotation_tracks.end(), by_key_count);
-  std::stable_sort(vec3_tracks.begin(), vec3_tracks.end(), by_key_count);
-  // Each animated track's lane in its group.
+  std::stable_sort(animated_tracks.begin(), animated_tracks.end(), by_key_count);
+  // Each animated track's lane.
   std::vector<uint32_t> lane_of(stream.tracks().size(), 0);
-  for (uint32_t l = 0; l < rotation_tracks.size(); ++l) lane_of[rotation_tracks[l]] = l;
-  for (uint32_t l = 0; l < vec3_tracks.size(); ++l) lane_of[vec3_tracks[l]] = l;
-  set_up_group(m_rotations, rotation_tracks);
-  set_up_group(m_vec3s, vec3_tracks);
+  for (uint32_t l = 0; l < animated_tracks.size(); ++l) lane_of[animated_tracks[l]] = l;
+  set_up_group(m_lanes, animated_tracks);
   // Keys 0..2 of every animated track, in track order.
   BitReader initial(stream.initial_keys());
   uint32_t streamed = 0;
   for (uint32_t t = 0; t < stream.tracks().size(); ++t) {
     const StreamTrack& track = stream.tracks()[t];
     if (track.coding != TrackCoding::kAnimated) continue;
-    const bool rotation = track.kind == TrackKind::kRotation;
     const uint32_t lane = lane_of[t];
-    InitialKeys& keys = rotation ? m_rotations.initial[lane] : m_vec3s.initial[lane];
+    InitialKeys& keys = m_lanes.initial[lane];
     keys.count = std::min(track.key_count, kInitialKeysPerTrack);
     keys.keys[0].negated = read_absolute_codes(initial, track, keys.keys[0].codes);
     for (uint32_t k = 1; k < keys.count; ++k) {
@@ -119,20 +116,16 @@ Player::Player(const StreamView& stream)
       keys.keys[k].negated = read_key_differences(initial, track, keys.keys[k].frame, keys.keys[k].codes);
     }
     const int32_t place = track.key_count > kInitialKeysPerTrack ? static_cast<int32_t>(streamed++) : -1;
-    (rotation ? m_rotations.streamed[lane] : m_vec3s.streamed[lane]) = place;
+    m_lanes.streamed[lane] = place;
   }
-  set_up_saved_windows(m_rotations);
-  set_up_saved_windows(m_vec3s);
+  set_up_saved_windows(m_lanes);
   // A restore reads the saved oldest key and three more per streamed track.
   m_restore_cost_keys = streamed * kWindowSize;
-  reset_group(m_rotations, kBeforeClip, false);
-  reset_group(m_vec3s, kBeforeClip, false);
+  reset_group(m_lanes, kBeforeClip, false);
   m_start_counters = m_counters;
   // Built once here, not at every restart's first evaluation.
-  build_stale_coefficients(std::span<RotationLanes>(m_rotations.blocks));
-  build_stale_coefficients(std::span<Vec3Lanes>(m_vec3s.blocks));
-  keep_start(m_rotations);
-  keep_start(m_vec3s);
+  build_stale_coefficients(std::span<RotationLanes>(m_lanes.blocks));
+  keep_start(m_lanes);
 }
 
 template <int Components>
@@ -178,7 +171,7 @@ void Player::set_up_group(LaneGroup<Components>& group, const std::vector<uint32
     const StreamTrack& track = s.tracks()[tracks[l]];
     if (track.key_coding.negation_bits) group.cursors[l / kLanesPerBlock].negation_lanes |= 1u << (l % kLanesPerBlock);
     group.blocks[l / kLanesPerBlock].output[l % kLanesPerBlock] = output_offset(track);
-    set_lane_dequantization(std::span<SegmentLanes<Components>>(group.blocks), l, track.quantization);
+    set_lane_dequantization(std::span<SegmentLanes<Components>>(group.blocks), l, track.quantization, track.kind);
   }
 }
 
@@ -191,8 +184,7 @@ size_t Player::memory_bytes() const {
            g.start.blocks.capacity() * sizeof(g.blocks[0]) + g.start.cursors.capacity() * sizeof(LaneCursors) +
            g.start.final_pending.capacity() * sizeof(uint32_t);
   };
-  return group_bytes(m_rotations) + group_bytes(m_vec3s) +
-         m_constant_pose.capacity() * sizeof(Transform) + m_plain_key_stream.capacity();
+  return group_bytes(m_lanes) + m_constant_pose.capacity() * sizeof(Transform) + m_plain_key_stream.capacity();
 }
 
 std::span<const uint8_t> Player::key_stream() const {
@@ -289,8 +281,7 @@ void Player::take_final_segments(LaneGroup<Components>& group, uint32_t frame) {
 void Player::restart(int64_t frame) {
   m_cursor_key_index = 0;
   m_last_need = 0;
-  back_to_start(m_rotations);
-  back_to_start(m_vec3s);
+  back_to_start(m_lanes);
   m_counters.keys_read += m_start_counters.keys_read;
   m_counters.keys_dequantized += m_start_counters.keys_dequantized;
   m_counters.window_updates += m_start_counters.window_updates;
@@ -507,8 +498,7 @@ uint32_t Player::read_into_ring(LaneGroup<Components>& group, uint32_t block, ui
 }
 
 void Player::advance_to(uint32_t frame, uint32_t shifted_rounds) {
-  m_cursor_key_index += advance_group(m_rotations, frame, shifted_rounds);
-  m_cursor_key_index += advance_group(m_vec3s, frame, shifted_rounds);
+  m_cursor_key_index += advance_group(m_lanes, frame, shifted_rounds);
 }
 
 // Every lane's window and cursor anew, then on to `frame` (kBeforeClip:
@@ -616,8 +606,7 @@ void Player::restore(uint32_t jump_index, uint32_t frame) {
   m_cursor_key_index = jump.stream_keys_read;
   m_last_need = jump.frame;
   ++m_counters.jump_frames_used;
-  reset_group(m_rotations, frame, true);
-  reset_group(m_vec3s, frame, true);
+  reset_group(m_lanes, frame, true);
 }
 
 void Player::seek_frame(float frame_time) {
@@ -690,8 +679,7 @@ void Player::evaluate(float frame_time, std::span<Transform> local_pose) {
   std::memcpy(local_pose.data(), m_constant_pose.data(), bones * sizeof(Transform));
   unsigned char* bytes = reinterpret_cast<unsigned char*>(local_pose.data());
   const size_t pose_bytes = bones * sizeof(Transform);
-  build_and_evaluate_lanes(std::span<RotationLanes>(m_rotations.blocks), frame_time, bytes, pose_bytes);
-  build_and_evaluate_lanes(std::span<Vec3Lanes>(m_vec3s.blocks), frame_time, bytes, pose_bytes);
+  build_and_evaluate_lanes(std::span<RotationLanes>(m_lanes.blocks), frame_time, bytes, pose_bytes);
 }
 
 }  // namespace ks

@@ -121,7 +121,7 @@ class Player {
   const PlayerCounters& counters() const { return m_counters; }
   void reset_counters() { m_counters = {}; }
   /// Animated tracks: the lanes of the active array.
-  uint32_t lane_count() const { return static_cast<uint32_t>(m_rotations.tracks.size() + m_vec3s.tracks.size()); }
+  uint32_t lane_count() const { return static_cast<uint32_t>(m_lanes.tracks.size()); }
   /// Keys of the key stream read so far, over every track (the cursor).
   uint32_t cursor_key_index() const { return m_cursor_key_index; }
   /// First frame the active array is valid for: every key read is due at or
@@ -196,8 +196,7 @@ class Player {
   static constexpr size_t kKeyLoadSlackBytes = 8;
 
   const StreamView* m_stream;
-  LaneGroup<4> m_rotations;
-  LaneGroup<3> m_vec3s;
+  LaneGroup<4> m_lanes;  // every animated track, rotations and vec3s side by side
   KeyRing m_ring{};  // the keys one block reads in one go (a seek, a restore): its windows refill from it
   std::vector<Transform> m_constant_pose;   // every bone, constant tracks filled in
   std::vector<uint8_t> m_plain_key_stream;  // a zstd stream's key stream, decompressed once

@@ -48,6 +48,16 @@ struct Sse2 {
 #include "core/runtime/segment_lanes_kernel.h"
 #endif
 
+// Whether lane `lane` of `b` holds a rotation (RotationLanes hold vec3s too).
+template <int Components>
+bool lane_is_rotation(const SegmentLanes<Components>& b, uint32_t lane) {
+  if constexpr (Components == 4) {
+    return ((b.vec3_lanes >> lane) & 1u) == 0;
+  } else {
+    return false;
+  }
+}
+
 // The reference: evaluate_coefficients lane by lane.
 template <int Components>
 void evaluate_scalar(const SegmentLanes<Components>* blocks, size_t count, float t, unsigned char* pose,
@@ -68,8 +78,10 @@ void evaluate_scalar(const SegmentLanes<Components>* blocks, size_t count, float
       }
       float value[4];
       evaluate_coefficients(s, t, Components, value);
-      if constexpr (Components == 4) normalize_rotation(value);
-      std::memcpy(pose + b.output[lane], value, Components * sizeof(float));
+      // A rotation block's vec3 lanes are neither normalised nor write a fourth float.
+      const bool rotation = Components == 4 && lane_is_rotation(b, lane);
+      if (rotation) normalize_rotation(value);
+      std::memcpy(pose + b.output[lane], value, (rotation ? 4 : 3) * sizeof(float));
     }
   }
 }
@@ -83,10 +95,13 @@ CurveKey dequantize_lane(const SegmentLanes<Components>& b, const LaneArrivals& 
   q.step = d.step[lane];
   int32_t codes[4] = {0, 0, 0, 0};
   for (int c = 0; c < Components; ++c) codes[c] = static_cast<int32_t>(a.code[c][lane]);
-  if constexpr (Components == 4) {
-    q.coded_mask = 0xF;
-    q.rotation = d.full[lane] > 0.f ? RotationCoding::kFull : RotationCoding::kRelative;
-    for (int c = 0; c < 4; ++c) q.reference[c] = d.reference[c][lane];
+  const bool rotation = lane_is_rotation(b, lane);
+  if (rotation) {
+    if constexpr (Components == 4) {
+      q.coded_mask = 0xF;
+      q.rotation = d.full[lane] > 0.f ? RotationCoding::kFull : RotationCoding::kRelative;
+      for (int c = 0; c < 4; ++c) q.reference[c] = d.reference[c][lane];
+    }
   } else {
     for (int c = 0; c < 3; ++c) {
       if (d.coded[c][lane] > 0.f) q.coded_mask = static_cast<uint8_t>(q.coded_mask | (1u << c));
@@ -94,7 +109,7 @@ CurveKey dequantize_lane(const SegmentLanes<Components>& b, const LaneArrivals& 
     }
   }
   CurveKey key{};
-  dequantize_key(Components == 4 ? TrackKind::kRotation : TrackKind::kTranslation, q, codes, key.value);
+  dequantize_key(rotation ? TrackKind::kRotation : TrackKind::kTranslation, q, codes, key.value);
   if (a.sign[lane] < 0.f) {
     for (float& v : key.value) v = -v;
   }
@@ -185,6 +200,12 @@ void clear(std::span<SegmentLanes<Components>> blocks) {
     for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
       b.span[lane] = std::numeric_limits<float>::infinity();
       b.output[lane] = kNoOutput;
+      // Until set, a rotation block's lane holds a rotation coded in full.
+      if constexpr (Components == 4) {
+        b.dequantization.full[lane] = 1.f;
+        b.dequantization.rotation[lane] = 1.f;
+        for (int c = 0; c < 4; ++c) b.dequantization.coded[c][lane] = 1.f;
+      }
     }
   }
 }

@@ -38,11 +38,20 @@ inline constexpr uint32_t kNoOutput = UINT32_MAX;
 /// per lane, so a block's staged keys dequantize eight at a time.
 template <int Components>
 struct LaneDequantization;
+/// Rotation blocks hold translation and scale tracks too, in lanes the
+/// rotations leave free: a block costs about as much to build and evaluate
+/// whatever its lanes hold (cgspeed's one animated translation, in a block
+/// of its own, was a fifth of its play's time). Such a lane dequantizes as
+/// a vec3 (coded components from codes, the others constant, the fourth 0)
+/// and is not normalised.
 template <>
 struct LaneDequantization<4> {
   float step[kLanesPerBlock];
   float reference[4][kLanesPerBlock];  // relative coding's R
-  float full[kLanesPerBlock];          // 1: RotationCoding::kFull, 0: relative
+  float full[kLanesPerBlock];          // 1: coded as is (RotationCoding::kFull, or a vec3), 0: relative
+  float coded[4][kLanesPerBlock];  // 1: component coded, 0: `constant` (a vec3's; every rotation component is coded)
+  float constant[4][kLanesPerBlock];
+  float rotation[kLanesPerBlock];  // 1: a rotation, normalised after interpolation; 0: a vec3 (three components)
 };
 template <>
 struct LaneDequantization<3> {
@@ -91,6 +100,9 @@ struct alignas(32) SegmentLanes {
   uint32_t output[kLanesPerBlock];
   alignas(32) LaneDequantization<Components> dequantization;
   alignas(32) LaneArrivals arrivals;
+  /// Lanes of a rotation block that hold a vec3 (bit l: lane l): without
+  /// any, the kernels skip a vec3's dequantization and outputs.
+  uint32_t vec3_lanes = 0;
   /// The keys changed since the coefficients were built (set by whoever
   /// changes them without building: build_and_evaluate_lanes builds the
   /// block then, fused with its evaluation).
@@ -134,17 +146,26 @@ inline void set_lane_key(std::span<SegmentLanes<Components>> blocks, uint32_t la
   for (int c = 0; c < Components; ++c) b.key_value[position][c][l] = key.value[c];
 }
 
-/// Sets how lane `lane` dequantizes the keys staged in it: as a track
-/// quantized as `q` (a rotation for RotationLanes).
+/// Sets how lane `lane` dequantizes the keys staged in it: as a track of
+/// kind `kind` quantized as `q` (RotationLanes take every kind; Vec3Lanes
+/// translations and scales).
 template <int Components>
 inline void set_lane_dequantization(std::span<SegmentLanes<Components>> blocks, uint32_t lane,
-                                    const TrackQuantization& q) {
+                                    const TrackQuantization& q, TrackKind kind) {
   LaneDequantization<Components>& d = blocks[lane / kLanesPerBlock].dequantization;
   const uint32_t l = lane % kLanesPerBlock;
   d.step[l] = q.step;
   if constexpr (Components == 4) {
-    for (int c = 0; c < 4; ++c) d.reference[c][l] = q.reference[c];
-    d.full[l] = q.rotation == RotationCoding::kFull ? 1.f : 0.f;
+    const bool rotation = kind == TrackKind::kRotation;
+    for (int c = 0; c < 4; ++c) {
+      d.reference[c][l] = rotation ? q.reference[c] : (c == 3 ? 1.f : 0.f);
+      d.coded[c][l] = rotation || (c < 3 && q.coded(c)) ? 1.f : 0.f;
+      d.constant[c][l] = rotation || c == 3 ? 0.f : q.constant[c];
+    }
+    d.full[l] = !rotation || q.rotation == RotationCoding::kFull ? 1.f : 0.f;
+    d.rotation[l] = rotation ? 1.f : 0.f;
+    uint32_t& vec3s = blocks[lane / kLanesPerBlock].vec3_lanes;
+    vec3s = rotation ? vec3s & ~(1u << l) : vec3s | (1u << l);
   } else {
     for (int c = 0; c < 3; ++c) {
       d.constant[c][l] = q.constant[c];

@@ -129,7 +129,7 @@ void refill_key_pairs(SegmentLanes<Components>& b, const KeyRing& ring, const de
       for (int c = 0; c < Components; ++c) code[c] = V::select(here, V::load(slot.code[c]), code[c]);
     }
     V value[Components];
-    dequantize_codes<V, Components>(b, code, 0, value);
+    dequantize_codes<V, Components>(b, code, 0, b.vec3_lanes != 0, value);
     for (int c = 0; c < Components; ++c) value[c] = value[c] * sign;
     for (uint32_t j = k; keeps && j < kKeysPerLane; ++j) {
       const __mmask16 kept = V::equal(source, V::broadcast(static_cast<float>(j)));

@@ -20,10 +20,23 @@ template <class V, int Components>
 struct SegmentRegisters {
   V start, span;
   V p[Components], q[Components], difference[Components], tangent_p[Components], tangent_q[Components];
+  V rotation;  // 4 components: 1 in a rotation's lanes (normalised), 0 in a vec3's
 };
 
+// Whether `b` or one of the kBlocksPerVector - 1 blocks after it holds a
+// vec3 in a rotation block (SegmentLanes::vec3_lanes): only then do the
+// kernels tell a vec3's lanes from a rotation's.
+template <class V, class Lanes>
+inline bool any_vec3(const Lanes& b) {
+  uint32_t vec3s = 0;
+  for (uint32_t i = 0; i < kBlocksPerVector<V>; ++i) vec3s |= (&b)[i].vec3_lanes;
+  return vec3s != 0;
+}
+
 template <class V, int Components, class Lanes>
-[[gnu::always_inline]] inline void load_segment(const Lanes& b, uint32_t lane, SegmentRegisters<V, Components>& s) {
+[[gnu::always_inline]] inline void load_segment(const Lanes& b, uint32_t lane, bool mixed,
+                                                SegmentRegisters<V, Components>& s) {
+  if constexpr (Components == 4) s.rotation = mixed ? V::load(b.dequantization.rotation + lane) : V::zero();
   s.start = V::load(b.start + lane);
   s.span = V::load(b.span + lane);
   for (int c = 0; c < Components; ++c) {
@@ -37,9 +50,9 @@ template <class V, int Components, class Lanes>
 
 // evaluate_coefficients (and normalize_rotation for rotations) of `s` at
 // frame time `t`, into `values` (each lane's components side by side; the
-// fourth of a vec3 is 0).
+// fourth of a vec3 is 0). `mixed`: some lanes hold a vec3 (s.rotation).
 template <class V, int Components>
-[[gnu::always_inline]] inline void evaluate_segment(const SegmentRegisters<V, Components>& s, const V time,
+[[gnu::always_inline]] inline void evaluate_segment(const SegmentRegisters<V, Components>& s, const V time, bool mixed,
                                                     float (*values)[4]) {
   const V half = V::broadcast(0.5f);
   const V one = V::broadcast(1.f);
@@ -62,13 +75,19 @@ template <class V, int Components>
     out[c] = V::select(V::equal(delta, V::zero()), base, base + delta);
   }
   if constexpr (Components == 4) {
-    // normalize_rotation: the identity where the length is 0 (or NaN).
+    // normalize_rotation in a rotation's lanes: the identity where the
+    // length is 0 (or NaN). A vec3's lanes keep their values.
     const V length_squared = out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3];
     const auto has_length = V::greater(length_squared, V::zero());
     const V inverse = one / V::sqrt(length_squared);
-    for (int c = 0; c < 3; ++c) out[c] = V::select(has_length, out[c] * inverse, V::zero());
-    out[3] = V::select(has_length, out[3] * inverse, one);
-    V::store_transposed(out[0], out[1], out[2], out[3], values[0]);
+    V normalized[4];
+    for (int c = 0; c < 3; ++c) normalized[c] = V::select(has_length, out[c] * inverse, V::zero());
+    normalized[3] = V::select(has_length, out[3] * inverse, one);
+    if (mixed) {
+      const auto rotation = V::greater(s.rotation, V::zero());
+      for (int c = 0; c < 4; ++c) normalized[c] = V::select(rotation, normalized[c], out[c]);
+    }
+    V::store_transposed(normalized[0], normalized[1], normalized[2], normalized[3], values[0]);
   } else {
     V::store_transposed(out[0], out[1], out[2], V::zero(), values[0]);
   }
@@ -78,8 +97,9 @@ template <class V, int Components>
 // dequantize_key's operations in its order (quantization.h). Always
 // inlined: GCC calls it otherwise, passing the vectors through memory,
 // which cost a restart of a one-track clip 10% more instructions.
+// `mixed`: some lanes hold a vec3 (SegmentLanes::vec3_lanes).
 template <class V, int Components, class Lanes>
-[[gnu::always_inline]] inline void dequantize_codes(const Lanes& b, const V (&code)[4], uint32_t lane,
+[[gnu::always_inline]] inline void dequantize_codes(const Lanes& b, const V (&code)[4], uint32_t lane, bool mixed,
                                                     V (&value)[Components]) {
   const V zero = V::zero();
   const auto& d = b.dequantization;
@@ -100,7 +120,13 @@ template <class V, int Components, class Lanes>
         q[3] * full[2] + q[0] * full[1] - q[1] * full[0] + q[2] * w,
         q[3] * w - q[0] * full[0] - q[1] * full[1] - q[2] * full[2],
     };
+    // Coded as is: a full rotation, or a vec3 (its uncoded components constant).
     const auto is_full = V::greater(V::load(d.full + lane), zero);
+    if (mixed) {
+      for (int c = 0; c < 4; ++c) {
+        full[c] = V::select(V::greater(V::load(d.coded[c] + lane), zero), full[c], V::load(d.constant[c] + lane));
+      }
+    }
     for (int c = 0; c < 4; ++c) value[c] = V::select(is_full, full[c], relative[c]);
   } else {
     for (int c = 0; c < 3; ++c) {
@@ -114,8 +140,8 @@ template <class V, int Components, class Lanes>
 // key, dequantized, becomes key 3. Every lane is computed and the arrived
 // ones selected.
 template <class V, int Components, class Lanes>
-[[gnu::always_inline]] inline void load_shifted_window(const Lanes& b, uint32_t lane, V (&frame)[kKeysPerLane],
-                                                      V (&value)[kKeysPerLane][Components]) {
+[[gnu::always_inline]] inline void load_shifted_window(const Lanes& b, uint32_t lane, bool mixed,
+                                                       V (&frame)[kKeysPerLane], V (&value)[kKeysPerLane][Components]) {
   const LaneArrivals& a = b.arrivals;
   const auto arrived = V::greater(V::load(a.arrived + lane), V::zero());
 #pragma GCC unroll 4
@@ -128,7 +154,7 @@ template <class V, int Components, class Lanes>
   V code[4];
   for (int c = 0; c < 4; ++c) code[c] = c < Components ? V::load(a.code[c] + lane) : V::zero();
   V staged[Components];
-  dequantize_codes<V, Components>(b, code, lane, staged);
+  dequantize_codes<V, Components>(b, code, lane, mixed, staged);
   const V sign = V::load(a.sign + lane);
   const uint32_t last = kKeysPerLane - 1;
   frame[last] = V::select(arrived, V::load(a.frame + lane), V::load(b.key_frame[last] + lane));
@@ -155,7 +181,7 @@ inline void shift_in_staged(Lanes& b) {
   for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
     V frame[kKeysPerLane];
     V value[kKeysPerLane][Components];
-    load_shifted_window<V, Components>(b, lane, frame, value);
+    load_shifted_window<V, Components>(b, lane, any_vec3<V>(b), frame, value);
     store_window<V, Components>(b, lane, frame, value);
   }
 }
@@ -184,7 +210,7 @@ inline void refill_block(Lanes& b, const KeyRing& ring, const float (&sources)[k
         for (int c = 0; c < Components; ++c) code[c] = V::select(here, V::load(slot.code[c] + lane), code[c]);
       }
       V value[Components];
-      dequantize_codes<V, Components>(b, code, lane, value);
+      dequantize_codes<V, Components>(b, code, lane, b.vec3_lanes != 0, value);
       for (int c = 0; c < Components; ++c) value[c] = value[c] * sign;
       for (uint32_t j = k; keeps && j < kKeysPerLane; ++j) {
         const auto kept = V::equal(source, V::broadcast(static_cast<float>(j)));
@@ -216,13 +242,13 @@ inline void shift_in_arrivals(Lanes& b) {
 // results are computed and the held one selected (the tangent scales divide
 // by zero there, harmlessly: those lanes take zeros).
 template <class V, int Components, class Lanes>
-[[gnu::always_inline]] inline void build_segment(Lanes& b, uint32_t lane, bool staged,
+[[gnu::always_inline]] inline void build_segment(Lanes& b, uint32_t lane, bool staged, bool mixed,
                                                  SegmentRegisters<V, Components>& s) {
   const V zero = V::zero();
   V frame[kKeysPerLane];
   V value[kKeysPerLane][Components];
   if (staged) {
-    load_shifted_window<V, Components>(b, lane, frame, value);
+    load_shifted_window<V, Components>(b, lane, mixed, frame, value);
     store_window<V, Components>(b, lane, frame, value);
   } else {
 #pragma GCC unroll 4
@@ -239,6 +265,7 @@ template <class V, int Components, class Lanes>
   const auto after_is_next = V::greater(f3, f2);
   const V scale_p = span / (f2 - V::select(before_is_prev, f0, f1));
   const V scale_q = span / (V::select(after_is_next, f3, f2) - f1);
+  if constexpr (Components == 4) s.rotation = mixed ? V::load(b.dequantization.rotation + lane) : V::zero();
   s.start = f1;
   s.span = V::select(has_span, span, V::broadcast(std::numeric_limits<float>::infinity()));
   s.start.store(b.start + lane);
@@ -285,9 +312,10 @@ inline void mark_built(Lanes& b, bool staged) {
 template <class V, int Components, class Lanes>
 inline void build_block(Lanes& b) {
   const bool staged = any_staged<V>(b);
+  const bool mixed = any_vec3<V>(b);
   for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
     SegmentRegisters<V, Components> s;
-    build_segment<V, Components>(b, lane, staged, s);
+    build_segment<V, Components>(b, lane, staged, mixed, s);
   }
   mark_built<V>(b, staged);
 }
@@ -303,21 +331,25 @@ inline void evaluate_block(Lanes& b, float t, unsigned char* pose, size_t pose_b
   const V time = V::broadcast(t);
   bool staged = false;
   if constexpr (Build) staged = any_staged<V>(b);
+  const bool mixed = Components == 4 && any_vec3<V>(b);
   for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
     SegmentRegisters<V, Components> s;
     if constexpr (Build) {
-      build_segment<V, Components>(b, lane, staged, s);
+      build_segment<V, Components>(b, lane, staged, mixed, s);
     } else {
-      load_segment<V, Components>(b, lane, s);
+      load_segment<V, Components>(b, lane, mixed, s);
     }
-    evaluate_segment<V, Components>(s, time, values + lane);
+    evaluate_segment<V, Components>(s, time, mixed, values + lane);
   }
   if constexpr (Build) mark_built<V>(b, staged);
   for (uint32_t lane = 0; lane < kLanes; ++lane) {
     // Padding lanes (kNoOutput) and bones past a short pose write nothing.
-    const uint32_t at = (&b)[lane / kLanesPerBlock].output[lane % kLanesPerBlock];
+    const Lanes& block = (&b)[lane / kLanesPerBlock];
+    const uint32_t at = block.output[lane % kLanesPerBlock];
     if (at >= pose_bytes) continue;
-    std::memcpy(pose + at, values[lane], Components * sizeof(float));
+    // A vec3's lane (in a rotation block) writes three floats.
+    const bool rotation = Components == 4 && (!mixed || ((block.vec3_lanes >> (lane % kLanesPerBlock)) & 1u) == 0);
+    std::memcpy(pose + at, values[lane], (rotation ? 4 : 3) * sizeof(float));
   }
 }
 

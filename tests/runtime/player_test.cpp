@@ -516,26 +516,19 @@ TEST(Player, ReportsItsMemoryAndStream) {
     EXPECT_EQ(&player.stream(), &view);
     // Only animated tracks have a lane.
     ASSERT_EQ(player.lane_count(), view.animated_track_count());
-    // The lanes (rotations and vec3 tracks in blocks of eight) and a block of
-    // cursors each, twice (in play, and as they start before frame 0); per
-    // lane its track, initial keys, place among the streamed
-    // tracks and room in the lists of lanes waiting for their final segment
-    // (in play and at the start); the constant pose; with jump frames, per
-    // block where its lanes' saved windows are in a state; per block room
-    // for what a play step leaves to the player.
-    const auto blocks = [](uint32_t lanes) { return (lanes + kLanesPerBlock - 1) / kLanesPerBlock; };
-    uint32_t rotations = 0;
-    for (const StreamTrack& track : view.tracks()) {
-      rotations += track.coding == TrackCoding::kAnimated && track.kind == TrackKind::kRotation ? 1 : 0;
-    }
-    const uint32_t vec3s = view.animated_track_count() - rotations;
-    EXPECT_EQ(player.memory_bytes(),
-              2 * (blocks(rotations) * sizeof(RotationLanes) + blocks(vec3s) * sizeof(Vec3Lanes) +
-                   (blocks(rotations) + blocks(vec3s)) * sizeof(LaneCursors)) +
-                  view.animated_track_count() *
-                      (sizeof(uint32_t) + sizeof(InitialKeys) + sizeof(int32_t) + 2 * sizeof(uint32_t)) +
-                  view.bone_count() * sizeof(Transform) + (blocks(rotations) + blocks(vec3s)) * sizeof(PlayStepBlock) +
-                  (view.jump_frames().empty() ? 0 : (blocks(rotations) + blocks(vec3s)) * sizeof(SavedWindowLanes)));
+    // The lanes (rotations and vec3 tracks side by side, in blocks of
+    // eight) and a block of cursors each, twice (in play, and as they start
+    // before frame 0); per lane its track, initial keys, place among the
+    // streamed tracks and room in the lists of lanes waiting for their final
+    // segment (in play and at the start); the constant pose; with jump
+    // frames, per block where its lanes' saved windows are in a state; per
+    // block room for what a play step leaves to the player.
+    const uint32_t blocks = (view.animated_track_count() + kLanesPerBlock - 1) / kLanesPerBlock;
+    EXPECT_EQ(player.memory_bytes(), 2 * blocks * (sizeof(RotationLanes) + sizeof(LaneCursors)) +
+                                         view.animated_track_count() * (sizeof(uint32_t) + sizeof(InitialKeys) +
+                                                                        sizeof(int32_t) + 2 * sizeof(uint32_t)) +
+                                         view.bone_count() * sizeof(Transform) + blocks * sizeof(PlayStepBlock) +
+                                         (view.jump_frames().empty() ? 0 : blocks * sizeof(SavedWindowLanes)));
   }
 }
 

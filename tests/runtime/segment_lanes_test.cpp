@@ -5,17 +5,19 @@
 // including the edge cases the scalar code treats specially (held values,
 // -0, zero-length segments, a rotation with no length).
 
+#include "core/runtime/segment_lanes.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "core/runtime/curve.h"
 #include "core/runtime/quantization.h"
-#include "core/runtime/segment_lanes.h"
 #include "core/runtime/transform.h"
 
 namespace ks {
@@ -86,6 +88,22 @@ void build_at_evaluation(std::vector<Lanes>& blocks) {
   build_and_evaluate_lanes(std::span<Lanes>(blocks), 0.f, nullptr, 0);
 }
 
+// The kind of a rotation block's lane in the tests: a rotation, or now
+// and then a translation (a vec3 in a rotation block), set on the lane.
+template <class Lanes>
+TrackKind random_lane_kind(std::mt19937& rng, std::span<Lanes> blocks, uint32_t lane) {
+  if constexpr (std::is_same_v<Lanes, Vec3Lanes>) {
+    return TrackKind::kTranslation;
+  } else {
+    const TrackKind kind = rng() % 4 == 0 ? TrackKind::kTranslation : TrackKind::kRotation;
+    TrackQuantization q;
+    q.rotation = RotationCoding::kFull;
+    q.coded_mask = 0x7;
+    set_lane_dequantization(blocks, lane, q, kind);
+    return kind;
+  }
+}
+
 template <int Components>
 void check_levels(uint32_t track_count, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -93,9 +111,11 @@ void check_levels(uint32_t track_count, uint32_t seed) {
   std::vector<Lanes> blocks((track_count + kLanesPerBlock - 1) / kLanesPerBlock);
   clear_lanes(std::span<Lanes>(blocks));
   std::vector<Window> windows(track_count);
+  std::vector<TrackKind> kinds(track_count);
   for (uint32_t lane = 0; lane < track_count; ++lane) {
     CurveKey(&w)[4] = windows[lane].keys;
-    random_window(rng, Components, w);
+    kinds[lane] = random_lane_kind(rng, std::span<Lanes>(blocks), lane);
+    random_window(rng, component_count(kinds[lane]), w);
     for (uint32_t i = 0; i < kKeysPerLane; ++i) set_lane_key(std::span<Lanes>(blocks), lane, i, w[i]);
     blocks[lane / kLanesPerBlock].output[lane % kLanesPerBlock] = lane * static_cast<uint32_t>(sizeof(float) * 4);
   }
@@ -116,8 +136,9 @@ void check_levels(uint32_t track_count, uint32_t seed) {
                                                  : w[1].frame + (w[2].frame - w[1].frame) *
                                                                     std::uniform_real_distribution<float>(0.f, 1.f)(rng));
       float expected[4] = {0.f, 0.f, 0.f, 0.f};
-      evaluate_segment(w[0], w[1], w[2], w[3], t, Components, expected);
-      if (Components == 4) normalize_rotation(expected);
+      const int components = component_count(kinds[lane]);
+      evaluate_segment(w[0], w[1], w[2], w[3], t, components, expected);
+      if (components == 4) normalize_rotation(expected);
       const std::vector<SimdLevel> levels = levels_this_cpu_runs();
       for (size_t i = 0; i < levels.size(); ++i) {
         const SimdLevel level = levels[i];
@@ -126,16 +147,17 @@ void check_levels(uint32_t track_count, uint32_t seed) {
         // Every lane at the time of this one: only this lane is checked.
         evaluate_lanes(std::span<const Lanes>(built[i]), t, reinterpret_cast<unsigned char*>(pose.data()),
                        pose.size() * sizeof(float));
-        EXPECT_EQ(std::memcmp(&pose[lane * 4], expected, Components * sizeof(float)), 0)
+        EXPECT_EQ(std::memcmp(&pose[lane * 4], expected, components * sizeof(float)), 0)
             << to_string(level) << " lane " << lane << " t " << t << ": " << pose[lane * 4] << " vs " << expected[0];
-        if (Components == 3) {
-          EXPECT_EQ(pose[lane * 4 + 3], 7.f) << "a vec3 lane wrote a fourth float";
+        if (components == 3) {
+          EXPECT_EQ(pose[lane * 4 + 3], 7.f) << to_string(level) << " a vec3 lane wrote a fourth float";
         }
       }
     }
   }
 }
 
+// Rotation blocks: rotations with some translations among them.
 TEST(SegmentLanes, EveryLevelGivesTheScalarCurvesBitsForRotations) {
   check_levels<4>(8, 1);
   check_levels<4>(21, 2);  // a partly filled last block
@@ -244,7 +266,6 @@ void check_staged_keys(uint32_t seed, uint32_t most_keys, Arrival how = Arrival:
   ASSERT_LE(most_keys, how == Arrival::kStaged ? kKeysPerLane : kMostKeys);
   std::mt19937 rng(seed);
   using Lanes = SegmentLanes<Components>;
-  const TrackKind kind = Components == 4 ? TrackKind::kRotation : TrackKind::kTranslation;
   std::uniform_int_distribution<int32_t> code(-3000, 3000);
   std::uniform_real_distribution<float> unit(-1.f, 1.f);
   SimdLevelGuard guard;
@@ -261,12 +282,14 @@ void check_staged_keys(uint32_t seed, uint32_t most_keys, Arrival how = Arrival:
     Staged staged_keys[kLanesPerBlock][kMostKeys];
     uint32_t staged_count[kLanesPerBlock];
     for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+      // A rotation block's lanes: rotations, and now and then a translation.
+      const TrackKind kind = Components == 4 && rng() % 4 != 0 ? TrackKind::kRotation : TrackKind::kTranslation;
       CurveKey(&keys)[4] = expected[lane].keys;
-      random_window(rng, Components, keys);
+      random_window(rng, component_count(kind), keys);
       for (uint32_t i = 0; i < kKeysPerLane; ++i) set_lane_key(std::span<Lanes>(&block, 1), lane, i, keys[i]);
       TrackQuantization& q = quantization[lane];
       q.step = std::ldexp(1.f, -static_cast<int>(rng() % 14)) * (1.f + unit(rng) * 0.4f);
-      if (Components == 4) {
+      if (kind == TrackKind::kRotation) {
         q.coded_mask = 0xF;
         q.rotation = rng() % 4 == 0 ? RotationCoding::kFull : RotationCoding::kRelative;
         float length = 0.f;
@@ -279,7 +302,7 @@ void check_staged_keys(uint32_t seed, uint32_t most_keys, Arrival how = Arrival:
         q.coded_mask = static_cast<uint8_t>(rng() % 8);
         for (float& c : q.constant) c = unit(rng) * 3.f;
       }
-      set_lane_dequantization(std::span<Lanes>(&block, 1), lane, q);
+      set_lane_dequantization(std::span<Lanes>(&block, 1), lane, q, kind);
       const uint32_t staged = rng() % 3 == 0 ? 0 : 1 + static_cast<uint32_t>(rng() % most_keys);
       staged_count[lane] = staged;
       uint32_t frame = static_cast<uint32_t>(keys[3].frame);
@@ -287,9 +310,9 @@ void check_staged_keys(uint32_t seed, uint32_t most_keys, Arrival how = Arrival:
         // Some rotations too long to keep w: the dropped component clamps at 0.
         const int32_t scale = rng() % 5 == 0 ? 1000 : 1;
         int32_t codes[4] = {0, 0, 0, 0};
-        for (int c = 0; c < Components; ++c) codes[c] = code(rng) * scale;
+        for (int c = 0; c < component_count(kind); ++c) codes[c] = code(rng) * scale;
         frame += 1u + rng() % 9u;
-        const bool negated = Components == 4 && rng() % 2 == 0;
+        const bool negated = kind == TrackKind::kRotation && rng() % 2 == 0;
         Staged& key = staged_keys[lane][k];
         std::copy(codes, codes + 4, key.codes);
         key.frame = frame;
@@ -410,7 +433,9 @@ void check_build_and_evaluate(uint32_t block_count, uint32_t seed) {
       CurveKey w[4];
       random_window(rng, Components, w);
       for (uint32_t i = 0; i < kKeysPerLane; ++i) set_lane_key(std::span<Lanes>(blocks), lane, i, w[i]);
-      set_lane_dequantization(std::span<Lanes>(blocks), lane, q);
+      // A rotation block's lanes: rotations, and now and then a translation.
+      const TrackKind kind = Components == 4 && rng() % 4 != 0 ? TrackKind::kRotation : TrackKind::kTranslation;
+      set_lane_dequantization(std::span<Lanes>(blocks), lane, q, kind);
       blocks[lane / kLanesPerBlock].output[lane % kLanesPerBlock] = lane * static_cast<uint32_t>(sizeof(float) * 4);
     }
     for (Lanes& b : blocks) build_coefficients(b);
