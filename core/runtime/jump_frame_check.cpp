@@ -14,17 +14,16 @@ namespace ks {
 namespace {
 
 // True when lane `l` of blocks `x` and `y` hold the same keys and coefficients.
-template <int Components>
-bool same_lane(const SegmentLanes<Components>& x, const SegmentLanes<Components>& y, uint32_t l) {
+bool same_lane(const SegmentLanes& x, const SegmentLanes& y, uint32_t l) {
   const auto same = [l](const float* a, const float* b) { return std::memcmp(a + l, b + l, sizeof(float)) == 0; };
   for (uint32_t k = 0; k < kKeysPerLane; ++k) {
     if (!same(x.key_frame[k], y.key_frame[k])) return false;
-    for (int c = 0; c < Components; ++c) {
+    for (int c = 0; c < kLaneComponents; ++c) {
       if (!same(x.key_value[k][c], y.key_value[k][c])) return false;
     }
   }
   if (!same(x.start, y.start) || !same(x.span, y.span)) return false;
-  for (int c = 0; c < Components; ++c) {
+  for (int c = 0; c < kLaneComponents; ++c) {
     if (!same(x.p[c], y.p[c]) || !same(x.q[c], y.q[c]) || !same(x.difference[c], y.difference[c]) ||
         !same(x.tangent_p[c], y.tangent_p[c]) || !same(x.tangent_q[c], y.tangent_q[c])) {
       return false;
@@ -35,8 +34,7 @@ bool same_lane(const SegmentLanes<Components>& x, const SegmentLanes<Components>
 
 // The track of the first lane whose state (cursor, keys, coefficients: all
 // that decides later poses) differs between the groups, or -1.
-template <int Components>
-int64_t first_different_track(const LaneGroup<Components>& a, const LaneGroup<Components>& b) {
+int64_t first_different_track(const LaneGroup& a, const LaneGroup& b) {
   for (uint32_t lane = 0; lane < a.tracks.size(); ++lane) {
     const uint32_t i = lane / kLanesPerBlock, l = lane % kLanesPerBlock;
     const LaneCursors& x = a.cursors[i];
@@ -68,7 +66,7 @@ Status check_jump_frames(const StreamView& stream) {
     restored.restore(j, jump.frame);
     // Coefficients are built at evaluation: build them to compare them.
     for (Player* p : {&forward, &restored}) {
-      build_stale_coefficients(std::span<RotationLanes>(p->m_lanes.blocks));
+      build_stale_coefficients(std::span<SegmentLanes>(p->m_lanes.blocks));
     }
     if (forward.m_cursor_key_index != jump.stream_keys_read) {
       return Error{"jump frame " + std::to_string(j) + " (frame " + std::to_string(jump.frame) + ") says " +

@@ -29,7 +29,6 @@ StreamKeyLayout lane_layout(const LaneCursors& c, uint32_t l) {
 // The reference, lane by lane through a bounds-checked reader: also what
 // reads keys near the end of the stream (a 64-bit load there would pass it)
 // and keys wider than one load.
-template <int Components>
 uint32_t read_lane_keys_scalar(LaneArrivals& a, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream) {
   uint32_t opening = 0;
   for (uint32_t l = 0; l < kLanesPerBlock; ++l) {
@@ -46,7 +45,7 @@ uint32_t read_lane_keys_scalar(LaneArrivals& a, LaneCursors& c, uint32_t due, st
     --c.keys_left[l];
     ++c.keys_read[l];
     if (c.keys_read[l] == c.segment_end[l] && c.keys_left[l] > 0) opening |= 1u << l;
-    for (int i = 0; i < Components; ++i) a.code[i][l] = static_cast<float>(codes[i]);
+    for (int i = 0; i < kLaneComponents; ++i) a.code[i][l] = static_cast<float>(codes[i]);
     a.frame[l] = static_cast<float>(frame);
     a.sign[l] = negated ? -1.f : 1.f;
     a.arrived[l] = 1.f;
@@ -56,8 +55,7 @@ uint32_t read_lane_keys_scalar(LaneArrivals& a, LaneCursors& c, uint32_t due, st
 }
 
 // Where read_keys writes: a block's arrivals, or a ring slot itself.
-template <int Components>
-LaneArrivals& arrivals_of(SegmentLanes<Components>& block) {
+LaneArrivals& arrivals_of(SegmentLanes& block) {
   return block.arrivals;
 }
 LaneArrivals& arrivals_of(LaneArrivals& slot) { return slot; }
@@ -65,7 +63,7 @@ LaneArrivals& arrivals_of(LaneArrivals& slot) { return slot; }
 // Reads the next key of the lanes `due` into `into` (a block, or a ring
 // slot with all four codes), through the AVX2 or AVX-512 kernel at those
 // levels, and loads the layout of each lane whose next key opens a segment.
-template <int Components, class Into>
+template <class Into>
 void read_keys(Into& into, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
                std::span<const StreamSegment> segments, SimdLevel level) {
   uint32_t open = 0;
@@ -87,7 +85,7 @@ void read_keys(Into& into, LaneCursors& c, uint32_t due, std::span<const uint8_t
     }
   }
 #endif
-  if (scalar != 0) open |= read_lane_keys_scalar<Components>(arrivals_of(into), c, scalar, key_stream);
+  if (scalar != 0) open |= read_lane_keys_scalar(arrivals_of(into), c, scalar, key_stream);
   if (open != 0) load_lane_layouts(c, open, segments);
 }
 
@@ -146,20 +144,15 @@ void place_lane_cursors(LaneCursors& c, uint32_t lanes, std::span<const StreamSe
   }
 }
 
-void read_lane_keys(RotationLanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
+void read_lane_keys(SegmentLanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
                     std::span<const StreamSegment> segments) {
-  read_keys<4>(block, c, due, key_stream, segments, simd_level());
-}
-void read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
-                    std::span<const StreamSegment> segments) {
-  read_keys<3>(block, c, due, key_stream, segments, simd_level());
+  read_keys(block, c, due, key_stream, segments, simd_level());
 }
 
 namespace {
 
 // read_play_step below AVX-512: block by block, through read_keys.
-template <int Components>
-PlayStep play_step(std::span<SegmentLanes<Components>> blocks, std::span<LaneCursors> cursors, uint32_t frame,
+PlayStep play_step(std::span<SegmentLanes> blocks, std::span<LaneCursors> cursors, uint32_t frame,
                    std::span<const uint8_t> key_stream, std::span<const StreamSegment> segments, PlayStepBlock* events,
                    SimdLevel level) {
   PlayStep out;
@@ -172,7 +165,7 @@ PlayStep play_step(std::span<SegmentLanes<Components>> blocks, std::span<LaneCur
       continue;
     }
     const uint32_t finished_before = lanes_finished(c);
-    SegmentLanes<Components>& lanes = blocks[b];
+    SegmentLanes& lanes = blocks[b];
     if (lanes.arrivals.any) {
       events[out.events++] = {b, due, 0, 0, finished_before};
       continue;
@@ -180,7 +173,7 @@ PlayStep play_step(std::span<SegmentLanes<Components>> blocks, std::span<LaneCur
     const uint32_t need = latest_need(c, due);
     out.latest_need = need > out.latest_need ? need : out.latest_need;
     out.keys += count_lanes(due);
-    read_keys<Components>(lanes, c, due, key_stream, segments, level);
+    read_keys(lanes, c, due, key_stream, segments, level);
     lanes.stale = true;
     out.next_due = std::min(out.next_due, earliest_need(c));
     const uint32_t more = lanes_due(c, frame);
@@ -189,10 +182,11 @@ PlayStep play_step(std::span<SegmentLanes<Components>> blocks, std::span<LaneCur
   return out;
 }
 
-template <int Components>
-PlayStep play_step_at_level(std::span<SegmentLanes<Components>> blocks, std::span<LaneCursors> cursors, uint32_t frame,
-                            std::span<const uint8_t> key_stream, std::span<const StreamSegment> segments,
-                            PlayStepBlock* events) {
+}  // namespace
+
+PlayStep read_play_step(std::span<SegmentLanes> blocks, std::span<LaneCursors> cursors, uint32_t frame,
+                        std::span<const uint8_t> key_stream, std::span<const StreamSegment> segments,
+                        PlayStepBlock* events) {
   const SimdLevel level = simd_level();
 #if KS_X86_64
   if (level == SimdLevel::kAvx512) {
@@ -201,19 +195,6 @@ PlayStep play_step_at_level(std::span<SegmentLanes<Components>> blocks, std::spa
   }
 #endif
   return play_step(blocks, cursors, frame, key_stream, segments, events, level);
-}
-
-}  // namespace
-
-PlayStep read_play_step(std::span<RotationLanes> blocks, std::span<LaneCursors> cursors, uint32_t frame,
-                        std::span<const uint8_t> key_stream, std::span<const StreamSegment> segments,
-                        PlayStepBlock* events) {
-  return play_step_at_level(blocks, cursors, frame, key_stream, segments, events);
-}
-PlayStep read_play_step(std::span<Vec3Lanes> blocks, std::span<LaneCursors> cursors, uint32_t frame,
-                        std::span<const uint8_t> key_stream, std::span<const StreamSegment> segments,
-                        PlayStepBlock* events) {
-  return play_step_at_level(blocks, cursors, frame, key_stream, segments, events);
 }
 
 uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
@@ -245,7 +226,7 @@ uint32_t read_lane_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const u
     const uint32_t due = again | (frame < 0 ? 0 : lanes_due(c, static_cast<uint32_t>(frame)) & ~again);
     if (due == 0) return read;
     read |= due;
-    read_keys<4>(ring.slot[round % kKeysPerLane], c, due, key_stream, segments, level);
+    read_keys(ring.slot[round % kKeysPerLane], c, due, key_stream, segments, level);
   }
 }
 

@@ -76,9 +76,7 @@ void place_lane_cursors(LaneCursors& c, uint32_t lanes, std::span<const StreamSe
 /// get its layout from `segments` (load_lane_layout).
 /// The arrivals must be empty (shifted in) before the call. Untrusted keys
 /// read as whatever their bits say, never out of `key_stream`.
-void read_lane_keys(RotationLanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
-                    std::span<const StreamSegment> segments);
-void read_lane_keys(Vec3Lanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
+void read_lane_keys(SegmentLanes& block, LaneCursors& c, uint32_t due, std::span<const uint8_t> key_stream,
                     std::span<const StreamSegment> segments);
 
 /// What a play step (read_play_step) left to its caller in one block.
@@ -113,10 +111,7 @@ struct PlayStep {
 /// `events` (room for one per block), in block order. Layouts are loaded
 /// as read_lane_keys does, except at SimdLevel::kAvx512, which leaves them
 /// to the caller (`opened`).
-PlayStep read_play_step(std::span<RotationLanes> blocks, std::span<LaneCursors> cursors, uint32_t frame,
-                        std::span<const uint8_t> key_stream, std::span<const StreamSegment> segments,
-                        PlayStepBlock* events);
-PlayStep read_play_step(std::span<Vec3Lanes> blocks, std::span<LaneCursors> cursors, uint32_t frame,
+PlayStep read_play_step(std::span<SegmentLanes> blocks, std::span<LaneCursors> cursors, uint32_t frame,
                         std::span<const uint8_t> key_stream, std::span<const StreamSegment> segments,
                         PlayStepBlock* events);
 
@@ -221,9 +216,8 @@ inline constexpr uint32_t kNotRead = ~0u;
 // read_lane_rounds call it when the CPU has AVX2. It reads nothing and
 // returns kNotRead unless every due lane's key lies in one 64-bit load
 // inside the `bytes` of `key_stream`.
-uint32_t read_lane_keys_avx2(RotationLanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
+uint32_t read_lane_keys_avx2(SegmentLanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
                              size_t bytes);
-uint32_t read_lane_keys_avx2(Vec3Lanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream, size_t bytes);
 // Into one slot of a KeyRing: only the due lanes' entries are written (the
 // others keep the keys they hold), all four codes.
 uint32_t read_lane_keys_avx2(LaneArrivals& slot, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
@@ -244,9 +238,7 @@ RoundsRead read_lane_rounds_avx2(KeyRing& ring, LaneCursors& c, uint32_t round, 
                                  std::span<const StreamSegment> segments);
 // read_lane_keys_avx2 and read_lane_rounds_avx2 with AVX-512
 // (lane_reader_avx512.cpp), at SimdLevel::kAvx512.
-uint32_t read_lane_keys_avx512(RotationLanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
-                               size_t bytes);
-uint32_t read_lane_keys_avx512(Vec3Lanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
+uint32_t read_lane_keys_avx512(SegmentLanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
                                size_t bytes);
 uint32_t read_lane_keys_avx512(LaneArrivals& slot, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
                                size_t bytes);
@@ -254,9 +246,7 @@ RoundsRead read_lane_rounds_avx512(KeyRing& ring, LaneCursors& c, uint32_t round
                                    const uint32_t (&forced)[kKeysPerLane], int64_t frame, const uint8_t* key_stream,
                                    size_t bytes, std::span<const StreamSegment> segments);
 // read_play_step at SimdLevel::kAvx512 (lane_reader_avx512.cpp), layouts left to the caller.
-PlayStep read_play_step_avx512(RotationLanes* blocks, LaneCursors* cursors, size_t count, uint32_t frame,
-                               const uint8_t* key_stream, size_t bytes, PlayStepBlock* events);
-PlayStep read_play_step_avx512(Vec3Lanes* blocks, LaneCursors* cursors, size_t count, uint32_t frame,
+PlayStep read_play_step_avx512(SegmentLanes* blocks, LaneCursors* cursors, size_t count, uint32_t frame,
                                const uint8_t* key_stream, size_t bytes, PlayStepBlock* events);
 // place_lane_cursors, eight lanes at a time.
 void place_lane_cursors_avx2(LaneCursors& c, uint32_t lanes, const StreamSegment* segments);

@@ -126,7 +126,7 @@ void place_cursors(LaneCursors& c, __m256i open, const StreamSegment* segments) 
 
 // Reads into `a`: a block's arrivals (every lane written, those not due
 // marked not arrived) or a ring slot (Masked: due lanes only).
-template <int Components, bool Masked>
+template <bool Masked>
 uint32_t read_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const uint8_t* key_stream, size_t bytes) {
   const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
   const __m256i zero = _mm256_setzero_si256();
@@ -166,7 +166,7 @@ uint32_t read_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const uin
     const __m256i old = load(c.codes[i]);
     const __m256i codes = _mm256_blendv_epi8(old, _mm256_add_epi32(old, difference), due);
     store(c.codes[i], codes);
-    if (i < Components) put<Masked>(a.code[i], _mm256_cvtepi32_ps(codes), due);
+    put<Masked>(a.code[i], _mm256_cvtepi32_ps(codes), due);
   }
   const __m256i negated = field(kKeyFields);
   put<Masked>(a.sign, _mm256_cvtepi32_ps(_mm256_sub_epi32(one, _mm256_add_epi32(negated, negated))), due);
@@ -322,16 +322,13 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
 
 namespace detail {
 
-uint32_t read_lane_keys_avx2(RotationLanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
+uint32_t read_lane_keys_avx2(SegmentLanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
                              size_t bytes) {
-  return read_keys<4, false>(block.arrivals, c, due, key_stream, bytes);
-}
-uint32_t read_lane_keys_avx2(Vec3Lanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream, size_t bytes) {
-  return read_keys<3, false>(block.arrivals, c, due, key_stream, bytes);
+  return read_keys<false>(block.arrivals, c, due, key_stream, bytes);
 }
 uint32_t read_lane_keys_avx2(LaneArrivals& slot, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
                              size_t bytes) {
-  return read_keys<4, true>(slot, c, due, key_stream, bytes);
+  return read_keys<true>(slot, c, due, key_stream, bytes);
 }
 RoundsRead read_lane_rounds_avx2(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
                                  int64_t frame, const uint8_t* key_stream, size_t bytes,

@@ -133,7 +133,7 @@ void put(float* p, __m512 v, __mmask16 lanes) {
 // or a ring slot (Masked: due lanes only). Codes go two rows (two
 // components' eight lanes, side by side in LaneCursors and LaneArrivals)
 // per instruction.
-template <int Components, bool Masked>
+template <bool Masked>
 uint32_t read_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const uint8_t* key_stream, size_t bytes) {
   const __mmask8 due = static_cast<__mmask8>(due_bits);
   const __mmask16 due_rows = in_both_rows(due_bits);
@@ -163,11 +163,7 @@ uint32_t read_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const uin
     const __m512i codes =
         _mm512_mask_add_epi32(old, due_rows, old, code_differences(key_field_pair(c, keys, i + 1, i + 2)));
     _mm512_store_si512(rows, codes);
-    if (static_cast<int>(i) + 1 < Components) {
-      put<Masked>(a.code[i], _mm512_cvtepi32_ps(codes), due_rows);
-    } else {
-      put<Masked>(a.code[i], _mm256_cvtepi32_ps(_mm512_castsi512_si256(codes)), due);
-    }
+    put<Masked>(a.code[i], _mm512_cvtepi32_ps(codes), due_rows);
   }
   const __m256i negated = _mm512_extracti64x4_epi64(frame_and_negated, 1);
   put<Masked>(a.sign, _mm256_cvtepi32_ps(_mm256_sub_epi32(one, _mm256_add_epi32(negated, negated))), due);
@@ -190,9 +186,8 @@ uint32_t read_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const uin
 // the due masks, the count and the latest need kept in registers. Layouts
 // of segments opened are left to the caller (loading them here cost play
 // half as much time again; see read_keys).
-template <int Components>
-PlayStep play_step(SegmentLanes<Components>* blocks, LaneCursors* cursors, size_t count, uint32_t frame,
-                   const uint8_t* key_stream, size_t bytes, PlayStepBlock* events) {
+PlayStep play_step(SegmentLanes* blocks, LaneCursors* cursors, size_t count, uint32_t frame, const uint8_t* key_stream,
+                   size_t bytes, PlayStepBlock* events) {
   PlayStep out;
   const __m256i zero = _mm256_setzero_si256();
   const __m256i one = _mm256_set1_epi32(1);
@@ -210,12 +205,12 @@ PlayStep play_step(SegmentLanes<Components>* blocks, LaneCursors* cursors, size_
       continue;
     }
     const uint32_t finished_before = _mm256_cmpeq_epi32_mask(left, zero);
-    SegmentLanes<Components>& lanes = blocks[b];
+    SegmentLanes& lanes = blocks[b];
     // The frame of each lane's newest key: the need of its next once the due one is read.
     const __m256i newest = load(c.frame);
     const uint32_t opened = lanes.arrivals.any || (due & c.wide_lanes) != 0
                                 ? detail::kNotRead
-                                : read_keys<Components, false>(lanes.arrivals, c, due, key_stream, bytes);
+                                : read_keys<false>(lanes.arrivals, c, due, key_stream, bytes);
     if (opened == detail::kNotRead) {
       events[out.events++] = {b, due, 0, 0, finished_before};
       continue;
@@ -367,23 +362,15 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
 
 namespace detail {
 
-uint32_t read_lane_keys_avx512(RotationLanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
+uint32_t read_lane_keys_avx512(SegmentLanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
                                size_t bytes) {
-  return read_keys<4, false>(block.arrivals, c, due, key_stream, bytes);
-}
-uint32_t read_lane_keys_avx512(Vec3Lanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
-                               size_t bytes) {
-  return read_keys<3, false>(block.arrivals, c, due, key_stream, bytes);
+  return read_keys<false>(block.arrivals, c, due, key_stream, bytes);
 }
 uint32_t read_lane_keys_avx512(LaneArrivals& slot, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
                                size_t bytes) {
-  return read_keys<4, true>(slot, c, due, key_stream, bytes);
+  return read_keys<true>(slot, c, due, key_stream, bytes);
 }
-PlayStep read_play_step_avx512(RotationLanes* blocks, LaneCursors* cursors, size_t count, uint32_t frame,
-                               const uint8_t* key_stream, size_t bytes, PlayStepBlock* events) {
-  return play_step(blocks, cursors, count, frame, key_stream, bytes, events);
-}
-PlayStep read_play_step_avx512(Vec3Lanes* blocks, LaneCursors* cursors, size_t count, uint32_t frame,
+PlayStep read_play_step_avx512(SegmentLanes* blocks, LaneCursors* cursors, size_t count, uint32_t frame,
                                const uint8_t* key_stream, size_t bytes, PlayStepBlock* events) {
   return play_step(blocks, cursors, count, frame, key_stream, bytes, events);
 }

@@ -124,12 +124,11 @@ Player::Player(const StreamView& stream)
   reset_group(m_lanes, kBeforeClip, false);
   m_start_counters = m_counters;
   // Built once here, not at every restart's first evaluation.
-  build_stale_coefficients(std::span<RotationLanes>(m_lanes.blocks));
+  build_stale_coefficients(std::span<SegmentLanes>(m_lanes.blocks));
   keep_start(m_lanes);
 }
 
-template <int Components>
-void Player::keep_start(LaneGroup<Components>& group) {
+void Player::keep_start(LaneGroup& group) {
   group.start.blocks = group.blocks;
   group.start.cursors = group.cursors;
   group.start.final_pending = group.final_pending;
@@ -137,8 +136,7 @@ void Player::keep_start(LaneGroup<Components>& group) {
   group.start.final_pending.reserve(group.tracks.size());
 }
 
-template <int Components>
-void Player::back_to_start(LaneGroup<Components>& group) {
+void Player::back_to_start(LaneGroup& group) {
   // Same sizes: copies into the storage the player already has.
   std::copy(group.start.blocks.begin(), group.start.blocks.end(), group.blocks.begin());
   std::copy(group.start.cursors.begin(), group.start.cursors.end(), group.cursors.begin());
@@ -146,8 +144,7 @@ void Player::back_to_start(LaneGroup<Components>& group) {
   group.next_due = 0;
 }
 
-template <int Components>
-void Player::set_up_group(LaneGroup<Components>& group, const std::vector<uint32_t>& tracks) {
+void Player::set_up_group(LaneGroup& group, const std::vector<uint32_t>& tracks) {
   const StreamView& s = *m_stream;
   const uint32_t blocks = static_cast<uint32_t>((tracks.size() + kLanesPerBlock - 1) / kLanesPerBlock);
   group.blocks.resize(blocks);
@@ -157,7 +154,7 @@ void Player::set_up_group(LaneGroup<Components>& group, const std::vector<uint32
   group.streamed.assign(tracks.size(), -1);
   group.final_pending.reserve(tracks.size());
   group.play_events.assign(blocks, PlayStepBlock{});
-  clear_lanes(std::span<SegmentLanes<Components>>(group.blocks));
+  clear_lanes(std::span<SegmentLanes>(group.blocks));
   // Each lane's first segment: StreamView::first_segments lists the animated tracks', in track order.
   std::vector<uint32_t> animated_index(s.tracks().size(), 0);
   uint32_t animated = 0;
@@ -171,7 +168,7 @@ void Player::set_up_group(LaneGroup<Components>& group, const std::vector<uint32
     const StreamTrack& track = s.tracks()[tracks[l]];
     if (track.key_coding.negation_bits) group.cursors[l / kLanesPerBlock].negation_lanes |= 1u << (l % kLanesPerBlock);
     group.blocks[l / kLanesPerBlock].output[l % kLanesPerBlock] = output_offset(track);
-    set_lane_dequantization(std::span<SegmentLanes<Components>>(group.blocks), l, track.quantization, track.kind);
+    set_lane_dequantization(std::span<SegmentLanes>(group.blocks), l, track.quantization, track.kind);
   }
 }
 
@@ -215,8 +212,7 @@ std::span<const uint8_t> Player::jump_state_bytes() const {
 
 // Where each block's lanes' saved windows are in a jump state: every state
 // has the same layout (StreamView::saved_window_offsets).
-template <int Components>
-void Player::set_up_saved_windows(LaneGroup<Components>& group) {
+void Player::set_up_saved_windows(LaneGroup& group) {
   const StreamView& s = *m_stream;
   if (s.jump_frames().empty()) return;
   group.saved_windows.assign(group.blocks.size(), SavedWindowLanes{});
@@ -233,8 +229,7 @@ void Player::set_up_saved_windows(LaneGroup<Components>& group) {
 
 // After a restart or a restore: every lane whose track has no key left
 // waits for its final segment.
-template <int Components>
-void Player::find_final_pending(LaneGroup<Components>& group) {
+void Player::find_final_pending(LaneGroup& group) {
   group.final_pending.clear();
   const uint32_t lanes = static_cast<uint32_t>(group.tracks.size());
   for (uint32_t b = 0; b < group.cursors.size(); ++b) {
@@ -255,13 +250,12 @@ void Player::find_final_pending(LaneGroup<Components>& group) {
 // the next evaluation.
 // The copy is needed from k2's frame on, like a key read there, so the
 // state is then valid from that frame on.
-template <int Components>
-void Player::take_final_segments(LaneGroup<Components>& group, uint32_t frame) {
-  const std::span<SegmentLanes<Components>> blocks(group.blocks);
+void Player::take_final_segments(LaneGroup& group, uint32_t frame) {
+  const std::span<SegmentLanes> blocks(group.blocks);
   const float now = static_cast<float>(frame);
   size_t kept = 0;
   for (const uint32_t lane : group.final_pending) {
-    SegmentLanes<Components>& block = blocks[lane / kLanesPerBlock];
+    SegmentLanes& block = blocks[lane / kLanesPerBlock];
     // The lane's window as play left it: with the key it may have just
     // read (staged) shifted in.
     if (block.arrivals.any) shift_in_staged_keys(block);
@@ -289,8 +283,7 @@ void Player::restart(int64_t frame) {
 }
 
 // read_lane_keys for block `block` of `group` (its arrivals must be empty).
-template <int Components>
-void Player::read_keys(LaneGroup<Components>& group, uint32_t block, uint32_t due) {
+void Player::read_keys(LaneGroup& group, uint32_t block, uint32_t due) {
   const StreamView& s = *m_stream;
   read_lane_keys(group.blocks[block], group.cursors[block], due, key_stream(), s.segments());
 }
@@ -305,8 +298,7 @@ void Player::note_needs(const LaneCursors& c, uint32_t due) {
 // note_needs for the lanes `read` of a block after their windows are
 // refilled: the need of a lane's newest key is its second key's frame (a
 // key is needed from the frame of the key two before it).
-template <int Components>
-void Player::note_window_needs(const SegmentLanes<Components>& lanes, uint32_t read) {
+void Player::note_window_needs(const SegmentLanes& lanes, uint32_t read) {
   float latest = 0.f;  // frame_number keeps to the frames: one conversion for the block
   for (uint32_t bits = read; bits != 0; bits &= bits - 1) {
     const float frame = lanes.key_frame[1][std::countr_zero(bits)];
@@ -321,14 +313,13 @@ void Player::note_window_needs(const SegmentLanes<Components>& lanes, uint32_t r
 // one at a time (read_staged; play at the clip's rate reads one); the keys
 // after those, or every key with none (a seek), go to the ring, and only
 // the last four a lane reads are dequantized (read_through_ring).
-template <int Components>
-uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame, uint32_t shifted_rounds) {
+uint32_t Player::advance_group(LaneGroup& group, uint32_t frame, uint32_t shifted_rounds) {
   if (shifted_rounds != 0) return play_group(group, frame, shifted_rounds);
   group.next_due = 0;
   uint32_t keys = 0;
   for (uint32_t b = 0; b < group.blocks.size(); ++b) {
     LaneCursors& c = group.cursors[b];
-    SegmentLanes<Components>& lanes = group.blocks[b];
+    SegmentLanes& lanes = group.blocks[b];
     const uint32_t due = lanes_due(c, frame);
     if (due == 0) continue;
     const uint32_t finished_before = lanes_finished(c);
@@ -353,14 +344,12 @@ uint32_t Player::advance_group(LaneGroup<Components>& group, uint32_t frame, uin
 // read_play_step over the group (none before the group's next_due: a small
 // clip's lanes read a key every few frames), then what it left
 // (play_events).
-template <int Components>
-uint32_t Player::play_group(LaneGroup<Components>& group, uint32_t frame, uint32_t shifted_rounds) {
+uint32_t Player::play_group(LaneGroup& group, uint32_t frame, uint32_t shifted_rounds) {
   uint32_t keys = 0;
   if (frame >= group.next_due) {
     const StreamView& s = *m_stream;
-    const PlayStep step =
-        read_play_step(std::span<SegmentLanes<Components>>(group.blocks), std::span<LaneCursors>(group.cursors), frame,
-                       key_stream(), s.segments(), group.play_events.data());
+    const PlayStep step = read_play_step(std::span<SegmentLanes>(group.blocks), std::span<LaneCursors>(group.cursors),
+                                         frame, key_stream(), s.segments(), group.play_events.data());
     m_last_need = std::max(m_last_need, step.latest_need);
     m_counters.keys_dequantized += step.keys;
     m_counters.window_updates += step.keys;
@@ -377,15 +366,14 @@ uint32_t Player::play_group(LaneGroup<Components>& group, uint32_t frame, uint32
 // segments opened, the keys it left (read_staged for lanes it declined,
 // read_staged_rounds for lanes due again), and the lanes that finished.
 // Returns the keys read.
-template <int Components>
-uint32_t Player::play_events(LaneGroup<Components>& group, uint32_t events, uint32_t frame, uint32_t shifted_rounds) {
+uint32_t Player::play_events(LaneGroup& group, uint32_t events, uint32_t frame, uint32_t shifted_rounds) {
   const StreamView& s = *m_stream;
   uint32_t keys = 0;
   for (uint32_t e = 0; e < events; ++e) {
     const PlayStepBlock& event = group.play_events[e];
     const uint32_t b = event.block;
     LaneCursors& c = group.cursors[b];
-    SegmentLanes<Components>& lanes = group.blocks[b];
+    SegmentLanes& lanes = group.blocks[b];
     if (event.declined != 0) {
       if (lanes.arrivals.any) shift_in_staged_keys(lanes);
       keys += read_staged(group, b, frame, shifted_rounds, event.declined);
@@ -405,9 +393,7 @@ uint32_t Player::play_events(LaneGroup<Components>& group, uint32_t events, uint
 // staged and shifted in one at a time; a lane that needs more takes the
 // rest through the ring. Returns the keys read. Play reads a block this
 // way when read_play_step declines it.
-template <int Components>
-uint32_t Player::read_staged(LaneGroup<Components>& group, uint32_t b, uint32_t frame, uint32_t shifted_rounds,
-                             uint32_t due) {
+uint32_t Player::read_staged(LaneGroup& group, uint32_t b, uint32_t frame, uint32_t shifted_rounds, uint32_t due) {
   LaneCursors& c = group.cursors[b];
   note_needs(c, due);
   read_keys(group, b, due);
@@ -420,11 +406,10 @@ uint32_t Player::read_staged(LaneGroup<Components>& group, uint32_t b, uint32_t 
 // read_staged after each lane's first key: the lanes `more` of block `b`
 // due again read rounds 2..`shifted_rounds` staged, and a lane that needs
 // more than that takes the rest through the ring. Returns the keys read.
-template <int Components>
-uint32_t Player::read_staged_rounds(LaneGroup<Components>& group, uint32_t b, uint32_t frame, uint32_t shifted_rounds,
+uint32_t Player::read_staged_rounds(LaneGroup& group, uint32_t b, uint32_t frame, uint32_t shifted_rounds,
                                     uint32_t more) {
   LaneCursors& c = group.cursors[b];
-  SegmentLanes<Components>& lanes = group.blocks[b];
+  SegmentLanes& lanes = group.blocks[b];
   uint32_t keys = 0;
   // A few keys per lane are shifted in one at a time: a refill
   // dequantizes four keys per lane.
@@ -462,8 +447,7 @@ uint32_t Player::read_staged_rounds(LaneGroup<Components>& group, uint32_t b, ui
 // key already), and refills their windows from it. `counts[l]` holds the
 // keys lane l had read before its first in the ring. Returns the keys read
 // from there on.
-template <int Components>
-uint32_t Player::read_through_ring(LaneGroup<Components>& group, uint32_t b, uint32_t frame, uint32_t first_round,
+uint32_t Player::read_through_ring(LaneGroup& group, uint32_t b, uint32_t frame, uint32_t first_round,
                                    uint32_t (&counts)[kLanesPerBlock]) {
   static constexpr uint32_t kNoneForced[kWindowSize] = {};
   const LaneCursors& c = group.cursors[b];
@@ -480,8 +464,7 @@ uint32_t Player::read_through_ring(LaneGroup<Components>& group, uint32_t b, uin
 
 // refill_windows from the ring, counted: a window per lane that read keys,
 // and the (at most four) keys it dequantized.
-template <int Components>
-void Player::refill(SegmentLanes<Components>& lanes, const uint32_t (&counts)[kLanesPerBlock]) {
+void Player::refill(SegmentLanes& lanes, const uint32_t (&counts)[kLanesPerBlock]) {
   refill_windows(lanes, m_ring, counts);
   for (const uint32_t n : counts) {
     m_counters.window_updates += n != 0 ? 1 : 0;
@@ -490,8 +473,7 @@ void Player::refill(SegmentLanes<Components>& lanes, const uint32_t (&counts)[kL
 }
 
 // read_lane_rounds for block `block` of `group`, from round `round`.
-template <int Components>
-uint32_t Player::read_into_ring(LaneGroup<Components>& group, uint32_t block, uint32_t round, int64_t frame,
+uint32_t Player::read_into_ring(LaneGroup& group, uint32_t block, uint32_t round, int64_t frame,
                                 const uint32_t (&forced)[kWindowSize]) {
   const StreamView& s = *m_stream;
   return read_lane_rounds(m_ring, group.cursors[block], round, forced, frame, key_stream(), s.segments());
@@ -510,12 +492,11 @@ void Player::advance_to(uint32_t frame, uint32_t shifted_rounds) {
 // It then reads again the keys forward play had read by the jump frame (the
 // three after the oldest, or those after key 2), and on, as play would,
 // the keys needed at or before `frame`.
-template <int Components>
-void Player::reset_group(LaneGroup<Components>& group, int64_t frame, bool from_jump_state) {
+void Player::reset_group(LaneGroup& group, int64_t frame, bool from_jump_state) {
   const StreamView& s = *m_stream;
   group.next_due = 0;
   for (uint32_t b = 0; b < group.blocks.size(); ++b) {
-    SegmentLanes<Components>& lanes = group.blocks[b];
+    SegmentLanes& lanes = group.blocks[b];
     LaneCursors& c = group.cursors[b];
     const uint32_t first = b * kLanesPerBlock;
     const uint32_t end = std::min<uint32_t>(first + kLanesPerBlock, static_cast<uint32_t>(group.tracks.size()));
@@ -679,7 +660,7 @@ void Player::evaluate(float frame_time, std::span<Transform> local_pose) {
   std::memcpy(local_pose.data(), m_constant_pose.data(), bones * sizeof(Transform));
   unsigned char* bytes = reinterpret_cast<unsigned char*>(local_pose.data());
   const size_t pose_bytes = bones * sizeof(Transform);
-  build_and_evaluate_lanes(std::span<RotationLanes>(m_lanes.blocks), frame_time, bytes, pose_bytes);
+  build_and_evaluate_lanes(std::span<SegmentLanes>(m_lanes.blocks), frame_time, bytes, pose_bytes);
 }
 
 }  // namespace ks

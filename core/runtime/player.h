@@ -65,20 +65,18 @@ struct InitialKeys {
   uint32_t count = 0;  // keys the track has among 0..2
 };
 
-/// The lanes of the animated tracks of one kind: rotations (4 components)
-/// or translations and scales (3).
-template <int Components>
+/// The lanes of the animated tracks, rotations and vec3s side by side.
 struct LaneGroup {
   /// The lanes and cursors as restart() leaves them before frame 0 (taken
   /// when the player is made): a seek that restarts copies them back and
   /// reads on, instead of setting every window up from its initial keys.
   struct Start {
-    std::vector<SegmentLanes<Components>> blocks;
+    std::vector<SegmentLanes> blocks;
     std::vector<LaneCursors> cursors;
     std::vector<uint32_t> final_pending;
   };
 
-  std::vector<SegmentLanes<Components>> blocks;
+  std::vector<SegmentLanes> blocks;
   std::vector<LaneCursors> cursors;  // one per block
   std::vector<uint32_t> tracks;      // the track of each lane
   std::vector<InitialKeys> initial;  // each lane's keys 0..2
@@ -135,44 +133,26 @@ class Player {
   size_t memory_bytes() const;
 
  private:
-  template <int Components>
-  void set_up_group(LaneGroup<Components>& group, const std::vector<uint32_t>& tracks);
-  template <int Components>
-  void reset_group(LaneGroup<Components>& group, int64_t frame, bool from_jump_state);
-  template <int Components>
-  uint32_t advance_group(LaneGroup<Components>& group, uint32_t frame, uint32_t shifted_rounds);
-  template <int Components>
-  void read_keys(LaneGroup<Components>& group, uint32_t block, uint32_t due);
-  template <int Components>
-  void refill(SegmentLanes<Components>& lanes, const uint32_t (&counts)[kLanesPerBlock]);
-  template <int Components>
-  uint32_t play_group(LaneGroup<Components>& group, uint32_t frame, uint32_t shifted_rounds);
-  template <int Components>
-  uint32_t play_events(LaneGroup<Components>& group, uint32_t events, uint32_t frame, uint32_t shifted_rounds);
-  template <int Components>
-  uint32_t read_staged(LaneGroup<Components>& group, uint32_t b, uint32_t frame, uint32_t shifted_rounds, uint32_t due);
-  template <int Components>
-  uint32_t read_staged_rounds(LaneGroup<Components>& group, uint32_t b, uint32_t frame, uint32_t shifted_rounds,
-                              uint32_t more);
-  template <int Components>
-  uint32_t read_through_ring(LaneGroup<Components>& group, uint32_t b, uint32_t frame, uint32_t first_round,
+  void set_up_group(LaneGroup& group, const std::vector<uint32_t>& tracks);
+  void reset_group(LaneGroup& group, int64_t frame, bool from_jump_state);
+  uint32_t advance_group(LaneGroup& group, uint32_t frame, uint32_t shifted_rounds);
+  void read_keys(LaneGroup& group, uint32_t block, uint32_t due);
+  void refill(SegmentLanes& lanes, const uint32_t (&counts)[kLanesPerBlock]);
+  uint32_t play_group(LaneGroup& group, uint32_t frame, uint32_t shifted_rounds);
+  uint32_t play_events(LaneGroup& group, uint32_t events, uint32_t frame, uint32_t shifted_rounds);
+  uint32_t read_staged(LaneGroup& group, uint32_t b, uint32_t frame, uint32_t shifted_rounds, uint32_t due);
+  uint32_t read_staged_rounds(LaneGroup& group, uint32_t b, uint32_t frame, uint32_t shifted_rounds, uint32_t more);
+  uint32_t read_through_ring(LaneGroup& group, uint32_t b, uint32_t frame, uint32_t first_round,
                              uint32_t (&counts)[kLanesPerBlock]);
-  template <int Components>
-  uint32_t read_into_ring(LaneGroup<Components>& group, uint32_t block, uint32_t round, int64_t frame,
+  uint32_t read_into_ring(LaneGroup& group, uint32_t block, uint32_t round, int64_t frame,
                           const uint32_t (&forced)[kWindowSize]);
   void note_needs(const LaneCursors& c, uint32_t due);
-  template <int Components>
-  void note_window_needs(const SegmentLanes<Components>& lanes, uint32_t read);
-  template <int Components>
-  void set_up_saved_windows(LaneGroup<Components>& group);
-  template <int Components>
-  static void find_final_pending(LaneGroup<Components>& group);
-  template <int Components>
-  static void keep_start(LaneGroup<Components>& group);
-  template <int Components>
-  static void back_to_start(LaneGroup<Components>& group);
-  template <int Components>
-  void take_final_segments(LaneGroup<Components>& group, uint32_t frame);
+  void note_window_needs(const SegmentLanes& lanes, uint32_t read);
+  void set_up_saved_windows(LaneGroup& group);
+  static void find_final_pending(LaneGroup& group);
+  static void keep_start(LaneGroup& group);
+  static void back_to_start(LaneGroup& group);
+  void take_final_segments(LaneGroup& group, uint32_t frame);
 
   // Back to frame 0, or to jump frame `jump_index`, and on to `frame`.
   static constexpr int64_t kBeforeClip = -1;
@@ -196,7 +176,7 @@ class Player {
   static constexpr size_t kKeyLoadSlackBytes = 8;
 
   const StreamView* m_stream;
-  LaneGroup<4> m_lanes;  // every animated track, rotations and vec3s side by side
+  LaneGroup m_lanes;  // every animated track, rotations and vec3s side by side
   KeyRing m_ring{};  // the keys one block reads in one go (a seek, a restore): its windows refill from it
   std::vector<Transform> m_constant_pose;   // every bone, constant tracks filled in
   std::vector<uint8_t> m_plain_key_stream;  // a zstd stream's key stream, decompressed once

@@ -48,28 +48,21 @@ struct Sse2 {
 #include "core/runtime/segment_lanes_kernel.h"
 #endif
 
-// Whether lane `lane` of `b` holds a rotation (RotationLanes hold vec3s too).
-template <int Components>
-bool lane_is_rotation(const SegmentLanes<Components>& b, uint32_t lane) {
-  if constexpr (Components == 4) {
-    return ((b.vec3_lanes >> lane) & 1u) == 0;
-  } else {
-    return false;
-  }
+// Whether lane `lane` of `b` holds a rotation (not a vec3).
+bool lane_is_rotation(const SegmentLanes& b, uint32_t lane) {
+  return ((b.vec3_lanes >> lane) & 1u) == 0;
 }
 
 // The reference: evaluate_coefficients lane by lane.
-template <int Components>
-void evaluate_scalar(const SegmentLanes<Components>* blocks, size_t count, float t, unsigned char* pose,
-                     size_t pose_bytes) {
+void evaluate_scalar(const SegmentLanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes) {
   for (size_t i = 0; i < count; ++i) {
-    const SegmentLanes<Components>& b = blocks[i];
+    const SegmentLanes& b = blocks[i];
     for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
       if (b.output[lane] >= pose_bytes) continue;
       SegmentCoefficients s;
       s.start = b.start[lane];
       s.span = b.span[lane];
-      for (int c = 0; c < Components; ++c) {
+      for (int c = 0; c < kLaneComponents; ++c) {
         s.p[c] = b.p[c][lane];
         s.q[c] = b.q[c][lane];
         s.difference[c] = b.difference[c][lane];
@@ -77,9 +70,9 @@ void evaluate_scalar(const SegmentLanes<Components>* blocks, size_t count, float
         s.tangent_q[c] = b.tangent_q[c][lane];
       }
       float value[4];
-      evaluate_coefficients(s, t, Components, value);
-      // A rotation block's vec3 lanes are neither normalised nor write a fourth float.
-      const bool rotation = Components == 4 && lane_is_rotation(b, lane);
+      evaluate_coefficients(s, t, kLaneComponents, value);
+      // A vec3's lane is not normalised and writes no fourth float.
+      const bool rotation = lane_is_rotation(b, lane);
       if (rotation) normalize_rotation(value);
       std::memcpy(pose + b.output[lane], value, (rotation ? 4 : 3) * sizeof(float));
     }
@@ -88,20 +81,17 @@ void evaluate_scalar(const SegmentLanes<Components>* blocks, size_t count, float
 
 // The key staged in lane `lane` of `a`, as dequantize_key makes it from the
 // dequantization of `b`'s lane (the reference for the kernels).
-template <int Components>
-CurveKey dequantize_lane(const SegmentLanes<Components>& b, const LaneArrivals& a, uint32_t lane) {
-  const LaneDequantization<Components>& d = b.dequantization;
+CurveKey dequantize_lane(const SegmentLanes& b, const LaneArrivals& a, uint32_t lane) {
+  const LaneDequantization& d = b.dequantization;
   TrackQuantization q;
   q.step = d.step[lane];
   int32_t codes[4] = {0, 0, 0, 0};
-  for (int c = 0; c < Components; ++c) codes[c] = static_cast<int32_t>(a.code[c][lane]);
+  for (int c = 0; c < kLaneComponents; ++c) codes[c] = static_cast<int32_t>(a.code[c][lane]);
   const bool rotation = lane_is_rotation(b, lane);
   if (rotation) {
-    if constexpr (Components == 4) {
-      q.coded_mask = 0xF;
-      q.rotation = d.full[lane] > 0.f ? RotationCoding::kFull : RotationCoding::kRelative;
-      for (int c = 0; c < 4; ++c) q.reference[c] = d.reference[c][lane];
-    }
+    q.coded_mask = 0xF;
+    q.rotation = d.full[lane] > 0.f ? RotationCoding::kFull : RotationCoding::kRelative;
+    for (int c = 0; c < 4; ++c) q.reference[c] = d.reference[c][lane];
   } else {
     for (int c = 0; c < 3; ++c) {
       if (d.coded[c][lane] > 0.f) q.coded_mask = static_cast<uint8_t>(q.coded_mask | (1u << c));
@@ -119,9 +109,8 @@ CurveKey dequantize_lane(const SegmentLanes<Components>& b, const LaneArrivals& 
 
 // The reference for staged keys: each lane shifted by one key and its
 // dequantized key written last, lane by lane.
-template <int Components>
-void shift_in_staged_keys_scalar(SegmentLanes<Components>& b) {
-  const std::span<SegmentLanes<Components>> block(&b, 1);
+void shift_in_staged_keys_scalar(SegmentLanes& b) {
+  const std::span<SegmentLanes> block(&b, 1);
   for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
     if (!(b.arrivals.arrived[lane] > 0.f)) continue;
     const CurveKey key = dequantize_lane(b, b.arrivals, lane);
@@ -131,22 +120,20 @@ void shift_in_staged_keys_scalar(SegmentLanes<Components>& b) {
 }
 
 // The reference for refill_windows, lane by lane.
-template <int Components>
-void refill_scalar(SegmentLanes<Components>& b, const KeyRing& ring, const detail::RefillSources& sources) {
-  const std::span<SegmentLanes<Components>> block(&b, 1);
+void refill_scalar(SegmentLanes& b, const KeyRing& ring, const detail::RefillSources& sources) {
+  const std::span<SegmentLanes> block(&b, 1);
   for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
     CurveKey keys[kKeysPerLane];
     for (uint32_t k = 0; k < kKeysPerLane; ++k) {
       const uint32_t source = static_cast<uint32_t>(sources[k][lane]);
-      keys[k] = source < kKeysPerLane ? lane_key(std::span<const SegmentLanes<Components>>(block), lane, source)
+      keys[k] = source < kKeysPerLane ? lane_key(std::span<const SegmentLanes>(block), lane, source)
                                       : dequantize_lane(b, ring.slot[source - kKeysPerLane], lane);
     }
     for (uint32_t k = 0; k < kKeysPerLane; ++k) set_lane_key(block, lane, k, keys[k]);
   }
 }
 
-template <int Components>
-void shift_in_arrivals_scalar(SegmentLanes<Components>& b) {
+void shift_in_arrivals_scalar(SegmentLanes& b) {
   if (b.arrivals.any) {
     shift_in_staged_keys_scalar(b);
     clear_arrivals(b.arrivals);
@@ -154,19 +141,18 @@ void shift_in_arrivals_scalar(SegmentLanes<Components>& b) {
 }
 
 // The reference: segment_coefficients lane by lane.
-template <int Components>
-void build_scalar(SegmentLanes<Components>& b) {
-  const std::span<SegmentLanes<Components>> block(&b, 1);
+void build_scalar(SegmentLanes& b) {
+  const std::span<SegmentLanes> block(&b, 1);
   shift_in_arrivals_scalar(b);
   for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
     CurveKey keys[kKeysPerLane];
     for (uint32_t i = 0; i < kKeysPerLane; ++i) {
-      keys[i] = lane_key(std::span<const SegmentLanes<Components>>(block), lane, i);
+      keys[i] = lane_key(std::span<const SegmentLanes>(block), lane, i);
     }
-    const SegmentCoefficients s = segment_coefficients(keys[0], keys[1], keys[2], keys[3], Components);
+    const SegmentCoefficients s = segment_coefficients(keys[0], keys[1], keys[2], keys[3], kLaneComponents);
     b.start[lane] = s.start;
     b.span[lane] = s.span;
-    for (int c = 0; c < Components; ++c) {
+    for (int c = 0; c < kLaneComponents; ++c) {
       b.p[c][lane] = s.p[c];
       b.q[c][lane] = s.q[c];
       b.difference[c][lane] = s.difference[c];
@@ -193,26 +179,24 @@ SimdLevel detect_best_level() {
 const SimdLevel g_best_level = detect_best_level();
 std::atomic<SimdLevel> g_level{g_best_level};
 
-template <int Components>
-void clear(std::span<SegmentLanes<Components>> blocks) {
-  for (SegmentLanes<Components>& b : blocks) {
+}  // namespace
+
+void clear_lanes(std::span<SegmentLanes> blocks) {
+  for (SegmentLanes& b : blocks) {
     b = {};
     for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
       b.span[lane] = std::numeric_limits<float>::infinity();
       b.output[lane] = kNoOutput;
-      // Until set, a rotation block's lane holds a rotation coded in full.
-      if constexpr (Components == 4) {
-        b.dequantization.full[lane] = 1.f;
-        b.dequantization.rotation[lane] = 1.f;
-        for (int c = 0; c < 4; ++c) b.dequantization.coded[c][lane] = 1.f;
-      }
+      // Until set, a lane holds a rotation coded in full.
+      b.dequantization.full[lane] = 1.f;
+      b.dequantization.rotation[lane] = 1.f;
+      for (int c = 0; c < 4; ++c) b.dequantization.coded[c][lane] = 1.f;
     }
   }
 }
 
-// The kernels of the level set_simd_level chose.
-template <int Components>
-void evaluate(std::span<const SegmentLanes<Components>> blocks, float t, unsigned char* pose, size_t pose_bytes) {
+// The kernels of the level set_simd_level chose, from here on.
+void evaluate_lanes(std::span<const SegmentLanes> blocks, float t, unsigned char* pose, size_t pose_bytes) {
   switch (g_level.load(std::memory_order_relaxed)) {
 #if KS_X86_64
     case SimdLevel::kAvx512:
@@ -226,16 +210,13 @@ void evaluate(std::span<const SegmentLanes<Components>> blocks, float t, unsigne
       [[fallthrough]];
     case SimdLevel::kAvx2:
       return detail::evaluate_lanes_avx2(blocks.data(), blocks.size(), t, pose, pose_bytes);
-    case SimdLevel::kSse2:
-      return evaluate_blocks<Sse2, Components>(blocks.data(), blocks.size(), t, pose, pose_bytes);
+    case SimdLevel::kSse2: return evaluate_blocks<Sse2>(blocks.data(), blocks.size(), t, pose, pose_bytes);
 #endif
-    default:
-      return evaluate_scalar<Components>(blocks.data(), blocks.size(), t, pose, pose_bytes);
+    default: return evaluate_scalar(blocks.data(), blocks.size(), t, pose, pose_bytes);
   }
 }
 
-template <int Components>
-void build_and_evaluate(std::span<SegmentLanes<Components>> blocks, float t, unsigned char* pose, size_t pose_bytes) {
+void build_and_evaluate_lanes(std::span<SegmentLanes> blocks, float t, unsigned char* pose, size_t pose_bytes) {
   switch (g_level.load(std::memory_order_relaxed)) {
 #if KS_X86_64
     case SimdLevel::kAvx512:
@@ -245,59 +226,50 @@ void build_and_evaluate(std::span<SegmentLanes<Components>> blocks, float t, uns
         return detail::build_and_evaluate_lanes_avx2(blocks.data() + paired, blocks.size() - paired, t, pose,
                                                      pose_bytes);
       }
-      [[fallthrough]];  // as evaluate() does
+      [[fallthrough]];  // as evaluate_lanes does
     case SimdLevel::kAvx2:
       return detail::build_and_evaluate_lanes_avx2(blocks.data(), blocks.size(), t, pose, pose_bytes);
-    case SimdLevel::kSse2:
-      return build_and_evaluate_blocks<Sse2, Components>(blocks.data(), blocks.size(), t, pose, pose_bytes);
+    case SimdLevel::kSse2: return build_and_evaluate_blocks<Sse2>(blocks.data(), blocks.size(), t, pose, pose_bytes);
 #endif
     default:
-      for (SegmentLanes<Components>& b : blocks) {
+      for (SegmentLanes& b : blocks) {
         if (needs_build(b)) build_scalar(b);
       }
-      return evaluate_scalar<Components>(blocks.data(), blocks.size(), t, pose, pose_bytes);
+      return evaluate_scalar(blocks.data(), blocks.size(), t, pose, pose_bytes);
   }
 }
 
-template <int Components>
-void build(SegmentLanes<Components>& block) {
+void build_coefficients(SegmentLanes& block) {
   switch (g_level.load(std::memory_order_relaxed)) {
 #if KS_X86_64
     case SimdLevel::kAvx512:
     case SimdLevel::kAvx2:
       return detail::build_coefficients_avx2(block);
-    case SimdLevel::kSse2:
-      return build_block<Sse2, Components>(block);
+    case SimdLevel::kSse2: return build_block<Sse2>(block);
 #endif
-    default:
-      return build_scalar<Components>(block);
+    default: return build_scalar(block);
   }
 }
 
-template <int Components>
-void build_stale(std::span<SegmentLanes<Components>> blocks) {
-  for (SegmentLanes<Components>& b : blocks) {
-    if (needs_build(b)) build(b);
+void build_stale_coefficients(std::span<SegmentLanes> blocks) {
+  for (SegmentLanes& b : blocks) {
+    if (needs_build(b)) build_coefficients(b);
   }
 }
 
-template <int Components>
-void shift_in(SegmentLanes<Components>& block) {
+void shift_in_staged_keys(SegmentLanes& block) {
   switch (g_level.load(std::memory_order_relaxed)) {
 #if KS_X86_64
     case SimdLevel::kAvx512:
     case SimdLevel::kAvx2:
       return detail::shift_in_staged_keys_avx2(block);
-    case SimdLevel::kSse2:
-      return shift_in_arrivals<Sse2, Components>(block);
+    case SimdLevel::kSse2: return shift_in_arrivals<Sse2>(block);
 #endif
-    default:
-      return shift_in_arrivals_scalar<Components>(block);
+    default: return shift_in_arrivals_scalar(block);
   }
 }
 
-template <int Components>
-void refill(SegmentLanes<Components>& block, const KeyRing& ring, const uint32_t (&counts)[kLanesPerBlock]) {
+void refill_windows(SegmentLanes& block, const KeyRing& ring, const uint32_t (&counts)[kLanesPerBlock]) {
   // Key k of a lane that read n keys is key n + k of its window followed by
   // the keys read: its own while that is below kKeysPerLane, else the one
   // read into ring slot (n + k) % kKeysPerLane.
@@ -318,47 +290,10 @@ void refill(SegmentLanes<Components>& block, const KeyRing& ring, const uint32_t
     case SimdLevel::kAvx512: return detail::refill_windows_avx512(block, ring, sources, keeps);
     case SimdLevel::kAvx2:
       return detail::refill_windows_avx2(block, ring, sources, keeps);
-    case SimdLevel::kSse2:
-      return refill_block<Sse2, Components>(block, ring, sources, keeps);
+    case SimdLevel::kSse2: return refill_block<Sse2>(block, ring, sources, keeps);
 #endif
-    default:
-      return refill_scalar<Components>(block, ring, sources);
+    default: return refill_scalar(block, ring, sources);
   }
-}
-
-}  // namespace
-
-void refill_windows(RotationLanes& block, const KeyRing& ring, const uint32_t (&counts)[kLanesPerBlock]) {
-  refill(block, ring, counts);
-}
-void refill_windows(Vec3Lanes& block, const KeyRing& ring, const uint32_t (&counts)[kLanesPerBlock]) {
-  refill(block, ring, counts);
-}
-void build_coefficients(RotationLanes& block) { build(block); }
-void build_coefficients(Vec3Lanes& block) {
-  build(block);
-}
-void shift_in_staged_keys(RotationLanes& block) { shift_in(block); }
-void shift_in_staged_keys(Vec3Lanes& block) { shift_in(block); }
-void build_and_evaluate_lanes(std::span<RotationLanes> blocks, float t, unsigned char* pose, size_t pose_bytes) {
-  build_and_evaluate(blocks, t, pose, pose_bytes);
-}
-void build_and_evaluate_lanes(std::span<Vec3Lanes> blocks, float t, unsigned char* pose, size_t pose_bytes) {
-  build_and_evaluate(blocks, t, pose, pose_bytes);
-}
-void build_stale_coefficients(std::span<RotationLanes> blocks) {
-  build_stale(blocks);
-}
-void build_stale_coefficients(std::span<Vec3Lanes> blocks) {
-  build_stale(blocks);
-}
-void clear_lanes(std::span<RotationLanes> blocks) { clear(blocks); }
-void clear_lanes(std::span<Vec3Lanes> blocks) { clear(blocks); }
-void evaluate_lanes(std::span<const RotationLanes> blocks, float t, unsigned char* pose, size_t pose_bytes) {
-  evaluate(blocks, t, pose, pose_bytes);
-}
-void evaluate_lanes(std::span<const Vec3Lanes> blocks, float t, unsigned char* pose, size_t pose_bytes) {
-  evaluate(blocks, t, pose, pose_bytes);
 }
 
 const char* to_string(SimdLevel level) {

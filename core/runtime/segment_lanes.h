@@ -2,19 +2,18 @@
 // The player's active array as the evaluation reads it (DESIGN §8): for every
 // animated track, its window of four dequantized keys and the coefficients
 // of its current segment (the second key to the third), laid out
-// structure-of-arrays in blocks of eight tracks, rotations and vec3 tracks in
-// separate blocks. Keys read for a window are staged in its lane
-// (stage_lane_key) or put in it (refill_windows, set_lane_key), and its block
-// marked stale; the sample evaluates whole blocks, sixteen tracks (two
-// blocks) per AVX-512 instruction, eight per AVX2 one or four per SSE2 one,
-// first building the coefficients of each stale block (shifting in its
-// staged keys) from the registers it then evaluates
+// structure-of-arrays in blocks of eight tracks of any kind (rotations,
+// translations and scales side by side). Keys read for a window are staged
+// in its lane (stage_lane_key) or put in it (refill_windows, set_lane_key),
+// and its block marked stale; the sample evaluates whole blocks, sixteen
+// tracks (two blocks) per AVX-512 instruction, eight per AVX2 one or four
+// per SSE2 one, first building the coefficients of each stale block
+// (shifting in its staged keys) from the registers it then evaluates
 // (build_and_evaluate_lanes), and scatters the results into the pose. The
-// kernels perform exactly
-// the operations of segment_coefficients, evaluate_coefficients and
-// normalize_rotation (curve.h), in the same order, without fused
-// multiply-add, so every level yields the same bits as the scalar code the
-// fitter measures with.
+// kernels perform exactly the operations of segment_coefficients,
+// evaluate_coefficients and normalize_rotation (curve.h), in the same
+// order, without fused multiply-add, so every level yields the same bits as
+// the scalar code the fitter measures with.
 
 #include <cstddef>
 #include <cstdint>
@@ -34,30 +33,23 @@ inline constexpr uint32_t kKeysPerLane = 4;
 /// An output offset for a lane that holds no track (the last block's padding).
 inline constexpr uint32_t kNoOutput = UINT32_MAX;
 
+/// Components of a lane's values: a rotation's four. Rotations and vec3
+/// tracks (translations and scales) share blocks: a block costs about as
+/// much to build and evaluate whatever its lanes hold, and in blocks of
+/// their own cgspeed's and Fox's one animated translation took a block and
+/// a pass over the blocks each (play 5% and seeks 20% slower). A vec3's lane
+/// leaves its fourth component 0 and is not normalised.
+inline constexpr int kLaneComponents = 4;
+
 /// How each lane's codes become values (dequantize_key, quantization.h),
 /// per lane, so a block's staged keys dequantize eight at a time.
-template <int Components>
-struct LaneDequantization;
-/// Rotation blocks hold translation and scale tracks too, in lanes the
-/// rotations leave free: a block costs about as much to build and evaluate
-/// whatever its lanes hold (cgspeed's one animated translation, in a block
-/// of its own, was a fifth of its play's time). Such a lane dequantizes as
-/// a vec3 (coded components from codes, the others constant, the fourth 0)
-/// and is not normalised.
-template <>
-struct LaneDequantization<4> {
+struct LaneDequantization {
   float step[kLanesPerBlock];
   float reference[4][kLanesPerBlock];  // relative coding's R
   float full[kLanesPerBlock];          // 1: coded as is (RotationCoding::kFull, or a vec3), 0: relative
-  float coded[4][kLanesPerBlock];  // 1: component coded, 0: `constant` (a vec3's; every rotation component is coded)
+  float coded[4][kLanesPerBlock];      // 1: component coded, 0: `constant` (a vec3's; a rotation's are all coded)
   float constant[4][kLanesPerBlock];
   float rotation[kLanesPerBlock];  // 1: a rotation, normalised after interpolation; 0: a vec3 (three components)
-};
-template <>
-struct LaneDequantization<3> {
-  float step[kLanesPerBlock];
-  float constant[3][kLanesPerBlock];  // a component's value where it is not coded
-  float coded[3][kLanesPerBlock];     // 1: component coded, 0: constant
 };
 
 /// Keys staged in a block, at most one per lane, still as codes: in play at
@@ -86,92 +78,75 @@ struct KeyRing {
 /// coefficients follow from the keys (build_coefficients). `output` is where
 /// each lane's value goes: the byte offset of its first component in the pose
 /// (an array of Transform: its bone's translation, rotation or scale).
-template <int Components>
 struct alignas(32) SegmentLanes {
   float key_frame[kKeysPerLane][kLanesPerBlock];
-  float key_value[kKeysPerLane][Components][kLanesPerBlock];
+  float key_value[kKeysPerLane][kLaneComponents][kLanesPerBlock];
   float start[kLanesPerBlock];
   float span[kLanesPerBlock];
-  float p[Components][kLanesPerBlock];
-  float q[Components][kLanesPerBlock];
-  float difference[Components][kLanesPerBlock];
-  float tangent_p[Components][kLanesPerBlock];
-  float tangent_q[Components][kLanesPerBlock];
+  float p[kLaneComponents][kLanesPerBlock];
+  float q[kLaneComponents][kLanesPerBlock];
+  float difference[kLaneComponents][kLanesPerBlock];
+  float tangent_p[kLaneComponents][kLanesPerBlock];
+  float tangent_q[kLaneComponents][kLanesPerBlock];
   uint32_t output[kLanesPerBlock];
-  alignas(32) LaneDequantization<Components> dequantization;
+  alignas(32) LaneDequantization dequantization;
   alignas(32) LaneArrivals arrivals;
-  /// Lanes of a rotation block that hold a vec3 (bit l: lane l): without
-  /// any, the kernels skip a vec3's dequantization and outputs.
+  /// Lanes that hold a vec3 (bit l: lane l): without any, the kernels
+  /// skip a vec3's dequantization and outputs.
   uint32_t vec3_lanes = 0;
   /// The keys changed since the coefficients were built (set by whoever
   /// changes them without building: build_and_evaluate_lanes builds the
   /// block then, fused with its evaluation).
   bool stale = false;
 };
-using RotationLanes = SegmentLanes<4>;  // normalised after interpolation
-using Vec3Lanes = SegmentLanes<3>;      // translation and scale
 
 /// Whether the coefficients of `b` must be built before it is evaluated:
 /// its keys changed, or keys are staged in it.
-template <int Components>
-inline bool needs_build(const SegmentLanes<Components>& b) {
+inline bool needs_build(const SegmentLanes& b) {
   return b.stale || b.arrivals.any;
 }
 
 /// Blocks whose lanes all hold 0 (every key 0 at frame 0, so the span is
 /// infinite) with no output.
-void clear_lanes(std::span<RotationLanes> blocks);
-void clear_lanes(std::span<Vec3Lanes> blocks);
+void clear_lanes(std::span<SegmentLanes> blocks);
 
 /// Drops the `count` oldest keys of lane `lane` (1 .. kKeysPerLane): the
 /// others move to the front, making room for as many new keys at the back.
-template <int Components>
-inline void shift_lane_keys(std::span<SegmentLanes<Components>> blocks, uint32_t lane, uint32_t count) {
-  SegmentLanes<Components>& b = blocks[lane / kLanesPerBlock];
+inline void shift_lane_keys(std::span<SegmentLanes> blocks, uint32_t lane, uint32_t count) {
+  SegmentLanes& b = blocks[lane / kLanesPerBlock];
   const uint32_t l = lane % kLanesPerBlock;
   for (uint32_t i = 0; i + count < kKeysPerLane; ++i) {
     b.key_frame[i][l] = b.key_frame[i + count][l];
-    for (int c = 0; c < Components; ++c) b.key_value[i][c][l] = b.key_value[i + count][c][l];
+    for (int c = 0; c < kLaneComponents; ++c) b.key_value[i][c][l] = b.key_value[i + count][c][l];
   }
 }
 
 /// Writes key `position` (0 .. kKeysPerLane - 1) of lane `lane`. The lane's
 /// coefficients keep the old segment until its block is rebuilt.
-template <int Components>
-inline void set_lane_key(std::span<SegmentLanes<Components>> blocks, uint32_t lane, uint32_t position,
-                         const CurveKey& key) {
-  SegmentLanes<Components>& b = blocks[lane / kLanesPerBlock];
+inline void set_lane_key(std::span<SegmentLanes> blocks, uint32_t lane, uint32_t position, const CurveKey& key) {
+  SegmentLanes& b = blocks[lane / kLanesPerBlock];
   const uint32_t l = lane % kLanesPerBlock;
   b.key_frame[position][l] = key.frame;
-  for (int c = 0; c < Components; ++c) b.key_value[position][c][l] = key.value[c];
+  for (int c = 0; c < kLaneComponents; ++c) b.key_value[position][c][l] = key.value[c];
 }
 
 /// Sets how lane `lane` dequantizes the keys staged in it: as a track of
-/// kind `kind` quantized as `q` (RotationLanes take every kind; Vec3Lanes
-/// translations and scales).
-template <int Components>
-inline void set_lane_dequantization(std::span<SegmentLanes<Components>> blocks, uint32_t lane,
-                                    const TrackQuantization& q, TrackKind kind) {
-  LaneDequantization<Components>& d = blocks[lane / kLanesPerBlock].dequantization;
+/// kind `kind` quantized as `q`.
+inline void set_lane_dequantization(std::span<SegmentLanes> blocks, uint32_t lane, const TrackQuantization& q,
+                                    TrackKind kind) {
+  SegmentLanes& b = blocks[lane / kLanesPerBlock];
+  LaneDequantization& d = b.dequantization;
   const uint32_t l = lane % kLanesPerBlock;
+  const bool rotation = kind == TrackKind::kRotation;
   d.step[l] = q.step;
-  if constexpr (Components == 4) {
-    const bool rotation = kind == TrackKind::kRotation;
-    for (int c = 0; c < 4; ++c) {
-      d.reference[c][l] = rotation ? q.reference[c] : (c == 3 ? 1.f : 0.f);
-      d.coded[c][l] = rotation || (c < 3 && q.coded(c)) ? 1.f : 0.f;
-      d.constant[c][l] = rotation || c == 3 ? 0.f : q.constant[c];
-    }
-    d.full[l] = !rotation || q.rotation == RotationCoding::kFull ? 1.f : 0.f;
-    d.rotation[l] = rotation ? 1.f : 0.f;
-    uint32_t& vec3s = blocks[lane / kLanesPerBlock].vec3_lanes;
-    vec3s = rotation ? vec3s & ~(1u << l) : vec3s | (1u << l);
-  } else {
-    for (int c = 0; c < 3; ++c) {
-      d.constant[c][l] = q.constant[c];
-      d.coded[c][l] = q.coded(c) ? 1.f : 0.f;
-    }
+  for (int c = 0; c < 4; ++c) {
+    d.reference[c][l] = rotation ? q.reference[c] : (c == 3 ? 1.f : 0.f);
+    d.coded[c][l] = rotation || (c < 3 && q.coded(c)) ? 1.f : 0.f;
+    d.constant[c][l] = rotation || c == 3 ? 0.f : q.constant[c];
   }
+  d.full[l] = !rotation || q.rotation == RotationCoding::kFull ? 1.f : 0.f;
+  d.rotation[l] = rotation ? 1.f : 0.f;
+  b.vec3_lanes = rotation ? b.vec3_lanes & ~(1u << l) : b.vec3_lanes | (1u << l);
 }
 
 /// Stages the key (`codes`, `frame`, negated or not) as the next of lane
@@ -179,12 +154,11 @@ inline void set_lane_dequantization(std::span<SegmentLanes<Components>> blocks, 
 /// one place toward the front and writes it, dequantized, as key 3. At most
 /// one key per lane per build (a window that took more brings its lane up
 /// to date with shift_lane_keys and set_lane_key instead).
-template <int Components>
-inline void stage_lane_key(std::span<SegmentLanes<Components>> blocks, uint32_t lane, const int32_t codes[4],
-                           uint32_t frame, bool negated) {
+inline void stage_lane_key(std::span<SegmentLanes> blocks, uint32_t lane, const int32_t codes[4], uint32_t frame,
+                           bool negated) {
   LaneArrivals& a = blocks[lane / kLanesPerBlock].arrivals;
   const uint32_t l = lane % kLanesPerBlock;
-  for (int c = 0; c < Components; ++c) a.code[c][l] = static_cast<float>(codes[c]);
+  for (int c = 0; c < kLaneComponents; ++c) a.code[c][l] = static_cast<float>(codes[c]);
   a.frame[l] = static_cast<float>(frame);
   a.sign[l] = negated ? -1.f : 1.f;
   a.arrived[l] = 1.f;
@@ -197,29 +171,26 @@ inline void clear_arrivals(LaneArrivals& a) {
   a.any = false;
 }
 
-/// Key `position` of lane `lane` (components past Components are 0).
-template <int Components>
-inline CurveKey lane_key(std::span<const SegmentLanes<Components>> blocks, uint32_t lane, uint32_t position) {
-  const SegmentLanes<Components>& b = blocks[lane / kLanesPerBlock];
+/// Key `position` of lane `lane` (components past kLaneComponents are 0).
+inline CurveKey lane_key(std::span<const SegmentLanes> blocks, uint32_t lane, uint32_t position) {
+  const SegmentLanes& b = blocks[lane / kLanesPerBlock];
   const uint32_t l = lane % kLanesPerBlock;
   CurveKey key{};
   key.frame = b.key_frame[position][l];
-  for (int c = 0; c < Components; ++c) key.value[c] = b.key_value[position][c][l];
+  for (int c = 0; c < kLaneComponents; ++c) key.value[c] = b.key_value[position][c][l];
   return key;
 }
 
 /// Shifts in the keys staged in the block (stage_lane_key), then rebuilds
 /// every lane's coefficients from its keys: segment_coefficients of keys
 /// 0..3, eight lanes at a time.
-void build_coefficients(RotationLanes& block);
-void build_coefficients(Vec3Lanes& block);
+void build_coefficients(SegmentLanes& block);
 
 /// Shifts in the keys staged in the block now, dequantized eight lanes at a
 /// time, and clears them: lets a window that took several keys (after a
 /// seek) stage them one round at a time, each round's keys shifted in
 /// before the next are staged. build_coefficients does this for the last.
-void shift_in_staged_keys(RotationLanes& block);
-void shift_in_staged_keys(Vec3Lanes& block);
+void shift_in_staged_keys(SegmentLanes& block);
 
 /// Moves each lane's window `counts[lane]` keys forward at once: its last
 /// four keys are then those it read into `ring` (KeyRing), the newest last,
@@ -228,26 +199,22 @@ void shift_in_staged_keys(Vec3Lanes& block);
 /// dequantized as shift_in_staged_keys does, so the windows hold the same
 /// bits as after shifting every key in. The block's own staged keys are
 /// neither read nor cleared; the coefficients are left to build_coefficients.
-void refill_windows(RotationLanes& block, const KeyRing& ring, const uint32_t (&counts)[kLanesPerBlock]);
-void refill_windows(Vec3Lanes& block, const KeyRing& ring, const uint32_t (&counts)[kLanesPerBlock]);
+void refill_windows(SegmentLanes& block, const KeyRing& ring, const uint32_t (&counts)[kLanesPerBlock]);
 
 /// Evaluates every lane at frame time `t` and copies each lane's components
 /// to the bytes of `pose` at its output offset (rotations normalised as
 /// normalize_rotation does), for the offsets below `pose_bytes`: a pose
 /// shorter than the skeleton gets the bones it has.
-void evaluate_lanes(std::span<const RotationLanes> blocks, float t, unsigned char* pose, size_t pose_bytes);
-void evaluate_lanes(std::span<const Vec3Lanes> blocks, float t, unsigned char* pose, size_t pose_bytes);
+void evaluate_lanes(std::span<const SegmentLanes> blocks, float t, unsigned char* pose, size_t pose_bytes);
 
 /// evaluate_lanes, with build_coefficients first for every block that
 /// needs_build. Play changes most blocks' keys at every frame: building
 /// them here, and evaluating from the registers the coefficients are built
 /// in, saves a pass over them (a build per pair of blocks at AVX-512 when
 /// either needs it).
-void build_and_evaluate_lanes(std::span<RotationLanes> blocks, float t, unsigned char* pose, size_t pose_bytes);
-void build_and_evaluate_lanes(std::span<Vec3Lanes> blocks, float t, unsigned char* pose, size_t pose_bytes);
+void build_and_evaluate_lanes(std::span<SegmentLanes> blocks, float t, unsigned char* pose, size_t pose_bytes);
 /// build_coefficients for every block that needs_build (to compare states).
-void build_stale_coefficients(std::span<RotationLanes> blocks);
-void build_stale_coefficients(std::span<Vec3Lanes> blocks);
+void build_stale_coefficients(std::span<SegmentLanes> blocks);
 
 /// The instruction sets the kernels come in. kScalar is the reference:
 /// evaluate_coefficients lane by lane.
@@ -274,35 +241,24 @@ void set_simd_level(SimdLevel level);
 
 namespace detail {
 // The kernels, per level (segment_lanes_avx2.cpp holds the AVX2 ones).
-void evaluate_lanes_avx2(const RotationLanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes);
-void evaluate_lanes_avx2(const Vec3Lanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes);
-void build_coefficients_avx2(RotationLanes& block);
-void build_coefficients_avx2(Vec3Lanes& block);
-void build_and_evaluate_lanes_avx2(RotationLanes* blocks, size_t count, float t, unsigned char* pose,
-                                   size_t pose_bytes);
-void build_and_evaluate_lanes_avx2(Vec3Lanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes);
-void shift_in_staged_keys_avx2(RotationLanes& block);
-void shift_in_staged_keys_avx2(Vec3Lanes& block);
+void evaluate_lanes_avx2(const SegmentLanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes);
+void build_coefficients_avx2(SegmentLanes& block);
+void build_and_evaluate_lanes_avx2(SegmentLanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes);
+void shift_in_staged_keys_avx2(SegmentLanes& block);
 /// Where refill_windows takes key k of each lane from: 0..3 the lane's own
 /// key at that place, kKeysPerLane + s ring slot s. `keeps`: some lane
 /// keeps a key of its own.
 using RefillSources = float[kKeysPerLane][kLanesPerBlock];
-void refill_windows_avx2(RotationLanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps);
-void refill_windows_avx2(Vec3Lanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps);
+void refill_windows_avx2(SegmentLanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps);
 /// refill_windows_avx2 with two keys of each lane's window per instruction.
-void refill_windows_avx512(RotationLanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps);
-void refill_windows_avx512(Vec3Lanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps);
+void refill_windows_avx512(SegmentLanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps);
 /// Evaluates the first `count` blocks rounded down to pairs
 /// (segment_lanes_avx512.cpp); returns how many that is.
-size_t evaluate_lane_pairs_avx512(const RotationLanes* blocks, size_t count, float t, unsigned char* pose,
-                                  size_t pose_bytes);
-size_t evaluate_lane_pairs_avx512(const Vec3Lanes* blocks, size_t count, float t, unsigned char* pose,
+size_t evaluate_lane_pairs_avx512(const SegmentLanes* blocks, size_t count, float t, unsigned char* pose,
                                   size_t pose_bytes);
 /// build_and_evaluate_lanes for the first `count` blocks rounded down to
 /// pairs; returns how many that is.
-size_t build_and_evaluate_lane_pairs_avx512(RotationLanes* blocks, size_t count, float t, unsigned char* pose,
-                                            size_t pose_bytes);
-size_t build_and_evaluate_lane_pairs_avx512(Vec3Lanes* blocks, size_t count, float t, unsigned char* pose,
+size_t build_and_evaluate_lane_pairs_avx512(SegmentLanes* blocks, size_t count, float t, unsigned char* pose,
                                             size_t pose_bytes);
 }  // namespace detail
 

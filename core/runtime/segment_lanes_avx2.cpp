@@ -56,28 +56,21 @@ struct Avx2 {
 
 namespace detail {
 
-void evaluate_lanes_avx2(const RotationLanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes) {
-  evaluate_blocks<Avx2, 4>(blocks, count, t, pose, pose_bytes);
+void evaluate_lanes_avx2(const SegmentLanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes) {
+  evaluate_blocks<Avx2>(blocks, count, t, pose, pose_bytes);
 }
-void evaluate_lanes_avx2(const Vec3Lanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes) {
-  evaluate_blocks<Avx2, 3>(blocks, count, t, pose, pose_bytes);
-}
-void build_and_evaluate_lanes_avx2(RotationLanes* blocks, size_t count, float t, unsigned char* pose,
+void build_and_evaluate_lanes_avx2(SegmentLanes* blocks, size_t count, float t, unsigned char* pose,
                                    size_t pose_bytes) {
-  build_and_evaluate_blocks<Avx2, 4>(blocks, count, t, pose, pose_bytes);
+  build_and_evaluate_blocks<Avx2>(blocks, count, t, pose, pose_bytes);
 }
-void build_and_evaluate_lanes_avx2(Vec3Lanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes) {
-  build_and_evaluate_blocks<Avx2, 3>(blocks, count, t, pose, pose_bytes);
+void build_coefficients_avx2(SegmentLanes& block) {
+  build_block<Avx2>(block);
 }
-void build_coefficients_avx2(RotationLanes& block) { build_block<Avx2, 4>(block); }
-void build_coefficients_avx2(Vec3Lanes& block) { build_block<Avx2, 3>(block); }
-void shift_in_staged_keys_avx2(RotationLanes& block) { shift_in_arrivals<Avx2, 4>(block); }
-void shift_in_staged_keys_avx2(Vec3Lanes& block) { shift_in_arrivals<Avx2, 3>(block); }
-void refill_windows_avx2(RotationLanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps) {
-  refill_block<Avx2, 4>(block, ring, sources, keeps);
+void shift_in_staged_keys_avx2(SegmentLanes& block) {
+  shift_in_arrivals<Avx2>(block);
 }
-void refill_windows_avx2(Vec3Lanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps) {
-  refill_block<Avx2, 3>(block, ring, sources, keeps);
+void refill_windows_avx2(SegmentLanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps) {
+  refill_block<Avx2>(block, ring, sources, keeps);
 }
 
 }  // namespace detail

@@ -80,8 +80,6 @@ struct Avx512Pair {
 
 template <class Lanes>
 using PairOf = Avx512Pair<sizeof(Lanes) / sizeof(float)>;
-static_assert(sizeof(RotationLanes) % 32 == 0 && sizeof(Vec3Lanes) % 32 == 0,
-              "the next block's fields must stay 32-byte aligned");
 
 #include "core/runtime/segment_lanes_kernel.h"
 
@@ -112,32 +110,30 @@ struct Avx512KeyPair {
 // instructions. Writing both after reading is safe: key k + 1 keeps only
 // places k + 1 and later of its own window (a lane's sources rise by one a
 // key), and neither place is written before both keys are computed.
-template <int Components>
-void refill_key_pairs(SegmentLanes<Components>& b, const KeyRing& ring, const detail::RefillSources& sources,
-                      bool keeps) {
+void refill_key_pairs(SegmentLanes& b, const KeyRing& ring, const detail::RefillSources& sources, bool keeps) {
   using V = Avx512KeyPair;
   static_assert(sizeof(b.key_frame[0]) == 32, "keys k and k + 1 of a lane's frames are one 64-byte row");
   for (uint32_t k = 0; k < kKeysPerLane; k += 2) {
     const V source{_mm512_loadu_ps(sources[k])};  // rows k and k + 1
     V code[4], frame = V::load(ring.slot[0].frame), sign = V::load(ring.slot[0].sign);
-    for (int c = 0; c < 4; ++c) code[c] = c < Components ? V::load(ring.slot[0].code[c]) : V::zero();
+    for (int c = 0; c < 4; ++c) code[c] = V::load(ring.slot[0].code[c]);
     for (uint32_t s = 1; s < kKeysPerLane; ++s) {
       const __mmask16 here = V::equal(source, V::broadcast(static_cast<float>(kKeysPerLane + s)));
       const LaneArrivals& slot = ring.slot[s];
       frame = V::select(here, V::load(slot.frame), frame);
       sign = V::select(here, V::load(slot.sign), sign);
-      for (int c = 0; c < Components; ++c) code[c] = V::select(here, V::load(slot.code[c]), code[c]);
+      for (int c = 0; c < kLaneComponents; ++c) code[c] = V::select(here, V::load(slot.code[c]), code[c]);
     }
-    V value[Components];
-    dequantize_codes<V, Components>(b, code, 0, b.vec3_lanes != 0, value);
-    for (int c = 0; c < Components; ++c) value[c] = value[c] * sign;
+    V value[kLaneComponents];
+    dequantize_codes<V>(b, code, 0, b.vec3_lanes != 0, value);
+    for (int c = 0; c < kLaneComponents; ++c) value[c] = value[c] * sign;
     for (uint32_t j = k; keeps && j < kKeysPerLane; ++j) {
       const __mmask16 kept = V::equal(source, V::broadcast(static_cast<float>(j)));
       frame = V::select(kept, V::load(b.key_frame[j]), frame);
-      for (int c = 0; c < Components; ++c) value[c] = V::select(kept, V::load(b.key_value[j][c]), value[c]);
+      for (int c = 0; c < kLaneComponents; ++c) value[c] = V::select(kept, V::load(b.key_value[j][c]), value[c]);
     }
     _mm512_storeu_ps(b.key_frame[k], frame.v);
-    for (int c = 0; c < Components; ++c) {
+    for (int c = 0; c < kLaneComponents; ++c) {
       _mm256_store_ps(b.key_value[k][c], _mm512_castps512_ps256(value[c].v));
       _mm256_store_ps(b.key_value[k + 1][c], _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(value[c].v), 1)));
     }
@@ -148,31 +144,18 @@ void refill_key_pairs(SegmentLanes<Components>& b, const KeyRing& ring, const de
 
 namespace detail {
 
-size_t evaluate_lane_pairs_avx512(const RotationLanes* blocks, size_t count, float t, unsigned char* pose,
+size_t evaluate_lane_pairs_avx512(const SegmentLanes* blocks, size_t count, float t, unsigned char* pose,
                                   size_t pose_bytes) {
-  evaluate_blocks<PairOf<RotationLanes>, 4>(blocks, count & ~size_t{1}, t, pose, pose_bytes);
+  evaluate_blocks<PairOf<SegmentLanes>>(blocks, count & ~size_t{1}, t, pose, pose_bytes);
   return count & ~size_t{1};
 }
-size_t build_and_evaluate_lane_pairs_avx512(RotationLanes* blocks, size_t count, float t, unsigned char* pose,
+size_t build_and_evaluate_lane_pairs_avx512(SegmentLanes* blocks, size_t count, float t, unsigned char* pose,
                                             size_t pose_bytes) {
-  build_and_evaluate_blocks<PairOf<RotationLanes>, 4>(blocks, count & ~size_t{1}, t, pose, pose_bytes);
+  build_and_evaluate_blocks<PairOf<SegmentLanes>>(blocks, count & ~size_t{1}, t, pose, pose_bytes);
   return count & ~size_t{1};
 }
-size_t build_and_evaluate_lane_pairs_avx512(Vec3Lanes* blocks, size_t count, float t, unsigned char* pose,
-                                            size_t pose_bytes) {
-  build_and_evaluate_blocks<PairOf<Vec3Lanes>, 3>(blocks, count & ~size_t{1}, t, pose, pose_bytes);
-  return count & ~size_t{1};
-}
-void refill_windows_avx512(RotationLanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps) {
+void refill_windows_avx512(SegmentLanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps) {
   refill_key_pairs(block, ring, sources, keeps);
-}
-void refill_windows_avx512(Vec3Lanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps) {
-  refill_key_pairs(block, ring, sources, keeps);
-}
-size_t evaluate_lane_pairs_avx512(const Vec3Lanes* blocks, size_t count, float t, unsigned char* pose,
-                                  size_t pose_bytes) {
-  evaluate_blocks<PairOf<Vec3Lanes>, 3>(blocks, count & ~size_t{1}, t, pose, pose_bytes);
-  return count & ~size_t{1};
 }
 
 }  // namespace detail

@@ -16,16 +16,17 @@ inline constexpr uint32_t kBlocksPerVector = V::kWidth > kLanesPerBlock ? V::kWi
 
 // One segment's coefficients for V::kWidth lanes, in registers: a block's
 // fields (SegmentLanes) from `start` to `tangent_q`.
-template <class V, int Components>
+template <class V>
 struct SegmentRegisters {
   V start, span;
-  V p[Components], q[Components], difference[Components], tangent_p[Components], tangent_q[Components];
-  V rotation;  // 4 components: 1 in a rotation's lanes (normalised), 0 in a vec3's
+  V p[kLaneComponents], q[kLaneComponents], difference[kLaneComponents], tangent_p[kLaneComponents],
+      tangent_q[kLaneComponents];
+  V rotation;  // 1 in a rotation's lanes (normalised), 0 in a vec3's (loaded where a block holds one)
 };
 
 // Whether `b` or one of the kBlocksPerVector - 1 blocks after it holds a
-// vec3 in a rotation block (SegmentLanes::vec3_lanes): only then do the
-// kernels tell a vec3's lanes from a rotation's.
+// vec3 (SegmentLanes::vec3_lanes): only then do the kernels tell a vec3's
+// lanes from a rotation's.
 template <class V, class Lanes>
 inline bool any_vec3(const Lanes& b) {
   uint32_t vec3s = 0;
@@ -33,13 +34,12 @@ inline bool any_vec3(const Lanes& b) {
   return vec3s != 0;
 }
 
-template <class V, int Components, class Lanes>
-[[gnu::always_inline]] inline void load_segment(const Lanes& b, uint32_t lane, bool mixed,
-                                                SegmentRegisters<V, Components>& s) {
-  if constexpr (Components == 4) s.rotation = mixed ? V::load(b.dequantization.rotation + lane) : V::zero();
+template <class V, class Lanes>
+[[gnu::always_inline]] inline void load_segment(const Lanes& b, uint32_t lane, bool mixed, SegmentRegisters<V>& s) {
+  s.rotation = mixed ? V::load(b.dequantization.rotation + lane) : V::zero();
   s.start = V::load(b.start + lane);
   s.span = V::load(b.span + lane);
-  for (int c = 0; c < Components; ++c) {
+  for (int c = 0; c < kLaneComponents; ++c) {
     s.p[c] = V::load(b.p[c] + lane);
     s.q[c] = V::load(b.q[c] + lane);
     s.difference[c] = V::load(b.difference[c] + lane);
@@ -51,8 +51,8 @@ template <class V, int Components, class Lanes>
 // evaluate_coefficients (and normalize_rotation for rotations) of `s` at
 // frame time `t`, into `values` (each lane's components side by side; the
 // fourth of a vec3 is 0). `mixed`: some lanes hold a vec3 (s.rotation).
-template <class V, int Components>
-[[gnu::always_inline]] inline void evaluate_segment(const SegmentRegisters<V, Components>& s, const V time, bool mixed,
+template <class V>
+[[gnu::always_inline]] inline void evaluate_segment(const SegmentRegisters<V>& s, const V time, bool mixed,
                                                     float (*values)[4]) {
   const V half = V::broadcast(0.5f);
   const V one = V::broadcast(1.f);
@@ -68,29 +68,25 @@ template <class V, int Components>
   const V h11 = u3 - u2;
   const auto from_p = V::less(u, half);
   const V h_difference = V::select(from_p, h01, h00.negated());
-  V out[Components];
-  for (int c = 0; c < Components; ++c) {
+  V out[kLaneComponents];
+  for (int c = 0; c < kLaneComponents; ++c) {
     const V base = V::select(from_p, s.p[c], s.q[c]);
     const V delta = h_difference * s.difference[c] + h10 * s.tangent_p[c] + h11 * s.tangent_q[c];
     out[c] = V::select(V::equal(delta, V::zero()), base, base + delta);
   }
-  if constexpr (Components == 4) {
-    // normalize_rotation in a rotation's lanes: the identity where the
-    // length is 0 (or NaN). A vec3's lanes keep their values.
-    const V length_squared = out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3];
-    const auto has_length = V::greater(length_squared, V::zero());
-    const V inverse = one / V::sqrt(length_squared);
-    V normalized[4];
-    for (int c = 0; c < 3; ++c) normalized[c] = V::select(has_length, out[c] * inverse, V::zero());
-    normalized[3] = V::select(has_length, out[3] * inverse, one);
-    if (mixed) {
-      const auto rotation = V::greater(s.rotation, V::zero());
-      for (int c = 0; c < 4; ++c) normalized[c] = V::select(rotation, normalized[c], out[c]);
-    }
-    V::store_transposed(normalized[0], normalized[1], normalized[2], normalized[3], values[0]);
-  } else {
-    V::store_transposed(out[0], out[1], out[2], V::zero(), values[0]);
+  // normalize_rotation in a rotation's lanes: the identity where the
+  // length is 0 (or NaN). A vec3's lanes keep their values.
+  const V length_squared = out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3];
+  const auto has_length = V::greater(length_squared, V::zero());
+  const V inverse = one / V::sqrt(length_squared);
+  V normalized[4];
+  for (int c = 0; c < 3; ++c) normalized[c] = V::select(has_length, out[c] * inverse, V::zero());
+  normalized[3] = V::select(has_length, out[3] * inverse, one);
+  if (mixed) {
+    const auto rotation = V::greater(s.rotation, V::zero());
+    for (int c = 0; c < 4; ++c) normalized[c] = V::select(rotation, normalized[c], out[c]);
   }
+  V::store_transposed(normalized[0], normalized[1], normalized[2], normalized[3], values[0]);
 }
 
 // The values of codes `code` (as floats) in lanes lane.. of `b`, with
@@ -98,91 +94,86 @@ template <class V, int Components>
 // inlined: GCC calls it otherwise, passing the vectors through memory,
 // which cost a restart of a one-track clip 10% more instructions.
 // `mixed`: some lanes hold a vec3 (SegmentLanes::vec3_lanes).
-template <class V, int Components, class Lanes>
+template <class V, class Lanes>
 [[gnu::always_inline]] inline void dequantize_codes(const Lanes& b, const V (&code)[4], uint32_t lane, bool mixed,
-                                                    V (&value)[Components]) {
+                                                    V (&value)[kLaneComponents]) {
   const V zero = V::zero();
   const auto& d = b.dequantization;
   const V step = V::load(d.step + lane);
-  if constexpr (Components == 4) {
-    const V one = V::broadcast(1.f);
-    V full[4];
-    for (int c = 0; c < 4; ++c) full[c] = code[c] * step;
-    // Relative coding: w from unit length (dropped_component), then R * key
-    // (multiply_quaternions).
-    const V x = one - (full[0] * full[0] + full[1] * full[1] + full[2] * full[2]);
-    const V w = V::sqrt(V::select(V::greater(x, zero), x, zero));
-    V q[4];
-    for (int c = 0; c < 4; ++c) q[c] = V::load(d.reference[c] + lane);
-    const V relative[4] = {
-        q[3] * full[0] + q[0] * w + q[1] * full[2] - q[2] * full[1],
-        q[3] * full[1] - q[0] * full[2] + q[1] * w + q[2] * full[0],
-        q[3] * full[2] + q[0] * full[1] - q[1] * full[0] + q[2] * w,
-        q[3] * w - q[0] * full[0] - q[1] * full[1] - q[2] * full[2],
-    };
-    // Coded as is: a full rotation, or a vec3 (its uncoded components constant).
-    const auto is_full = V::greater(V::load(d.full + lane), zero);
-    if (mixed) {
-      for (int c = 0; c < 4; ++c) {
-        full[c] = V::select(V::greater(V::load(d.coded[c] + lane), zero), full[c], V::load(d.constant[c] + lane));
-      }
-    }
-    for (int c = 0; c < 4; ++c) value[c] = V::select(is_full, full[c], relative[c]);
-  } else {
-    for (int c = 0; c < 3; ++c) {
-      value[c] = V::select(V::greater(V::load(d.coded[c] + lane), zero), code[c] * step, V::load(d.constant[c] + lane));
+  const V one = V::broadcast(1.f);
+  V full[4];
+  for (int c = 0; c < 4; ++c) full[c] = code[c] * step;
+  // Relative coding: w from unit length (dropped_component), then R * key
+  // (multiply_quaternions).
+  const V x = one - (full[0] * full[0] + full[1] * full[1] + full[2] * full[2]);
+  const V w = V::sqrt(V::select(V::greater(x, zero), x, zero));
+  V q[4];
+  for (int c = 0; c < 4; ++c) q[c] = V::load(d.reference[c] + lane);
+  const V relative[4] = {
+      q[3] * full[0] + q[0] * w + q[1] * full[2] - q[2] * full[1],
+      q[3] * full[1] - q[0] * full[2] + q[1] * w + q[2] * full[0],
+      q[3] * full[2] + q[0] * full[1] - q[1] * full[0] + q[2] * w,
+      q[3] * w - q[0] * full[0] - q[1] * full[1] - q[2] * full[2],
+  };
+  // Coded as is: a full rotation, or a vec3 (its uncoded components constant).
+  const auto is_full = V::greater(V::load(d.full + lane), zero);
+  if (mixed) {
+    for (int c = 0; c < 4; ++c) {
+      full[c] = V::select(V::greater(V::load(d.coded[c] + lane), zero), full[c], V::load(d.constant[c] + lane));
     }
   }
+  for (int c = 0; c < 4; ++c) value[c] = V::select(is_full, full[c], relative[c]);
 }
 
 // The window of lanes lane.. of `b`, in registers, with the key staged in
 // each lane that has one shifted in: keys 1..3 move to 0..2, and the staged
 // key, dequantized, becomes key 3. Every lane is computed and the arrived
 // ones selected.
-template <class V, int Components, class Lanes>
+template <class V, class Lanes>
 [[gnu::always_inline]] inline void load_shifted_window(const Lanes& b, uint32_t lane, bool mixed,
-                                                       V (&frame)[kKeysPerLane], V (&value)[kKeysPerLane][Components]) {
+                                                       V (&frame)[kKeysPerLane],
+                                                       V (&value)[kKeysPerLane][kLaneComponents]) {
   const LaneArrivals& a = b.arrivals;
   const auto arrived = V::greater(V::load(a.arrived + lane), V::zero());
 #pragma GCC unroll 4
   for (uint32_t i = 0; i + 1 < kKeysPerLane; ++i) {
     frame[i] = V::select(arrived, V::load(b.key_frame[i + 1] + lane), V::load(b.key_frame[i] + lane));
-    for (int c = 0; c < Components; ++c) {
+    for (int c = 0; c < kLaneComponents; ++c) {
       value[i][c] = V::select(arrived, V::load(b.key_value[i + 1][c] + lane), V::load(b.key_value[i][c] + lane));
     }
   }
   V code[4];
-  for (int c = 0; c < 4; ++c) code[c] = c < Components ? V::load(a.code[c] + lane) : V::zero();
-  V staged[Components];
-  dequantize_codes<V, Components>(b, code, lane, mixed, staged);
+  for (int c = 0; c < 4; ++c) code[c] = V::load(a.code[c] + lane);
+  V staged[kLaneComponents];
+  dequantize_codes<V>(b, code, lane, mixed, staged);
   const V sign = V::load(a.sign + lane);
   const uint32_t last = kKeysPerLane - 1;
   frame[last] = V::select(arrived, V::load(a.frame + lane), V::load(b.key_frame[last] + lane));
-  for (int c = 0; c < Components; ++c) {
+  for (int c = 0; c < kLaneComponents; ++c) {
     value[last][c] = V::select(arrived, staged[c] * sign, V::load(b.key_value[last][c] + lane));
   }
 }
 
 // Writes a window held in registers back to lanes lane.. of `b`.
-template <class V, int Components, class Lanes>
+template <class V, class Lanes>
 [[gnu::always_inline]] inline void store_window(Lanes& b, uint32_t lane, const V (&frame)[kKeysPerLane],
-                                               const V (&value)[kKeysPerLane][Components]) {
+                                                const V (&value)[kKeysPerLane][kLaneComponents]) {
 #pragma GCC unroll 4
   for (uint32_t i = 0; i < kKeysPerLane; ++i) {
     frame[i].store(b.key_frame[i] + lane);
-    for (int c = 0; c < Components; ++c) value[i][c].store(b.key_value[i][c] + lane);
+    for (int c = 0; c < kLaneComponents; ++c) value[i][c].store(b.key_value[i][c] + lane);
   }
 }
 
 // Shifts the key staged in each lane of `b` that has one into it
 // (load_shifted_window).
-template <class V, int Components, class Lanes>
+template <class V, class Lanes>
 inline void shift_in_staged(Lanes& b) {
   for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
     V frame[kKeysPerLane];
-    V value[kKeysPerLane][Components];
-    load_shifted_window<V, Components>(b, lane, any_vec3<V>(b), frame, value);
-    store_window<V, Components>(b, lane, frame, value);
+    V value[kKeysPerLane][kLaneComponents];
+    load_shifted_window<V>(b, lane, any_vec3<V>(b), frame, value);
+    store_window<V>(b, lane, frame, value);
   }
 }
 
@@ -191,7 +182,7 @@ inline void shift_in_staged(Lanes& b) {
 // places in order reads no place already written) or a ring slot,
 // dequantized as shift_in_staged does. Without `keeps`, no lane keeps a key
 // of its own (a restore, a long seek) and none is looked at.
-template <class V, int Components, class Lanes>
+template <class V, class Lanes>
 inline void refill_block(Lanes& b, const KeyRing& ring, const float (&sources)[kKeysPerLane][kLanesPerBlock],
                          bool keeps) {
   for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
@@ -201,33 +192,34 @@ inline void refill_block(Lanes& b, const KeyRing& ring, const float (&sources)[k
     for (uint32_t k = 0; k < kKeysPerLane; ++k) {
       const V source = V::load(sources[k] + lane);
       V code[4], frame = V::load(ring.slot[0].frame + lane), sign = V::load(ring.slot[0].sign + lane);
-      for (int c = 0; c < 4; ++c) code[c] = c < Components ? V::load(ring.slot[0].code[c] + lane) : V::zero();
+      for (int c = 0; c < 4; ++c) code[c] = V::load(ring.slot[0].code[c] + lane);
       for (uint32_t s = 1; s < kKeysPerLane; ++s) {
         const auto here = V::equal(source, V::broadcast(static_cast<float>(kKeysPerLane + s)));
         const LaneArrivals& slot = ring.slot[s];
         frame = V::select(here, V::load(slot.frame + lane), frame);
         sign = V::select(here, V::load(slot.sign + lane), sign);
-        for (int c = 0; c < Components; ++c) code[c] = V::select(here, V::load(slot.code[c] + lane), code[c]);
+        for (int c = 0; c < kLaneComponents; ++c) code[c] = V::select(here, V::load(slot.code[c] + lane), code[c]);
       }
-      V value[Components];
-      dequantize_codes<V, Components>(b, code, lane, b.vec3_lanes != 0, value);
-      for (int c = 0; c < Components; ++c) value[c] = value[c] * sign;
+      V value[kLaneComponents];
+      dequantize_codes<V>(b, code, lane, b.vec3_lanes != 0, value);
+      for (int c = 0; c < kLaneComponents; ++c) value[c] = value[c] * sign;
       for (uint32_t j = k; keeps && j < kKeysPerLane; ++j) {
         const auto kept = V::equal(source, V::broadcast(static_cast<float>(j)));
         frame = V::select(kept, V::load(b.key_frame[j] + lane), frame);
-        for (int c = 0; c < Components; ++c) value[c] = V::select(kept, V::load(b.key_value[j][c] + lane), value[c]);
+        for (int c = 0; c < kLaneComponents; ++c)
+          value[c] = V::select(kept, V::load(b.key_value[j][c] + lane), value[c]);
       }
       frame.store(b.key_frame[k] + lane);
-      for (int c = 0; c < Components; ++c) value[c].store(b.key_value[k][c] + lane);
+      for (int c = 0; c < kLaneComponents; ++c) value[c].store(b.key_value[k][c] + lane);
     }
   }
 }
 
 // The staged keys shifted in and cleared, if there are any.
-template <class V, int Components, class Lanes>
+template <class V, class Lanes>
 inline void shift_in_arrivals(Lanes& b) {
   if (b.arrivals.any) {
-    shift_in_staged<V, Components>(b);
+    shift_in_staged<V>(b);
     clear_arrivals(b.arrivals);
   }
 }
@@ -241,20 +233,20 @@ inline void shift_in_arrivals(Lanes& b) {
 // Where the segment has no length the scalar code returns early; here both
 // results are computed and the held one selected (the tangent scales divide
 // by zero there, harmlessly: those lanes take zeros).
-template <class V, int Components, class Lanes>
+template <class V, class Lanes>
 [[gnu::always_inline]] inline void build_segment(Lanes& b, uint32_t lane, bool staged, bool mixed,
-                                                 SegmentRegisters<V, Components>& s) {
+                                                 SegmentRegisters<V>& s) {
   const V zero = V::zero();
   V frame[kKeysPerLane];
-  V value[kKeysPerLane][Components];
+  V value[kKeysPerLane][kLaneComponents];
   if (staged) {
-    load_shifted_window<V, Components>(b, lane, mixed, frame, value);
-    store_window<V, Components>(b, lane, frame, value);
+    load_shifted_window<V>(b, lane, mixed, frame, value);
+    store_window<V>(b, lane, frame, value);
   } else {
 #pragma GCC unroll 4
     for (uint32_t i = 0; i < kKeysPerLane; ++i) {
       frame[i] = V::load(b.key_frame[i] + lane);
-      for (int c = 0; c < Components; ++c) value[i][c] = V::load(b.key_value[i][c] + lane);
+      for (int c = 0; c < kLaneComponents; ++c) value[i][c] = V::load(b.key_value[i][c] + lane);
     }
   }
   const V f0 = frame[0], f1 = frame[1], f2 = frame[2], f3 = frame[3];
@@ -265,12 +257,12 @@ template <class V, int Components, class Lanes>
   const auto after_is_next = V::greater(f3, f2);
   const V scale_p = span / (f2 - V::select(before_is_prev, f0, f1));
   const V scale_q = span / (V::select(after_is_next, f3, f2) - f1);
-  if constexpr (Components == 4) s.rotation = mixed ? V::load(b.dequantization.rotation + lane) : V::zero();
+  s.rotation = mixed ? V::load(b.dequantization.rotation + lane) : V::zero();
   s.start = f1;
   s.span = V::select(has_span, span, V::broadcast(std::numeric_limits<float>::infinity()));
   s.start.store(b.start + lane);
   s.span.store(b.span + lane);
-  for (int c = 0; c < Components; ++c) {
+  for (int c = 0; c < kLaneComponents; ++c) {
     const V v0 = value[0][c], v1 = value[1][c], v2 = value[2][c], v3 = value[3][c];
     const V before = V::select(before_is_prev, v0, v1);
     const V after = V::select(after_is_next, v3, v2);
@@ -309,13 +301,13 @@ inline void mark_built(Lanes& b, bool staged) {
 // build_segment for every lane of `b` and, with a V wider than a block
 // (AVX-512), of the kBlocksPerVector - 1 blocks after it: a block without
 // staged keys has none arrived, so the shift keeps its windows.
-template <class V, int Components, class Lanes>
+template <class V, class Lanes>
 inline void build_block(Lanes& b) {
   const bool staged = any_staged<V>(b);
   const bool mixed = any_vec3<V>(b);
   for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
-    SegmentRegisters<V, Components> s;
-    build_segment<V, Components>(b, lane, staged, mixed, s);
+    SegmentRegisters<V> s;
+    build_segment<V>(b, lane, staged, mixed, s);
   }
   mark_built<V>(b, staged);
 }
@@ -324,22 +316,22 @@ inline void build_block(Lanes& b) {
 // blocks after it in the same array, at frame time `t`, into `pose`. With
 // `Build`, builds them first (build_block), evaluating the coefficients
 // from the registers they are built in.
-template <class V, int Components, bool Build, class Lanes>
+template <class V, bool Build, class Lanes>
 inline void evaluate_block(Lanes& b, float t, unsigned char* pose, size_t pose_bytes) {
   constexpr uint32_t kLanes = kBlocksPerVector<V> * kLanesPerBlock;
   alignas(64) float values[kLanes][4];
   const V time = V::broadcast(t);
   bool staged = false;
   if constexpr (Build) staged = any_staged<V>(b);
-  const bool mixed = Components == 4 && any_vec3<V>(b);
+  const bool mixed = any_vec3<V>(b);
   for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
-    SegmentRegisters<V, Components> s;
+    SegmentRegisters<V> s;
     if constexpr (Build) {
-      build_segment<V, Components>(b, lane, staged, mixed, s);
+      build_segment<V>(b, lane, staged, mixed, s);
     } else {
-      load_segment<V, Components>(b, lane, mixed, s);
+      load_segment<V>(b, lane, mixed, s);
     }
-    evaluate_segment<V, Components>(s, time, mixed, values + lane);
+    evaluate_segment<V>(s, time, mixed, values + lane);
   }
   if constexpr (Build) mark_built<V>(b, staged);
   for (uint32_t lane = 0; lane < kLanes; ++lane) {
@@ -347,31 +339,31 @@ inline void evaluate_block(Lanes& b, float t, unsigned char* pose, size_t pose_b
     const Lanes& block = (&b)[lane / kLanesPerBlock];
     const uint32_t at = block.output[lane % kLanesPerBlock];
     if (at >= pose_bytes) continue;
-    // A vec3's lane (in a rotation block) writes three floats.
-    const bool rotation = Components == 4 && (!mixed || ((block.vec3_lanes >> (lane % kLanesPerBlock)) & 1u) == 0);
+    // A vec3's lane writes three floats.
+    const bool rotation = !mixed || ((block.vec3_lanes >> (lane % kLanesPerBlock)) & 1u) == 0;
     std::memcpy(pose + at, values[lane], (rotation ? 4 : 3) * sizeof(float));
   }
 }
 
 // `count` must be a multiple of kBlocksPerVector<V>.
-template <class V, int Components, class Lanes>
+template <class V, class Lanes>
 inline void evaluate_blocks(const Lanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes) {
   for (size_t i = 0; i < count; i += kBlocksPerVector<V>) {
-    evaluate_block<V, Components, false>(blocks[i], t, pose, pose_bytes);
+    evaluate_block<V, false>(blocks[i], t, pose, pose_bytes);
   }
 }
 
 // evaluate_blocks, building first (fused: evaluate_block's `Build`) each
 // block, or vector of blocks, of which one needs it (needs_build).
-template <class V, int Components, class Lanes>
+template <class V, class Lanes>
 inline void build_and_evaluate_blocks(Lanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes) {
   for (size_t i = 0; i < count; i += kBlocksPerVector<V>) {
     bool build = false;
     for (uint32_t j = 0; j < kBlocksPerVector<V>; ++j) build = build || needs_build(blocks[i + j]);
     if (build) {
-      evaluate_block<V, Components, true>(blocks[i], t, pose, pose_bytes);
+      evaluate_block<V, true>(blocks[i], t, pose, pose_bytes);
     } else {
-      evaluate_block<V, Components, false>(blocks[i], t, pose, pose_bytes);
+      evaluate_block<V, false>(blocks[i], t, pose, pose_bytes);
     }
   }
 }

@@ -524,7 +524,7 @@ TEST(Player, ReportsItsMemoryAndStream) {
     // frames, per block where its lanes' saved windows are in a state; per
     // block room for what a play step leaves to the player.
     const uint32_t blocks = (view.animated_track_count() + kLanesPerBlock - 1) / kLanesPerBlock;
-    EXPECT_EQ(player.memory_bytes(), 2 * blocks * (sizeof(RotationLanes) + sizeof(LaneCursors)) +
+    EXPECT_EQ(player.memory_bytes(), 2 * blocks * (sizeof(SegmentLanes) + sizeof(LaneCursors)) +
                                          view.animated_track_count() * (sizeof(uint32_t) + sizeof(InitialKeys) +
                                                                         sizeof(int32_t) + 2 * sizeof(uint32_t)) +
                                          view.bone_count() * sizeof(Transform) + blocks * sizeof(PlayStepBlock) +

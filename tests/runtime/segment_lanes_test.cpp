@@ -13,7 +13,6 @@
 #include <cstring>
 #include <limits>
 #include <random>
-#include <type_traits>
 #include <vector>
 
 #include "core/runtime/curve.h"
@@ -82,50 +81,49 @@ struct Window {
 // Builds every block of `blocks` as play does, at evaluation (two blocks
 // per instruction at AVX-512): each marked stale, evaluated into no pose
 // (the blocks' outputs are kNoOutput).
-template <class Lanes>
-void build_at_evaluation(std::vector<Lanes>& blocks) {
-  for (Lanes& b : blocks) b.stale = true;
-  build_and_evaluate_lanes(std::span<Lanes>(blocks), 0.f, nullptr, 0);
+void build_at_evaluation(std::vector<SegmentLanes>& blocks) {
+  for (SegmentLanes& b : blocks) b.stale = true;
+  build_and_evaluate_lanes(std::span<SegmentLanes>(blocks), 0.f, nullptr, 0);
 }
 
-// The kind of a rotation block's lane in the tests: a rotation, or now
-// and then a translation (a vec3 in a rotation block), set on the lane.
-template <class Lanes>
-TrackKind random_lane_kind(std::mt19937& rng, std::span<Lanes> blocks, uint32_t lane) {
-  if constexpr (std::is_same_v<Lanes, Vec3Lanes>) {
-    return TrackKind::kTranslation;
-  } else {
-    const TrackKind kind = rng() % 4 == 0 ? TrackKind::kTranslation : TrackKind::kRotation;
-    TrackQuantization q;
-    q.rotation = RotationCoding::kFull;
-    q.coded_mask = 0x7;
-    set_lane_dequantization(blocks, lane, q, kind);
-    return kind;
-  }
+// A lane's kind in the tests: a translation one time in `vec3_one_in`, at
+// random, else a rotation.
+TrackKind random_kind(std::mt19937& rng, uint32_t vec3_one_in) {
+  return rng() % vec3_one_in == 0 ? TrackKind::kTranslation : TrackKind::kRotation;
 }
 
-template <int Components>
-void check_levels(uint32_t track_count, uint32_t seed) {
+// random_kind, set on lane `lane` of `blocks` (coded in full, three components of a vec3).
+TrackKind random_lane_kind(std::mt19937& rng, std::span<SegmentLanes> blocks, uint32_t lane, uint32_t vec3_one_in) {
+  const TrackKind kind = random_kind(rng, vec3_one_in);
+  TrackQuantization q;
+  q.rotation = RotationCoding::kFull;
+  q.coded_mask = 0x7;
+  set_lane_dequantization(blocks, lane, q, kind);
+  return kind;
+}
+
+// Blocks of rotations with a translation among them one lane in
+// `vec3_one_in` (1: translations only).
+void check_levels(uint32_t track_count, uint32_t seed, uint32_t vec3_one_in = 4) {
   std::mt19937 rng(seed);
-  using Lanes = SegmentLanes<Components>;
-  std::vector<Lanes> blocks((track_count + kLanesPerBlock - 1) / kLanesPerBlock);
-  clear_lanes(std::span<Lanes>(blocks));
+  std::vector<SegmentLanes> blocks((track_count + kLanesPerBlock - 1) / kLanesPerBlock);
+  clear_lanes(std::span<SegmentLanes>(blocks));
   std::vector<Window> windows(track_count);
   std::vector<TrackKind> kinds(track_count);
   for (uint32_t lane = 0; lane < track_count; ++lane) {
     CurveKey(&w)[4] = windows[lane].keys;
-    kinds[lane] = random_lane_kind(rng, std::span<Lanes>(blocks), lane);
+    kinds[lane] = random_lane_kind(rng, std::span<SegmentLanes>(blocks), lane, vec3_one_in);
     random_window(rng, component_count(kinds[lane]), w);
-    for (uint32_t i = 0; i < kKeysPerLane; ++i) set_lane_key(std::span<Lanes>(blocks), lane, i, w[i]);
+    for (uint32_t i = 0; i < kKeysPerLane; ++i) set_lane_key(std::span<SegmentLanes>(blocks), lane, i, w[i]);
     blocks[lane / kLanesPerBlock].output[lane % kLanesPerBlock] = lane * static_cast<uint32_t>(sizeof(float) * 4);
   }
   SimdLevelGuard guard;
   // Each level builds its own copy of the coefficients and evaluates them.
-  std::vector<std::vector<Lanes>> built;
+  std::vector<std::vector<SegmentLanes>> built;
   for (const SimdLevel level : levels_this_cpu_runs()) {
     set_simd_level(level);
     built.push_back(blocks);
-    for (Lanes& b : built.back()) build_coefficients(b);
+    for (SegmentLanes& b : built.back()) build_coefficients(b);
   }
   for (int sample = 0; sample < 50; ++sample) {
     for (uint32_t lane = 0; lane < track_count; ++lane) {
@@ -145,7 +143,7 @@ void check_levels(uint32_t track_count, uint32_t seed) {
         set_simd_level(level);
         std::vector<float> pose(track_count * 4, 7.f);
         // Every lane at the time of this one: only this lane is checked.
-        evaluate_lanes(std::span<const Lanes>(built[i]), t, reinterpret_cast<unsigned char*>(pose.data()),
+        evaluate_lanes(std::span<const SegmentLanes>(built[i]), t, reinterpret_cast<unsigned char*>(pose.data()),
                        pose.size() * sizeof(float));
         EXPECT_EQ(std::memcmp(&pose[lane * 4], expected, components * sizeof(float)), 0)
             << to_string(level) << " lane " << lane << " t " << t << ": " << pose[lane * 4] << " vs " << expected[0];
@@ -159,56 +157,54 @@ void check_levels(uint32_t track_count, uint32_t seed) {
 
 // Rotation blocks: rotations with some translations among them.
 TEST(SegmentLanes, EveryLevelGivesTheScalarCurvesBitsForRotations) {
-  check_levels<4>(8, 1);
-  check_levels<4>(21, 2);  // a partly filled last block
-  check_levels<4>(40, 5);  // AVX-512: two pairs of blocks and one left over
+  check_levels(8, 1);
+  check_levels(21, 2);  // a partly filled last block
+  check_levels(40, 5);  // AVX-512: two pairs of blocks and one left over
 }
 
 TEST(SegmentLanes, EveryLevelGivesTheScalarCurvesBitsForVec3Tracks) {
-  check_levels<3>(8, 3);
-  check_levels<3>(13, 4);
-  check_levels<3>(27, 6);  // AVX-512: two pairs of blocks
+  check_levels(8, 3, 1);
+  check_levels(13, 4, 1);
+  check_levels(27, 6, 1);  // AVX-512: two pairs of blocks
 }
 
 // The coefficients themselves, field by field, against segment_coefficients:
 // a difference the evaluation happens to round away still fails here.
-template <int Components>
 void check_coefficients(uint32_t seed) {
   std::mt19937 rng(seed);
-  using Lanes = SegmentLanes<Components>;
   SimdLevelGuard guard;
   for (int round = 0; round < 200; ++round) {
-    Lanes block;
-    clear_lanes(std::span<Lanes>(&block, 1));
+    SegmentLanes block;
+    clear_lanes(std::span<SegmentLanes>(&block, 1));
     Window windows[kLanesPerBlock];
     for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
-      random_window(rng, Components, windows[lane].keys);
+      random_window(rng, kLaneComponents, windows[lane].keys);
       for (uint32_t i = 0; i < kKeysPerLane; ++i) {
-        set_lane_key(std::span<Lanes>(&block, 1), lane, i, windows[lane].keys[i]);
+        set_lane_key(std::span<SegmentLanes>(&block, 1), lane, i, windows[lane].keys[i]);
       }
     }
     for (const SimdLevel level : levels_this_cpu_runs()) {
       set_simd_level(level);
       // Every other round, as the second of a pair (build_at_evaluation)
       // after a copy of itself.
-      std::vector<Lanes> pair(2, block);
+      std::vector<SegmentLanes> pair(2, block);
       const bool paired = round % 2 == 1;
       if (paired) {
         build_at_evaluation(pair);
       } else {
         build_coefficients(pair[1]);
       }
-      const Lanes& b = pair[1];
+      const SegmentLanes& b = pair[1];
       if (paired) {
-        EXPECT_EQ(std::memcmp(&pair[0], &pair[1], sizeof(Lanes)), 0) << to_string(level);
+        EXPECT_EQ(std::memcmp(&pair[0], &pair[1], sizeof(SegmentLanes)), 0) << to_string(level);
       }
       for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
         const CurveKey* w = windows[lane].keys;
-        const SegmentCoefficients s = segment_coefficients(w[0], w[1], w[2], w[3], Components);
+        const SegmentCoefficients s = segment_coefficients(w[0], w[1], w[2], w[3], kLaneComponents);
         const auto same = [](float a, float e) { return std::memcmp(&a, &e, sizeof a) == 0; };
         EXPECT_TRUE(same(b.start[lane], s.start)) << to_string(level) << " lane " << lane;
         EXPECT_TRUE(same(b.span[lane], s.span)) << to_string(level) << " lane " << lane;
-        for (int c = 0; c < Components; ++c) {
+        for (int c = 0; c < kLaneComponents; ++c) {
           EXPECT_TRUE(same(b.p[c][lane], s.p[c])) << to_string(level) << " p, lane " << lane << " component " << c;
           EXPECT_TRUE(same(b.q[c][lane], s.q[c])) << to_string(level) << " q, lane " << lane << " component " << c;
           EXPECT_TRUE(same(b.difference[c][lane], s.difference[c])) << to_string(level) << " difference, lane " << lane;
@@ -221,31 +217,30 @@ void check_coefficients(uint32_t seed) {
 }
 
 TEST(SegmentLanes, EveryLevelBuildsSegmentCoefficientsBits) {
-  check_coefficients<4>(5);
-  check_coefficients<3>(6);
+  check_coefficients(5);
 }
 
 TEST(SegmentLanes, ShiftingDropsTheOldestKeysAndKeepsTheOthersInOrder) {
-  std::vector<Vec3Lanes> blocks(2);
-  clear_lanes(std::span<Vec3Lanes>(blocks));
+  std::vector<SegmentLanes> blocks(2);
+  clear_lanes(std::span<SegmentLanes>(blocks));
   const uint32_t lane = 11;
   for (uint32_t i = 0; i < kKeysPerLane; ++i) {
     const float v = static_cast<float>(i);
-    set_lane_key(std::span<Vec3Lanes>(blocks), lane, i, CurveKey{{v, 10.f + v, 20.f + v, 0.f}, 100.f + v});
+    set_lane_key(std::span<SegmentLanes>(blocks), lane, i, CurveKey{{v, 10.f + v, 20.f + v, 0.f}, 100.f + v});
   }
   for (uint32_t count = 1; count <= kKeysPerLane; ++count) {
-    std::vector<Vec3Lanes> shifted = blocks;
-    shift_lane_keys(std::span<Vec3Lanes>(shifted), lane, count);
+    std::vector<SegmentLanes> shifted = blocks;
+    shift_lane_keys(std::span<SegmentLanes>(shifted), lane, count);
     for (uint32_t i = 0; i + count < kKeysPerLane; ++i) {
-      const CurveKey k = lane_key(std::span<const Vec3Lanes>(shifted), lane, i);
+      const CurveKey k = lane_key(std::span<const SegmentLanes>(shifted), lane, i);
       EXPECT_EQ(k.frame, static_cast<float>(100 + i + count)) << "shift by " << count << ", key " << i;
       EXPECT_EQ(k.value[0], static_cast<float>(i + count));
       EXPECT_EQ(k.value[2], 20.f + static_cast<float>(i + count));
       EXPECT_EQ(k.value[3], 0.f);
     }
     // The neighbouring lanes are untouched.
-    const CurveKey neighbour = lane_key(std::span<const Vec3Lanes>(shifted), lane - 1, 3);
-    const CurveKey neighbour_before = lane_key(std::span<const Vec3Lanes>(blocks), lane - 1, 3);
+    const CurveKey neighbour = lane_key(std::span<const SegmentLanes>(shifted), lane - 1, 3);
+    const CurveKey neighbour_before = lane_key(std::span<const SegmentLanes>(blocks), lane - 1, 3);
     EXPECT_EQ(std::memcmp(&neighbour, &neighbour_before, sizeof(CurveKey)), 0);
   }
 }
@@ -260,18 +255,16 @@ enum class Arrival {
 // at every level, each lane holds its old keys pushed forward by as many
 // keys as it took, then dequantize_key's values (negated where the key
 // is), bit for bit; a lane that took none is untouched.
-template <int Components>
-void check_staged_keys(uint32_t seed, uint32_t most_keys, Arrival how = Arrival::kStaged) {
+void check_staged_keys(uint32_t seed, uint32_t most_keys, Arrival how = Arrival::kStaged, uint32_t vec3_one_in = 4) {
   constexpr uint32_t kMostKeys = 12;
   ASSERT_LE(most_keys, how == Arrival::kStaged ? kKeysPerLane : kMostKeys);
   std::mt19937 rng(seed);
-  using Lanes = SegmentLanes<Components>;
   std::uniform_int_distribution<int32_t> code(-3000, 3000);
   std::uniform_real_distribution<float> unit(-1.f, 1.f);
   SimdLevelGuard guard;
   for (int round = 0; round < 200; ++round) {
-    Lanes block;
-    clear_lanes(std::span<Lanes>(&block, 1));
+    SegmentLanes block;
+    clear_lanes(std::span<SegmentLanes>(&block, 1));
     TrackQuantization quantization[kLanesPerBlock];
     Window expected[kLanesPerBlock];
     struct Staged {
@@ -283,10 +276,10 @@ void check_staged_keys(uint32_t seed, uint32_t most_keys, Arrival how = Arrival:
     uint32_t staged_count[kLanesPerBlock];
     for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
       // A rotation block's lanes: rotations, and now and then a translation.
-      const TrackKind kind = Components == 4 && rng() % 4 != 0 ? TrackKind::kRotation : TrackKind::kTranslation;
+      const TrackKind kind = random_kind(rng, vec3_one_in);
       CurveKey(&keys)[4] = expected[lane].keys;
       random_window(rng, component_count(kind), keys);
-      for (uint32_t i = 0; i < kKeysPerLane; ++i) set_lane_key(std::span<Lanes>(&block, 1), lane, i, keys[i]);
+      for (uint32_t i = 0; i < kKeysPerLane; ++i) set_lane_key(std::span<SegmentLanes>(&block, 1), lane, i, keys[i]);
       TrackQuantization& q = quantization[lane];
       q.step = std::ldexp(1.f, -static_cast<int>(rng() % 14)) * (1.f + unit(rng) * 0.4f);
       if (kind == TrackKind::kRotation) {
@@ -302,7 +295,7 @@ void check_staged_keys(uint32_t seed, uint32_t most_keys, Arrival how = Arrival:
         q.coded_mask = static_cast<uint8_t>(rng() % 8);
         for (float& c : q.constant) c = unit(rng) * 3.f;
       }
-      set_lane_dequantization(std::span<Lanes>(&block, 1), lane, q, kind);
+      set_lane_dequantization(std::span<SegmentLanes>(&block, 1), lane, q, kind);
       const uint32_t staged = rng() % 3 == 0 ? 0 : 1 + static_cast<uint32_t>(rng() % most_keys);
       staged_count[lane] = staged;
       uint32_t frame = static_cast<uint32_t>(keys[3].frame);
@@ -331,19 +324,19 @@ void check_staged_keys(uint32_t seed, uint32_t most_keys, Arrival how = Arrival:
       set_simd_level(level);
       // Every other round, the block is built with a neighbour that took no
       // keys (build_at_evaluation), first or second of the pair.
-      std::vector<Lanes> pair(2);
-      clear_lanes(std::span<Lanes>(pair));
+      std::vector<SegmentLanes> pair(2);
+      clear_lanes(std::span<SegmentLanes>(pair));
       const bool paired = round % 2 == 1;
       const size_t side = static_cast<size_t>(round / 2 % 2);
       pair[side] = block;
-      Lanes& b = pair[side];
+      SegmentLanes& b = pair[side];
       if (how == Arrival::kStaged) {
         for (uint32_t k = 0; k < most_keys; ++k) {
           if (k > 0) shift_in_staged_keys(b);
           for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
             if (k >= staged_count[lane]) continue;
             const Staged& key = staged_keys[lane][k];
-            stage_lane_key(std::span<Lanes>(&b, 1), lane, key.codes, key.frame, key.negated);
+            stage_lane_key(std::span<SegmentLanes>(&b, 1), lane, key.codes, key.frame, key.negated);
           }
         }
       } else {
@@ -368,10 +361,10 @@ void check_staged_keys(uint32_t seed, uint32_t most_keys, Arrival how = Arrival:
       if (paired) {
         build_at_evaluation(pair);
         // The neighbour is built from its windows alone: zero keys at frame 0, an infinite span.
-        Lanes& neighbour = pair[1 - side];
+        SegmentLanes& neighbour = pair[1 - side];
         EXPECT_FALSE(neighbour.arrivals.any) << to_string(level);
         for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
-          EXPECT_EQ(lane_key(std::span<const Lanes>(&neighbour, 1), lane, 3).frame, 0.f) << to_string(level);
+          EXPECT_EQ(lane_key(std::span<const SegmentLanes>(&neighbour, 1), lane, 3).frame, 0.f) << to_string(level);
           EXPECT_EQ(neighbour.span[lane], std::numeric_limits<float>::infinity()) << to_string(level);
         }
       } else {
@@ -381,11 +374,11 @@ void check_staged_keys(uint32_t seed, uint32_t most_keys, Arrival how = Arrival:
       for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
         EXPECT_EQ(b.arrivals.arrived[lane], 0.f) << to_string(level);
         for (uint32_t i = 0; i < kKeysPerLane; ++i) {
-          const CurveKey k = lane_key(std::span<const Lanes>(&b, 1), lane, i);
+          const CurveKey k = lane_key(std::span<const SegmentLanes>(&b, 1), lane, i);
           const CurveKey& e = expected[lane].keys[i];
           EXPECT_EQ(std::memcmp(&k.frame, &e.frame, sizeof(float)), 0)
               << to_string(level) << " lane " << lane << " key " << i;
-          EXPECT_EQ(std::memcmp(k.value, e.value, Components * sizeof(float)), 0)
+          EXPECT_EQ(std::memcmp(k.value, e.value, kLaneComponents * sizeof(float)), 0)
               << to_string(level) << " lane " << lane << " key " << i << ": " << k.value[0] << " vs " << e.value[0];
         }
       }
@@ -394,20 +387,20 @@ void check_staged_keys(uint32_t seed, uint32_t most_keys, Arrival how = Arrival:
 }
 
 TEST(SegmentLanes, EveryLevelShiftsInStagedKeysAsDequantizeKeyDoes) {
-  check_staged_keys<4>(7, 1);
-  check_staged_keys<3>(8, 1);
+  check_staged_keys(7, 1);
+  check_staged_keys(8, 1, Arrival::kStaged, 1);
 }
 
 TEST(SegmentLanes, EveryLevelShiftsInKeysStagedInRoundsInOrder) {
-  check_staged_keys<4>(9, kKeysPerLane);
-  check_staged_keys<3>(10, kKeysPerLane);
+  check_staged_keys(9, kKeysPerLane);
+  check_staged_keys(10, kKeysPerLane, Arrival::kStaged, 1);
 }
 
 TEST(SegmentLanes, EveryLevelRefillsWindowsFromARingAsShiftingEveryKeyInWould) {
-  check_staged_keys<4>(11, 1, Arrival::kRing);
-  check_staged_keys<3>(12, 1, Arrival::kRing);
-  check_staged_keys<4>(13, 12, Arrival::kRing);
-  check_staged_keys<3>(14, 12, Arrival::kRing);
+  check_staged_keys(11, 1, Arrival::kRing);
+  check_staged_keys(12, 1, Arrival::kRing, 1);
+  check_staged_keys(13, 12, Arrival::kRing);
+  check_staged_keys(14, 12, Arrival::kRing, 1);
 }
 
 // build_and_evaluate_lanes against build_coefficients of the blocks that
@@ -415,10 +408,8 @@ TEST(SegmentLanes, EveryLevelRefillsWindowsFromARingAsShiftingEveryKeyInWould) {
 // built and marked so. Blocks whose keys changed (marked stale) or took
 // staged keys hold coefficients of their old keys, so one left unbuilt
 // evaluates differently; the others' coefficients follow their keys.
-template <int Components>
-void check_build_and_evaluate(uint32_t block_count, uint32_t seed) {
+void check_build_and_evaluate(uint32_t block_count, uint32_t seed, uint32_t vec3_one_in = 4) {
   std::mt19937 rng(seed);
-  using Lanes = SegmentLanes<Components>;
   const uint32_t lanes = block_count * kLanesPerBlock;
   SimdLevelGuard guard;
   TrackQuantization q;
@@ -427,26 +418,26 @@ void check_build_and_evaluate(uint32_t block_count, uint32_t seed) {
   q.rotation = RotationCoding::kFull;
   std::uniform_int_distribution<int32_t> code(-400, 400);
   for (int round = 0; round < 40; ++round) {
-    std::vector<Lanes> blocks(block_count);
-    clear_lanes(std::span<Lanes>(blocks));
+    std::vector<SegmentLanes> blocks(block_count);
+    clear_lanes(std::span<SegmentLanes>(blocks));
     for (uint32_t lane = 0; lane < lanes; ++lane) {
       CurveKey w[4];
-      random_window(rng, Components, w);
-      for (uint32_t i = 0; i < kKeysPerLane; ++i) set_lane_key(std::span<Lanes>(blocks), lane, i, w[i]);
+      random_window(rng, kLaneComponents, w);
+      for (uint32_t i = 0; i < kKeysPerLane; ++i) set_lane_key(std::span<SegmentLanes>(blocks), lane, i, w[i]);
       // A rotation block's lanes: rotations, and now and then a translation.
-      const TrackKind kind = Components == 4 && rng() % 4 != 0 ? TrackKind::kRotation : TrackKind::kTranslation;
-      set_lane_dequantization(std::span<Lanes>(blocks), lane, q, kind);
+      const TrackKind kind = random_kind(rng, vec3_one_in);
+      set_lane_dequantization(std::span<SegmentLanes>(blocks), lane, q, kind);
       blocks[lane / kLanesPerBlock].output[lane % kLanesPerBlock] = lane * static_cast<uint32_t>(sizeof(float) * 4);
     }
-    for (Lanes& b : blocks) build_coefficients(b);
+    for (SegmentLanes& b : blocks) build_coefficients(b);
     uint32_t changed = 0;
     for (uint32_t b = 0; b < block_count; ++b) {
       switch (rng() % 3) {
         case 0:  // keys changed in place
           for (uint32_t lane = b * kLanesPerBlock; lane < (b + 1) * kLanesPerBlock; lane += 1 + rng() % 3) {
             CurveKey w[4];
-            random_window(rng, Components, w);
-            for (uint32_t i = 0; i < kKeysPerLane; ++i) set_lane_key(std::span<Lanes>(blocks), lane, i, w[i]);
+            random_window(rng, kLaneComponents, w);
+            for (uint32_t i = 0; i < kKeysPerLane; ++i) set_lane_key(std::span<SegmentLanes>(blocks), lane, i, w[i]);
           }
           blocks[b].stale = true;
           ++changed;
@@ -454,8 +445,8 @@ void check_build_and_evaluate(uint32_t block_count, uint32_t seed) {
         case 1:  // keys staged in some lanes
           for (uint32_t lane = b * kLanesPerBlock; lane < (b + 1) * kLanesPerBlock; lane += 1 + rng() % 3) {
             const int32_t codes[4] = {code(rng), code(rng), code(rng), code(rng)};
-            const uint32_t last = static_cast<uint32_t>(lane_key(std::span<const Lanes>(blocks), lane, 3).frame);
-            stage_lane_key(std::span<Lanes>(blocks), lane, codes, last + 1 + rng() % 3, rng() % 2 == 0);
+            const uint32_t last = static_cast<uint32_t>(lane_key(std::span<const SegmentLanes>(blocks), lane, 3).frame);
+            stage_lane_key(std::span<SegmentLanes>(blocks), lane, codes, last + 1 + rng() % 3, rng() % 2 == 0);
           }
           ++changed;
           break;
@@ -466,22 +457,22 @@ void check_build_and_evaluate(uint32_t block_count, uint32_t seed) {
     const float t = std::uniform_real_distribution<float>(0.f, 20.f)(rng);
     for (const SimdLevel level : levels_this_cpu_runs()) {
       set_simd_level(level);
-      std::vector<Lanes> expected = blocks;
-      for (Lanes& b : expected) {
+      std::vector<SegmentLanes> expected = blocks;
+      for (SegmentLanes& b : expected) {
         if (needs_build(b)) build_coefficients(b);
       }
       std::vector<float> expected_pose(lanes * 4, 7.f);
-      evaluate_lanes(std::span<const Lanes>(expected), t, reinterpret_cast<unsigned char*>(expected_pose.data()),
+      evaluate_lanes(std::span<const SegmentLanes>(expected), t, reinterpret_cast<unsigned char*>(expected_pose.data()),
                      expected_pose.size() * sizeof(float));
-      std::vector<Lanes> actual = blocks;
+      std::vector<SegmentLanes> actual = blocks;
       std::vector<float> pose(lanes * 4, 7.f);
-      build_and_evaluate_lanes(std::span<Lanes>(actual), t, reinterpret_cast<unsigned char*>(pose.data()),
+      build_and_evaluate_lanes(std::span<SegmentLanes>(actual), t, reinterpret_cast<unsigned char*>(pose.data()),
                                pose.size() * sizeof(float));
       EXPECT_EQ(std::memcmp(pose.data(), expected_pose.data(), pose.size() * sizeof(float)), 0)
           << to_string(level) << " round " << round << ", " << changed << " blocks changed";
       for (uint32_t b = 0; b < block_count; ++b) {
         EXPECT_FALSE(needs_build(actual[b])) << to_string(level) << " block " << b;
-        EXPECT_EQ(std::memcmp(&actual[b], &expected[b], sizeof(Lanes)), 0)
+        EXPECT_EQ(std::memcmp(&actual[b], &expected[b], sizeof(SegmentLanes)), 0)
             << to_string(level) << " round " << round << " block " << b;
       }
     }
@@ -489,20 +480,20 @@ void check_build_and_evaluate(uint32_t block_count, uint32_t seed) {
 }
 
 TEST(SegmentLanes, BuildAndEvaluateBuildsTheBlocksThatNeedItAsBuildingFirstWould) {
-  check_build_and_evaluate<4>(1, 21);
-  check_build_and_evaluate<4>(5, 22);  // AVX-512: two pairs and one block
-  check_build_and_evaluate<3>(1, 23);
-  check_build_and_evaluate<3>(4, 24);
+  check_build_and_evaluate(1, 21);
+  check_build_and_evaluate(5, 22);  // AVX-512: two pairs and one block
+  check_build_and_evaluate(1, 23, 1);
+  check_build_and_evaluate(4, 24, 1);
 }
 
 TEST(SegmentLanes, LanesWithoutOutputWriteNothing) {
-  std::vector<RotationLanes> blocks(3);  // a pair and one more, for AVX-512
-  clear_lanes(std::span<RotationLanes>(blocks));
+  std::vector<SegmentLanes> blocks(3);  // a pair and one more, for AVX-512
+  clear_lanes(std::span<SegmentLanes>(blocks));
   SimdLevelGuard guard;
   for (const SimdLevel level : levels_this_cpu_runs()) {
     set_simd_level(level);
     std::vector<float> pose(64, 7.f);
-    evaluate_lanes(std::span<const RotationLanes>(blocks), 3.f, reinterpret_cast<unsigned char*>(pose.data()),
+    evaluate_lanes(std::span<const SegmentLanes>(blocks), 3.f, reinterpret_cast<unsigned char*>(pose.data()),
                    pose.size() * sizeof(float));
     for (const float v : pose) EXPECT_EQ(v, 7.f) << to_string(level);
   }
