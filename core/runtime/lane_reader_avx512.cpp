@@ -178,14 +178,15 @@ uint32_t read_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const uin
   // Lanes whose next key opens a segment (one key in sixteen). The caller
   // loads their layouts (load_lane_layouts): loading them here, as
   // read_rounds does, cost play at the clip's rate half as much time again
-  // (cgspeed 330 -> 490 ns), for reasons not found.
+  // when play called this a block at a time (cgspeed 330 -> 490 ns), for
+  // reasons not found.
   return _mm256_mask_cmpeq_epi32_mask(due, read, load(c.segment_end)) & _mm256_cmpneq_epi32_mask(left, zero);
 }
 
 // read_play_step: read_keys for every block with a lane due, the loop,
 // the due masks, the count and the latest need kept in registers. Layouts
-// of segments opened are left to the caller (loading them here cost play
-// half as much time again; see read_keys).
+// of segments opened are left to the caller: loading them here
+// (open_segments after the read) made no difference.
 PlayStep play_step(SegmentLanes* blocks, LaneCursors* cursors, size_t count, uint32_t frame, const uint8_t* key_stream,
                    size_t bytes, PlayStepBlock* events) {
   PlayStep out;

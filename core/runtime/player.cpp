@@ -313,10 +313,11 @@ void Player::note_window_needs(const SegmentLanes& lanes, uint32_t read) {
 }
 
 // Reads every key of the group needed at or before `frame`; returns how many.
-// A block's first `shifted_rounds` keys per lane are staged and shifted in
-// one at a time (read_staged; play at the clip's rate reads one); the keys
-// after those, or every key with none (a seek), go to the ring, and only
-// the last four a lane reads are dequantized (read_through_ring).
+// In play (`shifted_rounds` >= 1), a block's first `shifted_rounds` keys
+// per lane are staged and shifted in one at a time (play_group; play at
+// the clip's rate reads one) and the keys after those go to the ring; a
+// seek (none) reads every key through the ring, and only the last four a
+// lane reads are dequantized (read_through_ring).
 uint32_t Player::advance_group(LaneGroup& group, uint32_t frame, uint32_t shifted_rounds) {
   if (shifted_rounds != 0) return play_group(group, frame, shifted_rounds);
   group.next_due = 0;

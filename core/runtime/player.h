@@ -2,14 +2,15 @@
 // Player (DESIGN §8): decodes a stream into local poses. Constant tracks
 // come from a pose built once. Every animated track has a lane in the
 // active array (segment_lanes.h: its window of four dequantized keys and
-// the coefficients of its current segment, eight tracks to a block, the
-// tracks with the most keys first so that a block's lanes are about as
-// busy as each other) and a
-// cursor into its own run of stream keys (lane_reader.h). A sample reads,
-// block by block, the next key of every lane that has one due (eight
-// cursors at once), marks the blocks that took keys stale, and evaluates
-// every block eight tracks at a time (sixteen at AVX-512), building a stale
-// block's coefficients on the way (build_and_evaluate_lanes). Going backward, or far
+// the coefficients of its current segment, eight tracks of any kind to a
+// block, rotations first, the tracks with the most keys first so that a
+// block's lanes are about as busy as each other) and a cursor into its
+// own run of stream keys (lane_reader.h). A sample reads the next key of
+// every lane that has one due, every block in one play step
+// (read_play_step, eight cursors at once), marks the blocks that took keys
+// stale, and evaluates every block eight tracks at a time (sixteen at
+// AVX-512), building a stale block's coefficients on the way
+// (build_and_evaluate_lanes). Going backward, or far
 // ahead, it restores the nearest jump frame at or before the wanted time
 // (each window from its oldest key, read from the jump state eight lanes at
 // a time, saved_window_reader.h, and the three keys after it in the run,
