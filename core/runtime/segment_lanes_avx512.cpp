@@ -80,6 +80,7 @@ struct Avx512Pair {
 
 template <class Lanes>
 using PairOf = Avx512Pair<sizeof(Lanes) / sizeof(float)>;
+static_assert(sizeof(SegmentLanes) % 32 == 0, "the next block's fields must stay 32-byte aligned");
 
 #include "core/runtime/segment_lanes_kernel.h"
 
