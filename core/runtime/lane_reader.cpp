@@ -69,11 +69,12 @@ void read_keys(Into& into, LaneCursors& c, uint32_t due, std::span<const uint8_t
   uint32_t open = 0;
   uint32_t scalar = due;
 #if KS_X86_64
-  // Lanes of wide keys go to the scalar reader after the kernel has read the
-  // others (a block's arrivals: the kernel marks every lane it does not read
-  // as not arrived). The kernel declines (kNotRead) when a due lane's key is
-  // not in one 64-bit load inside the stream: near its end.
-  const uint32_t loaded = due & ~c.wide_lanes;
+  // Below AVX-512, lanes of wide keys go to the scalar reader after the
+  // kernel has read the others (a block's arrivals: the kernel marks every
+  // lane it does not read as not arrived); the AVX-512 kernel reads them
+  // with a second load. A kernel declines (kNotRead) when a due lane's key
+  // is not in its loads inside the stream: near its end.
+  const uint32_t loaded = level == SimdLevel::kAvx512 ? due : due & ~c.wide_lanes;
   if (level >= SimdLevel::kAvx2 && loaded != 0) {
     const uint32_t opened =
         level == SimdLevel::kAvx512
@@ -81,7 +82,7 @@ void read_keys(Into& into, LaneCursors& c, uint32_t due, std::span<const uint8_t
             : detail::read_lane_keys_avx2(into, c, loaded, key_stream.data(), key_stream.size());
     if (opened != detail::kNotRead) {
       open = opened;
-      scalar = due & c.wide_lanes;
+      scalar = due & ~loaded;
     }
   }
 #endif

@@ -44,17 +44,21 @@ struct alignas(64) LaneCursors {
   uint32_t segment_end[kLanesPerBlock] = {};    // the first key of the next segment
   uint32_t first_segment[kLanesPerBlock] = {};  // the lane's track's first segment in StreamView::segments
   // Lanes whose segment's keys are wider than the AVX2 kernel's one 64-bit
-  // load holds (bit l: lane l): read by the scalar reader, the others still
-  // eight at a time.
+  // load holds (bit l: lane l): read by the scalar reader below AVX-512,
+  // the others still eight at a time.
   uint32_t wide_lanes = 0;
   // Lanes whose track's keys carry a "negated" bit (bit l: lane l; set when
   // the player is made): without any, a seek's rounds extract no sign.
   uint32_t negation_lanes = 0;
 };
 
-/// Keys wider than this are read lane by lane: a 64-bit load less the
-/// offset of the key's first bit in its byte.
+/// Keys wider than this are read lane by lane below AVX-512: a 64-bit load
+/// less the offset of the key's first bit in its byte.
 inline constexpr uint64_t kWidestLoadedKeyBits = 57;
+/// The AVX-512 kernels read a wider key with a second load: two loads hold
+/// every key StreamView accepts (a frame difference, four code differences
+/// and the negated bit at their widest: 121 bits).
+inline constexpr uint64_t kWidestPairLoadedKeyBits = 128 - 7;
 
 /// Points lane `lane` of `c` at key `key` (>= kInitialKeysPerTrack, below
 /// the track's key count) of its track, whose segments start at
@@ -82,8 +86,8 @@ void read_lane_keys(SegmentLanes& block, LaneCursors& c, uint32_t due, std::span
 /// What a play step (read_play_step) left to its caller in one block.
 struct PlayStepBlock {
   uint32_t block = 0;
-  // Due lanes the step did not read: a wide key's, one near the stream's
-  // end, or any lane of a block whose arrivals still hold keys (a
+  // Due lanes the step did not read: a wide key's (below AVX-512), one
+  // near the stream's end, or any lane of a block whose arrivals still hold keys (a
   // seek_frame without a sample since). The caller reads them.
   uint32_t declined = 0;
   uint32_t opened = 0;           // lanes whose next key opens a segment: the caller loads its layout
@@ -237,7 +241,9 @@ RoundsRead read_lane_rounds_avx2(KeyRing& ring, LaneCursors& c, uint32_t round, 
                                  int64_t frame, const uint8_t* key_stream, size_t bytes,
                                  std::span<const StreamSegment> segments);
 // read_lane_keys_avx2 and read_lane_rounds_avx2 with AVX-512
-// (lane_reader_avx512.cpp), at SimdLevel::kAvx512.
+// (lane_reader_avx512.cpp), at SimdLevel::kAvx512: they also read keys
+// wider than one load (up to kWidestPairLoadedKeyBits, with a second), and
+// decline only keys whose loads would pass the end of the stream.
 uint32_t read_lane_keys_avx512(SegmentLanes& block, LaneCursors& c, uint32_t due, const uint8_t* key_stream,
                                size_t bytes);
 uint32_t read_lane_keys_avx512(LaneArrivals& slot, LaneCursors& c, uint32_t due, const uint8_t* key_stream,

@@ -5,6 +5,9 @@
 // the updates instead of AND-ing every one. Fields are narrowed two at a
 // time into one register, and the four codes kept as two rows of sixteen
 // (seek at auto 4-7% faster on the long clips than a field at a time).
+// A key wider than one load (58 to 121 bits) takes a second gather of the
+// 64 bits after the first, where the AVX2 kernel leaves it to the scalar
+// reader.
 // This file alone is compiled with -mavx512f -mavx512vl (and the library's
 // -ffp-contract=off); everything built for AVX-512 stays in an anonymous
 // namespace, and lane_reader.cpp calls it only at SimdLevel::kAvx512, for
@@ -33,12 +36,37 @@ __m512i load_wide(const uint64_t* p) {
   return _mm512_load_si512(p);
 }
 
-// Each due lane's next 64 bits of `key_stream`, shifted to its key's first
-// bit; lanes not due load nothing (their cursor may be at the stream's end).
-__m512i load_key_bits(const uint8_t* key_stream, __m512i bit, __mmask8 due) {
+// A key's bits as the kernels hold them, each lane's from its key's first
+// bit: `low` the first 64, `high` the 64 after them (lanes of wide keys
+// only, zero for the others and when no due lane has one).
+struct KeyBits {
+  __m512i low = _mm512_setzero_si512();
+  __m512i high = _mm512_setzero_si512();
+};
+
+static_assert(kMaxFrameDifferenceBits + 4 * kMaxCodeDifferenceBits + 1 <= kWidestPairLoadedKeyBits,
+              "every key StreamView accepts fits in two 64-bit loads from its first byte");
+
+// Each due lane's key from `key_stream`: its next 64 bits, shifted to its
+// key's first bit, and for the lanes of `wide` (due lanes whose keys are
+// wider than kWidestLoadedKeyBits) the 64 bits after those. Lanes not due
+// load nothing (their cursor may be at the stream's end). Wide: any lane
+// of `wide` (a second gather, and two more shifts per field).
+template <bool Wide>
+KeyBits load_key_bits(const uint8_t* key_stream, __m512i bit, __mmask8 due, __mmask8 wide) {
   const long long* base = reinterpret_cast<const long long*>(key_stream);
-  const __m512i loaded = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), due, _mm512_srli_epi64(bit, 3), base, 1);
-  return _mm512_srlv_epi64(loaded, _mm512_and_si512(bit, _mm512_set1_epi64(7)));
+  const __m512i byte = _mm512_srli_epi64(bit, 3);
+  const __m512i offset = _mm512_and_si512(bit, _mm512_set1_epi64(7));
+  const __m512i first = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), due, byte, base, 1);
+  KeyBits keys;
+  keys.low = _mm512_srlv_epi64(first, offset);
+  if constexpr (Wide) {
+    const __m512i second = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), wide, byte, base + 1, 1);
+    // A shift by 64 or more gives 0: at offset 0 the first load is the low word.
+    keys.low = _mm512_or_si512(keys.low, _mm512_sllv_epi64(second, _mm512_sub_epi64(_mm512_set1_epi64(64), offset)));
+    keys.high = _mm512_srlv_epi64(second, offset);
+  }
+  return keys;
 }
 
 static_assert(offsetof(LaneCursors, codes) % 64 == 0, "codes i and i + 1 are one 64-byte load");
@@ -48,14 +76,28 @@ __mmask16 in_both_rows(uint32_t lanes) {
   return static_cast<__mmask16>(lanes | (lanes << kLanesPerBlock));
 }
 
+// Field f of each lane's key, as 64 bits. A wide key's field may lie in
+// its low word, its high word or across both: the shifts put each word's
+// part in place (a shift by 64 or more, or by a negative count, gives 0).
+template <bool Wide>
+__m512i key_field(const LaneCursors& c, const KeyBits& keys, uint32_t f) {
+  const __m512i shift = load_wide(c.shift[f]);
+  __m512i field = _mm512_srlv_epi64(keys.low, shift);
+  if constexpr (Wide) {
+    const __m512i word = _mm512_set1_epi64(64);
+    field = _mm512_or_si512(field, _mm512_sllv_epi64(keys.high, _mm512_sub_epi64(word, shift)));
+    field = _mm512_or_si512(field, _mm512_srlv_epi64(keys.high, _mm512_sub_epi64(shift, word)));
+  }
+  return _mm512_and_si512(field, load_wide(c.mask[f]));
+}
+
 // Fields f and g of each lane's key in one register, f's in the low eight
 // 32-bit lanes and g's in the high eight: one permute, where narrowing
 // each field on its own takes two moves of two uops each.
-__m512i key_field_pair(const LaneCursors& c, __m512i keys, uint32_t f, uint32_t g) {
-  const __m512i low = _mm512_and_si512(_mm512_srlv_epi64(keys, load_wide(c.shift[f])), load_wide(c.mask[f]));
-  const __m512i high = _mm512_and_si512(_mm512_srlv_epi64(keys, load_wide(c.shift[g])), load_wide(c.mask[g]));
+template <bool Wide>
+__m512i key_field_pair(const LaneCursors& c, const KeyBits& keys, uint32_t f, uint32_t g) {
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  return _mm512_permutex2var_epi32(low, even, high);
+  return _mm512_permutex2var_epi32(key_field<Wide>(c, keys, f), even, key_field<Wide>(c, keys, g));
 }
 
 // code_difference of sixteen fields.
@@ -128,29 +170,16 @@ void put(float* p, __m512 v, __mmask16 lanes) {
   }
 }
 
-// lane_reader_avx2.cpp's read_keys: one key of the due lanes into `a`, a
-// block's arrivals (every lane written, those not due marked not arrived)
-// or a ring slot (Masked: due lanes only). Codes go two rows (two
-// components' eight lanes, side by side in LaneCursors and LaneArrivals)
-// per instruction.
-template <bool Masked>
-uint32_t read_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const uint8_t* key_stream, size_t bytes) {
+// The due lanes' `keys` (load_key_bits) into `a` and their cursors: read_keys
+// once the keys are loaded.
+template <bool Masked, bool Wide>
+uint32_t take_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const KeyBits& keys, __m512i bit,
+                   __m512i key_bits) {
   const __mmask8 due = static_cast<__mmask8>(due_bits);
   const __mmask16 due_rows = in_both_rows(due_bits);
-  const __m512i bit = load_wide(c.bit);
-  const __m512i key_bits = load_wide(c.key_bits);
-  // Every due lane's key in one 64-bit load inside the stream: its byte
-  // at most bytes - 8, and no key wider than kWidestLoadedKeyBits.
-  const __m512i last_byte = _mm512_set1_epi64(static_cast<long long>(bytes) - 8);
-  const __m512i widest = _mm512_set1_epi64(static_cast<long long>(kWidestLoadedKeyBits));
-  if ((_mm512_mask_cmpgt_epi64_mask(due, _mm512_srli_epi64(bit, 3), last_byte) |
-       _mm512_mask_cmpgt_epi64_mask(due, key_bits, widest)) != 0) {
-    return detail::kNotRead;
-  }
-  const __m512i keys = load_key_bits(key_stream, bit, due);
   const __m256i zero = _mm256_setzero_si256();
   const __m256i one = _mm256_set1_epi32(1);
-  const __m512i frame_and_negated = key_field_pair(c, keys, 0, kKeyFields);
+  const __m512i frame_and_negated = key_field_pair<Wide>(c, keys, 0, kKeyFields);
   const __m256i frame_old = load(c.frame);
   const __m256i frame_new =
       _mm256_add_epi32(frame_old, _mm256_add_epi32(_mm512_castsi512_si256(frame_and_negated), load(c.frame_delta_min)));
@@ -161,7 +190,7 @@ uint32_t read_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const uin
     int32_t* rows = c.codes[i];  // codes i and i + 1, 64-byte aligned
     const __m512i old = _mm512_load_si512(rows);
     const __m512i codes =
-        _mm512_mask_add_epi32(old, due_rows, old, code_differences(key_field_pair(c, keys, i + 1, i + 2)));
+        _mm512_mask_add_epi32(old, due_rows, old, code_differences(key_field_pair<Wide>(c, keys, i + 1, i + 2)));
     _mm512_store_si512(rows, codes);
     put<Masked>(a.code[i], _mm512_cvtepi32_ps(codes), due_rows);
   }
@@ -181,6 +210,47 @@ uint32_t read_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const uin
   // when play called this a block at a time (cgspeed 330 -> 490 ns), for
   // reasons not found.
   return _mm256_mask_cmpeq_epi32_mask(due, read, load(c.segment_end)) & _mm256_cmpneq_epi32_mask(left, zero);
+}
+
+// The due lanes whose keys are wider than one load takes (their second
+// load, kWidestLoadedKeyBits), from their lengths.
+__mmask8 wide_keys(__mmask8 due, __m512i key_bits) {
+  return _mm512_mask_cmpgt_epu64_mask(due, key_bits, _mm512_set1_epi64(static_cast<long long>(kWidestLoadedKeyBits)));
+}
+
+// The lanes of `lanes` whose key at `bit` lies inside the `bytes` of the
+// key stream: one 64-bit load from its first byte, or two for a lane of `wide`.
+__mmask8 keys_inside(__mmask8 lanes, __mmask8 wide, __m512i bit, size_t bytes) {
+  const __m512i byte = _mm512_srli_epi64(bit, 3);
+  const long long size = static_cast<long long>(bytes);
+  return static_cast<__mmask8>(lanes & ~_mm512_mask_cmpgt_epi64_mask(lanes, byte, _mm512_set1_epi64(size - 8)) &
+                               ~_mm512_mask_cmpgt_epi64_mask(wide, byte, _mm512_set1_epi64(size - 16)));
+}
+
+// lane_reader_avx2.cpp's read_keys: one key of the due lanes into `a`, a
+// block's arrivals (every lane written, those not due marked not arrived)
+// or a ring slot (Masked: due lanes only). Codes go two rows (two
+// components' eight lanes, side by side in LaneCursors and LaneArrivals)
+// per instruction. A key wider than one 64-bit load takes a second
+// (robot's play at the clip's rate read 17% of its blocks lane by lane
+// before, for keys of 58 bits or more).
+template <bool Masked>
+uint32_t read_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const uint8_t* key_stream, size_t bytes) {
+  const __mmask8 due = static_cast<__mmask8>(due_bits);
+  const __m512i bit = load_wide(c.bit);
+  const __m512i key_bits = load_wide(c.key_bits);
+  // Every due lane's key inside the stream, and none wider than two loads
+  // hold (StreamView refuses such keys: this keeps the kernel's reads the
+  // scalar reader's whatever the cursors hold).
+  const __mmask8 wide = wide_keys(due, key_bits);
+  const __m512i widest = _mm512_set1_epi64(static_cast<long long>(kWidestPairLoadedKeyBits));
+  if (keys_inside(due, wide, bit, bytes) != due || _mm512_mask_cmpgt_epu64_mask(wide, key_bits, widest) != 0) {
+    return detail::kNotRead;
+  }
+  if (wide != 0) {
+    return take_keys<Masked, true>(a, c, due_bits, load_key_bits<true>(key_stream, bit, due, wide), bit, key_bits);
+  }
+  return take_keys<Masked, false>(a, c, due_bits, load_key_bits<false>(key_stream, bit, due, 0), bit, key_bits);
 }
 
 // read_play_step: read_keys for every block with a lane due, the loop,
@@ -209,9 +279,8 @@ PlayStep play_step(SegmentLanes* blocks, LaneCursors* cursors, size_t count, uin
     SegmentLanes& lanes = blocks[b];
     // The frame of each lane's newest key: the need of its next once the due one is read.
     const __m256i newest = load(c.frame);
-    const uint32_t opened = lanes.arrivals.any || (due & c.wide_lanes) != 0
-                                ? detail::kNotRead
-                                : read_keys<false>(lanes.arrivals, c, due, key_stream, bytes);
+    const uint32_t opened =
+        lanes.arrivals.any ? detail::kNotRead : read_keys<false>(lanes.arrivals, c, due, key_stream, bytes);
     if (opened == detail::kNotRead) {
       events[out.events++] = {b, due, 0, 0, finished_before};
       continue;
@@ -246,11 +315,14 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
   const __m256i one = _mm256_set1_epi32(1);
   // No lane is due by its need before frame 0 (needs are frames, >= 0).
   const __m256i now = _mm256_set1_epi32(frame < 0 ? -1 : static_cast<int>(frame));
-  const __m512i last_byte = _mm512_set1_epi64(static_cast<long long>(bytes) - 8);
-  __mmask8 wide = static_cast<__mmask8>(c.wide_lanes);
   __m256i segment_end = load(c.segment_end);
   const __m256i frame_delta_min = load(c.frame_delta_min);
   __m512i key_bits = load_wide(c.key_bits);
+  // Lanes of keys wider than one load (a second gather for those) and, from
+  // the cursors of a forged stream StreamView would refuse, wider than two.
+  const __m512i widest = _mm512_set1_epi64(static_cast<long long>(kWidestPairLoadedKeyBits));
+  __mmask8 wide = wide_keys(0xFF, key_bits);
+  __mmask8 beyond = _mm512_cmpgt_epu64_mask(key_bits, widest);
   __m512i bit = load_wide(c.bit);
   __m256i frames = load(c.frame);
   __m256i need = load(c.need);
@@ -259,9 +331,11 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
   // Codes 0 and 1, and 2 and 3, sixteen lanes per register, as read_keys keeps them.
   __m512i code_rows[2] = {_mm512_load_si512(c.codes[0]), _mm512_load_si512(c.codes[2])};
   // As the AVX2 kernel: only a call whose lanes may reach the stream's end
-  // with the keys they have left (each shorter than 128 bits) checks loads.
+  // with the keys they have left (each shorter than 128 bits, and loaded
+  // 16 bytes at most) checks loads.
   const __m512i lanes_left = _mm512_cvtepi32_epi64(_mm256_max_epi32(left, zero));
   const __m512i reach = _mm512_add_epi64(bit, _mm512_slli_epi64(lanes_left, 7));
+  const __m512i last_byte = _mm512_set1_epi64(static_cast<long long>(bytes) - 16);
   const bool check_loads = _mm512_cmpgt_epi64_mask(_mm512_srli_epi64(reach, 3), last_byte) != 0;
   // Signs: set once, and none extracted, for a block without negated keys.
   const auto any_negation = [&] {
@@ -277,11 +351,16 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
     const __mmask8 again = static_cast<__mmask8>(r < kKeysPerLane ? forced[r] : 0u);
     return static_cast<__mmask8>(again | _mm256_mask_cmple_epi32_mask(_mm256_cmpgt_epi32_mask(left, zero), need, now));
   };
-  // Lanes of `lanes` whose key at `at` lies in one 64-bit load inside the stream.
+  // Lanes of `lanes` whose key at `at` lies in its loads inside the stream.
   const auto inside = [&](__mmask8 lanes, __m512i at) {
-    return check_loads ? static_cast<__mmask8>(
-                             lanes & ~_mm512_mask_cmpgt_epi64_mask(lanes, _mm512_srli_epi64(at, 3), last_byte))
-                       : lanes;
+    return check_loads ? keys_inside(lanes, static_cast<__mmask8>(lanes & wide), at, bytes) : lanes;
+  };
+  // The keys of `lanes` at `at`, and (`wide_fetched`) the lanes whose second
+  // words are in them.
+  const auto fetch = [&](__m512i at, __mmask8 lanes, __mmask8& wide_fetched) {
+    wide_fetched = static_cast<__mmask8>(lanes & wide);
+    return wide_fetched != 0 ? load_key_bits<true>(key_stream, at, lanes, wide_fetched)
+                             : load_key_bits<false>(key_stream, at, lanes, 0);
   };
   // Each round gathers the next round's keys before it decodes its own: a
   // round's due lanes depend on the frames of the keys the round before
@@ -290,29 +369,41 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
   // (a lane that is not due reads nothing, so it stays not due; forced
   // lanes only leave), so the next round's keys are those of this round's
   // lanes with keys left. `fetched`: the lanes whose key at `bit` is in
-  // `keys`.
+  // `keys`, and `fetched_wide` those whose second words are.
   __mmask8 due = due_at(round);
   __mmask8 fetched = 0;
-  __m512i keys = _mm512_setzero_si512();
+  __mmask8 fetched_wide = 0;
+  KeyBits keys;
+  // A round's fields, f and g of each due lane's key (key_field_pair):
+  // with the second words' shifts when a due lane's keys are wide.
+  bool wide_round = false;
+  const auto field_pair = [&](uint32_t f, uint32_t g) {
+    return wide_round ? key_field_pair<true>(c, keys, f, g) : key_field_pair<false>(c, keys, f, g);
+  };
   for (;; ++round) {
     if (due == 0) {
       out.done = true;
       break;
     }
-    // A due lane of wide keys, or whose key's 64-bit load would pass the
-    // end of the stream: the caller reads this round its own way.
-    if ((due & wide) != 0) break;
-    if ((due & ~fetched) != 0) {
+    // A due lane whose key's loads would pass the end of the stream, or
+    // (forged) of keys wider than two loads hold: the caller reads this
+    // round its own way.
+    if ((due & beyond) != 0) break;
+    wide_round = (due & wide) != 0;
+    // Fetched a round ahead without a second word: a lane whose segment
+    // opened on wide keys since.
+    if ((due & ~fetched) != 0 || (due & wide & ~fetched_wide) != 0) {
       if (inside(due, bit) != due) break;
-      keys = load_key_bits(key_stream, bit, due);
+      keys = fetch(bit, due, fetched_wide);
     }
     const __m512i next_bit = _mm512_mask_add_epi64(bit, due, bit, key_bits);
     left = _mm256_mask_sub_epi32(left, due, left, one);
     const __mmask8 next_fetched = inside(_mm256_mask_cmpgt_epi32_mask(due, left, zero), next_bit);
-    const __m512i next_keys = load_key_bits(key_stream, next_bit, next_fetched);
+    __mmask8 next_fetched_wide = 0;
+    const KeyBits next_keys = fetch(next_bit, next_fetched, next_fetched_wide);
     const __mmask16 due_rows = in_both_rows(due);
     LaneArrivals& slot = ring.slot[round % kKeysPerLane];
-    const __m512i frame_and_negated = key_field_pair(c, keys, 0, kKeyFields);
+    const __m512i frame_and_negated = field_pair(0, kKeyFields);
     const __m256i frame_new = _mm256_mask_add_epi32(
         frames, due, frames, _mm256_add_epi32(_mm512_castsi512_si256(frame_and_negated), frame_delta_min));
     need = _mm256_mask_mov_epi32(need, due, frames);
@@ -320,7 +411,7 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
     _mm256_mask_store_ps(slot.frame, due, _mm256_cvtepi32_ps(frame_new));
     for (uint32_t r = 0; r < 2; ++r) {
       code_rows[r] = _mm512_mask_add_epi32(code_rows[r], due_rows, code_rows[r],
-                                           code_differences(key_field_pair(c, keys, 2 * r + 1, 2 * r + 2)));
+                                           code_differences(field_pair(2 * r + 1, 2 * r + 2)));
       _mm512_mask_storeu_ps(slot.code[2 * r], due_rows, _mm512_cvtepi32_ps(code_rows[r]));
     }
     if (negations) {
@@ -333,19 +424,21 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
     bit = next_bit;
     keys_read = _mm256_mask_add_epi32(keys_read, due, keys_read, one);
     out.read |= due;
-    // Lanes whose next key opens a segment take its layout here (a key
-    // that is too wide stops the next round, for the caller to read; the
-    // key fetched for it is decoded with the new layout).
+    // Lanes whose next key opens a segment take its layout here (the key
+    // fetched for it is decoded with the new layout, fetched again when
+    // its keys are now wide).
     const __mmask8 opening =
         _mm256_mask_cmpeq_epi32_mask(due, keys_read, segment_end) & _mm256_cmpneq_epi32_mask(left, zero);
     if (opening != 0) {
       open_segments(c, opening, keys_read, segments.data(), key_bits, segment_end, wide);
+      beyond = _mm512_cmpgt_epu64_mask(key_bits, widest);
       // A forged stream may give a track's segments different negation
       // bits; the signs set at the start stand for the keys before.
       negations = negations || any_negation();
     }
     keys = next_keys;
     fetched = next_fetched;
+    fetched_wide = next_fetched_wide;
     due = due_at(round + 1);
   }
   out.round = round;
