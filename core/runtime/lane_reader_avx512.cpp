@@ -113,9 +113,12 @@ __m512i code_differences(__m512i u) {
 // kernel's copies of those fields, updated with them. Inline, in the round
 // loop: the scalar load_lane_layout there was a call that spilled the
 // loop's registers, in about every other round of a block (a lane opens a
-// segment every sixteenth key).
-void open_segments(LaneCursors& c, __mmask8 open, __m256i keys_read, const StreamSegment* segments, __m512i& key_bits,
-                   __m256i& segment_end, __mmask8& wide) {
+// segment every sixteenth key). Always inlined: with the two forms of the
+// round loop (read_block_rounds) GCC called it, and Fox's seeks took 4%
+// more time.
+[[gnu::always_inline]] inline void open_segments(LaneCursors& c, __mmask8 open, __m256i keys_read,
+                                                 const StreamSegment* segments, __m512i& key_bits, __m256i& segment_end,
+                                                 __mmask8& wide) {
   static_assert(sizeof(StreamSegment) == 8 && offsetof(StreamSegment, widths) == 4);
   static_assert(kKeysPerSegment == 16 && kSegmentWidthBits == 5);
   const __m256i zero = _mm256_setzero_si256();
@@ -243,13 +246,14 @@ uint32_t read_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const uin
   // hold (StreamView refuses such keys: this keeps the kernel's reads the
   // scalar reader's whatever the cursors hold).
   const __mmask8 wide = wide_keys(due, key_bits);
-  const __m512i widest = _mm512_set1_epi64(static_cast<long long>(kWidestPairLoadedKeyBits));
-  if (keys_inside(due, wide, bit, bytes) != due || _mm512_mask_cmpgt_epu64_mask(wide, key_bits, widest) != 0) {
-    return detail::kNotRead;
-  }
-  if (wide != 0) {
+  if (wide != 0) [[unlikely]] {
+    const __m512i widest = _mm512_set1_epi64(static_cast<long long>(kWidestPairLoadedKeyBits));
+    if (keys_inside(due, wide, bit, bytes) != due || _mm512_mask_cmpgt_epu64_mask(wide, key_bits, widest) != 0) {
+      return detail::kNotRead;
+    }
     return take_keys<Masked, true>(a, c, due_bits, load_key_bits<true>(key_stream, bit, due, wide), bit, key_bits);
   }
+  if (keys_inside(due, 0, bit, bytes) != due) return detail::kNotRead;
   return take_keys<Masked, false>(a, c, due_bits, load_key_bits<false>(key_stream, bit, due, 0), bit, key_bits);
 }
 
@@ -307,9 +311,15 @@ PlayStep play_step(SegmentLanes* blocks, LaneCursors* cursors, size_t count, uin
   return out;
 }
 
-detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
-                               int64_t frame, const uint8_t* key_stream, size_t bytes,
-                               std::span<const StreamSegment> segments) {
+// read_rounds, for a block whose lanes with keys left have wide keys (Wide)
+// or none: a wide key takes a second gather and more shifts per field, which
+// the other blocks (most) do without. A lane that opens a segment of wide
+// keys stops the rounds Wide = false reads before its round (the caller
+// reads it, and the next call reads on with Wide).
+template <bool Wide>
+detail::RoundsRead read_block_rounds(KeyRing& ring, LaneCursors& c, uint32_t round,
+                                     const uint32_t (&forced)[kKeysPerLane], int64_t frame, const uint8_t* key_stream,
+                                     size_t bytes, std::span<const StreamSegment> segments) {
   detail::RoundsRead out;
   const __m256i zero = _mm256_setzero_si256();
   const __m256i one = _mm256_set1_epi32(1);
@@ -320,9 +330,12 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
   __m512i key_bits = load_wide(c.key_bits);
   // Lanes of keys wider than one load (a second gather for those) and, from
   // the cursors of a forged stream StreamView would refuse, wider than two.
+  // Without Wide, a due lane of wide keys stops the rounds like one of
+  // those.
   const __m512i widest = _mm512_set1_epi64(static_cast<long long>(kWidestPairLoadedKeyBits));
   __mmask8 wide = wide_keys(0xFF, key_bits);
-  __mmask8 beyond = _mm512_cmpgt_epu64_mask(key_bits, widest);
+  const auto beyond_of = [&] { return Wide ? _mm512_cmpgt_epu64_mask(key_bits, widest) : wide; };
+  __mmask8 beyond = beyond_of();
   __m512i bit = load_wide(c.bit);
   __m256i frames = load(c.frame);
   __m256i need = load(c.need);
@@ -335,7 +348,7 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
   // 16 bytes at most) checks loads.
   const __m512i lanes_left = _mm512_cvtepi32_epi64(_mm256_max_epi32(left, zero));
   const __m512i reach = _mm512_add_epi64(bit, _mm512_slli_epi64(lanes_left, 7));
-  const __m512i last_byte = _mm512_set1_epi64(static_cast<long long>(bytes) - 16);
+  const __m512i last_byte = _mm512_set1_epi64(static_cast<long long>(bytes) - (Wide ? 16 : 8));
   const bool check_loads = _mm512_cmpgt_epi64_mask(_mm512_srli_epi64(reach, 3), last_byte) != 0;
   // Signs: set once, and none extracted, for a block without negated keys.
   const auto any_negation = [&] {
@@ -352,15 +365,24 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
     return static_cast<__mmask8>(again | _mm256_mask_cmple_epi32_mask(_mm256_cmpgt_epi32_mask(left, zero), need, now));
   };
   // Lanes of `lanes` whose key at `at` lies in its loads inside the stream.
-  const auto inside = [&](__mmask8 lanes, __m512i at) {
-    return check_loads ? keys_inside(lanes, static_cast<__mmask8>(lanes & wide), at, bytes) : lanes;
+  const auto inside = [&](__mmask8 lanes, __m512i at) -> __mmask8 {
+    if (!check_loads) return lanes;
+    if constexpr (Wide) return keys_inside(lanes, static_cast<__mmask8>(lanes & wide), at, bytes);
+    return static_cast<__mmask8>(lanes & ~_mm512_mask_cmpgt_epi64_mask(lanes, _mm512_srli_epi64(at, 3), last_byte));
   };
   // The keys of `lanes` at `at`, and (`wide_fetched`) the lanes whose second
   // words are in them.
   const auto fetch = [&](__m512i at, __mmask8 lanes, __mmask8& wide_fetched) {
-    wide_fetched = static_cast<__mmask8>(lanes & wide);
-    return wide_fetched != 0 ? load_key_bits<true>(key_stream, at, lanes, wide_fetched)
-                             : load_key_bits<false>(key_stream, at, lanes, 0);
+    wide_fetched = Wide ? static_cast<__mmask8>(lanes & wide) : 0;
+    return Wide && wide_fetched != 0 ? load_key_bits<true>(key_stream, at, lanes, wide_fetched)
+                                     : load_key_bits<false>(key_stream, at, lanes, 0);
+  };
+  // A round's fields f and g (key_field_pair): with the second words'
+  // shifts only in a round where a due lane's keys are wide (robot's seeks
+  // took 7% more time with them in every round of its blocks).
+  bool wide_round = false;
+  const auto field_pair = [&](const KeyBits& keys, uint32_t f, uint32_t g) {
+    return Wide && wide_round ? key_field_pair<true>(c, keys, f, g) : key_field_pair<false>(c, keys, f, g);
   };
   // Each round gathers the next round's keys before it decodes its own: a
   // round's due lanes depend on the frames of the keys the round before
@@ -374,12 +396,6 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
   __mmask8 fetched = 0;
   __mmask8 fetched_wide = 0;
   KeyBits keys;
-  // A round's fields, f and g of each due lane's key (key_field_pair):
-  // with the second words' shifts when a due lane's keys are wide.
-  bool wide_round = false;
-  const auto field_pair = [&](uint32_t f, uint32_t g) {
-    return wide_round ? key_field_pair<true>(c, keys, f, g) : key_field_pair<false>(c, keys, f, g);
-  };
   for (;; ++round) {
     if (due == 0) {
       out.done = true;
@@ -392,7 +408,7 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
     wide_round = (due & wide) != 0;
     // Fetched a round ahead without a second word: a lane whose segment
     // opened on wide keys since.
-    if ((due & ~fetched) != 0 || (due & wide & ~fetched_wide) != 0) {
+    if ((due & ~fetched) != 0 || (Wide && (due & wide & ~fetched_wide) != 0)) {
       if (inside(due, bit) != due) break;
       keys = fetch(bit, due, fetched_wide);
     }
@@ -403,7 +419,7 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
     const KeyBits next_keys = fetch(next_bit, next_fetched, next_fetched_wide);
     const __mmask16 due_rows = in_both_rows(due);
     LaneArrivals& slot = ring.slot[round % kKeysPerLane];
-    const __m512i frame_and_negated = field_pair(0, kKeyFields);
+    const __m512i frame_and_negated = field_pair(keys, 0, kKeyFields);
     const __m256i frame_new = _mm256_mask_add_epi32(
         frames, due, frames, _mm256_add_epi32(_mm512_castsi512_si256(frame_and_negated), frame_delta_min));
     need = _mm256_mask_mov_epi32(need, due, frames);
@@ -411,7 +427,7 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
     _mm256_mask_store_ps(slot.frame, due, _mm256_cvtepi32_ps(frame_new));
     for (uint32_t r = 0; r < 2; ++r) {
       code_rows[r] = _mm512_mask_add_epi32(code_rows[r], due_rows, code_rows[r],
-                                           code_differences(field_pair(2 * r + 1, 2 * r + 2)));
+                                           code_differences(field_pair(keys, 2 * r + 1, 2 * r + 2)));
       _mm512_mask_storeu_ps(slot.code[2 * r], due_rows, _mm512_cvtepi32_ps(code_rows[r]));
     }
     if (negations) {
@@ -431,7 +447,7 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
         _mm256_mask_cmpeq_epi32_mask(due, keys_read, segment_end) & _mm256_cmpneq_epi32_mask(left, zero);
     if (opening != 0) {
       open_segments(c, opening, keys_read, segments.data(), key_bits, segment_end, wide);
-      beyond = _mm512_cmpgt_epu64_mask(key_bits, widest);
+      beyond = beyond_of();
       // A forged stream may give a track's segments different negation
       // bits; the signs set at the start stand for the keys before.
       negations = negations || any_negation();
@@ -450,6 +466,16 @@ detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, co
   _mm512_store_si512(c.codes[0], code_rows[0]);
   _mm512_store_si512(c.codes[2], code_rows[1]);
   return out;
+}
+
+detail::RoundsRead read_rounds(KeyRing& ring, LaneCursors& c, uint32_t round, const uint32_t (&forced)[kKeysPerLane],
+                               int64_t frame, const uint8_t* key_stream, size_t bytes,
+                               std::span<const StreamSegment> segments) {
+  const __mmask8 has_keys = _mm256_cmpgt_epi32_mask(load(c.keys_left), _mm256_setzero_si256());
+  if (wide_keys(has_keys, load_wide(c.key_bits)) != 0) {
+    return read_block_rounds<true>(ring, c, round, forced, frame, key_stream, bytes, segments);
+  }
+  return read_block_rounds<false>(ring, c, round, forced, frame, key_stream, bytes, segments);
 }
 
 }  // namespace
