@@ -104,7 +104,7 @@ Player::Player(const StreamView& stream)
   // Each animated track's lane.
   std::vector<uint32_t> lane_of(stream.tracks().size(), 0);
   for (uint32_t l = 0; l < animated_tracks.size(); ++l) lane_of[animated_tracks[l]] = l;
-  set_up_group(m_lanes, animated_tracks);
+  set_up_lanes(animated_tracks);
   // Keys 0..2 of every animated track, in track order.
   BitReader initial(stream.initial_keys());
   uint32_t streamed = 0;
@@ -122,43 +122,43 @@ Player::Player(const StreamView& stream)
     const int32_t place = track.key_count > kInitialKeysPerTrack ? static_cast<int32_t>(streamed++) : -1;
     m_lanes.streamed[lane] = place;
   }
-  set_up_saved_windows(m_lanes);
+  set_up_saved_windows();
   // A restore reads the saved oldest key and three more per streamed track.
   m_restore_cost_keys = streamed * kWindowSize;
-  reset_group(m_lanes, kBeforeClip, false);
+  reset_lanes(kBeforeClip, false);
   m_start_counters = m_counters;
   // Built once here, not at every restart's first evaluation.
   build_stale_coefficients(std::span<SegmentLanes>(m_lanes.blocks));
-  keep_start(m_lanes);
+  keep_start();
 }
 
-void Player::keep_start(LaneGroup& group) {
-  group.start.blocks = group.blocks;
-  group.start.cursors = group.cursors;
-  group.start.final_pending = group.final_pending;
+void Player::keep_start() {
+  m_lanes.start.blocks = m_lanes.blocks;
+  m_lanes.start.cursors = m_lanes.cursors;
+  m_lanes.start.final_pending = m_lanes.final_pending;
   // Room for every lane, as find_final_pending fills it.
-  group.start.final_pending.reserve(group.tracks.size());
+  m_lanes.start.final_pending.reserve(m_lanes.tracks.size());
 }
 
-void Player::back_to_start(LaneGroup& group) {
+void Player::back_to_start() {
   // Same sizes: copies into the storage the player already has.
-  std::copy(group.start.blocks.begin(), group.start.blocks.end(), group.blocks.begin());
-  std::copy(group.start.cursors.begin(), group.start.cursors.end(), group.cursors.begin());
-  group.final_pending.assign(group.start.final_pending.begin(), group.start.final_pending.end());
-  group.next_due = 0;
+  std::copy(m_lanes.start.blocks.begin(), m_lanes.start.blocks.end(), m_lanes.blocks.begin());
+  std::copy(m_lanes.start.cursors.begin(), m_lanes.start.cursors.end(), m_lanes.cursors.begin());
+  m_lanes.final_pending.assign(m_lanes.start.final_pending.begin(), m_lanes.start.final_pending.end());
+  m_lanes.next_due = 0;
 }
 
-void Player::set_up_group(LaneGroup& group, const std::vector<uint32_t>& tracks) {
+void Player::set_up_lanes(const std::vector<uint32_t>& tracks) {
   const StreamView& s = *m_stream;
   const uint32_t blocks = static_cast<uint32_t>((tracks.size() + kLanesPerBlock - 1) / kLanesPerBlock);
-  group.blocks.resize(blocks);
-  group.cursors.assign(blocks, LaneCursors{});
-  group.tracks = tracks;
-  group.initial.assign(tracks.size(), InitialKeys{});
-  group.streamed.assign(tracks.size(), -1);
-  group.final_pending.reserve(tracks.size());
-  group.play_events.assign(blocks, PlayStepBlock{});
-  clear_lanes(std::span<SegmentLanes>(group.blocks));
+  m_lanes.blocks.resize(blocks);
+  m_lanes.cursors.assign(blocks, LaneCursors{});
+  m_lanes.tracks = tracks;
+  m_lanes.initial.assign(tracks.size(), InitialKeys{});
+  m_lanes.streamed.assign(tracks.size(), -1);
+  m_lanes.final_pending.reserve(tracks.size());
+  m_lanes.play_events.assign(blocks, PlayStepBlock{});
+  clear_lanes(std::span<SegmentLanes>(m_lanes.blocks));
   // Each lane's first segment: StreamView::first_segments lists the animated tracks', in track order.
   std::vector<uint32_t> animated_index(s.tracks().size(), 0);
   uint32_t animated = 0;
@@ -166,26 +166,29 @@ void Player::set_up_group(LaneGroup& group, const std::vector<uint32_t>& tracks)
     if (s.tracks()[t].coding == TrackCoding::kAnimated) animated_index[t] = animated++;
   }
   for (uint32_t l = 0; l < tracks.size(); ++l) {
-    group.cursors[l / kLanesPerBlock].first_segment[l % kLanesPerBlock] = s.first_segments()[animated_index[tracks[l]]];
+    m_lanes.cursors[l / kLanesPerBlock].first_segment[l % kLanesPerBlock] =
+        s.first_segments()[animated_index[tracks[l]]];
   }
   for (uint32_t l = 0; l < tracks.size(); ++l) {
     const StreamTrack& track = s.tracks()[tracks[l]];
-    if (track.key_coding.negation_bits) group.cursors[l / kLanesPerBlock].negation_lanes |= 1u << (l % kLanesPerBlock);
-    group.blocks[l / kLanesPerBlock].output[l % kLanesPerBlock] = output_offset(track);
-    set_lane_dequantization(std::span<SegmentLanes>(group.blocks), l, track.quantization, track.kind);
+    if (track.key_coding.negation_bits) {
+      m_lanes.cursors[l / kLanesPerBlock].negation_lanes |= 1u << (l % kLanesPerBlock);
+    }
+    m_lanes.blocks[l / kLanesPerBlock].output[l % kLanesPerBlock] = output_offset(track);
+    set_lane_dequantization(std::span<SegmentLanes>(m_lanes.blocks), l, track.quantization, track.kind);
   }
 }
 
 size_t Player::memory_bytes() const {
-  const auto group_bytes = [](const auto& g) {
-    return g.blocks.capacity() * sizeof(g.blocks[0]) + g.cursors.capacity() * sizeof(LaneCursors) +
-           g.tracks.capacity() * sizeof(uint32_t) + g.initial.capacity() * sizeof(InitialKeys) +
-           g.streamed.capacity() * sizeof(int32_t) + g.final_pending.capacity() * sizeof(uint32_t) +
-           g.saved_windows.capacity() * sizeof(SavedWindowLanes) + g.play_events.capacity() * sizeof(PlayStepBlock) +
-           g.start.blocks.capacity() * sizeof(g.blocks[0]) + g.start.cursors.capacity() * sizeof(LaneCursors) +
-           g.start.final_pending.capacity() * sizeof(uint32_t);
-  };
-  return group_bytes(m_lanes) + m_constant_pose.capacity() * sizeof(Transform) + m_plain_key_stream.capacity();
+  const LaneGroup& g = m_lanes;
+  const size_t lanes =
+      g.blocks.capacity() * sizeof(g.blocks[0]) + g.cursors.capacity() * sizeof(LaneCursors) +
+      g.tracks.capacity() * sizeof(uint32_t) + g.initial.capacity() * sizeof(InitialKeys) +
+      g.streamed.capacity() * sizeof(int32_t) + g.final_pending.capacity() * sizeof(uint32_t) +
+      g.saved_windows.capacity() * sizeof(SavedWindowLanes) + g.play_events.capacity() * sizeof(PlayStepBlock) +
+      g.start.blocks.capacity() * sizeof(g.blocks[0]) + g.start.cursors.capacity() * sizeof(LaneCursors) +
+      g.start.final_pending.capacity() * sizeof(uint32_t);
+  return lanes + m_constant_pose.capacity() * sizeof(Transform) + m_plain_key_stream.capacity();
 }
 
 std::span<const uint8_t> Player::key_stream() const {
@@ -216,32 +219,32 @@ std::span<const uint8_t> Player::jump_state_bytes() const {
 
 // Where each block's lanes' saved windows are in a jump state: every state
 // has the same layout (StreamView::saved_window_offsets).
-void Player::set_up_saved_windows(LaneGroup& group) {
+void Player::set_up_saved_windows() {
   const StreamView& s = *m_stream;
   if (s.jump_frames().empty()) return;
-  group.saved_windows.assign(group.blocks.size(), SavedWindowLanes{});
-  for (uint32_t l = 0; l < group.tracks.size(); ++l) {
-    if (group.streamed[l] < 0) continue;
-    const uint32_t place = static_cast<uint32_t>(group.streamed[l]);
-    const StreamTrack& track = s.tracks()[group.tracks[l]];
-    set_saved_window_lane(group.saved_windows[l / kLanesPerBlock], l % kLanesPerBlock, s.saved_window_offsets()[place],
-                          track.key_count, s.key_index_bits(), s.jump_frame_difference_bits()[place],
-                          track.key_coding.absolute_bits, track.quantization.coded_mask,
-                          track.key_coding.negation_bits);
+  m_lanes.saved_windows.assign(m_lanes.blocks.size(), SavedWindowLanes{});
+  for (uint32_t l = 0; l < m_lanes.tracks.size(); ++l) {
+    if (m_lanes.streamed[l] < 0) continue;
+    const uint32_t place = static_cast<uint32_t>(m_lanes.streamed[l]);
+    const StreamTrack& track = s.tracks()[m_lanes.tracks[l]];
+    set_saved_window_lane(m_lanes.saved_windows[l / kLanesPerBlock], l % kLanesPerBlock,
+                          s.saved_window_offsets()[place], track.key_count, s.key_index_bits(),
+                          s.jump_frame_difference_bits()[place], track.key_coding.absolute_bits,
+                          track.quantization.coded_mask, track.key_coding.negation_bits);
   }
 }
 
 // After a restart or a restore: every lane whose track has no key left
 // waits for its final segment.
-void Player::find_final_pending(LaneGroup& group) {
-  group.final_pending.clear();
-  const uint32_t lanes = static_cast<uint32_t>(group.tracks.size());
-  for (uint32_t b = 0; b < group.cursors.size(); ++b) {
+void Player::find_final_pending() {
+  m_lanes.final_pending.clear();
+  const uint32_t lanes = static_cast<uint32_t>(m_lanes.tracks.size());
+  for (uint32_t b = 0; b < m_lanes.cursors.size(); ++b) {
     const uint32_t first = b * kLanesPerBlock;
     // Padding lanes (past the last track) have no key left either.
     const uint32_t tracked = lanes - first >= kLanesPerBlock ? 0xFFu : (1u << (lanes - first)) - 1u;
-    for (uint32_t done = lanes_finished(group.cursors[b]) & tracked; done != 0; done &= done - 1) {
-      group.final_pending.push_back(first + static_cast<uint32_t>(std::countr_zero(done)));
+    for (uint32_t done = lanes_finished(m_lanes.cursors[b]) & tracked; done != 0; done &= done - 1) {
+      m_lanes.final_pending.push_back(first + static_cast<uint32_t>(std::countr_zero(done)));
     }
   }
 }
@@ -254,18 +257,18 @@ void Player::find_final_pending(LaneGroup& group) {
 // the next evaluation.
 // The copy is needed from k2's frame on, like a key read there, so the
 // state is then valid from that frame on.
-void Player::take_final_segments(LaneGroup& group, uint32_t frame) {
-  const std::span<SegmentLanes> blocks(group.blocks);
+void Player::take_final_segments(uint32_t frame) {
+  const std::span<SegmentLanes> blocks(m_lanes.blocks);
   const float now = static_cast<float>(frame);
   size_t kept = 0;
-  for (const uint32_t lane : group.final_pending) {
+  for (const uint32_t lane : m_lanes.final_pending) {
     SegmentLanes& block = blocks[lane / kLanesPerBlock];
     // The lane's window as play left it: with the key it may have just
     // read (staged) shifted in.
     if (block.arrivals.any) shift_in_staged_keys(block);
     const float third = block.key_frame[2][lane % kLanesPerBlock];
     if (!(now >= third)) {
-      group.final_pending[kept++] = lane;
+      m_lanes.final_pending[kept++] = lane;
       continue;
     }
     shift_lane_keys(blocks, lane, 1);
@@ -273,23 +276,23 @@ void Player::take_final_segments(LaneGroup& group, uint32_t frame) {
     m_last_need = std::max(m_last_need, frame_number(third));
     ++m_counters.window_updates;
   }
-  group.final_pending.resize(kept);
+  m_lanes.final_pending.resize(kept);
 }
 
 void Player::restart(int64_t frame) {
   m_cursor_key_index = 0;
   m_last_need = 0;
-  back_to_start(m_lanes);
+  back_to_start();
   m_counters.keys_read += m_start_counters.keys_read;
   m_counters.keys_dequantized += m_start_counters.keys_dequantized;
   m_counters.window_updates += m_start_counters.window_updates;
   if (frame >= 0) advance_to(static_cast<uint32_t>(frame), kSeekShiftedRounds);
 }
 
-// read_lane_keys for block `block` of `group` (its arrivals must be empty).
-void Player::read_keys(LaneGroup& group, uint32_t block, uint32_t due) {
+// read_lane_keys for block `block` (its arrivals must be empty).
+void Player::read_keys(uint32_t block, uint32_t due) {
   const StreamView& s = *m_stream;
-  read_lane_keys(group.blocks[block], group.cursors[block], due, key_stream(), s.segments());
+  read_lane_keys(m_lanes.blocks[block], m_lanes.cursors[block], due, key_stream(), s.segments());
 }
 
 // The state is valid from the latest need of a key read on: that of the
@@ -312,19 +315,19 @@ void Player::note_window_needs(const SegmentLanes& lanes, uint32_t read) {
   m_last_need = need > m_last_need ? need : m_last_need;
 }
 
-// Reads every key of the group needed at or before `frame`; returns how many.
+// Reads every key of the lanes needed at or before `frame`; returns how many.
 // In play (`shifted_rounds` >= 1), a block's first `shifted_rounds` keys
-// per lane are staged and shifted in one at a time (play_group; play at
+// per lane are staged and shifted in one at a time (play_lanes; play at
 // the clip's rate reads one) and the keys after those go to the ring; a
 // seek (none) reads every key through the ring, and only the last four a
 // lane reads are dequantized (read_through_ring).
-uint32_t Player::advance_group(LaneGroup& group, uint32_t frame, uint32_t shifted_rounds) {
-  if (shifted_rounds != 0) return play_group(group, frame, shifted_rounds);
-  group.next_due = 0;
+uint32_t Player::advance_lanes(uint32_t frame, uint32_t shifted_rounds) {
+  if (shifted_rounds != 0) return play_lanes(frame, shifted_rounds);
+  m_lanes.next_due = 0;
   uint32_t keys = 0;
-  for (uint32_t b = 0; b < group.blocks.size(); ++b) {
-    LaneCursors& c = group.cursors[b];
-    SegmentLanes& lanes = group.blocks[b];
+  for (uint32_t b = 0; b < m_lanes.blocks.size(); ++b) {
+    LaneCursors& c = m_lanes.cursors[b];
+    SegmentLanes& lanes = m_lanes.blocks[b];
     const uint32_t due = lanes_due(c, frame);
     if (due == 0) continue;
     const uint32_t finished_before = lanes_finished(c);
@@ -332,37 +335,38 @@ uint32_t Player::advance_group(LaneGroup& group, uint32_t frame, uint32_t shifte
     // Every key through the ring, the first of each lane's in slot 0.
     uint32_t counts[kLanesPerBlock];
     for (uint32_t l = 0; l < kLanesPerBlock; ++l) counts[l] = c.keys_read[l];
-    keys += read_through_ring(group, b, frame, 0, counts);
+    keys += read_through_ring(b, frame, 0, counts);
     // Built at the next evaluation, fused with it (build_and_evaluate_lanes).
     lanes.stale = true;
     // Lanes that read their track's last key wait for its final segment.
     for (uint32_t done = lanes_finished(c) & ~finished_before; done != 0; done &= done - 1) {
-      group.final_pending.push_back(b * kLanesPerBlock + static_cast<uint32_t>(std::countr_zero(done)));
+      m_lanes.final_pending.push_back(b * kLanesPerBlock + static_cast<uint32_t>(std::countr_zero(done)));
     }
   }
-  if (!group.final_pending.empty()) take_final_segments(group, frame);
+  if (!m_lanes.final_pending.empty()) take_final_segments(frame);
   m_counters.keys_read += keys;
   return keys;
 }
 
-// advance_group in play: each lane's first key due staged by one
-// read_play_step over the group (none before the group's next_due: a small
+// advance_lanes in play: each lane's first key due staged by one
+// read_play_step over the blocks (none before the lanes' next_due: a small
 // clip's lanes read a key every few frames), then what it left
 // (play_events).
-uint32_t Player::play_group(LaneGroup& group, uint32_t frame, uint32_t shifted_rounds) {
+uint32_t Player::play_lanes(uint32_t frame, uint32_t shifted_rounds) {
   uint32_t keys = 0;
-  if (frame >= group.next_due) {
+  if (frame >= m_lanes.next_due) {
     const StreamView& s = *m_stream;
-    const PlayStep step = read_play_step(std::span<SegmentLanes>(group.blocks), std::span<LaneCursors>(group.cursors),
-                                         frame, key_stream(), s.segments(), group.play_events.data());
+    const PlayStep step =
+        read_play_step(std::span<SegmentLanes>(m_lanes.blocks), std::span<LaneCursors>(m_lanes.cursors), frame,
+                       key_stream(), s.segments(), m_lanes.play_events.data());
     m_last_need = std::max(m_last_need, step.latest_need);
     m_counters.keys_dequantized += step.keys;
     m_counters.window_updates += step.keys;
     // Events change the needs the step saw.
-    group.next_due = step.events == 0 ? step.next_due : 0;
-    keys = step.keys + play_events(group, step.events, frame, shifted_rounds);
+    m_lanes.next_due = step.events == 0 ? step.next_due : 0;
+    keys = step.keys + play_events(step.events, frame, shifted_rounds);
   }
-  if (!group.final_pending.empty()) take_final_segments(group, frame);
+  if (!m_lanes.final_pending.empty()) take_final_segments(frame);
   m_counters.keys_read += keys;
   return keys;
 }
@@ -371,24 +375,24 @@ uint32_t Player::play_group(LaneGroup& group, uint32_t frame, uint32_t shifted_r
 // segments opened, the keys it left (read_staged for lanes it declined,
 // read_staged_rounds for lanes due again), and the lanes that finished.
 // Returns the keys read.
-uint32_t Player::play_events(LaneGroup& group, uint32_t events, uint32_t frame, uint32_t shifted_rounds) {
+uint32_t Player::play_events(uint32_t events, uint32_t frame, uint32_t shifted_rounds) {
   const StreamView& s = *m_stream;
   uint32_t keys = 0;
   for (uint32_t e = 0; e < events; ++e) {
-    const PlayStepBlock& event = group.play_events[e];
+    const PlayStepBlock& event = m_lanes.play_events[e];
     const uint32_t b = event.block;
-    LaneCursors& c = group.cursors[b];
-    SegmentLanes& lanes = group.blocks[b];
+    LaneCursors& c = m_lanes.cursors[b];
+    SegmentLanes& lanes = m_lanes.blocks[b];
     if (event.declined != 0) {
       if (lanes.arrivals.any) shift_in_staged_keys(lanes);
-      keys += read_staged(group, b, frame, shifted_rounds, event.declined);
+      keys += read_staged(b, frame, shifted_rounds, event.declined);
       lanes.stale = true;
     } else {
       if (event.opened != 0) load_lane_layouts(c, event.opened, s.segments());
-      if (event.more != 0) keys += read_staged_rounds(group, b, frame, shifted_rounds, event.more);
+      if (event.more != 0) keys += read_staged_rounds(b, frame, shifted_rounds, event.more);
     }
     for (uint32_t done = lanes_finished(c) & ~event.finished_before; done != 0; done &= done - 1) {
-      group.final_pending.push_back(b * kLanesPerBlock + static_cast<uint32_t>(std::countr_zero(done)));
+      m_lanes.final_pending.push_back(b * kLanesPerBlock + static_cast<uint32_t>(std::countr_zero(done)));
     }
   }
   return keys;
@@ -398,30 +402,29 @@ uint32_t Player::play_events(LaneGroup& group, uint32_t events, uint32_t frame, 
 // staged and shifted in one at a time; a lane that needs more takes the
 // rest through the ring. Returns the keys read. Play reads a block this
 // way when read_play_step declines it.
-uint32_t Player::read_staged(LaneGroup& group, uint32_t b, uint32_t frame, uint32_t shifted_rounds, uint32_t due) {
-  LaneCursors& c = group.cursors[b];
+uint32_t Player::read_staged(uint32_t b, uint32_t frame, uint32_t shifted_rounds, uint32_t due) {
+  LaneCursors& c = m_lanes.cursors[b];
   note_needs(c, due);
-  read_keys(group, b, due);
+  read_keys(b, due);
   const uint32_t keys = count_lanes(due);
   m_counters.keys_dequantized += keys;
   m_counters.window_updates += keys;
-  return keys + read_staged_rounds(group, b, frame, shifted_rounds, lanes_due(c, frame));
+  return keys + read_staged_rounds(b, frame, shifted_rounds, lanes_due(c, frame));
 }
 
 // read_staged after each lane's first key: the lanes `more` of block `b`
 // due again read rounds 2..`shifted_rounds` staged, and a lane that needs
 // more than that takes the rest through the ring. Returns the keys read.
-uint32_t Player::read_staged_rounds(LaneGroup& group, uint32_t b, uint32_t frame, uint32_t shifted_rounds,
-                                    uint32_t more) {
-  LaneCursors& c = group.cursors[b];
-  SegmentLanes& lanes = group.blocks[b];
+uint32_t Player::read_staged_rounds(uint32_t b, uint32_t frame, uint32_t shifted_rounds, uint32_t more) {
+  LaneCursors& c = m_lanes.cursors[b];
+  SegmentLanes& lanes = m_lanes.blocks[b];
   uint32_t keys = 0;
   // A few keys per lane are shifted in one at a time: a refill
   // dequantizes four keys per lane.
   for (uint32_t round = 1; round < shifted_rounds && more != 0; ++round) {
     note_needs(c, more);
     shift_in_staged_keys(lanes);
-    read_keys(group, b, more);
+    read_keys(b, more);
     keys += count_lanes(more);
     more = lanes_due(c, frame);
   }
@@ -442,7 +445,7 @@ uint32_t Player::read_staged_rounds(LaneGroup& group, uint32_t b, uint32_t frame
     // The staged keys were counted as dequantized and shifted in; refill counts its own.
     m_counters.keys_dequantized -= staged;
     m_counters.window_updates -= staged;
-    keys += read_through_ring(group, b, frame, 1, counts) - staged;
+    keys += read_through_ring(b, frame, 1, counts) - staged;
   }
   return keys;
 }
@@ -452,18 +455,18 @@ uint32_t Player::read_staged_rounds(LaneGroup& group, uint32_t b, uint32_t frame
 // key already), and refills their windows from it. `counts[l]` holds the
 // keys lane l had read before its first in the ring. Returns the keys read
 // from there on.
-uint32_t Player::read_through_ring(LaneGroup& group, uint32_t b, uint32_t frame, uint32_t first_round,
+uint32_t Player::read_through_ring(uint32_t b, uint32_t frame, uint32_t first_round,
                                    uint32_t (&counts)[kLanesPerBlock]) {
   static constexpr uint32_t kNoneForced[kWindowSize] = {};
-  const LaneCursors& c = group.cursors[b];
-  const uint32_t in_ring = read_into_ring(group, b, first_round, frame, kNoneForced);
+  const LaneCursors& c = m_lanes.cursors[b];
+  const uint32_t in_ring = read_into_ring(b, first_round, frame, kNoneForced);
   uint32_t total = 0;
   for (uint32_t l = 0; l < kLanesPerBlock; ++l) {
     counts[l] = c.keys_read[l] - counts[l];
     total += counts[l];
   }
-  refill(group.blocks[b], counts);
-  note_window_needs(group.blocks[b], in_ring);
+  refill(m_lanes.blocks[b], counts);
+  note_window_needs(m_lanes.blocks[b], in_ring);
   return total;
 }
 
@@ -477,15 +480,14 @@ void Player::refill(SegmentLanes& lanes, const uint32_t (&counts)[kLanesPerBlock
   }
 }
 
-// read_lane_rounds for block `block` of `group`, from round `round`.
-uint32_t Player::read_into_ring(LaneGroup& group, uint32_t block, uint32_t round, int64_t frame,
-                                const uint32_t (&forced)[kWindowSize]) {
+// read_lane_rounds for block `block`, from round `round`.
+uint32_t Player::read_into_ring(uint32_t block, uint32_t round, int64_t frame, const uint32_t (&forced)[kWindowSize]) {
   const StreamView& s = *m_stream;
-  return read_lane_rounds(m_ring, group.cursors[block], round, forced, frame, key_stream(), s.segments());
+  return read_lane_rounds(m_ring, m_lanes.cursors[block], round, forced, frame, key_stream(), s.segments());
 }
 
 void Player::advance_to(uint32_t frame, uint32_t shifted_rounds) {
-  m_cursor_key_index += advance_group(m_lanes, frame, shifted_rounds);
+  m_cursor_key_index += advance_lanes(frame, shifted_rounds);
 }
 
 // Every lane's window and cursor anew, then on to `frame` (kBeforeClip:
@@ -497,14 +499,14 @@ void Player::advance_to(uint32_t frame, uint32_t shifted_rounds) {
 // It then reads again the keys forward play had read by the jump frame (the
 // three after the oldest, or those after key 2), and on, as play would,
 // the keys needed at or before `frame`.
-void Player::reset_group(LaneGroup& group, int64_t frame, bool from_jump_state) {
+void Player::reset_lanes(int64_t frame, bool from_jump_state) {
   const StreamView& s = *m_stream;
-  group.next_due = 0;
-  for (uint32_t b = 0; b < group.blocks.size(); ++b) {
-    SegmentLanes& lanes = group.blocks[b];
-    LaneCursors& c = group.cursors[b];
+  m_lanes.next_due = 0;
+  for (uint32_t b = 0; b < m_lanes.blocks.size(); ++b) {
+    SegmentLanes& lanes = m_lanes.blocks[b];
+    LaneCursors& c = m_lanes.cursors[b];
     const uint32_t first = b * kLanesPerBlock;
-    const uint32_t end = std::min<uint32_t>(first + kLanesPerBlock, static_cast<uint32_t>(group.tracks.size()));
+    const uint32_t end = std::min<uint32_t>(first + kLanesPerBlock, static_cast<uint32_t>(m_lanes.tracks.size()));
     // Each lane's keys go to ring slot (i % 4) for the i-th of its
     // sequence: the saved oldest key first, or (one place on, so that the
     // keys read land where the copies they push out were) the restart
@@ -533,7 +535,7 @@ void Player::reset_group(LaneGroup& group, int64_t frame, bool from_jump_state) 
     uint32_t saved_keys_read[kLanesPerBlock] = {};
     uint32_t saved = 0;
     if (from_jump_state) {
-      saved = read_saved_windows(group.saved_windows[b], jump_state_bytes(), m_restore_state_bit, m_restore_frame, c,
+      saved = read_saved_windows(m_lanes.saved_windows[b], jump_state_bytes(), m_restore_state_bit, m_restore_frame, c,
                                  m_ring.slot[0], saved_keys_read);
       for (uint32_t round = 1; round < kWindowSize; ++round) forced[round] = saved;
       const uint32_t saved_count = count_lanes(saved);
@@ -547,8 +549,8 @@ void Player::reset_group(LaneGroup& group, int64_t frame, bool from_jump_state) 
     for (uint32_t l = first; l < end; ++l) {
       const uint32_t lane = l - first;
       if (((saved >> lane) & 1u) != 0) continue;
-      const StreamTrack& track = s.tracks()[group.tracks[l]];
-      const InitialKeys& initial = group.initial[l];
+      const StreamTrack& track = s.tracks()[m_lanes.tracks[l]];
+      const InitialKeys& initial = m_lanes.initial[l];
       for (uint32_t position = 0; position < kWindowSize; ++position) {
         put_key(m_ring.slot[(position + 1) % kKeysPerLane], lane, restart_window_key(initial, position));
       }
@@ -565,7 +567,7 @@ void Player::reset_group(LaneGroup& group, int64_t frame, bool from_jump_state) 
     place_lane_cursors(c, placed, s.segments());
     uint32_t start[kLanesPerBlock];  // keys_read before reading (padding lanes never read)
     for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) start[lane] = c.keys_read[lane];
-    const uint32_t read = read_into_ring(group, b, 1, frame, forced);
+    const uint32_t read = read_into_ring(b, 1, frame, forced);
     uint32_t keys = 0;  // keys read, again or forward
     for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
       keys += c.keys_read[lane] - start[lane];
@@ -578,21 +580,21 @@ void Player::reset_group(LaneGroup& group, int64_t frame, bool from_jump_state) 
     m_cursor_key_index += keys - total_reread;
     lanes.stale = true;
   }
-  find_final_pending(group);
-  if (frame >= 0) take_final_segments(group, static_cast<uint32_t>(frame));
+  find_final_pending();
+  if (frame >= 0) take_final_segments(static_cast<uint32_t>(frame));
 }
 
 void Player::restore(uint32_t jump_index, uint32_t frame) {
   const StreamView& s = *m_stream;
   const JumpFrame& jump = s.jump_frames()[jump_index];
-  // reset_group reads the state block by block (read_saved_windows).
+  // reset_lanes reads the state block by block (read_saved_windows).
   m_restore_state_bit = jump.state_bit_offset;
   m_restore_frame = jump.frame;
   if (jump.stream_keys_read > m_cursor_key_index) m_counters.keys_skipped += jump.stream_keys_read - m_cursor_key_index;
   m_cursor_key_index = jump.stream_keys_read;
   m_last_need = jump.frame;
   ++m_counters.jump_frames_used;
-  reset_group(m_lanes, frame, true);
+  reset_lanes(frame, true);
 }
 
 void Player::seek_frame(float frame_time) {

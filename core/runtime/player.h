@@ -134,26 +134,24 @@ class Player {
   size_t memory_bytes() const;
 
  private:
-  void set_up_group(LaneGroup& group, const std::vector<uint32_t>& tracks);
-  void reset_group(LaneGroup& group, int64_t frame, bool from_jump_state);
-  uint32_t advance_group(LaneGroup& group, uint32_t frame, uint32_t shifted_rounds);
-  void read_keys(LaneGroup& group, uint32_t block, uint32_t due);
+  void set_up_lanes(const std::vector<uint32_t>& tracks);
+  void reset_lanes(int64_t frame, bool from_jump_state);
+  uint32_t advance_lanes(uint32_t frame, uint32_t shifted_rounds);
+  void read_keys(uint32_t block, uint32_t due);
   void refill(SegmentLanes& lanes, const uint32_t (&counts)[kLanesPerBlock]);
-  uint32_t play_group(LaneGroup& group, uint32_t frame, uint32_t shifted_rounds);
-  uint32_t play_events(LaneGroup& group, uint32_t events, uint32_t frame, uint32_t shifted_rounds);
-  uint32_t read_staged(LaneGroup& group, uint32_t b, uint32_t frame, uint32_t shifted_rounds, uint32_t due);
-  uint32_t read_staged_rounds(LaneGroup& group, uint32_t b, uint32_t frame, uint32_t shifted_rounds, uint32_t more);
-  uint32_t read_through_ring(LaneGroup& group, uint32_t b, uint32_t frame, uint32_t first_round,
-                             uint32_t (&counts)[kLanesPerBlock]);
-  uint32_t read_into_ring(LaneGroup& group, uint32_t block, uint32_t round, int64_t frame,
-                          const uint32_t (&forced)[kWindowSize]);
+  uint32_t play_lanes(uint32_t frame, uint32_t shifted_rounds);
+  uint32_t play_events(uint32_t events, uint32_t frame, uint32_t shifted_rounds);
+  uint32_t read_staged(uint32_t b, uint32_t frame, uint32_t shifted_rounds, uint32_t due);
+  uint32_t read_staged_rounds(uint32_t b, uint32_t frame, uint32_t shifted_rounds, uint32_t more);
+  uint32_t read_through_ring(uint32_t b, uint32_t frame, uint32_t first_round, uint32_t (&counts)[kLanesPerBlock]);
+  uint32_t read_into_ring(uint32_t block, uint32_t round, int64_t frame, const uint32_t (&forced)[kWindowSize]);
   void note_needs(const LaneCursors& c, uint32_t due);
   void note_window_needs(const SegmentLanes& lanes, uint32_t read);
-  void set_up_saved_windows(LaneGroup& group);
-  static void find_final_pending(LaneGroup& group);
-  static void keep_start(LaneGroup& group);
-  static void back_to_start(LaneGroup& group);
-  void take_final_segments(LaneGroup& group, uint32_t frame);
+  void set_up_saved_windows();
+  void find_final_pending();
+  void keep_start();
+  void back_to_start();
+  void take_final_segments(uint32_t frame);
 
   // Back to frame 0, or to jump frame `jump_index`, and on to `frame`.
   static constexpr int64_t kBeforeClip = -1;
