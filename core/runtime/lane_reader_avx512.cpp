@@ -50,8 +50,8 @@ static_assert(kMaxFrameDifferenceBits + 4 * kMaxCodeDifferenceBits + 1 <= kWides
 // Each due lane's key from `key_stream`: its next 64 bits, shifted to its
 // key's first bit, and for the lanes of `wide` (due lanes whose keys are
 // wider than kWidestLoadedKeyBits) the 64 bits after those. Lanes not due
-// load nothing (their cursor may be at the stream's end). Wide: any lane
-// of `wide` (a second gather, and two more shifts per field).
+// load nothing (their cursor may be at the stream's end). Wide: `wide` has
+// a lane (the second gather).
 template <bool Wide>
 KeyBits load_key_bits(const uint8_t* key_stream, __m512i bit, __mmask8 due, __mmask8 wide) {
   const long long* base = reinterpret_cast<const long long*>(key_stream);
@@ -215,8 +215,8 @@ uint32_t take_keys(LaneArrivals& a, LaneCursors& c, uint32_t due_bits, const Key
   return _mm256_mask_cmpeq_epi32_mask(due, read, load(c.segment_end)) & _mm256_cmpneq_epi32_mask(left, zero);
 }
 
-// The due lanes whose keys are wider than one load takes (their second
-// load, kWidestLoadedKeyBits), from their lengths.
+// The lanes of `due` whose keys (`key_bits` long) are wider than one 64-bit
+// load takes (kWidestLoadedKeyBits): they need a second.
 __mmask8 wide_keys(__mmask8 due, __m512i key_bits) {
   return _mm512_mask_cmpgt_epu64_mask(due, key_bits, _mm512_set1_epi64(static_cast<long long>(kWidestLoadedKeyBits)));
 }
@@ -401,9 +401,10 @@ detail::RoundsRead read_block_rounds(KeyRing& ring, LaneCursors& c, uint32_t rou
       out.done = true;
       break;
     }
-    // A due lane whose key's loads would pass the end of the stream, or
-    // (forged) of keys wider than two loads hold: the caller reads this
-    // round its own way.
+    // A due lane of keys wider than this form reads (one load without Wide;
+    // with it two, which only a forged stream's cursors exceed): the caller
+    // reads this round its own way, as it does a round whose loads would
+    // pass the end of the stream (`inside`).
     if ((due & beyond) != 0) break;
     wide_round = (due & wide) != 0;
     // Fetched a round ahead without a second word: a lane whose segment
