@@ -132,7 +132,7 @@ Result<CrowdSimulation> CrowdSimulation::create(std::vector<CrowdClip> clips, co
   std::vector<Player> clocks;
   clocks.reserve(clip_count);
   for (const PreparedClip& prepared : sim.m_clips) {
-    clocks.emplace_back(prepared.with_jumps);
+    clocks.emplace_back(prepared.with_jumps, 0);
     clocks.back().set_looping(true);
   }
   sim.m_frame_times.resize(size_t{settings.game_frames} * characters);
@@ -211,7 +211,7 @@ CrowdRow CrowdSimulation::run_player_per_character(bool jump_frames) const {
   players.reserve(characters);
   for (uint32_t i = 0; i < characters; ++i) {
     const PreparedClip& clip = m_clips[clip_of(i)];
-    players.emplace_back(jump_frames ? clip.with_jumps : clip.without_jumps);
+    players.emplace_back(jump_frames ? clip.with_jumps : clip.without_jumps, 0);
   }
   std::vector<Transform> poses(m_pose_size);
   uint64_t checksum = kFnvOffsetBasis;
@@ -243,7 +243,7 @@ CrowdRow CrowdSimulation::run_shared_players() const {
     // A clip nobody plays gets no pool (a pool holds at least one player).
     // Only the last clips can be unplayed (fewer characters than clips), so
     // pools[c] is still clip c's pool for every clip played.
-    if (clip.characters > 0) pools.emplace_back(clip.with_jumps, clip.characters);
+    if (clip.characters > 0) pools.emplace_back(clip.with_jumps, clip.characters, 0);
   }
   std::vector<Transform> poses(m_pose_size);
   uint64_t checksum = kFnvOffsetBasis;

@@ -8,6 +8,8 @@
 //   (c) the same with jump frames ("start points");
 //   (d) shared caches: one PlayerPool per clip over the stream with jump frames.
 // Every way decodes the same poses bit for bit; a checksum per row shows it.
+// The players read the stream for every seek (no key cache): the counts are
+// the stream's reading, which a key cache would replace for small clips.
 // Counts, not times: the Google Benchmark timings call run() in a loop.
 //
 // (d) plays a clip's characters latest time first. In ascending order one
@@ -19,7 +21,6 @@
 // passes a character still to come, so characters at the same time still
 // share a player (the second reads nothing) and a character whose clip just
 // looped still finds the player another left near the loop start.
-
 
 #include <cstddef>
 #include <cstdint>

@@ -19,7 +19,8 @@ bool same_sweep(const RdSweep& sweep, const RdRequest& request) {
 
 double mean_seek_keys(const StreamView& view) {
   const uint32_t frames = view.last_frame() + 1;
-  Player player(view);
+  // The stream's seeks (no key cache): what its jump frames cost.
+  Player player(view, 0);
   uint64_t keys = 0;
   for (uint32_t s = 0; s < kSeekSamples; ++s) {
     // 7919 is prime: the samples visit the clip in a scattered order, so

@@ -41,7 +41,8 @@ struct RdPoint {
 inline constexpr uint32_t kSeekSamples = 32;
 
 /// Keys `view`'s player reads per seek over kSeekSamples seeks to frames
-/// spread over the clip in a fixed shuffled order.
+/// spread over the clip in a fixed shuffled order, reading the stream (no
+/// key cache).
 double mean_seek_keys(const StreamView& view);
 
 /// The point of a finished, successful fit.

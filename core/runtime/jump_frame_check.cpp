@@ -58,8 +58,9 @@ int64_t first_different_track(const LaneGroup& a, const LaneGroup& b) {
 
 Status check_jump_frames(const StreamView& stream) {
   if (stream.jump_frames().empty()) return {};
-  Player forward(stream);
-  Player restored(stream);
+  // Without key caches: the check reads the stream, as play and restores do.
+  Player forward(stream, 0);
+  Player restored(stream, 0);
   for (uint32_t j = 0; j < stream.jump_frames().size(); ++j) {
     const JumpFrame& jump = stream.jump_frames()[j];
     forward.advance_to(jump.frame);

@@ -20,6 +20,11 @@
 // lanes read more than a few keys in one go (a seek, a restore)
 // reads them into a ring of four, and only the four each window ends with
 // are dequantized (KeyRing, refill_windows).
+// A small clip's keys are decoded once, when the player is made (its key
+// cache, at most a given number of bytes: 32 KiB by default): its seeks then
+// set each lane's window and cursor straight from them, found by a binary
+// search of the lane's key frames, instead of restarting or restoring and
+// reading on (seek_cached). Forward play reads the stream either way.
 // A lane whose track has read its last key moves on to its final segment
 // (its third key to its last) by shifting in a copy of the last key once
 // play reaches the third (take_final_segments): every lane, to the end of
@@ -50,6 +55,7 @@ struct PlayerCounters {
   uint64_t restarts = 0;             // seeks that restarted from frame 0
   uint64_t keys_skipped = 0;         // stream keys a forward seek did not need to read
   uint64_t blocks_decompressed = 0;  // zstd key streams decompressed (once, when the player is made)
+  uint64_t cached_seeks = 0;         // seeks that set the lanes from the key cache (no key read)
 };
 
 /// One key as the stream codes it.
@@ -98,8 +104,17 @@ struct LaneGroup {
 
 class Player {
  public:
-  /// A player at frame 0 of `stream`, which must outlive it.
-  explicit Player(const StreamView& stream);
+  /// The key cache's default limit: enough for the shared clips of up to
+  /// about 900 animated keys (robot's 328 take 11.8 KiB), where a seek's
+  /// fixed steps (a restart or restore, reading through the ring, a refill)
+  /// cost more than the baseline's binary search (docs/benchmarks.md).
+  static constexpr size_t kDefaultKeyCacheBytes = 32 * 1024;
+
+  /// A player at frame 0 of `stream`, which must outlive it. When every
+  /// animated key of the stream fits in `key_cache_bytes` (36 bytes a key),
+  /// the player decodes them once, here, and seeks set the lanes from them;
+  /// 0 turns the cache off.
+  explicit Player(const StreamView& stream, size_t key_cache_bytes = kDefaultKeyCacheBytes);
 
   /// Local pose (one Transform per bone) at `t_seconds`: clamped to the clip,
   /// or wrapped into it when looping. A time within 1e-4 frames of a frame is
@@ -129,9 +144,11 @@ class Player {
   uint32_t valid_from_frame() const { return m_last_need; }
   const StreamView& stream() const { return *m_stream; }
 
-  /// Bytes the player owns: its lanes, cursors and constant pose and, for a
-  /// zstd stream, the decompressed key stream.
+  /// Bytes the player owns: its lanes, cursors and constant pose, its key
+  /// cache and, for a zstd stream, the decompressed key stream.
   size_t memory_bytes() const;
+  /// Whether seeks set the lanes from the key cache.
+  bool caches_keys() const { return !m_cached_first.empty(); }
 
  private:
   void set_up_lanes(const std::vector<uint32_t>& tracks);
@@ -152,6 +169,8 @@ class Player {
   void keep_start();
   void back_to_start();
   void take_final_segments(uint32_t frame);
+  void cache_keys(size_t max_bytes);
+  void seek_cached(uint32_t frame);
 
   // Back to frame 0, or to jump frame `jump_index`, and on to `frame`.
   static constexpr int64_t kBeforeClip = -1;
@@ -187,6 +206,16 @@ class Player {
   uint32_t m_last_frame = 0;         // the frame seek_frame brought the state to last
   uint32_t m_restore_cost_keys = 0;  // keys a restore reads, to decide when seeking ahead pays
   PlayerCounters m_start_counters;   // what restart(kBeforeClip) counts
+  // The key cache: every animated key of each lane in key order, the lanes
+  // one after another (lane l's from m_cached_first[l]; lanes + 1 entries),
+  // as a window and a cursor hold it. Empty without a cache.
+  struct CachedKey {
+    float value[4];    // dequantized, negated keys negated: a window's value
+    int32_t frame;     // as the cursor holds it (a window holds it as a float)
+    int32_t codes[4];  // the cursor's codes after reading it
+  };
+  std::vector<CachedKey> m_cached_keys;
+  std::vector<uint32_t> m_cached_first;
   bool m_looping = false;
   PlayerCounters m_counters;
 

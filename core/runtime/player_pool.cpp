@@ -4,12 +4,12 @@
 
 namespace ks {
 
-PlayerPool::PlayerPool(const StreamView& stream, uint32_t capacity) : m_stream(&stream) {
+PlayerPool::PlayerPool(const StreamView& stream, uint32_t capacity, size_t key_cache_bytes) : m_stream(&stream) {
   assert(capacity > 0);
   // acquire() always returns a player: an empty pool would have none to give.
   const uint32_t count = capacity > 0 ? capacity : 1;
   m_players.reserve(count);
-  for (uint32_t i = 0; i < count; ++i) m_players.emplace_back(stream);
+  for (uint32_t i = 0; i < count; ++i) m_players.emplace_back(stream, key_cache_bytes);
   m_handed_out_at.assign(count, 0);
 }
 

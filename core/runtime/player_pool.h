@@ -19,8 +19,9 @@ namespace ks {
 class PlayerPool {
  public:
   /// `capacity` (at least 1) players at frame 0 of `stream`, which must
-  /// outlive the pool.
-  PlayerPool(const StreamView& stream, uint32_t capacity);
+  /// outlive the pool, each with a key cache of at most `key_cache_bytes`
+  /// (Player's constructor).
+  PlayerPool(const StreamView& stream, uint32_t capacity, size_t key_cache_bytes = Player::kDefaultKeyCacheBytes);
 
   /// The player to sample at `frame_time` (frames, clamped to 0..last frame
   /// as Player::sample_frame clamps it): of the players valid from a frame at

@@ -82,27 +82,10 @@ void evaluate_scalar(const SegmentLanes* blocks, size_t count, float t, unsigned
 // The key staged in lane `lane` of `a`, as dequantize_key makes it from the
 // dequantization of `b`'s lane (the reference for the kernels).
 CurveKey dequantize_lane(const SegmentLanes& b, const LaneArrivals& a, uint32_t lane) {
-  const LaneDequantization& d = b.dequantization;
-  TrackQuantization q;
-  q.step = d.step[lane];
   int32_t codes[4] = {0, 0, 0, 0};
   for (int c = 0; c < kLaneComponents; ++c) codes[c] = static_cast<int32_t>(a.code[c][lane]);
-  const bool rotation = lane_is_rotation(b, lane);
-  if (rotation) {
-    q.coded_mask = 0xF;
-    q.rotation = d.full[lane] > 0.f ? RotationCoding::kFull : RotationCoding::kRelative;
-    for (int c = 0; c < 4; ++c) q.reference[c] = d.reference[c][lane];
-  } else {
-    for (int c = 0; c < 3; ++c) {
-      if (d.coded[c][lane] > 0.f) q.coded_mask = static_cast<uint8_t>(q.coded_mask | (1u << c));
-      q.constant[c] = d.constant[c][lane];
-    }
-  }
   CurveKey key{};
-  dequantize_key(rotation ? TrackKind::kRotation : TrackKind::kTranslation, q, codes, key.value);
-  if (a.sign[lane] < 0.f) {
-    for (float& v : key.value) v = -v;
-  }
+  dequantize_lane_key(b, lane, codes, a.sign[lane] < 0.f, key.value);
   key.frame = a.frame[lane];
   return key;
 }
@@ -180,6 +163,28 @@ const SimdLevel g_best_level = detect_best_level();
 std::atomic<SimdLevel> g_level{g_best_level};
 
 }  // namespace
+
+void dequantize_lane_key(const SegmentLanes& block, uint32_t lane, const int32_t (&codes)[4], bool negated,
+                         float (&value)[4]) {
+  const LaneDequantization& d = block.dequantization;
+  TrackQuantization q;
+  q.step = d.step[lane];
+  const bool rotation = lane_is_rotation(block, lane);
+  if (rotation) {
+    q.coded_mask = 0xF;
+    q.rotation = d.full[lane] > 0.f ? RotationCoding::kFull : RotationCoding::kRelative;
+    for (int c = 0; c < 4; ++c) q.reference[c] = d.reference[c][lane];
+  } else {
+    for (int c = 0; c < 3; ++c) {
+      if (d.coded[c][lane] > 0.f) q.coded_mask = static_cast<uint8_t>(q.coded_mask | (1u << c));
+      q.constant[c] = d.constant[c][lane];
+    }
+  }
+  dequantize_key(rotation ? TrackKind::kRotation : TrackKind::kTranslation, q, codes, value);
+  if (negated) {
+    for (float& v : value) v = -v;
+  }
+}
 
 void clear_lanes(std::span<SegmentLanes> blocks) {
   for (SegmentLanes& b : blocks) {

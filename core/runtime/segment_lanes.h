@@ -182,6 +182,13 @@ inline CurveKey lane_key(std::span<const SegmentLanes> blocks, uint32_t lane, ui
   return key;
 }
 
+/// The value lane `lane` of `block` holds for a key of codes `codes` (one
+/// per component, as the lane readers stage them), negated or not: the bits
+/// the kernels dequantize a staged key to (dequantize_key with the lane's
+/// dequantization, then the sign).
+void dequantize_lane_key(const SegmentLanes& block, uint32_t lane, const int32_t (&codes)[4], bool negated,
+                         float (&value)[4]);
+
 /// Shifts in the keys staged in the block (stage_lane_key), then rebuilds
 /// every lane's coefficients from its keys: segment_coefficients of keys
 /// 0..3, eight lanes at a time.

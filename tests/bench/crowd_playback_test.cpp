@@ -104,7 +104,8 @@ AlonePlayers play_each_character_alone(const CrowdSimulation& sim, bool jump_fra
   std::vector<std::vector<Transform>> poses;
   for (uint32_t i = 0; i < settings.characters; ++i) {
     const uint32_t clip = sim.clip_of(i);
-    players.emplace_back(jump_frames ? sim.stream(clip) : sim.stream_without_jump_frames(clip));
+    // Reading the stream, as the simulation's players do (no key cache).
+    players.emplace_back(jump_frames ? sim.stream(clip) : sim.stream_without_jump_frames(clip), 0);
     players.back().set_looping(true);
     poses.emplace_back(sim.stream(clip).bone_count());
   }
@@ -383,7 +384,7 @@ TEST(CrowdPlayback, SimulateCrowdRunsEveryVariantInTableOrder) {
 uint64_t one_character_per_clip_through_pools(const CrowdSimulation& sim, uint32_t capacity) {
   uint64_t keys_read = 0;
   for (uint32_t c = 0; c < sim.clips().size(); ++c) {
-    PlayerPool pool(sim.stream(c), capacity);
+    PlayerPool pool(sim.stream(c), capacity, 0);  // reading the stream, as the simulation does
     std::vector<Transform> pose(sim.stream(c).bone_count());
     for (uint32_t k = 0; k < sim.settings().game_frames; ++k) {
       const float frame_time = sim.frame_time(c, k);  // character c is the first of clip c

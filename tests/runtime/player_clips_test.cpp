@@ -64,17 +64,23 @@ void check_animation(const fs::path& path, const ImportedClip& source, int anima
   EXPECT_EQ(forward.counters().keys_read, view.total_key_count());
   EXPECT_EQ(forward.counters().jump_frames_used, 0u);
 
-  // Seeks at random times, both ways.
-  std::mt19937 rng(static_cast<uint32_t>(animation) + 17u);
-  Player seeker(view);
-  std::vector<Transform> pose(view.bone_count());
-  for (int i = 0; i < 300; ++i) {
-    const size_t at = rng() % times.size();
-    seeker.sample_frame(times[at], pose);
-    ASSERT_TRUE(std::equal(pose.begin(), pose.end(),
-                           poses.begin() + static_cast<std::ptrdiff_t>(at * view.bone_count()),
-                           [](const Transform& a, const Transform& b) { return std::memcmp(&a, &b, sizeof a) == 0; }))
-        << "seek to frame time " << times[at];
+  // Seeks at random times, both ways: reading the stream, and (a clip
+  // whose keys fit the default limit) from the key cache.
+  for (const size_t cache_bytes : {size_t{0}, Player::kDefaultKeyCacheBytes}) {
+    std::mt19937 rng(static_cast<uint32_t>(animation) + 17u);
+    Player seeker(view, cache_bytes);
+    // (A clip without animated tracks, a pose, has no key to cache.)
+    EXPECT_EQ(seeker.caches_keys(),
+              view.animated_track_count() > 0 && cache_bytes >= size_t{view.total_key_count()} * 36);
+    std::vector<Transform> pose(view.bone_count());
+    for (int i = 0; i < 300; ++i) {
+      const size_t at = rng() % times.size();
+      seeker.sample_frame(times[at], pose);
+      ASSERT_TRUE(std::equal(pose.begin(), pose.end(),
+                             poses.begin() + static_cast<std::ptrdiff_t>(at * view.bone_count()),
+                             [](const Transform& a, const Transform& b) { return std::memcmp(&a, &b, sizeof a) == 0; }))
+          << "seek to frame time " << times[at] << (seeker.caches_keys() ? " (key cache)" : "");
+    }
   }
 }
 

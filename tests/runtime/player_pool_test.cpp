@@ -20,6 +20,8 @@
 namespace ks {
 namespace {
 
+// The pools' players read the stream for every seek (no key cache): these
+// tests count that reading.
 // The demo clip's idle stream, packed once for every test of this file.
 struct DemoStream {
   std::vector<uint8_t> bytes;
@@ -68,7 +70,7 @@ class PlayerPoolTest : public ::testing::Test {
 };
 
 TEST_F(PlayerPoolTest, HandsOutTheFreshPlayerFirstAndKeepsItWhileTimeMovesForward) {
-  PlayerPool pool(*view, 3);
+  PlayerPool pool(*view, 3, 0);
   EXPECT_EQ(pool.capacity(), 3u);
   EXPECT_EQ(pool.players_used(), 0u);
   Player& first = play(pool, 10.f);
@@ -79,7 +81,7 @@ TEST_F(PlayerPoolTest, HandsOutTheFreshPlayerFirstAndKeepsItWhileTimeMovesForwar
 }
 
 TEST_F(PlayerPoolTest, HandsOutThePlayerWithTheMostKeysReadAtOrBeforeTheTime) {
-  PlayerPool pool(*view, 3);
+  PlayerPool pool(*view, 3, 0);
   Player& ahead = play(pool, 80.f);
   ASSERT_GT(ahead.valid_from_frame(), 50u);  // so frames 50 and before need another player
   Player& behind = play(pool, 20.f);
@@ -100,7 +102,7 @@ TEST_F(PlayerPoolTest, HandsOutThePlayerWithTheMostKeysReadAtOrBeforeTheTime) {
 
 // The same rule checked against the players' own state on random times.
 TEST_F(PlayerPoolTest, EveryHandOutIsTheClosestAtOrBeforeOrTheLeastRecentlyUsed) {
-  PlayerPool pool(*view, 4);
+  PlayerPool pool(*view, 4, 0);
   std::mt19937 rng(11);
   std::map<const Player*, uint64_t> handed_out_at;  // the players seen, and when last handed out
   for (uint64_t call = 1; call <= 400; ++call) {
@@ -133,7 +135,7 @@ TEST_F(PlayerPoolTest, EveryHandOutIsTheClosestAtOrBeforeOrTheLeastRecentlyUsed)
 }
 
 TEST_F(PlayerPoolTest, ASecondCharacterAtTheSameTimeReadsNoKeys) {
-  PlayerPool pool(*view, 2);
+  PlayerPool pool(*view, 2, 0);
   play(pool, 33.25f);
   const PlayerCounters before = pool.counters();
   ASSERT_GT(before.keys_read, 0u);
@@ -145,7 +147,7 @@ TEST_F(PlayerPoolTest, ASecondCharacterAtTheSameTimeReadsNoKeys) {
 }
 
 TEST_F(PlayerPoolTest, ATimeBehindEveryPlayerTakesTheLeastRecentlyUsed) {
-  PlayerPool pool(*view, 2);
+  PlayerPool pool(*view, 2, 0);
   Player& a = play(pool, 100.f);
   ASSERT_GT(a.valid_from_frame(), 50u);
   Player& b = play(pool, 50.f);
@@ -166,7 +168,7 @@ TEST_F(PlayerPoolTest, ATimeBehindEveryPlayerTakesTheLeastRecentlyUsed) {
 
 TEST_F(PlayerPoolTest, NeverHandsOutMorePlayersThanItHolds) {
   for (uint32_t capacity : {1u, 2u, 5u}) {
-    PlayerPool pool(*view, capacity);
+    PlayerPool pool(*view, capacity, 0);
     std::mt19937 rng(capacity);
     std::set<const Player*> players;
     for (int i = 0; i < 300; ++i) {
@@ -179,7 +181,7 @@ TEST_F(PlayerPoolTest, NeverHandsOutMorePlayersThanItHolds) {
 }
 
 TEST_F(PlayerPoolTest, PosesAreBitIdenticalToAFreshPlayers) {
-  PlayerPool pool(*view, 3);
+  PlayerPool pool(*view, 3, 0);
   std::mt19937 rng(7);
   std::vector<Transform> expected(view->bone_count());
   // Five characters looping at different phases and speeds, visited in a
@@ -202,7 +204,7 @@ TEST_F(PlayerPoolTest, PosesAreBitIdenticalToAFreshPlayers) {
 }
 
 TEST_F(PlayerPoolTest, ALoopingWrapPicksAPlayerLeftNearFrameZero) {
-  PlayerPool pool(*view, 3);
+  PlayerPool pool(*view, 3, 0);
   Player& looping = play(pool, 100.f);
   ASSERT_GT(looping.valid_from_frame(), 12u);
   Player& near_start = play(pool, 12.f);
@@ -218,7 +220,7 @@ TEST_F(PlayerPoolTest, ALoopingWrapPicksAPlayerLeftNearFrameZero) {
 }
 
 TEST_F(PlayerPoolTest, SumsTheCountersOfThePlayersHandedOut) {
-  PlayerPool pool(*view, 4);
+  PlayerPool pool(*view, 4, 0);
   const Player fresh(*view);
   const uint64_t construction_keys = fresh.counters().keys_read;
   ASSERT_GT(construction_keys, 0u);
@@ -240,8 +242,8 @@ TEST_F(PlayerPoolTest, SumsTheCountersOfThePlayersHandedOut) {
 }
 
 TEST_F(PlayerPoolTest, ReportsTheMemoryOfEveryPlayer) {
-  const Player fresh(*view);
-  PlayerPool pool(*view, 4);
+  const Player fresh(*view, 0);
+  PlayerPool pool(*view, 4, 0);
   EXPECT_GE(pool.memory_bytes(), 4 * (sizeof(Player) + fresh.memory_bytes()));
   EXPECT_LT(pool.memory_bytes(), 4 * (sizeof(Player) + fresh.memory_bytes()) + 256);
   EXPECT_EQ(&pool.stream(), view);

@@ -204,6 +204,7 @@ std::vector<float> forward_times(const StreamView& view, std::mt19937& rng) {
 // evaluation of the fitted tracks, bit for bit; seeking in random order
 // (backward and forward) gives the same bits as playing forward.
 TEST(PlayerProperty, SeekEqualsForwardPlayAndTheFittedCurves) {
+  int cached_clips = 0;
   std::mt19937 rng(1);
   for_each_packed_clip([&](const PackedClip& packed) {
     const StreamView& view = packed.view;
@@ -221,26 +222,44 @@ TEST(PlayerProperty, SeekEqualsForwardPlayAndTheFittedCurves) {
       by_seconds.sample(times[i] / view.sample_rate_hz(), pose);
       ASSERT_TRUE(test::same_bits(pose, poses[i])) << "frame " << times[i] << " sampled in seconds";
     }
-    // Random order, twice through, with a seek_frame first half of the time.
-    std::vector<size_t> order(times.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    Player seeker(view);
-    for (int pass = 0; pass < 2; ++pass) {
-      std::shuffle(order.begin(), order.end(), rng);
-      for (const size_t i : order) {
-        if (rng() % 2 == 0) seeker.seek_frame(times[i]);
-        seeker.sample_frame(times[i], pose);
-        ASSERT_TRUE(test::same_bits(pose, poses[i])) << "seek to frame time " << times[i];
+    // Seeks reading the stream, and seeks setting the lanes from the key
+    // cache (a small clip's; this one's if its keys fit the default limit).
+    const bool small = size_t{view.total_key_count()} * 36 <= Player::kDefaultKeyCacheBytes;
+    for (const size_t cache_bytes : {size_t{0}, Player::kDefaultKeyCacheBytes}) {
+      SCOPED_TRACE(cache_bytes == 0 ? "stream seeks" : "key cache seeks");
+      // Random order, twice through, with a seek_frame first half of the
+      // time, and now and then play on from there (the cursors it placed).
+      std::vector<size_t> order(times.size());
+      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+      Player seeker(view, cache_bytes);
+      ASSERT_EQ(seeker.caches_keys(), cache_bytes > 0 && small);
+      for (int pass = 0; pass < 2; ++pass) {
+        std::shuffle(order.begin(), order.end(), rng);
+        for (const size_t i : order) {
+          if (rng() % 2 == 0) seeker.seek_frame(times[i]);
+          seeker.sample_frame(times[i], pose);
+          ASSERT_TRUE(test::same_bits(pose, poses[i])) << "seek to frame time " << times[i];
+          if (rng() % 4 != 0) continue;
+          for (size_t next = i + 1; next < times.size() && next <= i + 6; ++next) {
+            seeker.sample_frame(times[next], pose);
+            ASSERT_TRUE(test::same_bits(pose, poses[next])) << "play on to frame time " << times[next];
+          }
+        }
+      }
+      EXPECT_EQ(seeker.counters().cached_seeks > 0, seeker.caches_keys());
+      // Backward, frame by frame.
+      Player backward(view, cache_bytes);
+      backward.sample_frame(static_cast<float>(view.last_frame()), pose);
+      for (size_t i = times.size(); i-- > 0;) {
+        backward.sample_frame(times[i], pose);
+        ASSERT_TRUE(test::same_bits(pose, poses[i])) << "backward to frame time " << times[i];
       }
     }
-    // Backward, frame by frame.
-    Player backward(view);
-    backward.sample_frame(static_cast<float>(view.last_frame()), pose);
-    for (size_t i = times.size(); i-- > 0;) {
-      backward.sample_frame(times[i], pose);
-      ASSERT_TRUE(test::same_bits(pose, poses[i])) << "backward to frame time " << times[i];
-    }
+    if (small) ++cached_clips;
   });
+  // The key cache's seeks were played (the shared clips' tests play clips
+  // too large for it).
+  EXPECT_GT(cached_clips, 0);
 }
 
 TEST(PlayerProperty, ClampsTimesOutsideTheClip) {
@@ -371,7 +390,7 @@ TEST(PlayerProperty, BackwardSeekRestoresTheNearestJumpFrame) {
   std::mt19937 rng(3);
   for_each_packed_clip([&](const PackedClip& packed) {
     const StreamView& view = packed.view;
-    Player at_end(view);
+    Player at_end(view, 0);  // the stream's seeks (no key cache)
     Pose pose(view.bone_count());
     for (uint32_t f = 0; f <= view.last_frame(); ++f) at_end.sample_frame(static_cast<float>(f), pose);
     for (int trial = 0; trial < 8; ++trial) {
@@ -422,7 +441,7 @@ TEST(PlayerProperty, SeekFarAheadUsesAJumpFrameAndSkipsKeys) {
       const uint32_t to =
           trial == 0 ? view.last_frame() : from + static_cast<uint32_t>(rng() % (view.frame_count() - from));
       SCOPED_TRACE("seek ahead from frame " + std::to_string(from) + " to frame " + std::to_string(to));
-      Player player(view);
+      Player player(view, 0);  // the stream's seeks (no key cache)
       player.sample_frame(static_cast<float>(from), pose);
       const uint32_t cursor = packed.keys_needed_by(from);
       ASSERT_EQ(player.cursor_key_index(), cursor);
@@ -523,12 +542,22 @@ TEST(Player, ReportsItsMemoryAndStream) {
     // segment (in play and at the start); the constant pose; with jump
     // frames, per block where its lanes' saved windows are in a state; per
     // block room for what a play step leaves to the player.
+    // With a key cache, 36 bytes per animated key and where each lane's
+    // keys start (one more entry than lanes).
     const uint32_t blocks = (view.animated_track_count() + kLanesPerBlock - 1) / kLanesPerBlock;
-    EXPECT_EQ(player.memory_bytes(), 2 * blocks * (sizeof(SegmentLanes) + sizeof(LaneCursors)) +
-                                         view.animated_track_count() * (sizeof(uint32_t) + sizeof(InitialKeys) +
-                                                                        sizeof(int32_t) + 2 * sizeof(uint32_t)) +
-                                         view.bone_count() * sizeof(Transform) + blocks * sizeof(PlayStepBlock) +
-                                         (view.jump_frames().empty() ? 0 : blocks * sizeof(SavedWindowLanes)));
+    const size_t without_cache = 2 * blocks * (sizeof(SegmentLanes) + sizeof(LaneCursors)) +
+                                 view.animated_track_count() *
+                                     (sizeof(uint32_t) + sizeof(InitialKeys) + sizeof(int32_t) + 2 * sizeof(uint32_t)) +
+                                 view.bone_count() * sizeof(Transform) + blocks * sizeof(PlayStepBlock) +
+                                 (view.jump_frames().empty() ? 0 : blocks * sizeof(SavedWindowLanes));
+    const size_t cache = size_t{view.total_key_count()} * 36 + (view.animated_track_count() + 1) * sizeof(uint32_t);
+    const bool fits = size_t{view.total_key_count()} * 36 <= Player::kDefaultKeyCacheBytes;
+    EXPECT_EQ(player.caches_keys(), fits);
+    EXPECT_EQ(player.memory_bytes(), without_cache + (fits ? cache : 0));
+    EXPECT_EQ(Player(view, 0).memory_bytes(), without_cache);
+    // The limit is the cache's bytes: one byte short of them, no cache.
+    EXPECT_TRUE(Player(view, size_t{view.total_key_count()} * 36).caches_keys());
+    EXPECT_FALSE(Player(view, size_t{view.total_key_count()} * 36 - 1).caches_keys());
   }
 }
 
