@@ -21,10 +21,10 @@
 // reads them into a ring of four, and only the four each window ends with
 // are dequantized (KeyRing, refill_windows).
 // A small clip's keys are decoded once, when the player is made (its key
-// cache, at most a given number of bytes: 32 KiB by default): its seeks then
-// set each lane's window and cursor straight from them, found by a binary
-// search of the lane's key frames, instead of restarting or restoring and
-// reading on (seek_cached). Forward play reads the stream either way.
+// cache, key_cache.h, at most a given number of bytes: 32 KiB by default):
+// its seeks then set each lane's window and cursor straight from them,
+// found by a binary search of the lane's key frames, instead of restarting
+// or restoring and reading on. Forward play reads the stream either way.
 // A lane whose track has read its last key moves on to its final segment
 // (its third key to its last) by shifting in a copy of the last key once
 // play reaches the third (take_final_segments): every lane, to the end of
@@ -36,8 +36,9 @@
 #include <vector>
 
 #include "core/runtime/curve.h"
+#include "core/runtime/key_cache.h"
+#include "core/runtime/lane_group.h"
 #include "core/runtime/lane_reader.h"
-#include "core/runtime/saved_window_reader.h"
 #include "core/runtime/segment_lanes.h"
 #include "core/runtime/stream_format.h"
 #include "core/runtime/stream_view.h"
@@ -58,62 +59,18 @@ struct PlayerCounters {
   uint64_t cached_seeks = 0;         // seeks that set the lanes from the key cache (no key read)
 };
 
-/// One key as the stream codes it.
-struct CodedKey {
-  int32_t codes[4] = {};
-  uint32_t frame = 0;
-  bool negated = false;
-};
-
-/// A track's keys 0..2 (those needed at frame 0), kept to rebuild windows
-/// that still hold one after a restart or an early jump frame.
-struct InitialKeys {
-  CodedKey keys[kInitialKeysPerTrack];
-  uint32_t count = 0;  // keys the track has among 0..2
-};
-
-/// The lanes of the animated tracks, rotations and vec3s side by side.
-struct LaneGroup {
-  /// The lanes and cursors as restart() leaves them before frame 0 (taken
-  /// when the player is made): a seek that restarts copies them back and
-  /// reads on, instead of setting every window up from its initial keys.
-  struct Start {
-    std::vector<SegmentLanes> blocks;
-    std::vector<LaneCursors> cursors;
-    std::vector<uint32_t> final_pending;
-  };
-
-  std::vector<SegmentLanes> blocks;
-  std::vector<LaneCursors> cursors;  // one per block
-  std::vector<uint32_t> tracks;      // the track of each lane
-  std::vector<InitialKeys> initial;  // each lane's keys 0..2
-  std::vector<int32_t> streamed;     // each lane's place among the streamed tracks (jump states), or -1
-  // Lanes whose track has no key left to read and whose window has not
-  // moved on to its final segment yet (take_final_segments).
-  std::vector<uint32_t> final_pending;
-  // Per block, where its lanes' saved windows are in a jump state (empty
-  // without jump frames).
-  std::vector<SavedWindowLanes> saved_windows;
-  // What each play step leaves to the player, a block at most once (read_play_step).
-  std::vector<PlayStepBlock> play_events;
-  // Play reads nothing before this frame (PlayStep::next_due); 0 after
-  // anything but a play step moved the cursors.
-  uint32_t next_due = 0;
-  Start start;
-};
-
 class Player {
  public:
-  /// The key cache's default limit: enough for the shared clips of up to
-  /// about 900 animated keys (robot's 328 take 11.8 KiB), where a seek's
-  /// fixed steps (a restart or restore, reading through the ring, a refill)
-  /// cost more than the baseline's binary search (docs/benchmarks.md).
+  /// The key cache's default limit: clips of up to 910 animated keys
+  /// (robot's 328 take 11.8 KiB; the demo's 1,282 and Fox's Run's 1,958
+  /// read the stream), where a seek's fixed steps cost more than the
+  /// baseline's binary search (key_cache.h).
   static constexpr size_t kDefaultKeyCacheBytes = 32 * 1024;
 
   /// A player at frame 0 of `stream`, which must outlive it. When every
-  /// animated key of the stream fits in `key_cache_bytes` (36 bytes a key),
-  /// the player decodes them once, here, and seeks set the lanes from them;
-  /// 0 turns the cache off.
+  /// animated key of the stream fits in `key_cache_bytes`
+  /// (KeyCache::kBytesPerKey a key), the player decodes them once, here, and
+  /// seeks set the lanes from them; 0 turns the cache off.
   explicit Player(const StreamView& stream, size_t key_cache_bytes = kDefaultKeyCacheBytes);
 
   /// Local pose (one Transform per bone) at `t_seconds`: clamped to the clip,
@@ -148,7 +105,7 @@ class Player {
   /// cache and, for a zstd stream, the decompressed key stream.
   size_t memory_bytes() const;
   /// Whether seeks set the lanes from the key cache.
-  bool caches_keys() const { return !m_cached_first.empty(); }
+  bool caches_keys() const { return !m_key_cache.empty(); }
 
  private:
   void set_up_lanes(const std::vector<uint32_t>& tracks);
@@ -169,7 +126,6 @@ class Player {
   void keep_start();
   void back_to_start();
   void take_final_segments(uint32_t frame);
-  void cache_keys(size_t max_bytes);
   void seek_cached(uint32_t frame);
 
   // Back to frame 0, or to jump frame `jump_index`, and on to `frame`.
@@ -206,16 +162,7 @@ class Player {
   uint32_t m_last_frame = 0;         // the frame seek_frame brought the state to last
   uint32_t m_restore_cost_keys = 0;  // keys a restore reads, to decide when seeking ahead pays
   PlayerCounters m_start_counters;   // what restart(kBeforeClip) counts
-  // The key cache: every animated key of each lane in key order, the lanes
-  // one after another (lane l's from m_cached_first[l]; lanes + 1 entries),
-  // as a window and a cursor hold it. Empty without a cache.
-  struct CachedKey {
-    float value[4];    // dequantized, negated keys negated: a window's value
-    int32_t frame;     // as the cursor holds it (a window holds it as a float)
-    int32_t codes[4];  // the cursor's codes after reading it
-  };
-  std::vector<CachedKey> m_cached_keys;
-  std::vector<uint32_t> m_cached_first;
+  KeyCache m_key_cache;              // a small clip's keys, decoded once (empty without)
   bool m_looping = false;
   PlayerCounters m_counters;
 

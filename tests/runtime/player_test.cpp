@@ -224,7 +224,7 @@ TEST(PlayerProperty, SeekEqualsForwardPlayAndTheFittedCurves) {
     }
     // Seeks reading the stream, and seeks setting the lanes from the key
     // cache (a small clip's; this one's if its keys fit the default limit).
-    const bool small = size_t{view.total_key_count()} * 36 <= Player::kDefaultKeyCacheBytes;
+    const bool small = size_t{view.total_key_count()} * KeyCache::kBytesPerKey <= Player::kDefaultKeyCacheBytes;
     for (const size_t cache_bytes : {size_t{0}, Player::kDefaultKeyCacheBytes}) {
       SCOPED_TRACE(cache_bytes == 0 ? "stream seeks" : "key cache seeks");
       // Random order, twice through, with a seek_frame first half of the
@@ -550,14 +550,15 @@ TEST(Player, ReportsItsMemoryAndStream) {
                                      (sizeof(uint32_t) + sizeof(InitialKeys) + sizeof(int32_t) + 2 * sizeof(uint32_t)) +
                                  view.bone_count() * sizeof(Transform) + blocks * sizeof(PlayStepBlock) +
                                  (view.jump_frames().empty() ? 0 : blocks * sizeof(SavedWindowLanes));
-    const size_t cache = size_t{view.total_key_count()} * 36 + (view.animated_track_count() + 1) * sizeof(uint32_t);
-    const bool fits = size_t{view.total_key_count()} * 36 <= Player::kDefaultKeyCacheBytes;
+    const size_t cache =
+        size_t{view.total_key_count()} * KeyCache::kBytesPerKey + (view.animated_track_count() + 1) * sizeof(uint32_t);
+    const bool fits = size_t{view.total_key_count()} * KeyCache::kBytesPerKey <= Player::kDefaultKeyCacheBytes;
     EXPECT_EQ(player.caches_keys(), fits);
     EXPECT_EQ(player.memory_bytes(), without_cache + (fits ? cache : 0));
     EXPECT_EQ(Player(view, 0).memory_bytes(), without_cache);
     // The limit is the cache's bytes: one byte short of them, no cache.
-    EXPECT_TRUE(Player(view, size_t{view.total_key_count()} * 36).caches_keys());
-    EXPECT_FALSE(Player(view, size_t{view.total_key_count()} * 36 - 1).caches_keys());
+    EXPECT_TRUE(Player(view, size_t{view.total_key_count()} * KeyCache::kBytesPerKey).caches_keys());
+    EXPECT_FALSE(Player(view, size_t{view.total_key_count()} * KeyCache::kBytesPerKey - 1).caches_keys());
   }
 }
 

@@ -1,0 +1,147 @@
+#include "core/runtime/key_cache.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "core/runtime/lane_reader.h"
+
+namespace ks {
+
+// The keys 0..2 of each lane as it starts, then the stream keys, read one per
+// lane at a time from the cursors as the lanes start.
+void KeyCache::fill(const LaneGroup& lanes, const StreamView& stream, std::span<const uint8_t> key_stream,
+                    size_t max_bytes) {
+  const uint32_t lane_count = static_cast<uint32_t>(lanes.tracks.size());
+  size_t keys = 0;
+  for (const uint32_t t : lanes.tracks) keys += stream.tracks()[t].key_count;
+  m_keys.clear();
+  m_first.clear();
+  if (lane_count == 0 || keys * sizeof(Key) > max_bytes) return;
+  m_first.resize(lane_count + 1);
+  m_keys.resize(keys);
+  uint32_t next = 0;
+  for (uint32_t l = 0; l < lane_count; ++l) {
+    m_first[l] = next;
+    next += stream.tracks()[lanes.tracks[l]].key_count;
+  }
+  m_first[lane_count] = next;
+  const auto put = [&](uint32_t lane, uint32_t key, const int32_t(&codes)[4], int32_t frame, bool negated) {
+    Key& cached = m_keys[m_first[lane] + key];
+    dequantize_lane_key(lanes.start.blocks[lane / kLanesPerBlock], lane % kLanesPerBlock, codes, negated, cached.value);
+    cached.frame = frame;
+    for (int c = 0; c < 4; ++c) cached.codes[c] = codes[c];
+  };
+  for (uint32_t l = 0; l < lane_count; ++l) {
+    const InitialKeys& initial = lanes.initial[l];
+    for (uint32_t k = 0; k < initial.count; ++k) {
+      put(l, k, initial.keys[k].codes, static_cast<int32_t>(initial.keys[k].frame), initial.keys[k].negated);
+    }
+  }
+  for (uint32_t b = 0; b < lanes.start.cursors.size(); ++b) {
+    LaneCursors c = lanes.start.cursors[b];
+    SegmentLanes scratch = lanes.start.blocks[b];
+    for (uint32_t due = ~lanes_finished(c) & 0xFFu; due != 0; due = ~lanes_finished(c) & 0xFFu) {
+      uint32_t key_of[kLanesPerBlock];
+      for (uint32_t l = 0; l < kLanesPerBlock; ++l) key_of[l] = c.keys_read[l];
+      clear_arrivals(scratch.arrivals);
+      read_lane_keys(scratch, c, due, key_stream, stream.segments());
+      for (uint32_t bits = due; bits != 0; bits &= bits - 1) {
+        const uint32_t l = static_cast<uint32_t>(std::countr_zero(bits));
+        const int32_t codes[4] = {c.codes[0][l], c.codes[1][l], c.codes[2][l], c.codes[3][l]};
+        put(b * kLanesPerBlock + l, key_of[l], codes, c.frame[l], scratch.arrivals.sign[l] < 0.f);
+      }
+    }
+  }
+}
+
+// A lane is set again only if the keys it has read by `frame` changed, if
+// it has read its last key (play may have taken its final segment), or if
+// its block holds staged keys (read, not yet in its window).
+KeyCache::Seek KeyCache::seek(LaneGroup& lanes, uint32_t frame, std::span<const StreamSegment> segments) const {
+  const int64_t now = frame;
+  const uint32_t lane_count = static_cast<uint32_t>(lanes.tracks.size());
+  int64_t last_need = 0;
+  uint32_t stream_keys = 0;
+  for (uint32_t b = 0; b < lanes.blocks.size(); ++b) {
+    SegmentLanes& block = lanes.blocks[b];
+    LaneCursors& c = lanes.cursors[b];
+    const bool staged = block.arrivals.any;
+    uint32_t placed = 0;
+    uint32_t moved = 0;  // of those, lanes whose cursors stay in their segments
+    int64_t keys_on[kLanesPerBlock] = {};
+    bool changed = staged;
+    const uint32_t end = std::min(lane_count, (b + 1) * kLanesPerBlock);
+    for (uint32_t lane = b * kLanesPerBlock; lane < end; ++lane) {
+      const uint32_t l = lane % kLanesPerBlock;
+      const Key* keys = m_keys.data() + m_first[lane];
+      const uint32_t count = m_first[lane + 1] - m_first[lane];
+      const uint32_t initial = lanes.initial[lane].count;
+      // Keys at or before `frame` (the first after it is in low..high), then
+      // the two after them. A forged stream's frames may not be sorted: the
+      // search then finds some key, never one outside the lane's. (One
+      // without branches made greenman's seeks 10% slower: its loads depend
+      // on one another, where the branches' guesses run ahead.)
+      uint32_t low = 0;
+      uint32_t high = count;
+      while (low < high) {
+        const uint32_t middle = low + (high - low) / 2;
+        if (keys[middle].frame <= now) {
+          low = middle + 1;
+        } else {
+          high = middle;
+        }
+      }
+      const uint32_t at_or_before = low;
+      const uint32_t read = std::min(count, std::max(initial, at_or_before + 2));
+      stream_keys += read - initial;
+      if (read > initial) last_need = std::max<int64_t>(last_need, keys[read >= 3 ? read - 3 : 0].frame);
+      if (read == c.keys_read[l] && read < count && !staged) continue;
+      changed = true;
+      for (uint32_t position = 0; position < kKeysPerLane; ++position) {
+        const int32_t k = static_cast<int32_t>(read + position) - static_cast<int32_t>(kKeysPerLane);
+        const Key& key = keys[k > 0 ? k : 0];
+        block.key_frame[position][l] = static_cast<float>(key.frame);
+        for (int comp = 0; comp < kLaneComponents; ++comp) block.key_value[position][comp][l] = key.value[comp];
+      }
+      const Key& newest = keys[read - 1];
+      for (int comp = 0; comp < 4; ++comp) c.codes[comp][l] = newest.codes[comp];
+      c.frame[l] = newest.frame;
+      c.need[l] = keys[read >= 2 ? read - 2 : 0].frame;
+      // A cursor with a key left is at that key, with its segment's layout:
+      // within the segment the keys lie key_bits apart, so a cursor moved
+      // inside it need only move its bit. One with none left (its bit and
+      // layout kept from before) is placed.
+      const uint32_t was = c.keys_read[l];
+      if (read < count) {
+        placed |= 1u << l;
+        const bool inside = c.keys_left[l] > 0 && segment_of_key(read) == segment_of_key(was);
+        moved |= static_cast<uint32_t>(inside) << l;
+        keys_on[l] = static_cast<int64_t>(read) - static_cast<int64_t>(was);
+      }
+      c.keys_read[l] = read;
+      c.keys_left[l] = static_cast<int32_t>(count - read);
+    }
+    // Moving the bits alone when no cursor of the block leaves its segment
+    // (a small clip's tracks have one or two: loading the layouts was a
+    // tenth of greenman's seek); else placing them all at once (moving some
+    // and placing the others made robot's seeks 10% slower).
+    if (placed != 0 && (placed & ~moved) == 0) {
+      for (uint32_t bits = moved; bits != 0; bits &= bits - 1) {
+        const uint32_t l = static_cast<uint32_t>(std::countr_zero(bits));
+        c.bit[l] += static_cast<uint64_t>(keys_on[l] * static_cast<int64_t>(c.key_bits[l]));
+      }
+    } else {
+      place_lane_cursors(c, placed, segments);
+    }
+    if (changed) {
+      clear_arrivals(block.arrivals);
+      block.stale = true;
+    }
+  }
+  Seek out;
+  out.stream_keys = stream_keys;
+  out.last_need = static_cast<uint32_t>(std::clamp<int64_t>(last_need, 0, UINT32_MAX));
+  return out;
+}
+
+}  // namespace ks

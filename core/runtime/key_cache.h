@@ -1,0 +1,64 @@
+#pragma once
+// A small clip's keys, decoded once (DESIGN §8): a player's seeks set each
+// lane straight from them instead of restarting or restoring a jump frame
+// and reading on. On the small shared clips a seek's fixed steps (a restart
+// or restore, reading through the ring, a refill) cost more than the
+// baseline's binary search of the keys: robot's seek at auto took 1.01 of
+// the baseline's time reading the stream, 0.52 with the cache
+// (docs/benchmarks.md). The cache holds 36 bytes a key, so it is kept for
+// clips whose keys fit a limit (Player::kDefaultKeyCacheBytes); forward
+// play reads the stream either way.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/runtime/lane_group.h"
+#include "core/runtime/stream_view.h"
+
+namespace ks {
+
+class KeyCache {
+ public:
+  /// Bytes the cache takes per key.
+  static constexpr size_t kBytesPerKey = 36;
+
+  /// Decodes every key of every lane of `lanes` (as they stand before frame
+  /// 0, LaneGroup::start) from `key_stream` (the plain key stream) when they
+  /// fit in `max_bytes`; else the cache stays empty. Keys 0..2 come from the
+  /// lanes' initial keys, the others are read by the lane readers, so their
+  /// codes, frames and signs are those play reads.
+  void fill(const LaneGroup& lanes, const StreamView& stream, std::span<const uint8_t> key_stream, size_t max_bytes);
+  bool empty() const { return m_first.empty(); }
+  size_t memory_bytes() const { return m_keys.capacity() * sizeof(Key) + m_first.capacity() * sizeof(uint32_t); }
+
+  /// What a seek leaves to the player.
+  struct Seek {
+    uint32_t stream_keys = 0;  // stream keys read by the frame, over every lane
+    uint32_t last_need = 0;    // the latest need of those keys: the lanes are valid from there on
+  };
+  /// Sets every lane of `lanes` as forward play leaves it at `frame`, but
+  /// for the final segments play has taken (the caller takes them: they
+  /// wait in no list here). A lane has read every key whose need (the frame
+  /// of the key two before it) is at or before `frame`, and at least keys
+  /// 0..2; its window is the last four of them (copies of key 0 in front,
+  /// as a restart leaves it), its cursor at the key after them (layouts from
+  /// `segments`), and the blocks that changed are stale.
+  Seek seek(LaneGroup& lanes, uint32_t frame, std::span<const StreamSegment> segments) const;
+
+ private:
+  struct Key {
+    float value[4];    // dequantized, negated keys negated: a window's value
+    int32_t frame;     // as a cursor holds it (a window holds it as a float)
+    int32_t codes[4];  // a cursor's codes once it has read the key
+  };
+  static_assert(sizeof(Key) == kBytesPerKey);
+
+  // Every key of each lane in key order, the lanes one after another: lane
+  // l's from m_first[l] (lanes + 1 entries).
+  std::vector<Key> m_keys;
+  std::vector<uint32_t> m_first;
+};
+
+}  // namespace ks

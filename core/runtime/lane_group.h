@@ -1,0 +1,62 @@
+#pragma once
+// The player's active array and read state (DESIGN §8), as one value: every
+// animated track's lane (segment_lanes.h) and cursor (lane_reader.h), each
+// lane's track, keys 0..2 and place among the jump states' saved windows,
+// and what restarts copy back. The Player owns one (player.h); the key
+// cache (key_cache.h) sets it, and check_jump_frames compares two.
+
+#include <cstdint>
+#include <vector>
+
+#include "core/runtime/lane_reader.h"
+#include "core/runtime/saved_window_reader.h"
+#include "core/runtime/segment_lanes.h"
+#include "core/runtime/stream_format.h"
+
+namespace ks {
+
+/// One key as the stream codes it.
+struct CodedKey {
+  int32_t codes[4] = {};
+  uint32_t frame = 0;
+  bool negated = false;
+};
+
+/// A track's keys 0..2 (those needed at frame 0), kept to rebuild windows
+/// that still hold one after a restart or an early jump frame.
+struct InitialKeys {
+  CodedKey keys[kInitialKeysPerTrack];
+  uint32_t count = 0;  // keys the track has among 0..2
+};
+
+/// The lanes of the animated tracks, rotations and vec3s side by side.
+struct LaneGroup {
+  /// The lanes and cursors as restart() leaves them before frame 0 (taken
+  /// when the player is made): a seek that restarts copies them back and
+  /// reads on, instead of setting every window up from its initial keys.
+  struct Start {
+    std::vector<SegmentLanes> blocks;
+    std::vector<LaneCursors> cursors;
+    std::vector<uint32_t> final_pending;
+  };
+
+  std::vector<SegmentLanes> blocks;
+  std::vector<LaneCursors> cursors;  // one per block
+  std::vector<uint32_t> tracks;      // the track of each lane
+  std::vector<InitialKeys> initial;  // each lane's keys 0..2
+  std::vector<int32_t> streamed;     // each lane's place among the streamed tracks (jump states), or -1
+  // Lanes whose track has no key left to read and whose window has not
+  // moved on to its final segment yet (take_final_segments).
+  std::vector<uint32_t> final_pending;
+  // Per block, where its lanes' saved windows are in a jump state (empty
+  // without jump frames).
+  std::vector<SavedWindowLanes> saved_windows;
+  // What each play step leaves to the player, a block at most once (read_play_step).
+  std::vector<PlayStepBlock> play_events;
+  // Play reads nothing before this frame (PlayStep::next_due); 0 after
+  // anything but a play step moved the cursors.
+  uint32_t next_due = 0;
+  Start start;
+};
+
+}  // namespace ks
