@@ -131,13 +131,15 @@ Player::Player(const StreamView& stream, size_t key_cache_bytes)
   build_stale_coefficients(std::span<SegmentLanes>(m_lanes.blocks));
   keep_start();
   // After keep_start: the cache reads every key from the lanes' start.
-  m_key_cache.fill(m_lanes, stream, key_stream(), key_cache_bytes);
+  auto cache = std::make_shared<KeyCache>();
+  cache->fill(m_lanes, stream, key_stream(), key_cache_bytes);
+  if (!cache->empty()) m_key_cache = std::move(cache);
 }
 
 // A seek through the key cache (KeyCache::seek), then the final segments
 // play would have taken by `frame`.
 void Player::seek_cached(uint32_t frame) {
-  const KeyCache::Seek seek = m_key_cache.seek(m_lanes, frame, m_stream->segments());
+  const KeyCache::Seek seek = m_key_cache->seek(m_lanes, frame, m_stream->segments());
   m_cursor_key_index = seek.stream_keys;
   m_last_need = seek.last_need;
   m_lanes.next_due = 0;
@@ -202,8 +204,7 @@ size_t Player::memory_bytes() const {
       g.saved_windows.capacity() * sizeof(SavedWindowLanes) + g.play_events.capacity() * sizeof(PlayStepBlock) +
       g.start.blocks.capacity() * sizeof(g.blocks[0]) + g.start.cursors.capacity() * sizeof(LaneCursors) +
       g.start.final_pending.capacity() * sizeof(uint32_t);
-  return lanes + m_constant_pose.capacity() * sizeof(Transform) + m_plain_key_stream.capacity() +
-         m_key_cache.memory_bytes();
+  return lanes + m_constant_pose.capacity() * sizeof(Transform) + m_plain_key_stream.capacity() + key_cache_bytes();
 }
 
 std::span<const uint8_t> Player::key_stream() const {

@@ -32,6 +32,7 @@
 // Everything is allocated in the constructor; sampling allocates nothing.
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -102,10 +103,14 @@ class Player {
   const StreamView& stream() const { return *m_stream; }
 
   /// Bytes the player owns: its lanes, cursors and constant pose, its key
-  /// cache and, for a zstd stream, the decompressed key stream.
+  /// cache (key_cache_bytes()) and, for a zstd stream, the decompressed key
+  /// stream.
   size_t memory_bytes() const;
   /// Whether seeks set the lanes from the key cache.
-  bool caches_keys() const { return !m_key_cache.empty(); }
+  bool caches_keys() const { return m_key_cache != nullptr; }
+  /// Bytes of the key cache (copies of the player share it; each counts it
+  /// in its memory_bytes()).
+  size_t key_cache_bytes() const { return m_key_cache ? sizeof(KeyCache) + m_key_cache->memory_bytes() : 0; }
 
  private:
   void set_up_lanes(const std::vector<uint32_t>& tracks);
@@ -162,7 +167,9 @@ class Player {
   uint32_t m_last_frame = 0;         // the frame seek_frame brought the state to last
   uint32_t m_restore_cost_keys = 0;  // keys a restore reads, to decide when seeking ahead pays
   PlayerCounters m_start_counters;   // what restart(kBeforeClip) counts
-  KeyCache m_key_cache;              // a small clip's keys, decoded once (empty without)
+  // A small clip's keys, decoded once (null without): immutable, so copies
+  // of the player (a PlayerPool's) share it.
+  std::shared_ptr<const KeyCache> m_key_cache;
   bool m_looping = false;
   PlayerCounters m_counters;
 

@@ -542,16 +542,16 @@ TEST(Player, ReportsItsMemoryAndStream) {
     // segment (in play and at the start); the constant pose; with jump
     // frames, per block where its lanes' saved windows are in a state; per
     // block room for what a play step leaves to the player.
-    // With a key cache, 36 bytes per animated key and where each lane's
-    // keys start (one more entry than lanes).
+    // With a key cache, the cache, 36 bytes per animated key and where each
+    // lane's keys start (one more entry than lanes).
     const uint32_t blocks = (view.animated_track_count() + kLanesPerBlock - 1) / kLanesPerBlock;
     const size_t without_cache = 2 * blocks * (sizeof(SegmentLanes) + sizeof(LaneCursors)) +
                                  view.animated_track_count() *
                                      (sizeof(uint32_t) + sizeof(InitialKeys) + sizeof(int32_t) + 2 * sizeof(uint32_t)) +
                                  view.bone_count() * sizeof(Transform) + blocks * sizeof(PlayStepBlock) +
                                  (view.jump_frames().empty() ? 0 : blocks * sizeof(SavedWindowLanes));
-    const size_t cache =
-        size_t{view.total_key_count()} * KeyCache::kBytesPerKey + (view.animated_track_count() + 1) * sizeof(uint32_t);
+    const size_t cache = sizeof(KeyCache) + size_t{view.total_key_count()} * KeyCache::kBytesPerKey +
+                         (view.animated_track_count() + 1) * sizeof(uint32_t);
     const bool fits = size_t{view.total_key_count()} * KeyCache::kBytesPerKey <= Player::kDefaultKeyCacheBytes;
     EXPECT_EQ(player.caches_keys(), fits);
     EXPECT_EQ(player.memory_bytes(), without_cache + (fits ? cache : 0));
