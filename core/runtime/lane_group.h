@@ -29,6 +29,25 @@ struct InitialKeys {
   uint32_t count = 0;  // keys the track has among 0..2
 };
 
+/// A list of lanes with room for every lane reserved when the player is
+/// made. Copies keep that room (a std::vector's copy has only as much as it
+/// holds), so a copied player samples without allocating too.
+class LaneList : public std::vector<uint32_t> {
+ public:
+  LaneList() = default;
+  LaneList(const LaneList& other) : std::vector<uint32_t>() { *this = other; }
+  LaneList& operator=(const LaneList& other) {
+    if (this != &other) {
+      reserve(other.capacity());
+      assign(other.begin(), other.end());
+    }
+    return *this;
+  }
+  LaneList(LaneList&&) noexcept = default;
+  LaneList& operator=(LaneList&&) noexcept = default;
+  ~LaneList() = default;
+};
+
 /// The lanes of the animated tracks, rotations and vec3s side by side.
 struct LaneGroup {
   /// The lanes and cursors as restart() leaves them before frame 0 (taken
@@ -37,7 +56,7 @@ struct LaneGroup {
   struct Start {
     std::vector<SegmentLanes> blocks;
     std::vector<LaneCursors> cursors;
-    std::vector<uint32_t> final_pending;
+    LaneList final_pending;
   };
 
   std::vector<SegmentLanes> blocks;
@@ -47,7 +66,7 @@ struct LaneGroup {
   std::vector<int32_t> streamed;     // each lane's place among the streamed tracks (jump states), or -1
   // Lanes whose track has no key left to read and whose window has not
   // moved on to its final segment yet (take_final_segments).
-  std::vector<uint32_t> final_pending;
+  LaneList final_pending;
   // Per block, where its lanes' saved windows are in a jump state (empty
   // without jump frames).
   std::vector<SavedWindowLanes> saved_windows;

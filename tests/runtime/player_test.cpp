@@ -494,6 +494,18 @@ TEST(PlayerProperty, AllocatesNothingAfterConstruction) {
     player.reset_counters();
     g_count_allocations = false;
     EXPECT_EQ(g_allocations.load(), 0u);
+    // A copy, made before sampling, samples without allocating too (both
+    // ways of seeking).
+    for (const size_t cache_bytes : {size_t{0}, Player::kDefaultKeyCacheBytes}) {
+      const Player original(view, cache_bytes);
+      Player copy = original;
+      g_allocations = 0;
+      g_count_allocations = true;
+      for (uint32_t f = 0; f <= view.last_frame(); ++f) copy.sample_frame(static_cast<float>(f), pose);
+      for (const float t : times) copy.sample(t, pose);
+      g_count_allocations = false;
+      EXPECT_EQ(g_allocations.load(), 0u) << "a copy, key cache of " << cache_bytes << " bytes";
+    }
   });
   // The counter does count.
   g_allocations = 0;
