@@ -16,7 +16,9 @@ void KeyCache::fill(const LaneGroup& lanes, const StreamView& stream, std::span<
   for (const uint32_t t : lanes.tracks) keys += stream.tracks()[t].key_count;
   m_keys.clear();
   m_first.clear();
-  if (lane_count == 0 || keys * sizeof(Key) > max_bytes) return;
+  m_keys_by_frame.clear();
+  // (At most 65,535 keys a lane, for the counts: a limit past 2 MiB.)
+  if (lane_count == 0 || stream.frame_count() == 0 || bytes_for(stream) > max_bytes || keys > UINT16_MAX) return;
   m_first.resize(lane_count + 1);
   m_keys.resize(keys);
   uint32_t next = 0;
@@ -52,13 +54,25 @@ void KeyCache::fill(const LaneGroup& lanes, const StreamView& stream, std::span<
       }
     }
   }
+  // The counts, by one pass over each lane's keys (a forged stream's
+  // frames may not be sorted: each count is still one of the lane's).
+  m_frames = stream.frame_count();
+  m_keys_by_frame.resize(size_t{lane_count} * m_frames);
+  for (uint32_t l = 0; l < lane_count; ++l) {
+    const uint32_t count = m_first[l + 1] - m_first[l];
+    const Key* lane_keys = m_keys.data() + m_first[l];
+    uint32_t at_or_before = 0;
+    for (uint32_t f = 0; f < m_frames; ++f) {
+      while (at_or_before < count && lane_keys[at_or_before].frame <= static_cast<int64_t>(f)) ++at_or_before;
+      m_keys_by_frame[size_t{l} * m_frames + f] = static_cast<uint16_t>(at_or_before);
+    }
+  }
 }
 
 // A lane is set again only if the keys it has read by `frame` changed, if
 // it has read its last key (play may have taken its final segment), or if
 // its block holds staged keys (read, not yet in its window).
 KeyCache::Seek KeyCache::seek(LaneGroup& lanes, uint32_t frame, std::span<const StreamSegment> segments) const {
-  const int64_t now = frame;
   const uint32_t lane_count = static_cast<uint32_t>(lanes.tracks.size());
   int64_t last_need = 0;
   uint32_t stream_keys = 0;
@@ -76,22 +90,8 @@ KeyCache::Seek KeyCache::seek(LaneGroup& lanes, uint32_t frame, std::span<const 
       const Key* keys = m_keys.data() + m_first[lane];
       const uint32_t count = m_first[lane + 1] - m_first[lane];
       const uint32_t initial = lanes.initial[lane].count;
-      // Keys at or before `frame` (the first after it is in low..high), then
-      // the two after them. A forged stream's frames may not be sorted: the
-      // search then finds some key, never one outside the lane's. (One
-      // without branches made greenman's seeks 10% slower: its loads depend
-      // on one another, where the branches' guesses run ahead.)
-      uint32_t low = 0;
-      uint32_t high = count;
-      while (low < high) {
-        const uint32_t middle = low + (high - low) / 2;
-        if (keys[middle].frame <= now) {
-          low = middle + 1;
-        } else {
-          high = middle;
-        }
-      }
-      const uint32_t at_or_before = low;
+      // Keys at or before `frame`, then the two after them.
+      const uint32_t at_or_before = m_keys_by_frame[size_t{lane} * m_frames + std::min(frame, m_frames - 1)];
       const uint32_t read = std::min(count, std::max(initial, at_or_before + 2));
       stream_keys += read - initial;
       if (read > initial) last_need = std::max<int64_t>(last_need, keys[read >= 3 ? read - 3 : 0].frame);

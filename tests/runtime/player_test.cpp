@@ -224,7 +224,7 @@ TEST(PlayerProperty, SeekEqualsForwardPlayAndTheFittedCurves) {
     }
     // Seeks reading the stream, and seeks setting the lanes from the key
     // cache (a small clip's; this one's if its keys fit the default limit).
-    const bool small = size_t{view.total_key_count()} * KeyCache::kBytesPerKey <= Player::kDefaultKeyCacheBytes;
+    const bool small = KeyCache::bytes_for(view) <= Player::kDefaultKeyCacheBytes;
     for (const size_t cache_bytes : {size_t{0}, Player::kDefaultKeyCacheBytes}) {
       SCOPED_TRACE(cache_bytes == 0 ? "stream seeks" : "key cache seeks");
       // Random order, twice through, with a seek_frame first half of the
@@ -554,8 +554,9 @@ TEST(Player, ReportsItsMemoryAndStream) {
     // segment (in play and at the start); the constant pose; with jump
     // frames, per block where its lanes' saved windows are in a state; per
     // block room for what a play step leaves to the player.
-    // With a key cache, the cache, 36 bytes per animated key and where each
-    // lane's keys start (one more entry than lanes).
+    // With a key cache, the cache, 36 bytes per animated key, where each
+    // lane's keys start (one more entry than lanes) and 2 bytes per lane
+    // and frame.
     const uint32_t blocks = (view.animated_track_count() + kLanesPerBlock - 1) / kLanesPerBlock;
     const size_t without_cache = 2 * blocks * (sizeof(SegmentLanes) + sizeof(LaneCursors)) +
                                  view.animated_track_count() *
@@ -563,14 +564,17 @@ TEST(Player, ReportsItsMemoryAndStream) {
                                  view.bone_count() * sizeof(Transform) + blocks * sizeof(PlayStepBlock) +
                                  (view.jump_frames().empty() ? 0 : blocks * sizeof(SavedWindowLanes));
     const size_t cache = sizeof(KeyCache) + size_t{view.total_key_count()} * KeyCache::kBytesPerKey +
-                         (view.animated_track_count() + 1) * sizeof(uint32_t);
-    const bool fits = size_t{view.total_key_count()} * KeyCache::kBytesPerKey <= Player::kDefaultKeyCacheBytes;
+                         (view.animated_track_count() + 1) * sizeof(uint32_t) +
+                         size_t{view.animated_track_count()} * view.frame_count() * KeyCache::kBytesPerLaneFrame;
+    EXPECT_EQ(cache - sizeof(KeyCache) - (view.animated_track_count() + 1) * sizeof(uint32_t),
+              KeyCache::bytes_for(view));
+    const bool fits = KeyCache::bytes_for(view) <= Player::kDefaultKeyCacheBytes;
     EXPECT_EQ(player.caches_keys(), fits);
     EXPECT_EQ(player.memory_bytes(), without_cache + (fits ? cache : 0));
     EXPECT_EQ(Player(view, 0).memory_bytes(), without_cache);
     // The limit is the cache's bytes: one byte short of them, no cache.
-    EXPECT_TRUE(Player(view, size_t{view.total_key_count()} * KeyCache::kBytesPerKey).caches_keys());
-    EXPECT_FALSE(Player(view, size_t{view.total_key_count()} * KeyCache::kBytesPerKey - 1).caches_keys());
+    EXPECT_TRUE(Player(view, KeyCache::bytes_for(view)).caches_keys());
+    EXPECT_FALSE(Player(view, KeyCache::bytes_for(view) - 1).caches_keys());
   }
 }
 
