@@ -4,10 +4,10 @@
 // and reading on. On the small shared clips a seek's fixed steps (a restart
 // or restore, reading through the ring, a refill) cost more than the
 // baseline's binary search of the keys: robot's seek at auto took 1.01 of
-// the baseline's time reading the stream, 0.52 with the cache
-// (docs/benchmarks.md). The cache holds 36 bytes a key, so it is kept for
-// clips whose keys fit a limit (Player::kDefaultKeyCacheBytes); forward
-// play reads the stream either way.
+// the baseline's time reading the stream, 0.39 with the cache
+// (docs/benchmarks.md). The cache holds 36 bytes a key and 2 per track and
+// frame, so it is kept for clips whose cache fits a limit
+// (Player::kDefaultKeyCacheBytes); forward play reads the stream either way.
 
 #include <cstddef>
 #include <cstdint>

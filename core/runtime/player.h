@@ -23,7 +23,7 @@
 // A small clip's keys are decoded once, when the player is made (its key
 // cache, key_cache.h, at most a given number of bytes: 32 KiB by default):
 // its seeks then set each lane's window and cursor straight from them,
-// found by a binary search of the lane's key frames, instead of restarting
+// found through a count of the lane's keys per frame, instead of restarting
 // or restoring and reading on. Forward play reads the stream either way.
 // A lane whose track has read its last key moves on to its final segment
 // (its third key to its last) by shifting in a copy of the last key once
@@ -62,16 +62,17 @@ struct PlayerCounters {
 
 class Player {
  public:
-  /// The key cache's default limit: clips of up to 910 animated keys
-  /// (robot's 328 take 11.8 KiB; the demo's 1,282 and Fox's Run's 1,958
-  /// read the stream), where a seek's fixed steps cost more than the
-  /// baseline's binary search (key_cache.h).
+  /// The key cache's default limit (KeyCache::bytes_for): small clips, such
+  /// as robot's (329 keys, 10 animated tracks, 81 frames: 13.1 KiB), where a
+  /// seek's fixed steps cost more than the baseline's binary search
+  /// (key_cache.h). The demo's idle (32.3 KiB) and Fox's Run (74.6 KiB) read
+  /// the stream.
   static constexpr size_t kDefaultKeyCacheBytes = 32 * 1024;
 
-  /// A player at frame 0 of `stream`, which must outlive it. When every
-  /// animated key of the stream fits in `key_cache_bytes`
-  /// (KeyCache::kBytesPerKey a key), the player decodes them once, here, and
-  /// seeks set the lanes from them; 0 turns the cache off.
+  /// A player at frame 0 of `stream`, which must outlive it. When the
+  /// stream's key cache fits in `key_cache_bytes` (KeyCache::bytes_for: 36
+  /// bytes a key, 2 per animated track and frame), the player decodes every
+  /// key once, here, and seeks set the lanes from them; 0 turns it off.
   explicit Player(const StreamView& stream, size_t key_cache_bytes = kDefaultKeyCacheBytes);
 
   /// Local pose (one Transform per bone) at `t_seconds`: clamped to the clip,
