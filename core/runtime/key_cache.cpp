@@ -98,8 +98,7 @@ KeyCache::Seek KeyCache::seek(LaneGroup& lanes, uint32_t frame, std::span<const 
       if (read == c.keys_read[l] && read < count && !staged) continue;
       changed = true;
       for (uint32_t position = 0; position < kKeysPerLane; ++position) {
-        const int32_t k = static_cast<int32_t>(read + position) - static_cast<int32_t>(kKeysPerLane);
-        const Key& key = keys[k > 0 ? k : 0];
+        const Key& key = keys[window_key(read, position)];
         block.key_frame[position][l] = static_cast<float>(key.frame);
         for (int comp = 0; comp < kLaneComponents; ++comp) block.key_value[position][comp][l] = key.value[comp];
       }

@@ -29,6 +29,15 @@ struct InitialKeys {
   uint32_t count = 0;  // keys the track has among 0..2
 };
 
+/// Which of a track's keys is at place `position` (0..3) of the window of a
+/// lane that has read its keys 0..keys_read-1: the last four of them, with
+/// copies of key 0 in front while it has read fewer than four (as a restart
+/// leaves a window, and as play moves it on).
+constexpr uint32_t window_key(uint32_t keys_read, uint32_t position) {
+  const int32_t k = static_cast<int32_t>(keys_read + position) - static_cast<int32_t>(kKeysPerLane);
+  return k > 0 ? static_cast<uint32_t>(k) : 0u;
+}
+
 /// A list of lanes with room for every lane reserved when the player is
 /// made. Copies keep that room (a std::vector's copy has only as much as it
 /// holds), so a copied player samples without allocating too.

@@ -36,14 +36,6 @@ void put_key(LaneArrivals& slot, uint32_t l, const CodedKey& key) {
   slot.arrived[l] = 1.f;
 }
 
-// The key at place `position` (0..3) of a window holding a track's keys
-// 0..count-1 (count <= 3), copies of key 0 in front: as a window of that
-// track reads after restart().
-const CodedKey& restart_window_key(const InitialKeys& initial, uint32_t position) {
-  const int32_t k = static_cast<int32_t>(initial.count + position) - static_cast<int32_t>(kWindowSize);
-  return initial.keys[k > 0 ? k : 0];
-}
-
 // Points lane `l` of block `c` at its track's newest key `newest` (read as
 // key keys_read - 1). Returns whether the track has a key after it: the
 // caller then places the cursor there (place_lane_cursors, a block's lanes
@@ -560,7 +552,7 @@ void Player::reset_lanes(int64_t frame, bool from_jump_state) {
       placed = saved;
       for (uint32_t bits = saved; bits != 0; bits &= bits - 1) counts[std::countr_zero(bits)] = 1;
     }
-    // The others start from their keys 0..2, and read again those forward
+    // The others start from their keys 0..2 (window_key), and read again those forward
     // play had read after them by the jump frame.
     for (uint32_t l = first; l < end; ++l) {
       const uint32_t lane = l - first;
@@ -568,7 +560,7 @@ void Player::reset_lanes(int64_t frame, bool from_jump_state) {
       const StreamTrack& track = s.tracks()[m_lanes.tracks[l]];
       const InitialKeys& initial = m_lanes.initial[l];
       for (uint32_t position = 0; position < kWindowSize; ++position) {
-        put_key(m_ring.slot[(position + 1) % kKeysPerLane], lane, restart_window_key(initial, position));
+        put_key(m_ring.slot[(position + 1) % kKeysPerLane], lane, initial.keys[window_key(initial.count, position)]);
       }
       const uint32_t need = initial.keys[initial.count >= 2 ? initial.count - 2 : 0].frame;
       if (set_cursor(c, lane, track, initial.count, initial.keys[initial.count - 1], need)) placed |= 1u << lane;
