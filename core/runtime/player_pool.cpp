@@ -9,8 +9,9 @@ PlayerPool::PlayerPool(const StreamView& stream, uint32_t capacity, size_t key_c
   // acquire() always returns a player: an empty pool would have none to give.
   const uint32_t count = capacity > 0 ? capacity : 1;
   m_players.reserve(count);
-  // Each made anew, not copied from the first: a copy's lists would lose
-  // the room reserved for them, and sampling would allocate it.
+  // Each made anew, with a key cache of its own. (Copies of the first would
+  // share its cache, and since LaneList they keep their reserved room too;
+  // memory_bytes would then have to count the shared cache once.)
   for (uint32_t i = 0; i < count; ++i) m_players.emplace_back(stream, key_cache_bytes);
   m_handed_out_at.assign(count, 0);
 }
