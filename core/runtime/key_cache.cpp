@@ -143,4 +143,56 @@ KeyCache::Seek KeyCache::seek(LaneGroup& lanes, uint32_t frame, std::span<const 
   return out;
 }
 
+// A lane due one key (play at the clip's rate or slower) stages it, as a
+// lane reader would, but as its value: the shift into the window is the
+// block's, at its build. A lane due more (play faster than its keys) takes
+// its window whole, as a seek does.
+KeyCache::Play KeyCache::play(LaneGroup& lanes, uint32_t frame) const {
+  Play out;
+  const int64_t now = frame;
+  for (uint32_t b = 0; b < lanes.blocks.size(); ++b) {
+    LaneCursors& c = lanes.cursors[b];
+    uint32_t due = lanes_due(c, frame);
+    if (due == 0) continue;
+    SegmentLanes& block = lanes.blocks[b];
+    LaneArrivals& staged = block.arrivals;
+    // A lane holds one staged key at most.
+    if (staged.any) shift_in_staged_keys(block);
+    // Stale as well as staged: take_final_segments may shift the staged
+    // keys in before the build.
+    block.stale = true;
+    for (; due != 0; due &= due - 1) {
+      const uint32_t l = static_cast<uint32_t>(std::countr_zero(due));
+      const uint32_t lane = b * kLanesPerBlock + l;
+      const Key* keys = m_keys.data() + m_first[lane];
+      const uint32_t count = m_first[lane + 1] - m_first[lane];
+      // Due: the lane has read kInitialKeysPerTrack keys or more, and has one left.
+      const uint32_t was = c.keys_read[l];
+      uint32_t read = was + 1;
+      while (read < count && keys[read - 2].frame <= now) ++read;
+      out.keys += read - was;
+      out.last_need = std::max(out.last_need, static_cast<uint32_t>(std::max(keys[read - 3].frame, 0)));
+      if (read == was + 1) {
+        const Key& key = keys[was];
+        for (int comp = 0; comp < kLaneComponents; ++comp) staged.code[comp][l] = key.value[comp];
+        staged.frame[l] = static_cast<float>(key.frame);
+        staged.sign[l] = 1.f;
+        staged.arrived[l] = 1.f;
+        staged.any = true;
+      } else {
+        for (uint32_t position = 0; position < kKeysPerLane; ++position) {
+          const Key& key = keys[read - kKeysPerLane + position];
+          block.key_frame[position][l] = static_cast<float>(key.frame);
+          for (int comp = 0; comp < kLaneComponents; ++comp) block.key_value[position][comp][l] = key.value[comp];
+        }
+      }
+      c.keys_read[l] = read;
+      c.keys_left[l] = static_cast<int32_t>(count - read);
+      c.need[l] = keys[read - 2].frame;
+      if (read == count) lanes.final_pending.push_back(lane);
+    }
+  }
+  return out;
+}
+
 }  // namespace ks

@@ -58,6 +58,15 @@ class KeyCache {
   /// `segments`), and the blocks that changed are stale.
   Seek seek(LaneGroup& lanes, uint32_t frame, std::span<const StreamSegment> segments) const;
 
+  /// What a play step leaves to the player.
+  struct Play {
+    uint32_t keys = 0;       // keys the lanes took
+    uint32_t last_need = 0;  // the latest need of those keys (0: none)
+  };
+  /// Play on to `frame` (at or after the lanes' frame): every lane due
+  /// (lanes_due) takes the keys whose need is at or before `frame`.
+  Play play(LaneGroup& lanes, uint32_t frame) const;
+
  private:
   struct Key {
     float value[4];    // dequantized, negated keys negated: a window's value

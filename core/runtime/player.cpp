@@ -125,7 +125,12 @@ Player::Player(const StreamView& stream, size_t key_cache_bytes)
   // After keep_start: the cache reads every key from the lanes' start.
   auto cache = std::make_shared<KeyCache>();
   cache->fill(m_lanes, stream, key_stream(), key_cache_bytes);
-  if (!cache->empty()) m_key_cache = std::move(cache);
+  if (!cache->empty()) {
+    m_key_cache = std::move(cache);
+    // Play stages keys from the cache, as values (KeyCache::play).
+    for (SegmentLanes& b : m_lanes.blocks) b.arrivals.values = true;
+    for (SegmentLanes& b : m_lanes.start.blocks) b.arrivals.values = true;
+  }
 }
 
 // A seek through the key cache (KeyCache::seek), then the final segments
@@ -612,8 +617,16 @@ void Player::seek_frame(float frame_time) {
   if (frame_time > last) frame_time = last;
   const uint32_t frame = static_cast<uint32_t>(frame_time);
   const bool play = frame >= m_last_frame && frame - m_last_frame <= kPlayFrameStep;
-  if (!play && caches_keys()) {
-    seek_cached(frame);
+  if (caches_keys()) {
+    if (play) {
+      const KeyCache::Play step = m_key_cache->play(m_lanes, frame);
+      m_last_need = std::max(m_last_need, step.last_need);
+      m_cursor_key_index += step.keys;
+      m_counters.keys_read += step.keys;
+      if (!m_lanes.final_pending.empty()) take_final_segments(frame);
+    } else {
+      seek_cached(frame);
+    }
     m_last_frame = frame;
     return;
   }

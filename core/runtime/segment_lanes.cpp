@@ -82,11 +82,15 @@ void evaluate_scalar(const SegmentLanes* blocks, size_t count, float t, unsigned
 // The key staged in lane `lane` of `a`, as dequantize_key makes it from the
 // dequantization of `b`'s lane (the reference for the kernels).
 CurveKey dequantize_lane(const SegmentLanes& b, const LaneArrivals& a, uint32_t lane) {
+  CurveKey key{};
+  key.frame = a.frame[lane];
+  if (a.values) {
+    for (int c = 0; c < kLaneComponents; ++c) key.value[c] = a.code[c][lane] * a.sign[lane];
+    return key;
+  }
   int32_t codes[4] = {0, 0, 0, 0};
   for (int c = 0; c < kLaneComponents; ++c) codes[c] = static_cast<int32_t>(a.code[c][lane]);
-  CurveKey key{};
   dequantize_lane_key(b, lane, codes, a.sign[lane] < 0.f, key.value);
-  key.frame = a.frame[lane];
   return key;
 }
 

@@ -58,11 +58,16 @@ struct LaneDequantization {
 /// the last sample, dequantized and shifted in for the whole block at once
 /// when its coefficients are built.
 struct alignas(32) LaneArrivals {
-  float code[4][kLanesPerBlock];  // codes as floats (exact: |code| < 2^24)
+  float code[4][kLanesPerBlock];  // codes as floats (exact: |code| < 2^24), or values (`values`)
   float frame[kLanesPerBlock];
   float sign[kLanesPerBlock];     // -1 for a negated key, else 1
   float arrived[kLanesPerBlock];  // 1: the lane has a staged key
   bool any = false;
+  /// `code` holds the staged keys' values, dequantized (and negated) once
+  /// already: a player with a key cache stages keys from it. Set for every
+  /// block of a player or none (the AVX-512 kernels read two blocks' staged
+  /// keys as the first block's says); clear_arrivals keeps it.
+  bool values = false;
 };
 
 /// The keys a block's lanes read in one go (a seek's read forward, a restore,

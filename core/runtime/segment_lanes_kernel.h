@@ -145,7 +145,11 @@ template <class V, class Lanes>
   V code[4];
   for (int c = 0; c < 4; ++c) code[c] = V::load(a.code[c] + lane);
   V staged[kLaneComponents];
-  dequantize_codes<V>(b, code, lane, mixed, staged);
+  if (a.values) {
+    for (int c = 0; c < kLaneComponents; ++c) staged[c] = code[c];
+  } else {
+    dequantize_codes<V>(b, code, lane, mixed, staged);
+  }
   const V sign = V::load(a.sign + lane);
   const uint32_t last = kKeysPerLane - 1;
   frame[last] = V::select(arrived, V::load(a.frame + lane), V::load(b.key_frame[last] + lane));
