@@ -31,7 +31,6 @@ void KeyCache::fill(const LaneGroup& lanes, const StreamView& stream, std::span<
     Key& cached = m_keys[m_first[lane] + key];
     dequantize_lane_key(lanes.start.blocks[lane / kLanesPerBlock], lane % kLanesPerBlock, codes, negated, cached.value);
     cached.frame = frame;
-    for (int c = 0; c < 4; ++c) cached.codes[c] = codes[c];
   };
   for (uint32_t l = 0; l < lane_count; ++l) {
     const InitialKeys& initial = lanes.initial[l];
@@ -72,7 +71,7 @@ void KeyCache::fill(const LaneGroup& lanes, const StreamView& stream, std::span<
 // A lane is set again only if the keys it has read by `frame` changed, if
 // it has read its last key (play may have taken its final segment), or if
 // its block holds staged keys (read, not yet in its window).
-KeyCache::Seek KeyCache::seek(LaneGroup& lanes, uint32_t frame, std::span<const StreamSegment> segments) const {
+KeyCache::Seek KeyCache::seek(LaneGroup& lanes, uint32_t frame) const {
   const uint32_t lane_count = static_cast<uint32_t>(lanes.tracks.size());
   int64_t last_need = 0;
   uint32_t stream_keys = 0;
@@ -80,9 +79,6 @@ KeyCache::Seek KeyCache::seek(LaneGroup& lanes, uint32_t frame, std::span<const 
     SegmentLanes& block = lanes.blocks[b];
     LaneCursors& c = lanes.cursors[b];
     const bool staged = block.arrivals.any;
-    uint32_t placed = 0;
-    uint32_t moved = 0;  // of those, lanes whose cursors stay in their segments
-    int64_t keys_on[kLanesPerBlock] = {};
     bool changed = staged;
     const uint32_t end = std::min(lane_count, (b + 1) * kLanesPerBlock);
     for (uint32_t lane = b * kLanesPerBlock; lane < end; ++lane) {
@@ -102,35 +98,9 @@ KeyCache::Seek KeyCache::seek(LaneGroup& lanes, uint32_t frame, std::span<const 
         block.key_frame[position][l] = static_cast<float>(key.frame);
         for (int comp = 0; comp < kLaneComponents; ++comp) block.key_value[position][comp][l] = key.value[comp];
       }
-      const Key& newest = keys[read - 1];
-      for (int comp = 0; comp < 4; ++comp) c.codes[comp][l] = newest.codes[comp];
-      c.frame[l] = newest.frame;
-      c.need[l] = keys[read >= 2 ? read - 2 : 0].frame;
-      // A cursor with a key left is at that key, with its segment's layout:
-      // within the segment the keys lie key_bits apart, so a cursor moved
-      // inside it need only move its bit. One with none left (its bit and
-      // layout kept from before) is placed.
-      const uint32_t was = c.keys_read[l];
-      if (read < count) {
-        placed |= 1u << l;
-        const bool inside = c.keys_left[l] > 0 && segment_of_key(read) == segment_of_key(was);
-        moved |= static_cast<uint32_t>(inside) << l;
-        keys_on[l] = static_cast<int64_t>(read) - static_cast<int64_t>(was);
-      }
       c.keys_read[l] = read;
       c.keys_left[l] = static_cast<int32_t>(count - read);
-    }
-    // Moving the bits alone when no cursor of the block leaves its segment
-    // (a small clip's tracks have one or two: loading the layouts was a
-    // tenth of greenman's seek); else placing them all at once (moving some
-    // and placing the others made robot's seeks 10% slower).
-    if (placed != 0 && (placed & ~moved) == 0) {
-      for (uint32_t bits = moved; bits != 0; bits &= bits - 1) {
-        const uint32_t l = static_cast<uint32_t>(std::countr_zero(bits));
-        c.bit[l] += static_cast<uint64_t>(keys_on[l] * static_cast<int64_t>(c.key_bits[l]));
-      }
-    } else {
-      place_lane_cursors(c, placed, segments);
+      c.need[l] = keys[read >= 2 ? read - 2 : 0].frame;
     }
     if (changed) {
       clear_arrivals(block.arrivals);

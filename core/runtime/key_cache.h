@@ -1,13 +1,19 @@
 #pragma once
-// A small clip's keys, decoded once (DESIGN §8): a player's seeks set each
-// lane straight from them instead of restarting or restoring a jump frame
-// and reading on. On the small shared clips a seek's fixed steps (a restart
-// or restore, reading through the ring, a refill) cost more than the
-// baseline's binary search of the keys: robot's seek at auto took 1.01 of
-// the baseline's time reading the stream, 0.39 with the cache
-// (docs/benchmarks.md). The cache holds 36 bytes a key and 2 per track and
-// frame, so it is kept for clips whose cache fits a limit
-// (Player::kDefaultKeyCacheBytes); forward play reads the stream either way.
+// A small clip's keys, decoded once (DESIGN §8): a player that holds them
+// never reads its key stream again. Its seeks set each lane straight from
+// them instead of restarting or restoring a jump frame and reading on (on
+// the small shared clips a seek's fixed steps, a restart or restore,
+// reading through the ring and a refill, cost more than the baseline's
+// binary search: robot's seek at auto took 1.01 of the baseline's time
+// reading the stream, 0.39 with the cache), and its play stages each key
+// due as its value, with no bits to read and nothing to dequantize
+// (robot's play 0.23 of the baseline's time reading the stream, 0.20 from
+// the cache; docs/benchmarks.md). The cache holds 20 bytes a key and 2 per
+// track and frame, so it is kept for clips whose cache fits a limit
+// (Player::kDefaultKeyCacheBytes).
+// The lanes' cursors then keep only their counts (keys_read, keys_left and
+// need: what lanes_due and lanes_finished look at); their place in the
+// stream (bit, codes, segment) stays as the player was made.
 
 #include <cstddef>
 #include <cstdint>
@@ -23,7 +29,7 @@ class KeyCache {
  public:
   /// Bytes the cache takes per key, and per lane and frame (the count of
   /// the lane's keys at or before each frame: a seek's lookup).
-  static constexpr size_t kBytesPerKey = 36;
+  static constexpr size_t kBytesPerKey = 20;
   static constexpr size_t kBytesPerLaneFrame = 2;
   /// What `stream`'s cache takes: its animated keys and, per animated track,
   /// its frames.
@@ -36,7 +42,7 @@ class KeyCache {
   /// 0, LaneGroup::start) from `key_stream` (the plain key stream) when they
   /// fit in `max_bytes`; else the cache stays empty. Keys 0..2 come from the
   /// lanes' initial keys, the others are read by the lane readers, so their
-  /// codes, frames and signs are those play reads.
+  /// values are those play reading the stream puts in the windows.
   void fill(const LaneGroup& lanes, const StreamView& stream, std::span<const uint8_t> key_stream, size_t max_bytes);
   bool empty() const { return m_first.empty(); }
   size_t memory_bytes() const {
@@ -54,9 +60,9 @@ class KeyCache {
   /// wait in no list here). A lane has read every key whose need (the frame
   /// of the key two before it) is at or before `frame`, and at least keys
   /// 0..2; its window is the last four of them (copies of key 0 in front,
-  /// as a restart leaves it), its cursor at the key after them (layouts from
-  /// `segments`), and the blocks that changed are stale.
-  Seek seek(LaneGroup& lanes, uint32_t frame, std::span<const StreamSegment> segments) const;
+  /// as a restart leaves it), its cursor's counts follow, and the blocks
+  /// that changed are stale.
+  Seek seek(LaneGroup& lanes, uint32_t frame) const;
 
   /// What a play step leaves to the player.
   struct Play {
@@ -69,9 +75,8 @@ class KeyCache {
 
  private:
   struct Key {
-    float value[4];    // dequantized, negated keys negated: a window's value
-    int32_t frame;     // as a cursor holds it (a window holds it as a float)
-    int32_t codes[4];  // a cursor's codes once it has read the key
+    float value[4];  // dequantized, negated keys negated: a window's value
+    int32_t frame;   // as a cursor holds it (a window holds it as a float)
   };
   static_assert(sizeof(Key) == kBytesPerKey);
 

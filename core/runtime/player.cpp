@@ -130,13 +130,15 @@ Player::Player(const StreamView& stream, size_t key_cache_bytes)
     // Play stages keys from the cache, as values (KeyCache::play).
     for (SegmentLanes& b : m_lanes.blocks) b.arrivals.values = true;
     for (SegmentLanes& b : m_lanes.start.blocks) b.arrivals.values = true;
+    // The key stream is not read again: a zstd stream's decompressed copy goes.
+    std::vector<uint8_t>().swap(m_plain_key_stream);
   }
 }
 
 // A seek through the key cache (KeyCache::seek), then the final segments
 // play would have taken by `frame`.
 void Player::seek_cached(uint32_t frame) {
-  const KeyCache::Seek seek = m_key_cache->seek(m_lanes, frame, m_stream->segments());
+  const KeyCache::Seek seek = m_key_cache->seek(m_lanes, frame);
   m_cursor_key_index = seek.stream_keys;
   m_last_need = seek.last_need;
   m_lanes.next_due = 0;

@@ -21,10 +21,11 @@
 // reads them into a ring of four, and only the four each window ends with
 // are dequantized (KeyRing, refill_windows).
 // A small clip's keys are decoded once, when the player is made (its key
-// cache, key_cache.h, at most a given number of bytes: 32 KiB by default):
-// its seeks then set each lane's window and cursor straight from them,
-// found through a count of the lane's keys per frame, instead of restarting
-// or restoring and reading on. Forward play reads the stream either way.
+// cache, key_cache.h, at most a given number of bytes: 32 KiB by default),
+// and the player reads its key stream no more: its seeks set each lane's
+// window straight from them, found through a count of the lane's keys per
+// frame, instead of restarting or restoring and reading on; its play stages
+// each key due as its value (KeyCache::play).
 // A lane whose track has read its last key moves on to its final segment
 // (its third key to its last) by shifting in a copy of the last key once
 // play reaches the third (take_final_segments): every lane, to the end of
@@ -63,16 +64,20 @@ struct PlayerCounters {
 class Player {
  public:
   /// The key cache's default limit (KeyCache::bytes_for): small clips, such
-  /// as robot's (329 keys, 10 animated tracks, 81 frames: 13.1 KiB), where a
-  /// seek's fixed steps cost more than the baseline's binary search
-  /// (key_cache.h). The demo's idle (32.3 KiB) and Fox's Run (74.6 KiB) read
-  /// the stream.
+  /// as robot's (329 keys, 10 animated tracks, 81 frames: 8.0 KiB) or the
+  /// demo's idle (21.1 KiB), where a seek's fixed steps cost more than the
+  /// baseline's binary search and reading and dequantizing keys is a tenth
+  /// of play (key_cache.h). Fox's Run (44.0 KiB) reads the stream.
   static constexpr size_t kDefaultKeyCacheBytes = 32 * 1024;
+  /// A sample at most this many frames after the last one plays on (reads
+  /// the keys due, as forward play does); any other seeks.
+  static constexpr uint32_t kPlayFrameStep = 2;
 
   /// A player at frame 0 of `stream`, which must outlive it. When the
-  /// stream's key cache fits in `key_cache_bytes` (KeyCache::bytes_for: 36
+  /// stream's key cache fits in `key_cache_bytes` (KeyCache::bytes_for: 20
   /// bytes a key, 2 per animated track and frame), the player decodes every
-  /// key once, here, and seeks set the lanes from them; 0 turns it off.
+  /// key once, here, and seeks and play set the lanes from them; 0 turns it
+  /// off.
   explicit Player(const StreamView& stream, size_t key_cache_bytes = kDefaultKeyCacheBytes);
 
   /// Local pose (one Transform per bone) at `t_seconds`: clamped to the clip,
@@ -107,7 +112,8 @@ class Player {
   /// cache (key_cache_bytes()) and, for a zstd stream, the decompressed key
   /// stream.
   size_t memory_bytes() const;
-  /// Whether seeks set the lanes from the key cache.
+  /// Whether seeks and play set the lanes from the key cache (the key
+  /// stream is not read after the player is made).
   bool caches_keys() const { return m_key_cache != nullptr; }
   /// Bytes of the key cache (copies of the player share it; each counts it
   /// in its memory_bytes()).
@@ -144,7 +150,6 @@ class Player {
   // cost the small clips' seeks 3-6% more with the AVX-512 refills).
   static constexpr uint32_t kPlayShiftedRounds = 3;
   static constexpr uint32_t kSeekShiftedRounds = 0;
-  static constexpr uint32_t kPlayFrameStep = 2;
   void restart(int64_t frame);
   void restore(uint32_t jump_index, uint32_t frame);
   void advance_to(uint32_t frame, uint32_t shifted_rounds = kPlayShiftedRounds);

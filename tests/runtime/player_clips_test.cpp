@@ -55,14 +55,18 @@ void check_animation(const fs::path& path, const ImportedClip& source, int anima
     if (f < view.last_frame()) times.push_back(static_cast<float>(f) + 0.5f);
   }
   std::vector<Transform> poses(times.size() * view.bone_count());
-  Player forward(view);
-  for (size_t i = 0; i < times.size(); ++i) {
-    const std::span<Transform> pose(poses.data() + i * view.bone_count(), view.bone_count());
-    forward.sample_frame(times[i], pose);
-    ASSERT_TRUE(test::matches_fitted(fitted, pose, times[i]));
+  // Forward play reading the stream, and (a clip whose keys fit the
+  // default limit) staging keys from the key cache.
+  for (const size_t cache_bytes : {size_t{0}, Player::kDefaultKeyCacheBytes}) {
+    Player forward(view, cache_bytes);
+    for (size_t i = 0; i < times.size(); ++i) {
+      const std::span<Transform> pose(poses.data() + i * view.bone_count(), view.bone_count());
+      forward.sample_frame(times[i], pose);
+      ASSERT_TRUE(test::matches_fitted(fitted, pose, times[i])) << (forward.caches_keys() ? "(key cache)" : "");
+    }
+    EXPECT_EQ(forward.counters().keys_read, view.total_key_count());
+    EXPECT_EQ(forward.counters().jump_frames_used, 0u);
   }
-  EXPECT_EQ(forward.counters().keys_read, view.total_key_count());
-  EXPECT_EQ(forward.counters().jump_frames_used, 0u);
 
   // Seeks at random times, both ways: reading the stream, and (a clip
   // whose keys fit the default limit) from the key cache.

@@ -210,10 +210,13 @@ TEST(PlayerProperty, SeekEqualsForwardPlayAndTheFittedCurves) {
     const StreamView& view = packed.view;
     const std::vector<float> times = forward_times(view, rng);
     std::vector<Pose> poses(times.size(), Pose(view.bone_count()));
-    Player forward(view);
-    for (size_t i = 0; i < times.size(); ++i) {
-      forward.sample_frame(times[i], poses[i]);
-      ASSERT_TRUE(test::matches_fitted(*packed.clip, poses[i], times[i]));
+    // Forward play reading the stream, and (a small clip) staging keys from the key cache.
+    for (const size_t cache_bytes : {size_t{0}, Player::kDefaultKeyCacheBytes}) {
+      Player forward(view, cache_bytes);
+      for (size_t i = 0; i < times.size(); ++i) {
+        forward.sample_frame(times[i], poses[i]);
+        ASSERT_TRUE(test::matches_fitted(*packed.clip, poses[i], times[i])) << (forward.caches_keys() ? "(cache)" : "");
+      }
     }
     // Seconds that map to a frame give exactly that frame.
     Player by_seconds(view);
@@ -259,6 +262,42 @@ TEST(PlayerProperty, SeekEqualsForwardPlayAndTheFittedCurves) {
   });
   // The key cache's seeks were played (the shared clips' tests play clips
   // too large for it).
+  EXPECT_GT(cached_clips, 0);
+}
+
+// Play in steps of up to Player::kPlayFrameStep frames (lanes due more
+// than one key), and play steps (seek_frame) that no evaluation follows
+// (keys staged and not yet built when the next step stages more): the
+// fitted curves, bit for bit, reading the stream and from the key cache.
+TEST(PlayerProperty, PlaysInStepsOfSeveralFramesAndWithoutSamplingEachStep) {
+  int cached_clips = 0;
+  for_each_packed_clip([&](const PackedClip& packed) {
+    const StreamView& view = packed.view;
+    for (const size_t cache_bytes : {size_t{0}, Player::kDefaultKeyCacheBytes}) {
+      SCOPED_TRACE(cache_bytes == 0 ? "reading the stream" : "key cache");
+      Player stepping(view, cache_bytes);
+      Player unsampled(view, cache_bytes);
+      if (stepping.caches_keys()) ++cached_clips;
+      Pose pose(view.bone_count());
+      // A time inside frame f's segment (the last frame itself at the end).
+      const auto inside = [&](uint32_t f, float fraction) {
+        return std::min(static_cast<float>(f) + fraction, static_cast<float>(view.last_frame()));
+      };
+      for (uint32_t f = 0; f <= view.last_frame(); f += Player::kPlayFrameStep) {
+        stepping.sample_frame(inside(f, 0.25f), pose);
+        ASSERT_TRUE(test::matches_fitted(*packed.clip, pose, inside(f, 0.25f))) << "frame " << f;
+      }
+      for (uint32_t f = 0; f <= view.last_frame(); ++f) {
+        if (f % 3 != 2) {
+          unsampled.seek_frame(static_cast<float>(f));
+          continue;
+        }
+        unsampled.sample_frame(inside(f, 0.5f), pose);
+        ASSERT_TRUE(test::matches_fitted(*packed.clip, pose, inside(f, 0.5f))) << "frame " << f;
+      }
+      EXPECT_EQ(unsampled.counters().cached_seeks, 0u);
+    }
+  });
   EXPECT_GT(cached_clips, 0);
 }
 
@@ -554,7 +593,7 @@ TEST(Player, ReportsItsMemoryAndStream) {
     // segment (in play and at the start); the constant pose; with jump
     // frames, per block where its lanes' saved windows are in a state; per
     // block room for what a play step leaves to the player.
-    // With a key cache, the cache, 36 bytes per animated key, where each
+    // With a key cache, the cache, 20 bytes per animated key, where each
     // lane's keys start (one more entry than lanes) and 2 bytes per lane
     // and frame.
     const uint32_t blocks = (view.animated_track_count() + kLanesPerBlock - 1) / kLanesPerBlock;

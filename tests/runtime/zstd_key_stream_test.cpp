@@ -121,18 +121,24 @@ TEST(ZstdKeyStream, ThePlayerDecompressesItOnceAndOwnsItsCopy) {
   const Bytes plain_bytes = test::pack_or_fail(wave(), 0.5f, false);  // the view borrows them
   const Result<StreamView> plain = StreamView::open(plain_bytes);
   ASSERT_TRUE(plain.ok());
-  Player player(view);
+  // Reading the stream (no key cache).
+  Player player(view, 0);
   EXPECT_EQ(player.counters().blocks_decompressed, 1u);
   std::vector<Transform> pose(view.bone_count());
   for (uint32_t f = 0; f <= view.last_frame(); ++f) player.sample_frame(static_cast<float>(f), pose);
   for (uint32_t j = 0; j < view.jump_frames().size(); ++j) player.sample_frame(static_cast<float>(j), pose);
   EXPECT_EQ(player.counters().blocks_decompressed, 1u);
-  const Player plain_player(plain.value());
+  const Player plain_player(plain.value(), 0);
   // The decompressed key stream and 8 bytes of zeros after it, which the
   // lane readers' 64-bit loads may read past its last key.
   EXPECT_EQ(player.memory_bytes(), plain_player.memory_bytes() + view.key_stream_bytes() + 8);
+  // With a key cache the player reads its keys once, then lets the copy go.
+  const Player cached(view);
+  ASSERT_TRUE(cached.caches_keys());
+  EXPECT_EQ(cached.counters().blocks_decompressed, 1u);
+  EXPECT_EQ(cached.memory_bytes(), Player(plain.value()).memory_bytes());
   // A copy decodes on its own (its own copy of the key stream).
-  Player original(view);
+  Player original(view, 0);
   std::vector<Transform> copied_pose(view.bone_count());
   original.sample_frame(40.f, pose);
   Player copy = original;
