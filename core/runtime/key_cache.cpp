@@ -116,11 +116,18 @@ KeyCache::Seek KeyCache::seek(LaneGroup& lanes, uint32_t frame) const {
 // A lane due one key (play at the clip's rate or slower) stages it, as a
 // lane reader would, but as its value: the shift into the window is the
 // block's, at its build. A lane due more (play faster than its keys) takes
-// its window whole, as a seek does.
+// its window whole, as a seek does (take_window).
+// A lane is due (lanes_due) only once it has read its initial keys, three
+// (a track with fewer has none left): keys[was - 2] is one of them at
+// least.
 KeyCache::Play KeyCache::play(LaneGroup& lanes, uint32_t frame) const {
-  Play out;
+  const Key* const all_keys = m_keys.data();
+  const uint32_t* const first = m_first.data();
   const int64_t now = frame;
-  for (uint32_t b = 0; b < lanes.blocks.size(); ++b) {
+  uint32_t taken = 0;
+  int32_t latest_need = 0;
+  const uint32_t block_count = static_cast<uint32_t>(lanes.blocks.size());
+  for (uint32_t b = 0; b < block_count; ++b) {
     LaneCursors& c = lanes.cursors[b];
     uint32_t due = lanes_due(c, frame);
     if (due == 0) continue;
@@ -134,35 +141,52 @@ KeyCache::Play KeyCache::play(LaneGroup& lanes, uint32_t frame) const {
     for (; due != 0; due &= due - 1) {
       const uint32_t l = static_cast<uint32_t>(std::countr_zero(due));
       const uint32_t lane = b * kLanesPerBlock + l;
-      const Key* keys = m_keys.data() + m_first[lane];
-      const uint32_t count = m_first[lane + 1] - m_first[lane];
-      // Due: the lane has read kInitialKeysPerTrack keys or more, and has one left.
+      const Key* const keys = all_keys + first[lane];
       const uint32_t was = c.keys_read[l];
-      uint32_t read = was + 1;
-      while (read < count && keys[read - 2].frame <= now) ++read;
-      out.keys += read - was;
-      out.last_need = std::max(out.last_need, static_cast<uint32_t>(std::max(keys[read - 3].frame, 0)));
-      if (read == was + 1) {
-        const Key& key = keys[was];
-        for (int comp = 0; comp < kLaneComponents; ++comp) staged.code[comp][l] = key.value[comp];
-        staged.frame[l] = static_cast<float>(key.frame);
-        staged.sign[l] = 1.f;
-        staged.arrived[l] = 1.f;
-        staged.any = true;
-      } else {
-        for (uint32_t position = 0; position < kKeysPerLane; ++position) {
-          const Key& key = keys[read - kKeysPerLane + position];
-          block.key_frame[position][l] = static_cast<float>(key.frame);
-          for (int comp = 0; comp < kLaneComponents; ++comp) block.key_value[position][comp][l] = key.value[comp];
-        }
+      const int32_t left = c.keys_left[l];
+      // The key after this one is due too when key was - 1, two before it, is at or before the frame.
+      if (left > 1 && keys[was - 1].frame <= now) [[unlikely]] {
+        taken += take_window(lanes, lane, now, latest_need);
+        continue;
       }
-      c.keys_read[l] = read;
-      c.keys_left[l] = static_cast<int32_t>(count - read);
-      c.need[l] = keys[read - 2].frame;
-      if (read == count) lanes.final_pending.push_back(lane);
+      const Key& key = keys[was];
+      for (int comp = 0; comp < kLaneComponents; ++comp) staged.code[comp][l] = key.value[comp];
+      staged.frame[l] = static_cast<float>(key.frame);
+      staged.arrived[l] = 1.f;
+      staged.any = true;
+      c.keys_read[l] = was + 1;
+      c.keys_left[l] = left - 1;
+      c.need[l] = keys[was - 1].frame;
+      latest_need = std::max(latest_need, keys[was - 2].frame);
+      ++taken;
+      if (left == 1) lanes.final_pending.push_back(lane);
     }
   }
-  return out;
+  return {taken, static_cast<uint32_t>(latest_need)};
+}
+
+// Lane `lane` (due) reads every key whose need is at or before `now` and
+// takes the last four as its window. Returns the keys it read.
+uint32_t KeyCache::take_window(LaneGroup& lanes, uint32_t lane, int64_t now, int32_t& latest_need) const {
+  SegmentLanes& block = lanes.blocks[lane / kLanesPerBlock];
+  LaneCursors& c = lanes.cursors[lane / kLanesPerBlock];
+  const uint32_t l = lane % kLanesPerBlock;
+  const Key* const keys = m_keys.data() + m_first[lane];
+  const uint32_t count = m_first[lane + 1] - m_first[lane];
+  const uint32_t was = c.keys_read[l];
+  uint32_t read = was + 1;
+  while (read < count && keys[read - 2].frame <= now) ++read;
+  for (uint32_t position = 0; position < kKeysPerLane; ++position) {
+    const Key& key = keys[read - kKeysPerLane + position];
+    block.key_frame[position][l] = static_cast<float>(key.frame);
+    for (int comp = 0; comp < kLaneComponents; ++comp) block.key_value[position][comp][l] = key.value[comp];
+  }
+  c.keys_read[l] = read;
+  c.keys_left[l] = static_cast<int32_t>(count - read);
+  c.need[l] = keys[read - 2].frame;
+  latest_need = std::max(latest_need, keys[read - 3].frame);
+  if (read == count) lanes.final_pending.push_back(lane);
+  return read - was;
 }
 
 }  // namespace ks

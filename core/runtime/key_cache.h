@@ -74,6 +74,8 @@ class KeyCache {
   Play play(LaneGroup& lanes, uint32_t frame) const;
 
  private:
+  uint32_t take_window(LaneGroup& lanes, uint32_t lane, int64_t now, int32_t& latest_need) const;
+
   struct Key {
     float value[4];  // dequantized, negated keys negated: a window's value
     int32_t frame;   // as a cursor holds it (a window holds it as a float)

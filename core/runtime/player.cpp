@@ -128,8 +128,8 @@ Player::Player(const StreamView& stream, size_t key_cache_bytes)
   if (!cache->empty()) {
     m_key_cache = std::move(cache);
     // Play stages keys from the cache, as values (KeyCache::play).
-    for (SegmentLanes& b : m_lanes.blocks) b.arrivals.values = true;
-    for (SegmentLanes& b : m_lanes.start.blocks) b.arrivals.values = true;
+    for (SegmentLanes& b : m_lanes.blocks) stage_values(b.arrivals);
+    for (SegmentLanes& b : m_lanes.start.blocks) stage_values(b.arrivals);
     // The key stream is not read again: a zstd stream's decompressed copy goes.
     std::vector<uint8_t>().swap(m_plain_key_stream);
   }

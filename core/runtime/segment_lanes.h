@@ -64,11 +64,18 @@ struct alignas(32) LaneArrivals {
   float arrived[kLanesPerBlock];  // 1: the lane has a staged key
   bool any = false;
   /// `code` holds the staged keys' values, dequantized (and negated) once
-  /// already: a player with a key cache stages keys from it. Set for every
-  /// block of a player or none (the AVX-512 kernels read two blocks' staged
-  /// keys as the first block's says); clear_arrivals keeps it.
+  /// already, and every `sign` is 1: a player with a key cache stages keys
+  /// from it (stage_values). Set for every block of a player or none (the
+  /// AVX-512 kernels read two blocks' staged keys as the first block's
+  /// says); clear_arrivals keeps it.
   bool values = false;
 };
+
+/// Makes `a` take staged keys as values (LaneArrivals::values).
+inline void stage_values(LaneArrivals& a) {
+  a.values = true;
+  for (float& sign : a.sign) sign = 1.f;
+}
 
 /// The keys a block's lanes read in one go (a seek's read forward, a restore,
 /// play faster than the keys), still as codes: the i-th key a lane reads goes

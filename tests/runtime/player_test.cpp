@@ -268,11 +268,13 @@ TEST(PlayerProperty, SeekEqualsForwardPlayAndTheFittedCurves) {
 // Play in steps of up to Player::kPlayFrameStep frames (lanes due more
 // than one key), and play steps (seek_frame) that no evaluation follows
 // (keys staged and not yet built when the next step stages more): the
-// fitted curves, bit for bit, reading the stream and from the key cache.
+// fitted curves, bit for bit, reading the stream and from the key cache,
+// and the same frame the state is valid from.
 TEST(PlayerProperty, PlaysInStepsOfSeveralFramesAndWithoutSamplingEachStep) {
   int cached_clips = 0;
   for_each_packed_clip([&](const PackedClip& packed) {
     const StreamView& view = packed.view;
+    Player reading(view, 0);
     for (const size_t cache_bytes : {size_t{0}, Player::kDefaultKeyCacheBytes}) {
       SCOPED_TRACE(cache_bytes == 0 ? "reading the stream" : "key cache");
       Player stepping(view, cache_bytes);
@@ -286,6 +288,9 @@ TEST(PlayerProperty, PlaysInStepsOfSeveralFramesAndWithoutSamplingEachStep) {
       for (uint32_t f = 0; f <= view.last_frame(); f += Player::kPlayFrameStep) {
         stepping.sample_frame(inside(f, 0.25f), pose);
         ASSERT_TRUE(test::matches_fitted(*packed.clip, pose, inside(f, 0.25f))) << "frame " << f;
+        if (cache_bytes == 0) continue;
+        reading.seek_frame(inside(f, 0.25f));
+        EXPECT_EQ(stepping.valid_from_frame(), reading.valid_from_frame()) << "frame " << f;
       }
       for (uint32_t f = 0; f <= view.last_frame(); ++f) {
         if (f % 3 != 2) {
