@@ -21,7 +21,7 @@
 // reads them into a ring of four, and only the four each window ends with
 // are dequantized (KeyRing, refill_windows).
 // A small clip's keys are decoded once, when the player is made (its key
-// cache, key_cache.h, at most a given number of bytes: 32 KiB by default),
+// cache, key_cache.h, at most a given number of bytes: 64 KiB by default),
 // and the player reads its key stream no more: its seeks set each lane's
 // window straight from them, found through a count of the lane's keys per
 // frame, instead of restarting or restoring and reading on; its play stages
@@ -64,11 +64,13 @@ struct PlayerCounters {
 class Player {
  public:
   /// The key cache's default limit (KeyCache::bytes_for): small clips, such
-  /// as robot's (329 keys, 10 animated tracks, 81 frames: 8.0 KiB) or the
-  /// demo's idle (21.1 KiB), where a seek's fixed steps cost more than the
-  /// baseline's binary search and reading and dequantizing keys is a tenth
-  /// of play (key_cache.h). Fox's Run (44.0 KiB) reads the stream.
-  static constexpr size_t kDefaultKeyCacheBytes = 32 * 1024;
+  /// as robot's (329 keys, 10 animated tracks, 81 frames: 8.0 KiB), the
+  /// demo's idle (21.1 KiB) or Fox's Run (1,958 keys: 44.0 KiB), where a
+  /// seek's fixed steps cost more than the baseline's binary search and
+  /// reading and dequantizing keys is a tenth of play (key_cache.h). The
+  /// long mocap takes (1.4 MiB each) read the stream. Copies of a player
+  /// (and a PlayerPool's players) share its cache.
+  static constexpr size_t kDefaultKeyCacheBytes = 64 * 1024;
   /// A sample at most this many frames after the last one plays on (reads
   /// the keys due, as forward play does); any other seeks.
   static constexpr uint32_t kPlayFrameStep = 2;
@@ -118,6 +120,11 @@ class Player {
   /// Bytes of the key cache (copies of the player share it; each counts it
   /// in its memory_bytes()).
   size_t key_cache_bytes() const { return m_key_cache ? sizeof(KeyCache) + m_key_cache->memory_bytes() : 0; }
+  /// Whether this player and `other` share one key cache (one is a copy of
+  /// the other, or of a player they both copy).
+  bool shares_key_cache_with(const Player& other) const {
+    return m_key_cache != nullptr && m_key_cache == other.m_key_cache;
+  }
 
  private:
   void set_up_lanes(const std::vector<uint32_t>& tracks);

@@ -9,10 +9,10 @@ PlayerPool::PlayerPool(const StreamView& stream, uint32_t capacity, size_t key_c
   // acquire() always returns a player: an empty pool would have none to give.
   const uint32_t count = capacity > 0 ? capacity : 1;
   m_players.reserve(count);
-  // Each made anew, with a key cache of its own. (Copies of the first would
-  // share its cache, and since LaneList they keep their reserved room too;
-  // memory_bytes would then have to count the shared cache once.)
-  for (uint32_t i = 0; i < count; ++i) m_players.emplace_back(stream, key_cache_bytes);
+  // The first made, the others copies of it: they share its key cache (and
+  // keep the room it reserved, LaneList), so a clip's keys are decoded once.
+  m_players.emplace_back(stream, key_cache_bytes);
+  for (uint32_t i = 1; i < count; ++i) m_players.push_back(m_players.front());
   m_handed_out_at.assign(count, 0);
 }
 
@@ -61,8 +61,9 @@ void PlayerPool::reset_counters() {
 
 size_t PlayerPool::memory_bytes() const {
   size_t bytes = m_players.capacity() * sizeof(Player) + m_handed_out_at.capacity() * sizeof(uint64_t);
-  for (const Player& player : m_players) bytes += player.memory_bytes();
-  return bytes;
+  // The players share one key cache: counted once.
+  for (const Player& player : m_players) bytes += player.memory_bytes() - player.key_cache_bytes();
+  return bytes + m_players.front().key_cache_bytes();
 }
 
 }  // namespace ks

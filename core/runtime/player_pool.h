@@ -19,7 +19,7 @@ namespace ks {
 class PlayerPool {
  public:
   /// `capacity` (at least 1) players at frame 0 of `stream`, which must
-  /// outlive the pool, each with a key cache of at most `key_cache_bytes`
+  /// outlive the pool, sharing one key cache of at most `key_cache_bytes`
   /// (Player's constructor).
   PlayerPool(const StreamView& stream, uint32_t capacity, size_t key_cache_bytes = Player::kDefaultKeyCacheBytes);
 
@@ -46,7 +46,8 @@ class PlayerPool {
   const StreamView& stream() const { return *m_stream; }
 
   /// Bytes the pool owns: the Player objects, what each owns
-  /// (Player::memory_bytes()) and the hand-out record.
+  /// (Player::memory_bytes(), their shared key cache once) and the hand-out
+  /// record.
   size_t memory_bytes() const;
 
  private:

@@ -249,5 +249,29 @@ TEST_F(PlayerPoolTest, ReportsTheMemoryOfEveryPlayer) {
   EXPECT_EQ(&pool.stream(), view);
 }
 
+// With a key cache (the demo's idle fits the default limit) the players
+// are copies of the first and share its cache: the pool counts it once,
+// and each player still decodes what a player of its own decodes.
+TEST_F(PlayerPoolTest, PlayersShareOneKeyCacheCountedOnce) {
+  const Player own(*view);
+  ASSERT_TRUE(own.caches_keys());
+  PlayerPool pool(*view, 4);
+  const size_t players = 4 * (sizeof(Player) + own.memory_bytes() - own.key_cache_bytes());
+  EXPECT_EQ(pool.memory_bytes(), players + own.key_cache_bytes() + 4 * sizeof(uint64_t));
+  Player reference(*view);
+  std::vector<Transform> expected(view->bone_count());
+  std::mt19937 rng(5);
+  for (int i = 0; i < 200; ++i) {
+    const float t = std::uniform_real_distribution<float>(0.f, static_cast<float>(view->last_frame()))(rng);
+    pool.acquire(t).sample_frame(t, pose);
+    reference.sample_frame(t, expected);
+    ASSERT_TRUE(test::same_bits(pose, expected)) << "frame time " << t;
+  }
+  EXPECT_GT(pool.players_used(), 1u);
+  const Player& first = pool.acquire(0.f);
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(pool.acquire(0.f).shares_key_cache_with(first));
+  EXPECT_FALSE(own.shares_key_cache_with(first));
+}
+
 }  // namespace
 }  // namespace ks
