@@ -269,7 +269,7 @@ TEST(PlayerProperty, SeekEqualsForwardPlayAndTheFittedCurves) {
 // than one key), and play steps (seek_frame) that no evaluation follows
 // (keys staged and not yet built when the next step stages more): the
 // fitted curves, bit for bit, reading the stream and from the key cache,
-// and the same frame the state is valid from.
+// and the same frame the state is valid from and the same stream keys read.
 TEST(PlayerProperty, PlaysInStepsOfSeveralFramesAndWithoutSamplingEachStep) {
   int cached_clips = 0;
   for_each_packed_clip([&](const PackedClip& packed) {
@@ -291,6 +291,7 @@ TEST(PlayerProperty, PlaysInStepsOfSeveralFramesAndWithoutSamplingEachStep) {
         if (cache_bytes == 0) continue;
         reading.seek_frame(inside(f, 0.25f));
         EXPECT_EQ(stepping.valid_from_frame(), reading.valid_from_frame()) << "frame " << f;
+        EXPECT_EQ(stepping.cursor_key_index(), reading.cursor_key_index()) << "frame " << f;
       }
       for (uint32_t f = 0; f <= view.last_frame(); ++f) {
         if (f % 3 != 2) {
