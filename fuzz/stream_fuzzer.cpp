@@ -90,14 +90,16 @@ struct Lcg {
   }
 };
 
-// Two players of one stream: `player` visits times in the order given,
-// seeking back and forth; `reference` comes to each from frame 0. Jump frames
-// promise both decode the same pose, bit for bit.
+// Two players of one stream: `player` (with a key cache when the stream's
+// keys fit the default limit) visits times in the order given, seeking back
+// and forth and playing on; `reference` reads the stream and comes to each
+// from frame 0. Jump frames and the key cache promise both decode the same
+// pose, bit for bit.
 struct Players {
   const StreamView& view;
   bool checked;  // the stream passed StreamCheck::kFull: its values are checked too
   Player player{view};
-  Player reference{view};
+  Player reference{view, 0};
   std::vector<Transform> pose = std::vector<Transform>(view.bone_count());
   std::vector<Transform> expected = std::vector<Transform>(view.bone_count());
   std::vector<Transform> model = std::vector<Transform>(view.bone_count());
@@ -143,6 +145,9 @@ void play(const StreamView& view, uint32_t seed, bool checked) {
   for (int i = 0; i < 4; ++i) players.visit_frame(t += rng.unit() * last / 3.f);
   players.visit_frame(rng.unit() * t);
   players.visit_frame(rng.unit() * last);
+  // Play on from a random frame, a frame or two a step.
+  t = rng.unit() * last;
+  for (int i = 0; i < 6; ++i) players.visit_frame(t += 1.f + static_cast<float>(i % 2));
   players.player.seek_frame(rng.unit() * last);
   for (float edge : {last, last + 1.5f, -2.5f, nan, inf, -inf, 0.5f}) players.visit_frame(edge);
 
