@@ -7,7 +7,7 @@
 // binary search: robot's seek at auto took 1.01 of the baseline's time
 // reading the stream, 0.39 with the cache), and its play stages each key
 // due as its value, with no bits to read and nothing to dequantize
-// (robot's play 0.23 of the baseline's time reading the stream, 0.20 from
+// (robot's play 0.23 of the baseline's time reading the stream, 0.19 from
 // the cache; docs/benchmarks.md). The cache holds 20 bytes a key and 2 per
 // track and frame, so it is kept for clips whose cache fits a limit
 // (Player::kDefaultKeyCacheBytes).

@@ -625,6 +625,7 @@ void Player::seek_frame(float frame_time) {
       m_last_need = std::max(m_last_need, step.last_need);
       m_cursor_key_index += step.keys;
       m_counters.keys_read += step.keys;
+      m_counters.window_updates += step.keys;  // a key shifted in, as reading the stream counts it
       if (!m_lanes.final_pending.empty()) take_final_segments(frame);
     } else {
       seek_cached(frame);

@@ -51,8 +51,8 @@ namespace ks {
 /// What the player did, as counted in the x42 measurements. Cumulative until
 /// reset_counters().
 struct PlayerCounters {
-  uint64_t keys_read = 0;            // keys decoded: initial keys, stream keys and jump-frame keys
-  uint64_t keys_dequantized = 0;     // keys turned into values in a lane
+  uint64_t keys_read = 0;            // keys decoded (initial, stream and jump-frame keys), or taken from the key cache
+  uint64_t keys_dequantized = 0;     // keys turned into values in a lane (none in play from the key cache)
   uint64_t window_updates = 0;       // track windows written (a key shifted in, or a window restored)
   uint64_t jump_frames_used = 0;     // jump frames restored by seeks
   uint64_t restarts = 0;             // seeks that restarted from frame 0
@@ -111,8 +111,8 @@ class Player {
   const StreamView& stream() const { return *m_stream; }
 
   /// Bytes the player owns: its lanes, cursors and constant pose, its key
-  /// cache (key_cache_bytes()) and, for a zstd stream, the decompressed key
-  /// stream.
+  /// cache (key_cache_bytes()) or, for a zstd stream it reads, the
+  /// decompressed key stream.
   size_t memory_bytes() const;
   /// Whether seeks and play set the lanes from the key cache (the key
   /// stream is not read after the player is made).

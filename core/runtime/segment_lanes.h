@@ -53,10 +53,10 @@ struct LaneDequantization {
   float rotation[kLanesPerBlock];  // 1: a rotation, normalised after interpolation; 0: a vec3 (three components)
 };
 
-/// Keys staged in a block, at most one per lane, still as codes: in play at
-/// the clip's rate or slower, the one key that arrived in each window since
-/// the last sample, dequantized and shifted in for the whole block at once
-/// when its coefficients are built.
+/// Keys staged in a block, at most one per lane, still as codes (or, from a
+/// key cache, as values): in play at the clip's rate or slower, the one key
+/// that arrived in each window since the last sample, dequantized and
+/// shifted in for the whole block at once when its coefficients are built.
 struct alignas(32) LaneArrivals {
   float code[4][kLanesPerBlock];  // codes as floats (exact: |code| < 2^24), or values (`values`)
   float frame[kLanesPerBlock];

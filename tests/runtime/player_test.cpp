@@ -275,6 +275,7 @@ TEST(PlayerProperty, PlaysInStepsOfSeveralFramesAndWithoutSamplingEachStep) {
   for_each_packed_clip([&](const PackedClip& packed) {
     const StreamView& view = packed.view;
     Player reading(view, 0);
+    uint64_t reading_window_updates = 0;
     for (const size_t cache_bytes : {size_t{0}, Player::kDefaultKeyCacheBytes}) {
       SCOPED_TRACE(cache_bytes == 0 ? "reading the stream" : "key cache");
       Player stepping(view, cache_bytes);
@@ -302,6 +303,11 @@ TEST(PlayerProperty, PlaysInStepsOfSeveralFramesAndWithoutSamplingEachStep) {
         ASSERT_TRUE(test::matches_fitted(*packed.clip, pose, inside(f, 0.5f))) << "frame " << f;
       }
       EXPECT_EQ(unsampled.counters().cached_seeks, 0u);
+      // A frame a step: a lane takes a key or two, each shifted in.
+      if (cache_bytes == 0) reading_window_updates = unsampled.counters().window_updates;
+      if (unsampled.caches_keys()) {
+        EXPECT_EQ(unsampled.counters().window_updates, reading_window_updates);
+      }
     }
   });
   EXPECT_GT(cached_clips, 0);
