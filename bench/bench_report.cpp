@@ -242,15 +242,20 @@ void print_sampling(const BenchReport& report, std::FILE* out) {
       continue;
     }
     const double auto_s = clip.auto_jump_interval_frames / std::max(1e-9, static_cast<double>(clip.sample_rate_hz));
-    std::fprintf(out,
-                 "Default stream: %zu bytes; --jump-interval auto chose %s (%u frames): jump frames %zu bytes, %.1f%% "
-                 "of the stream. StreamView::open: %s us (full check %s us).\n\n",
-                 clip.default_stream_bytes,
-                 clip.auto_jump_interval_frames == 0 ? "no jump frames" : (std::to_string(auto_s).substr(0, 5) + " s").c_str(),
-                 clip.auto_jump_interval_frames, clip.auto_jump_frame_bytes,
-                 100.0 * static_cast<double>(clip.auto_jump_frame_bytes) /
-                     std::max<double>(1.0, static_cast<double>(clip.default_stream_bytes)),
-                 spread_text(clip.open_s, 1e6).c_str(), spread_text(clip.open_full_s, 1e6).c_str());
+    const std::string key_cache = clip.default_key_cache_bytes == 0
+                                      ? "and reads the stream (no key cache)"
+                                      : std::to_string(clip.default_key_cache_bytes) + " of them its key cache";
+    std::fprintf(
+        out,
+        "Default stream: %zu bytes; --jump-interval auto chose %s (%u frames): jump frames %zu bytes, %.1f%% "
+        "of the stream. StreamView::open: %s us (full check %s us). A Player of it owns %zu bytes, %s.\n\n",
+        clip.default_stream_bytes,
+        clip.auto_jump_interval_frames == 0 ? "no jump frames" : (std::to_string(auto_s).substr(0, 5) + " s").c_str(),
+        clip.auto_jump_interval_frames, clip.auto_jump_frame_bytes,
+        100.0 * static_cast<double>(clip.auto_jump_frame_bytes) /
+            std::max<double>(1.0, static_cast<double>(clip.default_stream_bytes)),
+        spread_text(clip.open_s, 1e6).c_str(), spread_text(clip.open_full_s, 1e6).c_str(), clip.default_player_bytes,
+        key_cache.c_str());
     std::fprintf(out,
                  "| measure | cache | stream bytes | copies | player ns/pose | player ns/bone | keys read/pose | "
                  "baseline ns/pose | baseline ns/bone | player / baseline |\n"
@@ -436,12 +441,17 @@ std::string report_json(const BenchReport& report) {
                           {"cold_working_set_bytes", ts.cold_working_set_bytes}};
   nlohmann::json timings = nlohmann::json::array();
   for (const ClipTimings& clip : report.timings) {
-    nlohmann::json c = {{"clip", clip.name},   {"bones", clip.bones}, {"frames", clip.frames},
-                        {"sample_rate_hz", clip.sample_rate_hz}, {"keys", clip.keys},
+    nlohmann::json c = {{"clip", clip.name},
+                        {"bones", clip.bones},
+                        {"frames", clip.frames},
+                        {"sample_rate_hz", clip.sample_rate_hz},
+                        {"keys", clip.keys},
                         {"animated_tracks", clip.animated_tracks},
                         {"auto_jump_interval_frames", clip.auto_jump_interval_frames},
                         {"auto_jump_frame_bytes", clip.auto_jump_frame_bytes},
                         {"default_stream_bytes", clip.default_stream_bytes},
+                        {"default_player_bytes", clip.default_player_bytes},
+                        {"default_key_cache_bytes", clip.default_key_cache_bytes},
                         {"open_s", spread_json(clip.open_s)},
                         {"open_full_s", spread_json(clip.open_full_s)},
                         {"fit_s", spread_json(clip.fit_s)},

@@ -73,6 +73,7 @@ struct Pack {
   uint32_t jump_interval_frames = 0;
   size_t jump_frame_bytes = 0;
   size_t player_bytes = 0;   // a Player's own memory for this stream (a zstd player's includes its context)
+  size_t key_cache_bytes = 0;  // of those, its key cache
   size_t touched_bytes = 0;  // what sampling reads: the stream and the player
 };
 
@@ -148,6 +149,7 @@ Result<std::unique_ptr<ClipBench>> prepare(const TimedClip& clip, const TimingSe
     if (!view.ok()) return Error{view.error()};
     const Player player(view.value());
     p.player_bytes = player.memory_bytes();
+    p.key_cache_bytes = player.key_cache_bytes();
     p.touched_bytes = p.bytes.size() + player.memory_bytes();
     p.jump_interval_frames = view.value().jump_interval_frames();
     p.jump_frame_bytes = view.value().jump_frame_bytes();
@@ -334,6 +336,8 @@ std::vector<ClipTimings> time_clips(std::span<const TimedClip> clips, const Timi
     t.auto_jump_interval_frames = chosen.jump_interval_frames;
     t.auto_jump_frame_bytes = chosen.jump_frame_bytes;
     t.default_stream_bytes = chosen.bytes.size();
+    t.default_player_bytes = chosen.player_bytes;
+    t.default_key_cache_bytes = chosen.key_cache_bytes;
     open_case[c] = cases.size();
     for (const StreamCheck check : {StreamCheck::kFast, StreamCheck::kFull}) {
       cases.push_back({prefix + (check == StreamCheck::kFast ? "open" : "open_full"), [b, check](benchmark::State& s) {

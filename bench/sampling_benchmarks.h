@@ -73,6 +73,8 @@ struct ClipTimings {
   uint32_t auto_jump_interval_frames = 0;  // what --jump-interval auto chose (0: no jump frames)
   size_t auto_jump_frame_bytes = 0;        // the default stream's jump index and states
   size_t default_stream_bytes = 0;         // the default stream (metadata included)
+  size_t default_player_bytes = 0;         // what a Player of it owns (Player::memory_bytes)
+  size_t default_key_cache_bytes = 0;      // of those, its key cache (0: it reads the stream)
   Spread open_s;       // StreamView::open of the default stream (the engine's fast check), seconds
   Spread open_full_s;  // the same with StreamCheck::kFull (every key, every jump frame replayed)
   std::vector<SamplingRow> rows;

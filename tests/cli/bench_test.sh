@@ -21,6 +21,7 @@ for heading in "## Rate–distortion" "## Sampling and seeking" "## Fit time" "#
   grep -qF "$heading" tables.md || fail "no '$heading' table"
 done
 grep -qF "decoded the same poses bit for bit: yes" tables.md || fail "crowd variants decode different poses"
+grep -qE "A Player of it owns [0-9]+ bytes, [0-9]+ of them its key cache\." tables.md || fail "no player memory line"
 grep -qF "rate-distortion 1/1: demo_walk.glb#walk" progress.txt || fail "no progress on stderr"
 
 # The JSON holds the same tables, and agrees with keystream compress.
@@ -74,6 +75,9 @@ check(t["default_stream_bytes"] == rows[0]["stream_bytes"], "the sequential rows
 check(t["auto_jump_frame_bytes"] <= 0.1 * t["default_stream_bytes"], "auto keeps jump frames within 10% of the stream")
 check(any(r["measure"].startswith("seek, J = auto (") for r in rows), "a seek row at the interval auto chose")
 check(t["open_s"]["median"] > 0 and t["open_full_s"]["median"] > 0, "StreamView::open timed, fast and full")
+# The walk's keys fit the default key cache (20 bytes a key, 2 per animated track and frame).
+check(0 < t["default_key_cache_bytes"] < t["default_player_bytes"], "a player's memory and its key cache")
+check(t["default_key_cache_bytes"] >= 20 * t["keys"], "the key cache holds every key")
 bones = timings[0]["bones"]
 check(0 < timings[0]["animated_tracks"] <= 3 * bones, "animated tracks of the timed clip")
 for r in rows:
@@ -84,9 +88,13 @@ for r in rows:
     check(abs(r["baseline_keys_per_pose"] - 4 * timings[0]["animated_tracks"]) < 1e-9,
           "baseline reads 4 keys per animated track")
     # Playing forward the player reads only the keys that became due; a seek
-    # reads a jump frame and the keys after it, which can be more.
+    # reads a jump frame and the keys after it, which can be more, or, from
+    # the key cache (the walk's keys fit it), none: only the random times a
+    # frame or two after the last play on and take keys.
     if r["measure"].startswith("sequential"):
         check(r["player_keys_per_pose"] < r["baseline_keys_per_pose"], "the player reads fewer keys (%s)" % r["measure"])
+    elif t["default_key_cache_bytes"] > 0:
+        check(r["player_keys_per_pose"] < rows[0]["player_keys_per_pose"], "a cached seek reads no keys (%s)" % r["measure"])
     else:
         check(r["player_keys_per_pose"] > 0, "a seek reads keys (%s)" % r["measure"])
     check((r["copies"] == 1) == (r["cache"] == "warm"), "warm rows use one copy, cold rows many")
