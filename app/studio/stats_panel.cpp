@@ -148,8 +148,16 @@ void draw_stats_panel(StudioState& state) {
     size_rows(*r);
     error_rows(*r);
     row("keys read, last frame", "%llu", static_cast<unsigned long long>(state.keys_read_last_frame));
-    row("last seek", "%llu keys", static_cast<unsigned long long>(state.last_seek_keys));
-    row("player memory", "%zu bytes", state.player_memory_bytes);
+    if (state.last_seek_cached) {
+      row("last seek", "from the key cache");
+    } else {
+      row("last seek", "%llu keys", static_cast<unsigned long long>(state.last_seek_keys));
+    }
+    if (state.player_key_cache_bytes > 0) {
+      row("player memory", "%zu bytes (key cache %zu)", state.player_memory_bytes, state.player_key_cache_bytes);
+    } else {
+      row("player memory", "%zu bytes (no key cache)", state.player_memory_bytes);
+    }
     ImGui::EndTable();
   }
   ImGui::End();

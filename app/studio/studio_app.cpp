@@ -252,12 +252,15 @@ void StudioApp::update_player() {
   m_player->sample_frame(m_state.frame_time, m_pose);
   const PlayerCounters& after = m_player->counters();
   m_state.keys_read_last_frame = after.keys_read - before.keys_read;
-  if (after.jump_frames_used != before.jump_frames_used || after.restarts != before.restarts) {
+  if (after.jump_frames_used != before.jump_frames_used || after.restarts != before.restarts ||
+      after.cached_seeks != before.cached_seeks) {
     m_state.last_seek_keys = after.keys_read - before.keys_read;
     m_state.last_seek_frame = m_state.frame_time;
     m_state.last_seek_restarted = after.restarts != before.restarts;
+    m_state.last_seek_cached = after.cached_seeks != before.cached_seeks;
   }
   m_state.player_memory_bytes = m_player->memory_bytes();
+  m_state.player_key_cache_bytes = m_player->key_cache_bytes();
 }
 
 void StudioApp::draw_menu_bar() {

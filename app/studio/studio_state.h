@@ -56,7 +56,9 @@ struct StudioState {
   uint64_t last_seek_keys = 0;        // keys decoded by the last seek (a jump or a restart)
   float last_seek_frame = -1.f;       // the frame time it went to; < 0 before the first seek
   bool last_seek_restarted = false;   // it replayed from frame 0 rather than from a jump frame
+  bool last_seek_cached = false;      // it set the lanes from the player's key cache (no key read)
   size_t player_memory_bytes = 0;
+  size_t player_key_cache_bytes = 0;  // of those, the key cache (0: the player reads the stream)
 
   // Requests the panels make of the app, handled after drawing.
   bool refit_requested = false;                // settings changed

@@ -342,7 +342,10 @@ void TimelinePanel::draw_readout(const StudioState& state, const FitResult& resu
     const double target = state.last_seek_frame;
     const JumpFrame* jump =
         state.last_seek_restarted ? nullptr : jump_frame_at_or_before(view.jump_frames(), state.last_seek_frame);
-    if (jump != nullptr) {
+    if (state.last_seek_cached) {
+      // The player decoded the clip's keys once, when it was made.
+      ImGui::Text("last seek: frame %.1f, from the key cache", target);
+    } else if (jump != nullptr) {
       ImGui::Text("last seek: %llu key%s read from the jump frame at %u to reach frame %.1f (%s)",
                   static_cast<unsigned long long>(keys), plural(keys), jump->frame, target, cost);
     } else {
