@@ -68,6 +68,22 @@ void KeyCache::fill(const LaneGroup& lanes, const StreamView& stream, std::span<
   }
 }
 
+// Lane `l` of `block` and `c` as it stands once it has read `read` of its
+// `count` keys `keys`: its window the last four of them (window_key), its
+// cursor's counts and the need of its next key. Seeks and play faster than
+// the keys both set lanes so.
+void KeyCache::set_lane(SegmentLanes& block, LaneCursors& c, uint32_t l, const Key* keys, uint32_t count,
+                        uint32_t read) {
+  for (uint32_t position = 0; position < kKeysPerLane; ++position) {
+    const Key& key = keys[window_key(read, position)];
+    block.key_frame[position][l] = static_cast<float>(key.frame);
+    for (int comp = 0; comp < kLaneComponents; ++comp) block.key_value[position][comp][l] = key.value[comp];
+  }
+  c.keys_read[l] = read;
+  c.keys_left[l] = static_cast<int32_t>(count - read);
+  c.need[l] = keys[read >= 2 ? read - 2 : 0].frame;
+}
+
 // A lane is set again only if the keys it has read by `frame` changed, if
 // it has read its last key (play may have taken its final segment), or if
 // its block holds staged keys (read, not yet in its window).
@@ -93,14 +109,7 @@ KeyCache::Seek KeyCache::seek(LaneGroup& lanes, uint32_t frame) const {
       if (read > initial) last_need = std::max<int64_t>(last_need, keys[read >= 3 ? read - 3 : 0].frame);
       if (read == c.keys_read[l] && read < count && !staged) continue;
       changed = true;
-      for (uint32_t position = 0; position < kKeysPerLane; ++position) {
-        const Key& key = keys[window_key(read, position)];
-        block.key_frame[position][l] = static_cast<float>(key.frame);
-        for (int comp = 0; comp < kLaneComponents; ++comp) block.key_value[position][comp][l] = key.value[comp];
-      }
-      c.keys_read[l] = read;
-      c.keys_left[l] = static_cast<int32_t>(count - read);
-      c.need[l] = keys[read >= 2 ? read - 2 : 0].frame;
+      set_lane(block, c, l, keys, count, read);
     }
     if (changed) {
       clear_arrivals(block.arrivals);
@@ -176,14 +185,7 @@ uint32_t KeyCache::take_window(LaneGroup& lanes, uint32_t lane, int64_t now, int
   const uint32_t was = c.keys_read[l];
   uint32_t read = was + 1;
   while (read < count && keys[read - 2].frame <= now) ++read;
-  for (uint32_t position = 0; position < kKeysPerLane; ++position) {
-    const Key& key = keys[read - kKeysPerLane + position];
-    block.key_frame[position][l] = static_cast<float>(key.frame);
-    for (int comp = 0; comp < kLaneComponents; ++comp) block.key_value[position][comp][l] = key.value[comp];
-  }
-  c.keys_read[l] = read;
-  c.keys_left[l] = static_cast<int32_t>(count - read);
-  c.need[l] = keys[read - 2].frame;
+  set_lane(block, c, l, keys, count, read);
   latest_need = std::max(latest_need, keys[read - 3].frame);
   if (read == count) lanes.final_pending.push_back(lane);
   return read - was;

@@ -74,13 +74,14 @@ class KeyCache {
   Play play(LaneGroup& lanes, uint32_t frame) const;
 
  private:
-  uint32_t take_window(LaneGroup& lanes, uint32_t lane, int64_t now, int32_t& latest_need) const;
-
   struct Key {
     float value[4];  // dequantized, negated keys negated: a window's value
     int32_t frame;   // as a cursor holds it (a window holds it as a float)
   };
   static_assert(sizeof(Key) == kBytesPerKey);
+
+  static void set_lane(SegmentLanes& block, LaneCursors& c, uint32_t l, const Key* keys, uint32_t count, uint32_t read);
+  uint32_t take_window(LaneGroup& lanes, uint32_t lane, int64_t now, int32_t& latest_need) const;
 
   // Every key of each lane in key order, the lanes one after another: lane
   // l's from m_first[l] (lanes + 1 entries).
