@@ -261,6 +261,7 @@ Status check_collada(std::string_view bytes, std::string& rewritten) {
   size_t copied = 0;  // bytes before this are in `rewritten` (or need no change while it is empty)
   ColladaCounts counts;
   int depth = 0;
+  size_t nodes = 0;
   size_t i = 0;
   const auto skip_past = [&](std::string_view terminator) {
     const size_t found = bytes.find(terminator, i);
@@ -310,6 +311,9 @@ Status check_collada(std::string_view bytes, std::string& rewritten) {
       // numbers loops forever, pushing indices (found by fuzzing). Only
       // digits and spaces may stand there.
       const std::string_view name = tag.substr(1, tag.find_first_of(" \t\r\n/", 1) - 1);
+      if (name == "node" && ++nodes > kMaxColladaNodes) {
+        return Error{"the Collada file has more than " + std::to_string(kMaxColladaNodes) + " nodes" + at(tag_start)};
+      }
       const size_t content_start = std::min(i, bytes.size());
       const std::string_view content =
           opens ? bytes.substr(content_start, std::min(bytes.find('<', content_start), bytes.size()) - content_start)

@@ -3,12 +3,16 @@
 // one change it may need first (internal to the assimp importer; the rules
 // and their reasons are listed at check_input, assimp_guard.h).
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 #include "core/runtime/result.h"
 
 namespace ks::assimp {
+
+/// Most <node> elements a Collada file may hold, as many as an FBX's models (assimp_fbx_graph.h).
+inline constexpr size_t kMaxColladaNodes = 16384;
 
 /// Checks the Collada document `bytes` in one pass without recursion. A
 /// list of numbers that starts with whitespace (which XML allows and assimp

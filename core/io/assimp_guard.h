@@ -11,7 +11,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "core/io/import.h"
 #include "core/runtime/result.h"
 
 namespace ks::assimp {
@@ -49,12 +51,24 @@ inline constexpr uint64_t kMaxDeflateRatio = 1032;
 /// listing at least its count of polygon sizes (assimp 5.2 reads them
 /// unchecked); and,
 /// in an FBX, no two bones (LimbNode models) of
-/// one name (assimp 5.2 frees their animation keys twice). `rewritten`
+/// one name (assimp 5.2 frees their animation keys twice); an FBX's models
+/// and curves within the bounds of assimp_fbx_graph.h (count, depth, keys
+/// for `max_bone_frames`), a curve without keys hidden from assimp (which
+/// crashes on it) with a warning added to `findings`. `rewritten`
 /// receives the bytes assimp must read instead of `bytes` when they differ
 /// (always for a .zae: its Collada document, which assimp reads as a .dae;
 /// a Collada list of numbers that starts with whitespace, which assimp 5.2
 /// misreads, loses it: assimp_collada_guard.h), and is left empty otherwise.
-Status check_input(std::string_view bytes, std::string_view ext, std::string& rewritten);
+Status check_input(std::string_view bytes, std::string_view ext, std::string& rewritten,
+                   uint64_t max_bone_frames = kDefaultMaxBoneFrames, struct GuardFindings* findings = nullptr);
+
+/// What the checks found that the import must know.
+struct GuardFindings {
+  std::vector<std::string> warnings;
+  /// Takes (FBX animation stacks) whose every curve has no key: assimp
+  /// drops them; the import keeps them as still clips of the rest pose.
+  std::vector<std::string> still_takes;
+};
 
 // Shared by the format checks.
 

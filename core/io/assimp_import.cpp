@@ -7,15 +7,34 @@
 #include "core/io/assimp_scene.h"
 #include "core/io/assimp_skeleton.h"
 #include "core/io/file_io.h"
+#include "core/io/import_sandbox.h"
 
 namespace ks {
 
 namespace {
 
+// A take whose curves have no keys, which assimp drops: two frames of the
+// rest pose, as a single-pose glTF animation is imported.
+RawClip still_clip(const std::string& name, const Skeleton& skeleton, const ImportSettings& settings) {
+  RawClip clip;
+  clip.name = name;
+  clip.sample_rate_hz = settings.sample_rate_hz > 0.f ? settings.sample_rate_hz : 30.f;
+  clip.frame_count = kMinFrameCount;
+  for (const Transform& rest : skeleton.rest_pose) {
+    BoneTracks& tracks = clip.bones.emplace_back();
+    tracks.translations.assign(kMinFrameCount, rest.translation);
+    tracks.rotations.assign(kMinFrameCount, rest.rotation);
+    tracks.scales.assign(kMinFrameCount, rest.scale);
+  }
+  return clip;
+}
+
 Result<ImportedClip> import_scene(const aiScene& scene, const std::string& ext, const ImportSettings& settings,
-                                  std::vector<std::string>& warnings) {
+                                  const std::vector<std::string>& still_takes, std::vector<std::string>& warnings) {
   ImportedClip imported;
   imported.animation_names = assimp::animation_names(scene);
+  const bool still = imported.animation_names.empty() && !still_takes.empty();
+  if (still) imported.animation_names = still_takes;
   // The animation first: a file without one is refused before anything is built.
   Result<int> animation = choose_animation(imported.animation_names, settings);
   if (!animation) return Error{animation.error()};
@@ -33,8 +52,11 @@ Result<ImportedClip> import_scene(const aiScene& scene, const std::string& ext, 
       assimp::read_meshes(scene, tree.value(), metres.value(), skeleton.value(), warnings);
   if (!mesh) return Error{mesh.error()};
   Result<RawClip> clip =
-      assimp::resample_animation(scene, tree.value(), skeleton.value(), static_cast<unsigned>(animation.value()),
-                                 settings, imported.source_start_s, warnings);
+      still ? Result<RawClip>(still_clip(imported.animation_names[static_cast<size_t>(animation.value())],
+                                         skeleton.value().skeleton, settings))
+            : assimp::resample_animation(scene, tree.value(), skeleton.value(),
+                                         static_cast<unsigned>(animation.value()), settings, imported.source_start_s,
+                                         warnings);
   if (!clip) return Error{clip.error()};
 
   imported.skeleton = std::move(skeleton.value().skeleton);
@@ -54,10 +76,11 @@ Result<ImportedClip> import_assimp_bytes(std::string_view bytes, const std::file
   const std::string ext = lowercase_extension(name);
   if (ext != ".fbx" && ext != ".dae" && ext != ".zae") return Error{name.string() + ": not an .fbx, .dae or .zae file"};
   Assimp::Importer importer;  // owns the scene until the clip is built
-  Result<const aiScene*> scene = assimp::read_scene(importer, bytes, ext);
+  assimp::GuardFindings findings;
+  Result<const aiScene*> scene = assimp::read_scene(importer, bytes, ext, settings.max_bone_frames, &findings);
   if (!scene) return Error{name.string() + ": " + scene.error()};
-  std::vector<std::string> warnings;
-  Result<ImportedClip> imported = import_scene(*scene.value(), ext, settings, warnings);
+  std::vector<std::string> warnings = std::move(findings.warnings);
+  Result<ImportedClip> imported = import_scene(*scene.value(), ext, settings, findings.still_takes, warnings);
   if (!imported) return Error{name.string() + ": " + imported.error()};
   imported.value().source = name;
   imported.value().warnings = std::move(warnings);
@@ -70,7 +93,9 @@ Result<ImportedClip> import_assimp(const std::filesystem::path& path, const Impo
   if (!std::filesystem::exists(path, ec)) return Error{path.string() + ": no such file"};
   const Result<std::string> bytes = read_file(path);
   if (!bytes) return Error{bytes.error()};  // names the path already
-  return import_assimp_bytes(bytes.value(), path, settings);
+  const std::string_view reader = lowercase_extension(path) == ".fbx" ? "FBX" : "Collada";
+  return import_in_child([&] { return import_assimp_bytes(bytes.value(), path, settings); }, reader, path,
+                         sandbox_limits_for(bytes.value().size()));
 }
 
 }  // namespace ks

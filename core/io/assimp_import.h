@@ -21,10 +21,13 @@ namespace ks {
 /// kept for the studio (assimp_mesh.h). What cannot be used (mesh and morph
 /// channels, sheared nodes, meshes that cannot be bound) is a warning.
 /// Errors name the file and the problem, assimp's message shortened.
+/// assimp runs in a child process (import_sandbox.h): its crash, stack
+/// overflow, runaway memory or time is an error naming the file.
 Result<ImportedClip> import_assimp(const std::filesystem::path& path, const ImportSettings& settings);
 
 /// The same for a file's bytes already in memory; `name` (its extension,
 /// .fbx, .dae or .zae in any case, chooses the format) is what errors name.
+/// In this process, uncontained: what the child runs, and the fuzzer.
 Result<ImportedClip> import_assimp_bytes(std::string_view bytes, const std::filesystem::path& name,
                                          const ImportSettings& settings);
 

@@ -61,9 +61,10 @@ bool keep_only_loader(Assimp::Importer& importer, std::string_view ext) {
 
 }  // namespace
 
-Result<const aiScene*> read_scene(Assimp::Importer& importer, std::string_view bytes, std::string_view ext) {
+Result<const aiScene*> read_scene(Assimp::Importer& importer, std::string_view bytes, std::string_view ext,
+                                  uint64_t max_bone_frames, GuardFindings* findings) {
   std::string rewritten;
-  if (Status s = check_input(bytes, ext, rewritten); !s) return Error{s.error()};
+  if (Status s = check_input(bytes, ext, rewritten, max_bone_frames, findings); !s) return Error{s.error()};
   if (!rewritten.empty()) bytes = rewritten;
   const std::string_view format = ext == ".zae" ? ".dae" : ext;  // a .zae's document is read as a .dae
   if (!keep_only_loader(importer, format)) {

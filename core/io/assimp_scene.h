@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/io/assimp_guard.h"
+#include "core/io/import.h"
 #include "core/runtime/result.h"
 
 namespace ks::assimp {
@@ -28,8 +30,11 @@ inline constexpr size_t kMaxSceneNodes = size_t{1} << 18;
 /// weights per vertex (renormalised), smooth normals only where a mesh has
 /// none, and assimp's validation, which refuses out-of-range indices; FBX
 /// pivots are folded into their node where assimp can (fewer $AssimpFbx$
-/// helper nodes). The error is the check's or assimp's message, shortened.
-Result<const aiScene*> read_scene(Assimp::Importer& importer, std::string_view bytes, std::string_view ext);
+/// helper nodes). The error is the check's or assimp's message, shortened;
+/// what the check found goes to `findings`, when given.
+Result<const aiScene*> read_scene(Assimp::Importer& importer, std::string_view bytes, std::string_view ext,
+                                  uint64_t max_bone_frames = kDefaultMaxBoneFrames,
+                                  GuardFindings* findings = nullptr);
 
 /// The nodes of a scene, parents before children (depth first, children in
 /// file order: the order aiNode::FindNode searches in).

@@ -16,6 +16,7 @@ import struct
 import zipfile
 from pathlib import Path
 
+from . import fbx
 from .common import special_paths
 
 MODELS = Path("/usr/share/assimp/models")
@@ -71,6 +72,12 @@ def fbx_corpus(c):
     if forged:
         c.add("fbx", "array_2g_values", forged, note="a deflated array declaring 2^31 values")
     c.add("fbx", "escape_names", data.replace(b"Bone.001", b"\x1b[31m!\x07", 1), note="a bone named with escapes")
+    # Issue 39: what crashed assimp or outgrew the input, each past our limit by a little
+    # (tests/cli/hostile_fbx_test.py runs the full-size ones).
+    c.add("fbx", "zero_key_curves", fbx.zero_key_curves(data), note="every curve without keys")
+    c.add("fbx", "chain_1100", fbx.parent_chain(data, 1100), note="bones nested 1,100 deep")
+    c.add("fbx", "siblings_17000", fbx.siblings(data, 17000), note="17,000 sibling bones")
+    c.add("fbx", "curve_200000_keys", fbx.long_curve(data, 200000), note="a curve of 200,000 keys")
 
 
 def dae_corpus(c):

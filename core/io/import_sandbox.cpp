@@ -1,0 +1,224 @@
+#include "core/io/import_sandbox.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+
+#include "core/io/imported_clip_wire.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define KS_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define KS_SANITIZED 1
+#endif
+#endif
+
+namespace ks {
+
+namespace {
+
+// The child's exit status when an allocation failed (the address-space
+// limit), told apart from a reader's own exit.
+constexpr int kOutOfMemoryExit = 86;
+constexpr int kPollMilliseconds = 10;
+
+uint64_t page_bytes() {
+  const long page = sysconf(_SC_PAGESIZE);
+  return page > 0 ? static_cast<uint64_t>(page) : 4096;
+}
+
+// Resident and virtual bytes of process `pid` (0: this one), from
+// /proc/PID/statm; 0 when it cannot be read (the process has gone).
+struct MemoryUse {
+  uint64_t virtual_bytes = 0;
+  uint64_t resident_bytes = 0;
+};
+
+MemoryUse memory_use(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, pid == 0 ? "/proc/self/statm" : "/proc/%d/statm", static_cast<int>(pid));
+  MemoryUse use;
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return use;
+  char text[128] = {};
+  const ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  unsigned long long size = 0, resident = 0;
+  if (n > 0 && std::sscanf(text, "%llu %llu", &size, &resident) == 2) {
+    use.virtual_bytes = size * page_bytes();
+    use.resident_bytes = resident * page_bytes();
+  }
+  return use;
+}
+
+bool write_all(int fd, const std::string& bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+[[noreturn]] void out_of_memory() { _exit(kOutOfMemoryExit); }
+
+// The child: limits, then the import, then its result down the pipe. It
+// leaves by _exit, running none of the parent's exit handlers (which would
+// flush its buffers twice or tear down its window system connection).
+[[noreturn]] void run_child(int out, const std::function<Result<ImportedClip>()>& import, const SandboxLimits& limits) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  // the parent thread gone: nobody waits for the result
+  sigset_t none;
+  sigemptyset(&none);
+  pthread_sigmask(SIG_SETMASK, &none, nullptr);
+  signal(SIGXCPU, SIG_DFL);
+  signal(SIGPIPE, SIG_DFL);
+  const rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);  // a crash leaves no core file behind
+  const rlimit cpu{limits.cpu_seconds, limits.cpu_seconds + 2};  // SIGXCPU, then SIGKILL
+  setrlimit(RLIMIT_CPU, &cpu);
+#ifndef KS_SANITIZED
+  // A sanitizer reserves terabytes of address space up front and allocates
+  // inside it; there only the parent's watch on resident memory applies.
+  const uint64_t slack = uint64_t{64} << 20;  // what allocators reserve beyond what they touch
+  const uint64_t cap = memory_use(0).virtual_bytes + limits.memory_bytes + slack;
+  const rlimit address_space{cap, cap};
+  setrlimit(RLIMIT_AS, &address_space);
+#endif
+  std::set_new_handler(out_of_memory);
+  if (std::getenv("KS_SANDBOX_STDERR") == nullptr) {
+    const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null >= 0) dup2(null, STDERR_FILENO);
+    if (null >= 0) dup2(null, STDOUT_FILENO);
+  }
+  std::string message;
+  try {
+    message = encode_import_result(import());
+  } catch (const std::bad_alloc&) {
+    out_of_memory();
+  } catch (const std::exception& e) {
+    message = encode_import_result(Error{std::string("the reader threw: ") + e.what()});
+  }
+  _exit(write_all(out, message) ? 0 : 1);
+}
+
+std::string signal_name(int signal) {
+  switch (signal) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGABRT: return "SIGABRT";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGKILL: return "SIGKILL";
+    case SIGTRAP: return "SIGTRAP";
+    case SIGSYS: return "SIGSYS";
+    default: return "signal " + std::to_string(signal);
+  }
+}
+
+std::string megabytes(uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
+
+}  // namespace
+
+SandboxLimits sandbox_limits_for(uint64_t input_bytes) {
+  SandboxLimits limits;
+  limits.memory_bytes = 64 * input_bytes + (uint64_t{48} << 20);
+  limits.cpu_seconds = static_cast<uint32_t>(30 + input_bytes / (256 << 10));
+  limits.wall_seconds = 3 * limits.cpu_seconds;
+  return limits;
+}
+
+Result<ImportedClip> import_in_child(const std::function<Result<ImportedClip>()>& import, std::string_view reader,
+                                     const std::filesystem::path& file, const SandboxLimits& limits) {
+  const std::string failed = file.string() + ": the " + std::string(reader) + " reader ";
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    return Error{failed + "could not be started: " + std::strerror(errno)};
+  }
+  const uint64_t start_resident = memory_use(0).resident_bytes;
+  const pid_t child = fork();
+  if (child < 0) {
+    const int error = errno;
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    return Error{failed + "could not be started: " + std::strerror(error)};
+  }
+  if (child == 0) {
+    close(pipe_fds[0]);
+    run_child(pipe_fds[1], import, limits);
+  }
+  close(pipe_fds[1]);
+  const int in = pipe_fds[0];
+
+  // Read the message while watching the child's memory and the clock.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limits.wall_seconds);
+  std::string message;
+  std::string stopped;  // why the parent killed the child, when it did
+  char buffer[1 << 16];
+  while (stopped.empty()) {
+    pollfd p{in, POLLIN, 0};
+    const int ready = poll(&p, 1, kPollMilliseconds);
+    if (ready < 0 && errno != EINTR) break;
+    if (ready > 0) {
+      const ssize_t n = read(in, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // the child closed its end: done or dead
+      message.append(buffer, static_cast<size_t>(n));
+      if (message.size() > limits.memory_bytes) {
+        stopped = "sent back more than " + megabytes(limits.memory_bytes) + " for it";
+      }
+    }
+    const uint64_t resident = memory_use(child).resident_bytes;
+    if (resident > start_resident + limits.memory_bytes) {
+      stopped = "needed more than " + megabytes(limits.memory_bytes) + " of memory for it (the limit is 64 times the " +
+                "file's size plus 48 MiB)";
+    } else if (std::chrono::steady_clock::now() > deadline) {
+      stopped = "took more than " + std::to_string(limits.wall_seconds) + " s on it";
+    }
+  }
+  if (!stopped.empty()) kill(child, SIGKILL);
+  close(in);
+  int status = 0;
+  rusage usage{};
+  while (wait4(child, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  const double cpu_used = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                          1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+  const std::string malformed = "; the file is probably malformed";
+  if (!stopped.empty()) return Error{failed + stopped + malformed};
+  if (WIFSIGNALED(status)) {
+    const int signal = WTERMSIG(status);
+    if (signal == SIGXCPU || (signal == SIGKILL && cpu_used >= limits.cpu_seconds)) {
+      // A SIGKILL after the CPU time allowed is the kernel's hard limit.
+      return Error{failed + "ran for more than " + std::to_string(limits.cpu_seconds) + " s of CPU time on it" +
+                   malformed};
+    }
+    return Error{failed + "failed on this file (" + signal_name(signal) + ")" + malformed};
+  }
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (code == kOutOfMemoryExit) {
+    return Error{failed + "ran out of its " + megabytes(limits.memory_bytes) + " of memory on it" + malformed};
+  }
+  if (code != 0) return Error{failed + "failed on this file (exit status " + std::to_string(code) + ")" + malformed};
+  bool well_formed = false;
+  Result<ImportedClip> imported = decode_import_result(message, well_formed);
+  if (!well_formed) return Error{failed + "sent back a message that is cut off or malformed (" + imported.error() + ")"};
+  return imported;
+}
+
+}  // namespace ks

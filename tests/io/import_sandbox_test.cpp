@@ -1,0 +1,174 @@
+// Tests for core/io/import_sandbox.h and imported_clip_wire.h: whatever the
+// child does (crash, overflow its stack, allocate without end, spin, hang,
+// throw), the caller gets an error naming the file and carries on; what the
+// child imports arrives intact; a cut or forged message is refused.
+#include "core/io/import_sandbox.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "core/io/import.h"
+#include "core/io/imported_clip_wire.h"
+#include "tests/refused_mentioning.h"
+
+namespace ks {
+namespace {
+
+const std::filesystem::path kDemo = std::filesystem::path(KS_ASSETS_DIR) / "demo_walk.glb";
+const std::filesystem::path kFile = "some/take.fbx";
+
+SandboxLimits small_limits() {
+  SandboxLimits limits;
+  limits.memory_bytes = uint64_t{256} << 20;
+  limits.cpu_seconds = 5;
+  limits.wall_seconds = 20;
+  return limits;
+}
+
+Result<ImportedClip> run(const std::function<Result<ImportedClip>()>& import, SandboxLimits limits = small_limits()) {
+  return import_in_child(import, "FBX", kFile, limits);
+}
+
+// Recursion without end that the compiler can neither see nor turn into a
+// loop: through a volatile pointer, each frame keeping a buffer.
+int deep(int n);
+int (*volatile g_deeper)(int) = deep;
+int deep(int n) {
+  volatile char frame[1024];
+  frame[0] = static_cast<char>(n);
+  return g_deeper(n + 1) + frame[0];
+}
+
+TEST(ImportSandbox, AClipComesBackAsTheChildImportedIt) {
+  const Result<ImportedClip> direct = import_clip(kDemo);
+  ASSERT_TRUE(direct.ok()) << direct.error();
+  const Result<ImportedClip> contained = run([] { return import_clip(kDemo); });
+  ASSERT_TRUE(contained.ok()) << contained.error();
+  const ImportedClip& a = direct.value();
+  const ImportedClip& b = contained.value();
+  EXPECT_EQ(a.skeleton.bone_names, b.skeleton.bone_names);
+  EXPECT_EQ(a.skeleton.parents, b.skeleton.parents);
+  ASSERT_EQ(a.clip.bones.size(), b.clip.bones.size());
+  EXPECT_EQ(a.clip.frame_count, b.clip.frame_count);
+  for (size_t i = 0; i < a.clip.bones.size(); ++i) {
+    ASSERT_EQ(a.clip.bones[i].rotations.size(), b.clip.bones[i].rotations.size());
+    EXPECT_EQ(0, std::memcmp(a.clip.bones[i].rotations.data(), b.clip.bones[i].rotations.data(),
+                             a.clip.bones[i].rotations.size() * sizeof(Quat)));
+  }
+  ASSERT_TRUE(a.mesh.has_value() && b.mesh.has_value());
+  EXPECT_EQ(a.mesh->indices, b.mesh->indices);
+  EXPECT_EQ(a.mesh->positions.size(), b.mesh->positions.size());
+  EXPECT_EQ(a.animation_names, b.animation_names);
+  EXPECT_EQ(a.warnings, b.warnings);
+  EXPECT_TRUE(check_imported(b).ok());
+}
+
+TEST(ImportSandbox, TheChildsErrorIsTheCallersError) {
+  EXPECT_TRUE(test::refused_mentioning(run([] { return Result<ImportedClip>(Error{"x.fbx: no bones here"}); }),
+                                       {"x.fbx: no bones here"}));
+}
+
+TEST(ImportSandbox, ACrashIsAnErrorNamingTheFileAndTheSignal) {
+  EXPECT_TRUE(test::refused_mentioning(run([]() -> Result<ImportedClip> {
+                                         raise(SIGSEGV);
+                                         return Error{"not reached"};
+                                       }),
+                                       {"some/take.fbx: the FBX reader failed on this file (SIGSEGV); the file is "
+                                        "probably malformed"}));
+  EXPECT_TRUE(test::refused_mentioning(run([]() -> Result<ImportedClip> { std::abort(); }), {"(SIGABRT)"}));
+}
+
+TEST(ImportSandbox, AStackOverflowIsAnError) {
+  const Result<ImportedClip> r = run([]() -> Result<ImportedClip> { return Error{std::to_string(deep(0))}; });
+  // SIGSEGV, or the sanitizer's own report and exit under ASan.
+  EXPECT_TRUE(test::refused_mentioning(r, {"some/take.fbx: the FBX reader failed on this file ("}));
+}
+
+TEST(ImportSandbox, RunawayMemoryIsStoppedAtTheLimit) {
+  SandboxLimits limits = small_limits();
+  limits.memory_bytes = uint64_t{64} << 20;
+  const Result<ImportedClip> r = run(
+      []() -> Result<ImportedClip> {
+        std::vector<std::vector<char>> hog;
+        for (int i = 0; i < 4096; ++i) hog.emplace_back(size_t{1} << 20, static_cast<char>(i));  // touched: 4 GiB
+        return Error{"not stopped"};
+      },
+      limits);
+  EXPECT_TRUE(test::refused_mentioning(r, {"some/take.fbx: the FBX reader", "64 MiB", "probably malformed"}));
+}
+
+TEST(ImportSandbox, ASpinningReaderIsStoppedByTheCpuLimit) {
+  SandboxLimits limits = small_limits();
+  limits.cpu_seconds = 1;
+  const Result<ImportedClip> r = run(
+      []() -> Result<ImportedClip> {
+        volatile uint64_t n = 0;
+        while (true) n = n + 1;
+      },
+      limits);
+  EXPECT_TRUE(test::refused_mentioning(r, {"some/take.fbx: the FBX reader ran for more than 1 s of CPU time"}));
+}
+
+TEST(ImportSandbox, AReaderThatWaitsIsStoppedByTheWallClock) {
+  SandboxLimits limits = small_limits();
+  limits.wall_seconds = 1;
+  const Result<ImportedClip> r = run(
+      []() -> Result<ImportedClip> {
+        pause();
+        return Error{"not reached"};
+      },
+      limits);
+  EXPECT_TRUE(test::refused_mentioning(r, {"some/take.fbx: the FBX reader took more than 1 s"}));
+}
+
+TEST(ImportSandbox, AnExceptionIsAnError) {
+  EXPECT_TRUE(test::refused_mentioning(
+      run([]() -> Result<ImportedClip> { throw std::runtime_error("boom"); }), {"the reader threw: boom"}));
+}
+
+TEST(ImportSandbox, ThreadsOfTheCallerCanEachRunAChild) {
+  std::vector<std::thread> threads;
+  std::vector<int> ok(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&ok, t] { ok[t] = run([] { return import_clip(kDemo); }).ok() ? 1 : 0; });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(ok, std::vector<int>(4, 1));
+}
+
+TEST(ImportedClipWire, EveryCutOfAMessageIsRefused) {
+  const Result<ImportedClip> clip = import_clip(kDemo);
+  ASSERT_TRUE(clip.ok()) << clip.error();
+  const std::string message = encode_import_result(clip);
+  bool well_formed = false;
+  ASSERT_TRUE(decode_import_result(message, well_formed).ok());
+  EXPECT_TRUE(well_formed);
+  // Cuts at every byte of the head, then at strides through the rest.
+  for (size_t cut = 0; cut < message.size(); cut += cut < 4096 ? 1 : 997) {
+    const Result<ImportedClip> r = decode_import_result(std::string_view(message).substr(0, cut), well_formed);
+    ASSERT_FALSE(r.ok() && well_formed) << "a message cut at " << cut << " was read";
+  }
+  EXPECT_FALSE(decode_import_result(message + "x", well_formed).ok());
+}
+
+TEST(ImportedClipWire, ForgedCountsAreRefusedWithoutAllocatingThem) {
+  const std::string message = encode_import_result(import_clip(kDemo));
+  // Every 8-byte window set to a huge count in turn (in the head): a refusal, never a huge allocation.
+  for (size_t at = 5; at + 8 <= std::min<size_t>(message.size(), 600); ++at) {
+    std::string forged = message;
+    const uint64_t huge = uint64_t{1} << 60;
+    std::memcpy(forged.data() + at, &huge, 8);
+    bool well_formed = false;
+    (void)decode_import_result(forged, well_formed);
+  }
+}
+
+}  // namespace
+}  // namespace ks
