@@ -1,7 +1,7 @@
 #pragma once
 // A name as a hostile file can carry it (issue 16): 70,000 characters that
 // open with terminal escape sequences, and what an error message must make
-// of it: a short excerpt with every control byte replaced.
+// of it: a short excerpt with every control byte escaped.
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@ inline std::string hostile_name() {
 }
 
 /// The excerpt (core/clip/excerpt.h) every message quotes of hostile_name().
-inline constexpr const char* kHostileNameExcerpt = "?[31m?]0;pwned?NNNN";
+inline constexpr const char* kHostileNameExcerpt = "\\x1b[31m\\x1b]0;pwned\\x07NNNN";
 
 /// Passes when `message` quotes hostile_name() as a short printable excerpt.
 inline ::testing::AssertionResult quotes_hostile_name_briefly(const std::string& message) {
@@ -29,6 +29,9 @@ inline ::testing::AssertionResult quotes_hostile_name_briefly(const std::string&
   }
   if (message.find(kHostileNameExcerpt) == std::string::npos) {
     return ::testing::AssertionFailure() << "\"" << message << "\" does not quote the name's excerpt";
+  }
+  if (message.find("... (70000 bytes)") == std::string::npos) {
+    return ::testing::AssertionFailure() << "\"" << message << "\" does not say how long the name was";
   }
   return ::testing::AssertionSuccess();
 }

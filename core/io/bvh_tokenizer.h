@@ -22,7 +22,7 @@ bool iequals(std::string_view a, std::string_view b);
 /// `s` without leading and trailing white space.
 std::string_view trim(std::string_view s);
 
-/// `s` quoted for an error message, shortened to 40 characters, control bytes replaced by '?'.
+/// `s` quoted for an error message: its excerpt (core/clip/excerpt.h) of 40 characters.
 std::string shown(std::string_view s);
 
 /// Lines of the text, numbered from 1; "\n", "\r\n" and a lone "\r" end a line.

@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "core/clip/excerpt.h"
 #include "core/io/channel_resample.h"
 #include "core/io/gltf_accessor.h"
 #include "core/io/gltf_channel.h"
@@ -42,7 +43,7 @@ Result<std::vector<Channel>> read_channels(const tinygltf::Model& model, int ani
       ++morph_weights;
       continue;
     } else {
-      return Error{where + " has target path '" + source.target_path + "'"};
+      return Error{where + " has target path '" + excerpt(source.target_path) + "'"};
     }
     const tinygltf::AnimationSampler& sampler = animation.samplers[static_cast<size_t>(source.sampler)];
     if (sampler.interpolation == "LINEAR" || sampler.interpolation.empty()) {
@@ -52,7 +53,8 @@ Result<std::vector<Channel>> read_channels(const tinygltf::Model& model, int ani
     } else if (sampler.interpolation == "CUBICSPLINE") {
       channel.interpolation = Interpolation::kCubicSpline;
     } else {
-      return Error{where + " has interpolation '" + sampler.interpolation + "' (expected LINEAR, STEP or CUBICSPLINE)"};
+      return Error{where + " has interpolation '" + excerpt(sampler.interpolation) +
+                   "' (expected LINEAR, STEP or CUBICSPLINE)"};
     }
 
     Result<std::vector<float>> times =
