@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <unordered_map>
+
+#include "core/clip/excerpt.h"
 
 namespace ks::cli {
 
@@ -33,7 +36,8 @@ const char* const kToleranceOptionsHelp =
     "                           NAME and the bones below it, down to the next\n"
     "                           override; repeatable\n"
     "  --bone-tolerances FILE   many of them: one NAME=MM[@CM] per line; blank\n"
-    "                           lines and # comments are skipped\n"
+    "                           lines and # comments are skipped (at most 16 MiB,\n"
+    "                           1,000,000 lines of 4096 bytes)\n"
     "  --local                  version 1's local mode instead: every track within\n"
     "                           a per-kind threshold in its own space:\n"
     "    --translation-error MM   translation threshold, millimetres (default 0.5)\n"
@@ -53,13 +57,14 @@ const char* const kCodecOptionsHelp =
     "                           of the stream, no shorter than seeks need\n";
 
 bool Arguments::fail(const std::string& message) const {
-  std::fprintf(stderr, "keystream %s: %s\n", m_command.c_str(), message.c_str());
+  // The parts quoted from inputs are excerpts already; this bounds any that was not.
+  std::fprintf(stderr, "keystream %s: %s\n", m_command.c_str(), excerpt(message, kMessageExcerptChars).c_str());
   return false;
 }
 
 bool Arguments::source(std::string_view arg, std::filesystem::path& out, std::string_view what) {
   if (!arg.empty() && arg[0] == '-') {
-    return fail("unknown option '" + std::string(arg) + "' (see keystream " + m_command + " --help)");
+    return fail("unknown option '" + excerpt(arg) + "' (see keystream " + m_command + " --help)");
   }
   if (m_have_source) return fail("more than one " + std::string(what) + " given");
   out = std::string(arg);
@@ -80,7 +85,7 @@ bool Arguments::number(std::string_view option, float& out) {
   char* end = nullptr;
   out = std::strtof(s.c_str(), &end);
   if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(out)) {
-    return fail(std::string(option) + ": '" + s + "' is not a number");
+    return fail(std::string(option) + ": '" + excerpt(s) + "' is not a number");
   }
   return true;
 }
@@ -92,7 +97,7 @@ bool Arguments::whole_number(std::string_view option, long lo, long hi, long& ou
   char* end = nullptr;
   out = std::strtol(s.c_str(), &end, 10);
   if (s.empty() || end != s.c_str() + s.size() || out < lo || out > hi) {
-    return fail(std::string(option) + ": '" + s + "' is not a whole number in " + std::to_string(lo) + ".." +
+    return fail(std::string(option) + ": '" + excerpt(s) + "' is not a whole number in " + std::to_string(lo) + ".." +
                 std::to_string(hi));
   }
   return true;
@@ -155,7 +160,7 @@ bool positive_number(Arguments& args, std::string_view option, const char* unit,
   const float value = std::strtof(s.c_str(), &end);
   out = value * scale;
   if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(value) || !(value > 0.f) || !(out > 0.f)) {
-    return args.fail(std::string(option) + ": '" + s + "' is not a positive number of " + unit);
+    return args.fail(std::string(option) + ": '" + excerpt(s) + "' is not a positive number of " + unit);
   }
   return true;
 }
@@ -166,46 +171,76 @@ std::string_view trimmed(std::string_view text) {
   return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
 }
 
-// Adds one override, `where` naming its origin in messages.
-bool add_bone_tolerance(Arguments& args, const std::string& where, std::string_view text, CodecOptions& codec) {
+// Adds one override from `text`, given by option `option` (at `line` of its
+// file; 0 for a flag). A bone named twice is refused by finish_codec_options,
+// in one pass over them all.
+bool add_bone_tolerance(Arguments& args, uint32_t option, uint32_t line, std::string_view text, CodecOptions& codec) {
   Result<BoneTolerance> parsed = parse_bone_tolerance(text);
-  if (!parsed) return args.fail(where + ": " + parsed.error());
-  for (size_t i = 0; i < codec.fit.bone_tolerances.size(); ++i) {
-    if (codec.fit.bone_tolerances[i].bone == parsed.value().bone) {
-      return args.fail(where + ": bone \"" + parsed.value().bone + "\" already has a tolerance (from " +
-                       codec.bone_tolerance_origins[i] + ")");
-    }
-  }
-  codec.fit.bone_tolerances.push_back(parsed.value());
-  codec.bone_tolerance_origins.push_back(where);
+  if (!parsed) return args.fail(codec.origin({option, line}) + ": " + parsed.error());
+  codec.fit.bone_tolerances.push_back(std::move(parsed.value()));
+  codec.bone_tolerance_origins.push_back({option, line});
   return true;
+}
+
+// `option` as messages name it, its index in codec.tolerance_options.
+uint32_t add_tolerance_option(CodecOptions& codec, std::string name) {
+  if (codec.tolerance_options.empty() || codec.tolerance_options.back() != name) {
+    codec.tolerance_options.push_back(std::move(name));
+  }
+  return static_cast<uint32_t>(codec.tolerance_options.size() - 1);
 }
 
 // The overrides in `path`: one NAME=MM[@CM] per line; blank lines and
 // comments (from a '#' at the start of a line or after a blank) are skipped.
+// The whole file is read at once (it is at most kMaxToleranceFileBytes), so
+// that every cap can be checked before any line is used.
 bool read_bone_tolerances(Arguments& args, std::string_view option, const std::string& path, CodecOptions& codec) {
+  const std::string shown_path = excerpt(path, kPathExcerptChars);
+  const std::string where = std::string(option) + ": '" + shown_path + "'";
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
-    return args.fail(std::string(option) + ": '" + path +
-                     "': " + (std::filesystem::exists(path, ec) ? "not a file" : "no such file"));
+    return args.fail(where + ": " + (std::filesystem::exists(path, ec) ? "not a file" : "no such file"));
   }
-  std::ifstream in(path);
-  if (!in) return args.fail(std::string(option) + ": '" + path + "': cannot be read");
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    for (size_t hash = line.find('#'); hash != std::string::npos; hash = line.find('#', hash + 1)) {
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) return args.fail(where + ": cannot be read: " + ec.message());
+  if (size > kMaxToleranceFileBytes) {
+    return args.fail(where + ": the file is " + std::to_string(size) + " bytes; a tolerance file may hold at most " +
+                     std::to_string(kMaxToleranceFileBytes) + " bytes (16 MiB)");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return args.fail(where + ": cannot be read");
+  // The size read above, whatever a writer appends meanwhile.
+  std::string text(static_cast<size_t>(size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) return args.fail(where + ": read error");
+  text.resize(static_cast<size_t>(in.gcount()));
+
+  const uint32_t option_index = add_tolerance_option(codec, std::string(option) + " " + shown_path);
+  size_t number = 0;
+  for (size_t begin = 0; begin < text.size();) {
+    const size_t newline = text.find('\n', begin);
+    const size_t end = newline == std::string::npos ? text.size() : newline;
+    std::string_view line(text.data() + begin, end - begin);
+    begin = end + 1;
+    if (++number > kMaxToleranceLines) {
+      return args.fail(where + ": more than " + std::to_string(kMaxToleranceLines) +
+                       " lines; a tolerance file may hold at most " + std::to_string(kMaxToleranceLines));
+    }
+    if (line.size() > kMaxToleranceLineBytes) {
+      return args.fail(std::string(option) + " " + shown_path + ":" + std::to_string(number) + ": the line is " +
+                       std::to_string(line.size()) + " bytes; a line may hold at most " +
+                       std::to_string(kMaxToleranceLineBytes) + " ('" + excerpt(line) + "')");
+    }
+    for (size_t hash = line.find('#'); hash != std::string_view::npos; hash = line.find('#', hash + 1)) {
       if (hash == 0 || line[hash - 1] == ' ' || line[hash - 1] == '\t') {
-        line.erase(hash);
+        line = line.substr(0, hash);
         break;
       }
     }
     const std::string_view entry = trimmed(line);
     if (entry.empty()) continue;
-    if (!add_bone_tolerance(args, std::string(option) + " " + path + ":" + std::to_string(number), entry, codec)) {
-      return false;
-    }
+    if (!add_bone_tolerance(args, option_index, static_cast<uint32_t>(number), entry, codec)) return false;
   }
-  if (in.bad()) return args.fail(std::string(option) + ": '" + path + "': read error");
   return true;
 }
 
@@ -217,12 +252,12 @@ Result<BoneTolerance> parse_bone_tolerance(std::string_view text) {
     // Appended rather than "'" + std::string(text): GCC 12 at -O3 sees a
     // false overlap in that concatenation (-Wrestrict).
     std::string message = "'";
-    message.append(text).append("' is not NAME=MM or NAME=MM@CM (no '=')");
+    message.append(excerpt(text)).append("' is not NAME=MM or NAME=MM@CM (no '=')");
     return Error{message};
   }
   BoneTolerance o;
   o.bone = std::string(trimmed(text.substr(0, equals)));
-  if (o.bone.empty()) return Error{"'" + std::string(text) + "' names no bone before the '='"};
+  if (o.bone.empty()) return Error{"'" + excerpt(text) + "' names no bone before the '='"};
   const std::string_view value = text.substr(equals + 1);
   const size_t at = value.find('@');
   auto number = [](std::string_view digits, float& out) {
@@ -234,13 +269,13 @@ Result<BoneTolerance> parse_bone_tolerance(std::string_view text) {
   float mm = 0.f, cm = 0.f;
   const std::string_view mm_text = value.substr(0, at);
   if (!number(mm_text, mm) || !(mm / 1000.f > 0.f)) {
-    return Error{"the tolerance of \"" + o.bone + "\" ('" + std::string(mm_text) +
+    return Error{"the tolerance of \"" + excerpt(o.bone) + "\" ('" + excerpt(mm_text) +
                  "') is not a positive number of millimetres"};
   }
   if (at != std::string_view::npos) {
     const std::string_view cm_text = value.substr(at + 1);
     if (!number(cm_text, cm) || !(cm / 100.f > 0.f)) {
-      return Error{"the shell distance of \"" + o.bone + "\" ('" + std::string(cm_text) +
+      return Error{"the shell distance of \"" + excerpt(o.bone) + "\" ('" + excerpt(cm_text) +
                    "') is not a positive number of centimetres"};
     }
   }
@@ -260,7 +295,7 @@ bool parse_tolerance_option(Arguments& args, std::string_view arg, CodecOptions&
     codec.tolerance_option = arg;
   } else if (arg == "--bone-tolerance") {
     std::string_view v;
-    ok = args.value(arg, v) && add_bone_tolerance(args, std::string(arg), v, codec);
+    ok = args.value(arg, v) && add_bone_tolerance(args, add_tolerance_option(codec, std::string(arg)), 0, v, codec);
     codec.tolerance_option = arg;
   } else if (arg == "--bone-tolerances") {
     std::string_view v;
@@ -295,7 +330,7 @@ bool parse_codec_option(Arguments& args, std::string_view arg, CodecOptions& cod
     } else if (ok && v == "midpoint") {
       codec.fit.split_rule = SplitRule::kMidpoint;
     } else if (ok) {
-      ok = args.fail("--split: '" + std::string(v) + "' is neither 'largest-error' nor 'midpoint'");
+      ok = args.fail("--split: '" + excerpt(v) + "' is neither 'largest-error' nor 'midpoint'");
     }
   } else if (arg == "--discontinuity-ratio") {
     ok = args.number(arg, codec.fit.discontinuity_ratio);
@@ -318,7 +353,24 @@ bool parse_codec_option(Arguments& args, std::string_view arg, CodecOptions& cod
   return true;
 }
 
+std::string CodecOptions::origin(ToleranceOrigin o) const {
+  const std::string& option = tolerance_options[o.option];
+  return o.line == 0 ? option : option + ":" + std::to_string(o.line);
+}
+
 bool finish_codec_options(Arguments& args, const CodecOptions& codec) {
+  // Every bone's first tolerance, by name: one pass, however many lines a file has.
+  std::unordered_map<std::string_view, size_t> first_of_bone;
+  first_of_bone.reserve(codec.fit.bone_tolerances.size());
+  for (size_t i = 0; i < codec.fit.bone_tolerances.size(); ++i) {
+    const std::string& bone = codec.fit.bone_tolerances[i].bone;
+    const auto [first, inserted] = first_of_bone.emplace(bone, i);
+    if (!inserted) {
+      return args.fail(codec.origin(codec.bone_tolerance_origins[i]) + ": bone \"" + excerpt(bone) +
+                       "\" already has a tolerance (from " + codec.origin(codec.bone_tolerance_origins[first->second]) +
+                       ")");
+    }
+  }
   if (codec.fit.error_mode != ErrorMode::kLocal && !codec.per_kind_option.empty()) {
     return args.fail(codec.per_kind_option +
                      " sets a per-kind threshold of --local mode; the default object-space mode "
@@ -333,13 +385,30 @@ bool finish_codec_options(Arguments& args, const CodecOptions& codec) {
 bool check_bone_tolerances(Arguments& args, const CodecOptions& codec, const Skeleton& skeleton,
                            const std::string& source) {
   if (codec.fit.error_mode == ErrorMode::kLocal) return true;
+  const std::unordered_map<std::string_view, int32_t> bones = bone_index_by_name(skeleton.bone_names);
+  std::vector<size_t> unknown;  // the first kUnknownBonesNamed overrides naming no bone
+  size_t unknown_count = 0;
   for (size_t i = 0; i < codec.fit.bone_tolerances.size(); ++i) {
-    const BoneTolerance& o = codec.fit.bone_tolerances[i];
-    if (skeleton.find_bone(o.bone) < 0) {
-      return args.fail(codec.bone_tolerance_origins[i] + ": " + source + " has no bone named \"" + o.bone + "\"");
-    }
+    if (bones.count(codec.fit.bone_tolerances[i].bone) != 0) continue;
+    if (unknown.size() < kUnknownBonesNamed) unknown.push_back(i);
+    ++unknown_count;
   }
-  return true;
+  if (unknown_count == 0) return true;
+  const std::string shown_source = excerpt(source, kPathExcerptChars);
+  const auto quoted = [&](size_t i) { return "\"" + excerpt(codec.fit.bone_tolerances[i].bone) + "\""; };
+  if (unknown_count == 1) {
+    return args.fail(codec.origin(codec.bone_tolerance_origins[unknown[0]]) + ": " + shown_source +
+                     " has no bone named " + quoted(unknown[0]));
+  }
+  // Never one message per name: a file may name a million.
+  std::string message =
+      std::to_string(unknown_count) + " bone tolerances name bones " + shown_source + " does not have: ";
+  for (size_t k = 0; k < unknown.size(); ++k) {
+    message +=
+        (k ? ", " : "") + quoted(unknown[k]) + " (" + codec.origin(codec.bone_tolerance_origins[unknown[k]]) + ")";
+  }
+  if (unknown_count > unknown.size()) message += " and " + std::to_string(unknown_count - unknown.size()) + " more";
+  return args.fail(message);
 }
 
 bool collect_sources(Arguments& args, const std::vector<std::filesystem::path>& inputs,
@@ -353,16 +422,19 @@ bool collect_sources(Arguments& args, const std::vector<std::filesystem::path>& 
       for (fs::recursive_directory_iterator it(input, ec), end; !ec && it != end; it.increment(ec)) {
         if (it->is_regular_file(ec) && is_importable(it->path())) found.push_back(it->path());
       }
-      if (ec) return args.fail(input.string() + ": cannot list the folder: " + ec.message());
+      if (ec) {
+        return args.fail(excerpt(input.string(), kPathExcerptChars) + ": cannot list the folder: " + ec.message());
+      }
       std::sort(found.begin(), found.end());
       if (found.empty()) {
-        return args.fail(input.string() + ": the folder holds no .gltf, .glb, .bvh, .fbx, .dae or .zae file");
+        return args.fail(excerpt(input.string(), kPathExcerptChars) +
+                         ": the folder holds no .gltf, .glb, .bvh, .fbx, .dae or .zae file");
       }
       sources.insert(sources.end(), found.begin(), found.end());
     } else if (fs::exists(input, ec)) {
       sources.push_back(input);
     } else {
-      return args.fail(input.string() + ": no such file or folder");
+      return args.fail(excerpt(input.string(), kPathExcerptChars) + ": no such file or folder");
     }
   }
   return true;

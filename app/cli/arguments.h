@@ -3,6 +3,7 @@
 // arguments and the option groups several commands accept (import, codec).
 // Every refusal prints "keystream COMMAND: what is wrong" and returns false.
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -32,7 +33,8 @@ class Arguments {
   /// Takes `arg`, which no option matched, as the one input (named `what` in
   /// messages); refuses (with a message) an unknown option or a second input.
   bool source(std::string_view arg, std::filesystem::path& out, std::string_view what = "SOURCE");
-  /// Prints "keystream COMMAND: message" to stderr; returns false.
+  /// Prints "keystream COMMAND: message" to stderr, made printable and at
+  /// most kMessageExcerptChars long (excerpt); returns false.
   bool fail(const std::string& message) const;
   const std::string& command() const { return m_command; }
 
@@ -47,6 +49,13 @@ class Arguments {
 /// true when `arg` was one of them (and consumed its value).
 bool parse_import_option(Arguments& args, std::string_view arg, ImportSettings& settings, bool& ok);
 
+/// Where a bone tolerance came from: the option that gave it, and for a
+/// file its line, so that messages can say "--bone-tolerances hands.txt:3".
+struct ToleranceOrigin {
+  uint32_t option = 0;  // index into CodecOptions::tolerance_options
+  uint32_t line = 0;    // line of the file, from 1; 0 for --bone-tolerance
+};
+
 /// What the codec options of one command line set, and which option set
 /// each, so that the checks after parsing can name the option at fault.
 struct CodecOptions {
@@ -54,10 +63,24 @@ struct CodecOptions {
   PackSettings pack = tool_pack_settings();  // --jump-interval auto unless a number is given
   std::string per_kind_option;   // the last local-mode threshold option given; empty when none
   std::string tolerance_option;  // the last object-space option given; empty when none
-  /// One per fit.bone_tolerances entry: the option (and for a file, the file
-  /// and line) it came from, e.g. "--bone-tolerances hands.txt:3".
-  std::vector<std::string> bone_tolerance_origins;
+  /// The bone tolerance options given, as messages name them:
+  /// "--bone-tolerance" or "--bone-tolerances FILE".
+  std::vector<std::string> tolerance_options;
+  /// One per fit.bone_tolerances entry: where it came from.
+  std::vector<ToleranceOrigin> bone_tolerance_origins;
+
+  /// "--bone-tolerances hands.txt:3": `o` as messages name it.
+  std::string origin(ToleranceOrigin o) const;
 };
+
+/// Caps on a --bone-tolerances file, far above any rig (at most 65,535
+/// bones, with names of tens of bytes), so that a hostile or broken file is
+/// refused by name before it costs time or memory.
+inline constexpr uintmax_t kMaxToleranceFileBytes = uintmax_t{16} << 20;  // 16 MiB
+inline constexpr size_t kMaxToleranceLineBytes = 4096;
+inline constexpr size_t kMaxToleranceLines = 1'000'000;
+/// Bones named in a refusal of overrides naming no bone; the rest are counted.
+inline constexpr size_t kUnknownBonesNamed = 3;
 
 /// Error-bound options: --tolerance MM, --shell-distance CM, --bone-tolerance
 /// NAME=MM[@CM] (repeatable), --bone-tolerances FILE, --local with
@@ -70,12 +93,14 @@ bool parse_tolerance_option(Arguments& args, std::string_view arg, CodecOptions&
 /// --discontinuity-ratio R, --jump-interval S.
 bool parse_codec_option(Arguments& args, std::string_view arg, CodecOptions& codec, bool& ok);
 
-/// After the last option: refuses per-kind thresholds without --local and
-/// tolerances with it (false, with a message naming the option).
+/// After the last option: refuses per-kind thresholds without --local,
+/// tolerances with it, and a bone given two tolerances (false, with a
+/// message naming the options).
 bool finish_codec_options(Arguments& args, const CodecOptions& codec);
 
-/// Refuses (false, with a message naming the option it came from and the
-/// bone) an override naming a bone `skeleton` (of `source`) does not have.
+/// Refuses (false) overrides naming bones `skeleton` (of `source`) does not
+/// have: one is named with the option it came from; of more, the first
+/// kUnknownBonesNamed are, and the rest counted.
 bool check_bone_tolerances(Arguments& args, const CodecOptions& codec, const Skeleton& skeleton,
                            const std::string& source);
 

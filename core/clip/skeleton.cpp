@@ -27,6 +27,13 @@ int32_t Skeleton::find_bone(std::string_view name) const {
   return -1;
 }
 
+std::unordered_map<std::string_view, int32_t> bone_index_by_name(std::span<const std::string> bone_names) {
+  std::unordered_map<std::string_view, int32_t> index;
+  index.reserve(bone_names.size());
+  for (size_t i = 0; i < bone_names.size(); ++i) index.emplace(bone_names[i], static_cast<int32_t>(i));
+  return index;
+}
+
 Status Skeleton::validate() const {
   const size_t n = bone_count();
   if (n == 0) return Error{"skeleton has no bones"};

@@ -3,8 +3,10 @@
 // and checks the rules every stage after import relies on.
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/runtime/result.h"
@@ -31,7 +33,7 @@ struct Skeleton {
 
   size_t bone_count() const { return bone_names.size(); }
 
-  /// Index of the bone named `name`, or -1.
+  /// Index of the bone named `name`, or -1. Linear: to match many names, use bone_index_by_name.
   int32_t find_bone(std::string_view name) const;
 
   /// Checks, naming the first rule broken:
@@ -45,6 +47,11 @@ struct Skeleton {
   /// - end sites hang from existing bones with finite offsets.
   Status validate() const;
 };
+
+/// Each of `bone_names` by name, mapped to its index (the first, where names
+/// repeat), so that matching many names costs one lookup each. The keys view
+/// `bone_names`, which must outlive the map.
+std::unordered_map<std::string_view, int32_t> bone_index_by_name(std::span<const std::string> bone_names);
 
 /// Model-space transform of every bone in `local` (one per bone, parents
 /// before children). Used for rest-pose measurements and by tests.

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "core/clip/excerpt.h"
 
@@ -13,8 +15,10 @@ Result<BoneTolerances> resolve_bone_tolerances(const Skeleton& skeleton, float t
                                                std::span<const BoneTolerance> overrides) {
   const size_t bone_count = skeleton.bone_count();
   std::vector<const BoneTolerance*> own(bone_count, nullptr);
+  const std::unordered_map<std::string_view, int32_t> index = bone_index_by_name(skeleton.bone_names);
   for (const BoneTolerance& o : overrides) {
-    const int32_t bone = skeleton.find_bone(o.bone);
+    const auto found = index.find(o.bone);
+    const int32_t bone = found == index.end() ? -1 : found->second;
     if (bone < 0) return Error{"bone tolerance: the skeleton has no bone named \"" + excerpt(o.bone) + "\""};
     if (own[static_cast<size_t>(bone)] != nullptr) {
       return Error{"bone tolerance: bone \"" + excerpt(o.bone) + "\" has two tolerances"};

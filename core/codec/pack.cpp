@@ -7,9 +7,12 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <zstd.h>
 
 #include "core/clip/excerpt.h"
+#include "core/clip/skeleton.h"
 #include "core/codec/bit_writer.h"
 #include "core/codec/jump_interval.h"
 #include "core/codec/key_cost.h"
@@ -194,12 +197,13 @@ Status put_metadata(std::vector<uint8_t>& out, const FittedClip& clip, const Pac
     float tolerance_m, shell_distance_m;
   };
   std::vector<Override> overrides;
+  const std::unordered_map<std::string_view, int32_t> bone_index = bone_index_by_name(clip.bone_names);
   for (const BoneTolerance& o : fit.bone_tolerances) {
-    const auto at = std::find(clip.bone_names.begin(), clip.bone_names.end(), o.bone);
-    if (at == clip.bone_names.end()) {
+    const auto at = bone_index.find(o.bone);
+    if (at == bone_index.end()) {
       return Error{"has a tolerance for \"" + excerpt(o.bone) + "\", which is not one of its bones"};
     }
-    overrides.push_back({static_cast<uint16_t>(at - clip.bone_names.begin()), o.tolerance_m, o.shell_distance_m});
+    overrides.push_back({static_cast<uint16_t>(at->second), o.tolerance_m, o.shell_distance_m});
   }
   put_u32(out, static_cast<uint32_t>(clip.bone_names.size()));
   out.push_back(fit.error_mode == ErrorMode::kLocal ? 1 : 0);

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tests/refused_mentioning.h"
 
@@ -261,6 +262,17 @@ TEST(Skeleton, LocalToModelLeavesRootsUnchanged) {
   EXPECT_FLOAT_EQ(model[2].translation.x, 0.f);
   EXPECT_FLOAT_EQ(model[2].translation.z, 7.f);
   EXPECT_FLOAT_EQ(model[2].scale.x, 3.f);
+}
+
+TEST(BoneIndexByName, FindsWhatFindBoneFinds) {
+  const Skeleton s = make_chain();
+  const auto index = bone_index_by_name(s.bone_names);
+  ASSERT_EQ(index.size(), 3u);
+  for (const std::string& name : s.bone_names) EXPECT_EQ(index.at(name), s.find_bone(name)) << name;
+  EXPECT_EQ(index.count("Head"), 0u);
+  // A repeated name (an invalid skeleton) maps to its first bone, as find_bone does.
+  const std::vector<std::string> repeated = {"a", "b", "a"};
+  EXPECT_EQ(bone_index_by_name(repeated).at("a"), 0);
 }
 
 }  // namespace
