@@ -9,11 +9,17 @@
 
 #include <benchmark/benchmark.h>
 
+#include "core/clip/excerpt.h"
 #include "core/runtime/segment_lanes.h"
 
 namespace ks::bench {
 
 namespace {
+
+// A clip's name as the tables show it: "FILE#ANIMATION", made printable.
+std::string clip_text(const std::string& name) {
+  return excerpt(name, kPathExcerptChars);
+}
 
 std::string format(const char* pattern, double v) {
   char text[64];
@@ -73,7 +79,7 @@ void print_curve_chart(const BenchReport& report, std::FILE* out) {
   std::string legend;
   for (size_t c = 0; c < report.rate_distortion.size(); ++c) {
     const char letter = static_cast<char>('a' + c % 26);
-    legend += std::string(legend.empty() ? "" : ", ") + letter + " = " + report.rate_distortion[c].clip;
+    legend += std::string(legend.empty() ? "" : ", ") + letter + " = " + clip_text(report.rate_distortion[c].clip);
     for (const RateDistortionPoint& p : report.rate_distortion[c].points) {
       if (p.max_object_error_m[0] <= 0.f || p.stream_bytes_without_metadata() == 0) continue;
       const double x = (std::log10(static_cast<double>(p.max_object_error_m[0])) - lo_x) / (hi_x - lo_x);
@@ -175,10 +181,10 @@ void print_rate_distortion(const BenchReport& report, std::FILE* out) {
                "version 4).\n",
                static_cast<double>(report.shell_distance_m) * 100.0);
   for (const ClipRateDistortion& clip : report.rate_distortion) {
-    std::fprintf(out, "\n### %s: %u bones, %u frames at %g Hz\n\n", clip.clip.c_str(), clip.bones, clip.frames,
-                 static_cast<double>(clip.sample_rate_hz));
+    std::fprintf(out, "\n### %s: %u bones, %u frames at %g Hz\n\n", clip_text(clip.clip).c_str(), clip.bones,
+                 clip.frames, static_cast<double>(clip.sample_rate_hz));
     if (!clip.error.empty()) {
-      std::fprintf(out, "FAILED: %s\n", clip.error.c_str());
+      std::fprintf(out, "FAILED: %s\n", excerpt(clip.error, kMessageExcerptChars).c_str());
       continue;
     }
     std::fprintf(out,
@@ -204,8 +210,9 @@ void print_rate_distortion(const BenchReport& report, std::FILE* out) {
         note += " (" + std::to_string(p.bones_over_floor_below_tolerance) +
                 " of them with a floor below the tolerance: the fit stopped short)";
       }
-      note += "; worst " + p.worst_bone + " " + format("%.4g", static_cast<double>(p.worst_bone_error_m) * 1e3) +
-              " mm > " + format("%.4g", static_cast<double>(p.worst_bone_tolerance_m) * 1e3) + " mm at frame " +
+      note += "; worst " + excerpt(p.worst_bone) + " " +
+              format("%.4g", static_cast<double>(p.worst_bone_error_m) * 1e3) + " mm > " +
+              format("%.4g", static_cast<double>(p.worst_bone_tolerance_m) * 1e3) + " mm at frame " +
               std::to_string(p.worst_bone_frame) + ", floor " +
               (p.worst_bone_floor_m > 0.f ? format("%.4g mm", static_cast<double>(p.worst_bone_floor_m) * 1e3)
                                           : std::string("none"));
@@ -235,10 +242,10 @@ void print_sampling(const BenchReport& report, std::FILE* out) {
                "sequential and zstd rows read the default stream, whose jump interval --jump-interval auto chose.\n",
                run.repetitions, run.min_time_s, report.timing_settings.cold_working_set_bytes >> 20, "4096");
   for (const ClipTimings& clip : report.timings) {
-    std::fprintf(out, "\n### %s: %u bones, %u frames at %g Hz, %zu keys\n\n", clip.name.c_str(), clip.bones,
+    std::fprintf(out, "\n### %s: %u bones, %u frames at %g Hz, %zu keys\n\n", clip_text(clip.name).c_str(), clip.bones,
                  clip.frames, static_cast<double>(clip.sample_rate_hz), clip.keys);
     if (!clip.error.empty() && clip.rows.empty()) {
-      std::fprintf(out, "FAILED: %s\n", clip.error.c_str());
+      std::fprintf(out, "FAILED: %s\n", excerpt(clip.error, kMessageExcerptChars).c_str());
       continue;
     }
     const double auto_s = clip.auto_jump_interval_frames / std::max(1e-9, static_cast<double>(clip.sample_rate_hz));
@@ -264,7 +271,7 @@ void print_sampling(const BenchReport& report, std::FILE* out) {
     for (const SamplingRow& r : clip.rows) {
       if (!r.error.empty()) {
         std::fprintf(out, "| %s | %s | %zu | - | FAILED: %s | | | | | |\n", r.measure.c_str(), to_string(r.cache),
-                     r.stream_bytes, r.error.c_str());
+                     r.stream_bytes, excerpt(r.error, kMessageExcerptChars).c_str());
         continue;
       }
       std::fprintf(out, "| %s | %s | %zu | %zu | %s | %s | %.1f | %s | %s | %.2f |\n", r.measure.c_str(),
@@ -288,12 +295,14 @@ void print_fit_times(const BenchReport& report, std::FILE* out) {
                report.timing_settings.run.repetitions);
   for (const ClipTimings& clip : report.timings) {
     if (clip.fit_s.empty() || clip.local_fit_s.empty()) {
-      std::fprintf(out, "| %s | | | | FAILED: %s | | | |\n", clip.name.c_str(), clip.error.c_str());
+      std::fprintf(out, "| %s | | | | FAILED: %s | | | |\n", clip_text(clip.name).c_str(),
+                   excerpt(clip.error, kMessageExcerptChars).c_str());
       continue;
     }
-    std::fprintf(out, "| %s | %u | %u | %zu | %s | %s | %s | %.2f |\n", clip.name.c_str(), clip.bones, clip.frames,
-                 clip.keys, spread_text(clip.fit_s, 1e3).c_str(), sig3(clip.fit_ms_per_1000_frames()).c_str(),
-                 spread_text(clip.local_fit_s, 1e3).c_str(), clip.fit_ratio_to_local());
+    std::fprintf(out, "| %s | %u | %u | %zu | %s | %s | %s | %.2f |\n", clip_text(clip.name).c_str(), clip.bones,
+                 clip.frames, clip.keys, spread_text(clip.fit_s, 1e3).c_str(),
+                 sig3(clip.fit_ms_per_1000_frames()).c_str(), spread_text(clip.local_fit_s, 1e3).c_str(),
+                 clip.fit_ratio_to_local());
   }
 }
 
@@ -302,7 +311,7 @@ void print_crowd(const BenchReport& report, std::FILE* out) {
   const CrowdReport& crowd = *report.crowd;
   std::fprintf(out, "\n## x42 crowd playback\n\n");
   if (!crowd.error.empty()) {
-    std::fprintf(out, "FAILED: %s\n", crowd.error.c_str());
+    std::fprintf(out, "FAILED: %s\n", excerpt(crowd.error, kMessageExcerptChars).c_str());
     return;
   }
   const CrowdSettings& s = crowd.result.settings;
@@ -319,10 +328,9 @@ void print_crowd(const BenchReport& report, std::FILE* out) {
                s.characters, s.seed, s.game_frames, static_cast<double>(s.game_rate_hz),
                static_cast<double>(s.jump_interval_s));
   for (const CrowdClipInfo& c : crowd.result.clips) {
-    std::fprintf(out, "| %s | %u | %u | %u | %g | %u | %u | %zu / %zu |\n", c.name.c_str(), c.bones, c.animated_tracks,
-                 c.frame_count,
-                 static_cast<double>(c.sample_rate_hz), c.keys, c.characters, c.stream_bytes_without_jump_frames,
-                 c.stream_bytes);
+    std::fprintf(out, "| %s | %u | %u | %u | %g | %u | %u | %zu / %zu |\n", clip_text(c.name).c_str(), c.bones,
+                 c.animated_tracks, c.frame_count, static_cast<double>(c.sample_rate_hz), c.keys, c.characters,
+                 c.stream_bytes_without_jump_frames, c.stream_bytes);
   }
   const bool timed = crowd.run_seconds.size() == crowd.result.rows.size();
   std::fprintf(out,
@@ -356,8 +364,9 @@ void print_crowd(const BenchReport& report, std::FILE* out) {
 }
 
 void print_markdown(const BenchReport& report, std::FILE* out) {
-  std::fprintf(out, "# keystream bench\n\n- command: `%s`\n- machine: %s\n- build: %s\n", report.command_line.c_str(),
-               report.machine.c_str(), report.build.c_str());
+  std::fprintf(out, "# keystream bench\n\n- command: `%s`\n- machine: %s\n- build: %s\n",
+               excerpt(report.command_line, kMessageExcerptChars).c_str(), report.machine.c_str(),
+               report.build.c_str());
   print_rate_distortion(report, out);
   print_sampling(report, out);
   print_fit_times(report, out);
@@ -515,7 +524,8 @@ std::string report_json(const BenchReport& report) {
     if (!crowd.error.empty()) c["error"] = crowd.error;
     j["crowd"] = std::move(c);
   }
-  return j.dump(2) + "\n";
+  // Names come from files: invalid UTF-8 becomes U+FFFD rather than an exception.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace ks::bench

@@ -18,6 +18,7 @@
 #include "app/cli/arguments.h"
 #include "app/cli/bench_options.h"
 #include "app/cli/commands.h"
+#include "app/cli/shown_text.h"
 #include "bench/bench_report.h"
 #include "core/io/file_io.h"
 #include "core/io/import.h"
@@ -47,7 +48,7 @@ bool load(const ClipChoice& choice, bool all_animations, std::vector<LoadedClip>
   settings.animation_name = choice.animation;
   Result<ImportedClip> first = import_clip(choice.path, settings);
   if (!first.ok()) {
-    std::fprintf(stderr, "keystream bench: %s\n", first.error().c_str());
+    std::fprintf(stderr, "keystream bench: %s\n", shown_message(first.error()).c_str());
     return false;
   }
   const size_t animations = first.value().animation_names.size();
@@ -62,7 +63,7 @@ bool load(const ClipChoice& choice, bool all_animations, std::vector<LoadedClip>
     settings.animation_index = static_cast<int>(a);
     Result<ImportedClip> next = import_clip(choice.path, settings);
     if (!next.ok()) {
-      std::fprintf(stderr, "keystream bench: %s\n", next.error().c_str());
+      std::fprintf(stderr, "keystream bench: %s\n", shown_message(next.error()).c_str());
       return false;
     }
     every.push_back(std::move(next.value()));
@@ -91,7 +92,7 @@ void run_rate_distortion(const BenchOptions& o, const std::vector<LoadedClip>& c
   report.shell_distance_m = o.shell_distance_m;
   for (size_t i = 0; i < clips.size(); ++i) {
     const LoadedClip& clip = clips[i];
-    std::fprintf(stderr, "rate-distortion %zu/%zu: %s\n", i + 1, clips.size(), clip.name.c_str());
+    std::fprintf(stderr, "rate-distortion %zu/%zu: %s\n", i + 1, clips.size(), shown_message(clip.name).c_str());
     bench::ClipRateDistortion rd;
     rd.clip = clip.name;
     rd.bones = static_cast<uint32_t>(clip.imported.skeleton.bone_count());
@@ -234,8 +235,8 @@ int run_bench(const std::vector<std::string_view>& raw_args) {
     if (std::none_of(clips.begin(), clips.end(), [&](const LoadedClip& c) { return c.name == name; })) {
       std::string names;
       for (const LoadedClip& c : clips) names += (names.empty() ? "" : ", ") + c.name;
-      std::fprintf(stderr, "keystream bench: --tolerance: no clip is named '%s' (the clips: %s)\n", name.c_str(),
-                   names.c_str());
+      std::fprintf(stderr, "keystream bench: --tolerance: no clip is named '%s' (the clips: %s)\n",
+                   shown_name(name).c_str(), shown_message(names).c_str());
       return 2;
     }
   }
@@ -260,7 +261,7 @@ int run_bench(const std::vector<std::string_view>& raw_args) {
     if (json_on_stdout) {
       std::fputs(json.c_str(), stdout);
     } else if (Status s = write_file_atomically(o.json_path, json); !s) {
-      std::fprintf(stderr, "keystream bench: %s\n", s.error().c_str());
+      std::fprintf(stderr, "keystream bench: %s\n", shown_message(s.error()).c_str());
       return 1;
     }
   }

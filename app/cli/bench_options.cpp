@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/cli/arguments.h"
+#include "app/cli/shown_text.h"
 
 namespace ks::cli {
 
@@ -104,7 +105,7 @@ bool parse_millimetres(Arguments& args, std::string_view option, const std::stri
   const float mm = std::strtof(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(mm) || !(mm > 0.f) ||
       !(mm * 1e-3f > 0.f)) {
-    return args.fail(std::string(option) + ": '" + text + "' is not a positive number of millimetres");
+    return args.fail(std::string(option) + ": '" + shown_name(text) + "' is not a positive number of millimetres");
   }
   metres = mm * 1e-3f;
   return true;
@@ -132,11 +133,11 @@ bool parse_tolerance(Arguments& args, std::string_view option, BenchOptions& o) 
   const size_t equals = text.rfind('=');
   if (equals == std::string_view::npos) return parse_millimetres(args, option, std::string(text), o.tolerance_m);
   const std::string clip(text.substr(0, equals));
-  if (clip.empty()) return args.fail(std::string(option) + ": '" + std::string(text) + "' names no clip before '='");
+  if (clip.empty()) return args.fail(std::string(option) + ": '" + shown_name(text) + "' names no clip before '='");
   float metres = 0.f;
   if (!parse_millimetres(args, option, std::string(text.substr(equals + 1)), metres)) return false;
   for (auto& [name, tolerance] : o.clip_tolerances_m) {
-    if (name == clip) return args.fail(std::string(option) + ": clip '" + clip + "' named twice");
+    if (name == clip) return args.fail(std::string(option) + ": clip '" + shown_name(clip) + "' named twice");
   }
   o.clip_tolerances_m.emplace_back(clip, metres);
   return true;
@@ -167,7 +168,7 @@ int parse_bench_options(const std::vector<std::string_view>& raw, BenchOptions& 
         } else if (item == "x42") {
           o.crowd = true;
         } else {
-          args.fail("--only: unknown table '" + item + "' (rd, timing, x42)");
+          args.fail("--only: unknown table '" + shown_name(item) + "' (rd, timing, x42)");
           return 2;
         }
       }
@@ -240,19 +241,19 @@ int parse_bench_options(const std::vector<std::string_view>& raw, BenchOptions& 
       if (!args.value(arg, level)) return 2;
       SimdLevel named;
       if (!simd_level_named(level, named)) {
-        args.fail("--simd: '" + std::string(level) + "' is not " + kSimdLevelNames);
+        args.fail("--simd: '" + shown_name(level) + "' is not " + kSimdLevelNames);
         return 2;
       }
       o.simd = named;
       if (static_cast<uint8_t>(*o.simd) > static_cast<uint8_t>(best_simd_level())) {
-        args.fail("--simd: this CPU does not run " + std::string(level) + " (its widest is " +
+        args.fail("--simd: this CPU does not run " + shown_name(level) + " (its widest is " +
                   to_string(best_simd_level()) + ")");
         return 2;
       }
     } else if (arg == "--log") {
       o.log = true;
     } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
-      args.fail("unknown option '" + std::string(arg) + "' (see keystream bench --help)");
+      args.fail("unknown option '" + shown_name(arg) + "' (see keystream bench --help)");
       return 2;
     } else {
       inputs.push_back(arg);
@@ -287,7 +288,7 @@ int parse_bench_options(const std::vector<std::string_view>& raw, BenchOptions& 
   for (const ClipChoice& c : o.crowd_clips) {
     std::error_code ec;
     if (!fs::is_regular_file(c.path, ec)) {
-      args.fail("--crowd-clip: " + c.path.string() + ": no such file");
+      args.fail("--crowd-clip: " + shown_path(c.path) + ": no such file");
       return 1;
     }
   }

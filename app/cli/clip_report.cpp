@@ -5,15 +5,13 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "core/clip/excerpt.h"
-
 namespace ks::cli {
 
 namespace {
 
 // "FILE [ANIMATION]", as the text reports name a clip.
 std::string clip_label(const ClipReport& r) {
-  std::string label = r.source.filename().string();
+  std::string label = shown_path(r.source.filename());
   if (!r.animation.empty()) label += " [" + shown_name(r.animation) + "]";
   return label;
 }
@@ -67,10 +65,6 @@ std::vector<BoneError> bone_errors(const ClipMeasurement& m, const BoneTolerance
     bones.push_back(std::move(e));
   }
   return bones;
-}
-
-std::string shown_name(std::string_view name) {
-  return excerpt(name, 120);
 }
 
 std::string describe_frame(uint32_t frame, float frame_time) {
@@ -173,7 +167,7 @@ void add_measurement(ClipReport& report, const ClipMeasurement& m, const FittedC
 
 std::string one_line(const ClipReport& r) {
   std::string line = clip_label(r);
-  if (!r.error.empty()) return line + ": FAILED: " + r.error;
+  if (!r.error.empty()) return line + ": FAILED: " + shown_message(r.error);
   line += ": " + std::to_string(r.written_bytes) + " bytes, " + format("%.2f", ratio(r.raw_bytes, r.written_bytes)) +
           ":1, max " + format("%.3g", r.max_error[0] * 1000.0) + " mm / " + format("%.3g", r.max_error[1]) + " deg";
   if (!r.missed_tracks.empty()) {
@@ -186,8 +180,8 @@ std::string one_line(const ClipReport& r) {
             format("%.4g", worst.max_error_m * 1e3) + " mm > " + format("%.4g", worst.tolerance_m * 1e3) +
             " mm at " + describe_frame(worst.worst_frame, worst.worst_frame_time) + ")";
   }
-  line += r.written         ? " -> " + r.output.string()
-          : r.kept_existing ? " (not written: " + r.output.string() + " exists and is kept; --force replaces it)"
+  line += r.written         ? " -> " + shown_path(r.output)
+          : r.kept_existing ? " (not written: " + shown_path(r.output) + " exists and is kept; --force replaces it)"
                             : " (not written)";
   return line;
 }
@@ -202,7 +196,7 @@ void print_summary_table(const std::vector<ClipReport>& reports, bool zstd_writt
   for (const ClipReport& r : reports) {
     const std::string name = clip_label(r);
     if (!r.error.empty()) {
-      std::fprintf(out, "| %s | | | | | | | | | | | | | FAILED: %s |\n", name.c_str(), r.error.c_str());
+      std::fprintf(out, "| %s | | | | | | | | | | | | | FAILED: %s |\n", name.c_str(), shown_message(r.error).c_str());
       ++failures;
       continue;
     }
@@ -229,7 +223,9 @@ void print_summary_table(const std::vector<ClipReport>& reports, bool zstd_writt
 void print_warnings(const std::vector<ClipReport>& reports, std::FILE* out) {
   for (const ClipReport& r : reports) {
     const std::string name = clip_label(r);
-    for (const std::string& warning : r.warnings) std::fprintf(out, "%s: warning: %s\n", name.c_str(), warning.c_str());
+    for (const std::string& warning : r.warnings) {
+      std::fprintf(out, "%s: warning: %s\n", name.c_str(), shown_message(warning).c_str());
+    }
   }
 }
 

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/cli/shown_text.h"
 #include "core/codec/fit.h"
 #include "core/codec/measure.h"
 #include "core/codec/pack.h"
@@ -19,11 +20,6 @@
 #include "core/runtime/stream_view.h"
 
 namespace ks::cli {
-
-/// A name from an input file (bone, animation) as text output shows it:
-/// shortened and printable (excerpt), so that a file cannot send the terminal
-/// escape sequences or flood it. JSON output keeps names whole.
-std::string shown_name(std::string_view name);
 
 /// The double whose shortest decimal form is the float's, so that JSON shows
 /// 3 cm as 3, not as the 2.9999999329... its widening would give.

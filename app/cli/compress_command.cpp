@@ -278,7 +278,7 @@ int run_compress(const std::vector<std::string_view>& raw_args) {
       if (!args.value(arg, text)) return 2;
       options.json_path = std::string(text);
     } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
-      args.fail("unknown option '" + std::string(arg) + "' (see keystream compress --help)");
+      args.fail("unknown option '" + shown_name(arg) + "' (see keystream compress --help)");
       return 2;
     } else {
       inputs.emplace_back(std::string(arg));
@@ -304,25 +304,25 @@ int run_compress(const std::vector<std::string_view>& raw_args) {
   // One source file without --all-animations: OUT is the file. Otherwise a folder.
   const bool single = sources.size() == 1 && !any_folder && !options.all_animations;
   if (!single && output_given && output.extension() == ".ks") {
-    args.fail("OUT '" + output.string() + "' looks like a file, but " +
+    args.fail("OUT '" + shown_path(output) + "' looks like a file, but " +
               (options.all_animations ? std::string("--all-animations writes one file per animation")
                                       : std::to_string(sources.size()) + " clips need a folder"));
     return 2;
   }
   // Every output is named before any work: none may be an input, and no two
   // clips may write one file (whatever the folders or the case).
-  std::map<std::string, std::string> inputs_by_key;  // file key -> the input as given
-  for (const fs::path& source : sources) inputs_by_key.emplace(file_key(source), source.string());
+  std::map<std::string, std::string> inputs_by_key;  // file key -> the input as shown
+  for (const fs::path& source : sources) inputs_by_key.emplace(file_key(source), shown_path(source));
   std::map<std::string, std::string> claimed;  // file key -> the clip writing it
   const auto claim = [&](const fs::path& out, const std::string& clip) {
     const std::string key = file_key(out);
     if (const auto input = inputs_by_key.find(key); input != inputs_by_key.end()) {
-      return args.fail("the output " + out.string() + " of " + clip + " is the input " + input->second +
+      return args.fail("the output " + shown_path(out) + " of " + clip + " is the input " + input->second +
                        "; write the stream elsewhere");
     }
     const auto [it, inserted] = claimed.emplace(key, clip);
     if (!inserted) {
-      return args.fail("both " + it->second + " and " + clip + " would write " + out.string() +
+      return args.fail("both " + it->second + " and " + clip + " would write " + shown_path(out) +
                        "; compress them into different folders");
     }
     return true;
@@ -346,7 +346,7 @@ int run_compress(const std::vector<std::string_view>& raw_args) {
       }
     }
     for (size_t a = 0; a < job.outputs.size(); ++a) {
-      const std::string clip = source.string() + (options.all_animations ? " animation " + std::to_string(a) : "");
+      const std::string clip = shown_path(source) + (options.all_animations ? " animation " + std::to_string(a) : "");
       if (!claim(job.outputs[a], clip)) return 2;
     }
     jobs.push_back(job);
@@ -357,7 +357,7 @@ int run_compress(const std::vector<std::string_view>& raw_args) {
     const fs::path folder = output_given ? output : fs::path(".");
     fs::create_directories(folder, ec);
     if (ec) {
-      std::fprintf(stderr, "keystream compress: %s: cannot create the folder: %s\n", folder.string().c_str(),
+      std::fprintf(stderr, "keystream compress: %s: cannot create the folder: %s\n", shown_path(folder).c_str(),
                    ec.message().c_str());
       return 1;
     }
@@ -397,7 +397,7 @@ int run_compress(const std::vector<std::string_view>& raw_args) {
     if (options.json_path == "-") {
       std::fputs(json.c_str(), stdout);
     } else if (Status s = write_file_atomically(options.json_path, json); !s) {
-      std::fprintf(stderr, "keystream compress: %s\n", s.error().c_str());
+      std::fprintf(stderr, "keystream compress: %s\n", shown_message(s.error()).c_str());
       return 1;
     }
   }

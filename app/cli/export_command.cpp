@@ -10,6 +10,7 @@
 
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
+#include "app/cli/shown_text.h"
 #include "core/io/file_io.h"
 #include "core/io/gltf_export.h"
 #include "core/io/import.h"
@@ -76,40 +77,41 @@ int run_export(const std::vector<std::string_view>& raw_args) {
     return 2;
   }
   if (lowercase_extension(out) != ".glb") {
-    args.fail("-o " + out.string() + ": the output must be a .glb file (binary glTF)");
+    args.fail("-o " + shown_path(out) + ": the output must be a .glb file (binary glTF)");
     return 2;
   }
   if (source) {
     const std::string ext = lowercase_extension(*source);
     if (ext == ".bvh") {
-      args.fail("--source " + source->string() +
+      args.fail("--source " + shown_path(*source) +
                 ": a BVH file has no mesh to keep; export without --source to get the skeleton and animation");
       return 2;
     }
     if (ext != ".gltf" && ext != ".glb" && ext != ".fbx" && ext != ".dae" && ext != ".zae") {
-      args.fail("--source " + source->string() + ": the source must be a .gltf, .glb, .fbx, .dae or .zae file");
+      args.fail("--source " + shown_path(*source) + ": the source must be a .gltf, .glb, .fbx, .dae or .zae file");
       return 2;
     }
   }
 
   Result<std::unique_ptr<StreamFile>> file = load_stream_file(path);
   if (!file) {
-    std::fprintf(stderr, "keystream: %s\n", file.error().c_str());
+    std::fprintf(stderr, "keystream: %s\n", shown_message(file.error()).c_str());
     return 1;
   }
   const DecodedStream decoded = decode_stream(file.value()->view);
   Result<std::vector<uint8_t>> glb = export_gltf(decoded.skeleton, decoded.clip, source, allow_outside_uris);
   if (!glb) {
-    std::fprintf(stderr, "keystream: %s: cannot export: %s\n", path.string().c_str(), glb.error().c_str());
+    std::fprintf(stderr, "keystream: %s: cannot export: %s\n", shown_path(path).c_str(),
+                 shown_message(glb.error()).c_str());
     return 1;
   }
   const std::vector<uint8_t>& bytes = glb.value();
   if (Status s = write_file_atomically(out, std::span<const unsigned char>(bytes.data(), bytes.size())); !s) {
-    std::fprintf(stderr, "keystream: %s\n", s.error().c_str());
+    std::fprintf(stderr, "keystream: %s\n", shown_message(s.error()).c_str());
     return 1;
   }
-  const std::string kept = source ? "meshes and skins of " + source->string() : "skeleton only, no mesh";
-  std::printf("wrote %s: %zu bones, %u frames at %.4g Hz, %zu bytes (%s)\n", out.string().c_str(),
+  const std::string kept = source ? "meshes and skins of " + shown_path(*source) : "skeleton only, no mesh";
+  std::printf("wrote %s: %zu bones, %u frames at %.4g Hz, %zu bytes (%s)\n", shown_path(out).c_str(),
               decoded.skeleton.bone_count(), decoded.clip.frame_count, static_cast<double>(decoded.clip.sample_rate_hz),
               bytes.size(), kept.c_str());
   return 0;

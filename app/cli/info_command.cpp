@@ -12,7 +12,7 @@
 
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
-#include "core/clip/excerpt.h"
+#include "app/cli/shown_text.h"
 #include "core/codec/measure.h"
 #include "core/io/stream_file.h"
 
@@ -228,7 +228,7 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_runs) {
   const StreamSizes sizes = stream_sizes(view);
   const SectionSizes s = section_sizes(view);
   const bool zstd = view.key_stream_compressed();
-  std::printf("file             %s, %zu bytes\n", file.path.string().c_str(), file.bytes.size());
+  std::printf("file             %s, %zu bytes\n", shown_path(file.path).c_str(), file.bytes.size());
   std::printf("format           version %u, flags 0x%x (%s key stream)\n", view.version(), view.flags(),
               zstd ? "zstd" : "plain");
   if (meta.local_mode) {
@@ -246,13 +246,16 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_runs) {
     for (const StreamBoneTolerance& o : meta.bone_tolerances) {
       const std::string distance =
           o.shell_distance_m > 0.f ? text_threshold(o.shell_distance_m, 100.f, " cm") : "the inherited distance";
-      std::printf("  override       %s: %s at %s, and the bones below it\n", excerpt(bone_name(view, o.bone)).c_str(),
-                  text_threshold(o.tolerance_m, 1000.f, " mm").c_str(), distance.c_str());
+      std::printf("  override       %s: %s at %s, and the bones below it\n",
+                  shown_name(bone_name(view, o.bone)).c_str(), text_threshold(o.tolerance_m, 1000.f, " mm").c_str(),
+                  distance.c_str());
     }
   }
   // Names come from the file: shown short and printable, so a hostile name
   // can neither flood the terminal nor send it escape sequences.
-  const auto quoted = [](const std::string& name) { return name.empty() ? "(not stored)" : "'" + excerpt(name) + "'"; };
+  const auto quoted = [](const std::string& name) {
+    return name.empty() ? "(not stored)" : "'" + shown_name(name) + "'";
+  };
   std::printf("clip             %s from %s\n", quoted(meta.clip_name).c_str(), quoted(meta.source_name).c_str());
   std::printf("skeleton         %u bones, %zu tracks\n", view.bone_count(), view.tracks().size());
   std::printf("frames           %u at %.4g Hz = %.3f s\n", view.frame_count(),
@@ -292,7 +295,7 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_runs) {
   if (list_tracks) {
     for (size_t t = 0; t < view.tracks().size(); ++t) {
       const StreamTrack& track = view.tracks()[t];
-      std::printf("track %5zu %-28s %-11s %-8s %6u keys", t, excerpt(bone_name(view, track.bone)).c_str(),
+      std::printf("track %5zu %-28s %-11s %-8s %6u keys", t, shown_name(bone_name(view, track.bone)).c_str(),
                   kKindNames[static_cast<int>(track.kind)], kCodingNames[static_cast<int>(track.coding)],
                   track.key_count);
       if (track.coding == TrackCoding::kAnimated) std::printf(" step %.4g", track.quantization.step);
@@ -335,7 +338,7 @@ int run_info(const std::vector<std::string_view>& raw_args) {
   }
   Result<std::unique_ptr<StreamFile>> file = load_stream_file(path);
   if (!file) {
-    std::fprintf(stderr, "keystream: %s\n", file.error().c_str());
+    std::fprintf(stderr, "keystream: %s\n", shown_message(file.error()).c_str());
     return 1;
   }
   if (as_json) {

@@ -30,7 +30,7 @@ namespace {
 void print_clip(const ImportedClip& imported, bool list_bones) {
   const Skeleton& skeleton = imported.skeleton;
   const RawClip& clip = imported.clip;
-  std::printf("source      %s\n", imported.source.string().c_str());
+  std::printf("source      %s\n", shown_path(imported.source).c_str());
   std::printf("animation   %d of %zu: '%s'\n", imported.animation_index, imported.animation_names.size(),
               shown_name(clip.name).c_str());
   for (size_t i = 0; i < imported.animation_names.size(); ++i) {
@@ -48,7 +48,7 @@ void print_clip(const ImportedClip& imported, bool list_bones) {
   // Raw size: float32 translation, rotation and scale for every bone and frame.
   const double raw_bytes = static_cast<double>(skeleton.bone_count()) * clip.frame_count * (3 + 4 + 3) * 4;
   std::printf("raw size    %.1f KiB (float32 T/R/S)\n", raw_bytes / 1024.0);
-  for (const std::string& warning : imported.warnings) std::printf("warning     %s\n", warning.c_str());
+  for (const std::string& warning : imported.warnings) std::printf("warning     %s\n", shown_message(warning).c_str());
   if (list_bones) {
     for (size_t b = 0; b < skeleton.bone_count(); ++b) {
       const int parent = skeleton.parents[b];
@@ -87,7 +87,7 @@ int run_inspect(const std::vector<std::string_view>& raw_args) {
   }
   Result<ImportedClip> imported = import_clip(source, import);
   if (!imported) {
-    std::fprintf(stderr, "keystream: %s\n", imported.error().c_str());
+    std::fprintf(stderr, "keystream: %s\n", shown_message(imported.error()).c_str());
     return 1;
   }
   print_clip(imported.value(), list_bones);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/cli/commands.h"
+#include "app/cli/shown_text.h"
 
 namespace {
 
@@ -48,7 +49,6 @@ int main(int argc, char** argv) {
   if (command == "verify") return ks::cli::run_verify(args);
   if (command == "export") return ks::cli::run_export(args);
   if (command == "bench") return ks::cli::run_bench(args);
-  std::fprintf(stderr, "keystream: unknown command '%.*s'\n%s", static_cast<int>(command.size()), command.data(),
-               kUsage);
+  std::fprintf(stderr, "keystream: unknown command '%s'\n%s", ks::cli::shown_name(command).c_str(), kUsage);
   return 2;
 }

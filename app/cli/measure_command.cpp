@@ -40,7 +40,7 @@ void print_report(const ImportedClip& imported, const FittedClip& fitted, const 
   const Skeleton& skeleton = imported.skeleton;
   const RawClip& clip = imported.clip;
   const FitSettings& s = fitted.settings;
-  std::printf("source           %s [%s]\n", imported.source.string().c_str(), shown_name(clip.name).c_str());
+  std::printf("source           %s [%s]\n", shown_path(imported.source).c_str(), shown_name(clip.name).c_str());
   std::printf("clip             %zu bones, %u frames at %.4g Hz (%.3f s)\n", skeleton.bone_count(), clip.frame_count,
               clip.sample_rate_hz, clip.duration_s());
   if (s.error_mode == ErrorMode::kLocal) {
@@ -166,7 +166,7 @@ int run_measure(const std::vector<std::string_view>& raw_args) {
   }
   Result<ImportedClip> imported = import_clip(source, import);
   if (!imported) {
-    std::fprintf(stderr, "keystream: %s\n", imported.error().c_str());
+    std::fprintf(stderr, "keystream: %s\n", shown_message(imported.error()).c_str());
     return 1;
   }
   const ImportedClip& clip = imported.value();
@@ -175,17 +175,17 @@ int run_measure(const std::vector<std::string_view>& raw_args) {
   Result<FittedClip> fitted = fit_clip(clip.skeleton, clip.clip, fit, threads);
   const double fit_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!fitted) {
-    std::fprintf(stderr, "keystream: %s: %s\n", source.string().c_str(), fitted.error().c_str());
+    std::fprintf(stderr, "keystream: %s: %s\n", shown_path(source).c_str(), shown_message(fitted.error()).c_str());
     return 1;
   }
   Result<std::vector<uint8_t>> bytes = pack(fitted.value(), pack_settings);
   if (!bytes) {
-    std::fprintf(stderr, "keystream: %s: %s\n", source.string().c_str(), bytes.error().c_str());
+    std::fprintf(stderr, "keystream: %s: %s\n", shown_path(source).c_str(), shown_message(bytes.error()).c_str());
     return 1;
   }
   Result<StreamView> stream = StreamView::open(bytes.value(), "packed stream", StreamCheck::kFull);
   if (!stream) {
-    std::fprintf(stderr, "keystream: %s: %s\n", source.string().c_str(), stream.error().c_str());
+    std::fprintf(stderr, "keystream: %s: %s\n", shown_path(source).c_str(), shown_message(stream.error()).c_str());
     return 1;
   }
   MeasureSettings measure_settings;
@@ -193,7 +193,7 @@ int run_measure(const std::vector<std::string_view>& raw_args) {
     measure_settings.bone_shell_distance_m.push_back(bone.shell_distance_m);
   Result<ClipMeasurement> measured = measure(clip.skeleton, clip.clip, stream.value(), measure_settings);
   if (!measured) {
-    std::fprintf(stderr, "keystream: %s: %s\n", source.string().c_str(), measured.error().c_str());
+    std::fprintf(stderr, "keystream: %s: %s\n", shown_path(source).c_str(), shown_message(measured.error()).c_str());
     return 1;
   }
   print_report(clip, fitted.value(), measured.value(), fit_ms, threads, stream.value(), list_tracks);
@@ -202,7 +202,7 @@ int run_measure(const std::vector<std::string_view>& raw_args) {
   for (size_t b = 0; b < m.bone_error_m.size(); ++b)
     missed = missed || m.bone_error_m[b] > fitted.value().bones[b].tolerance_m;
   if (missed) {
-    std::fprintf(stderr, "keystream: %s: the bound is missed (listed as MISSED above)\n", source.string().c_str());
+    std::fprintf(stderr, "keystream: %s: the bound is missed (listed as MISSED above)\n", shown_path(source).c_str());
     return 1;
   }
   return 0;

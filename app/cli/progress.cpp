@@ -2,10 +2,16 @@
 
 #include <unistd.h>
 
+#include "core/clip/excerpt.h"
+
 namespace ks::cli {
 
 namespace {
 constexpr size_t kBarWidth = 30;
+// Printable, not cut: a line joins one_line()s, each bounded already.
+std::string printable(const std::string& text) {
+  return excerpt(text, std::string::npos);
+}
 }
 
 Progress::Progress(size_t total, std::FILE* out)
@@ -25,10 +31,10 @@ void Progress::finished(const std::string& item, const std::string& line) {
   ++m_done;
   if (m_terminal) {
     // The finished line scrolls up; the bar stays on the last line.
-    std::fprintf(m_out, "\r\033[K%s\n", line.c_str());
+    std::fprintf(m_out, "\r\033[K%s\n", printable(line).c_str());
     draw_bar(item);
   } else {
-    std::fprintf(m_out, "[%zu/%zu] %s\n", m_done, m_total, line.c_str());
+    std::fprintf(m_out, "[%zu/%zu] %s\n", m_done, m_total, printable(line).c_str());
   }
   std::fflush(m_out);
 }
@@ -37,7 +43,7 @@ void Progress::draw_bar(const std::string& item) {
   const size_t filled = m_total ? kBarWidth * m_done / m_total : kBarWidth;
   std::string bar(filled, '#');
   bar.resize(kBarWidth, '.');
-  std::fprintf(m_out, "\r\033[K[%s] %zu/%zu %s", bar.c_str(), m_done, m_total, item.c_str());
+  std::fprintf(m_out, "\r\033[K[%s] %zu/%zu %s", bar.c_str(), m_done, m_total, printable(item).c_str());
   std::fflush(m_out);
 }
 

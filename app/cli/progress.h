@@ -19,7 +19,8 @@ class Progress {
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
-  /// `item` finished; `line` says how (one line, no newline).
+  /// `item` finished; `line` says how (one line, no newline). Both are made
+  /// printable (excerpt): they name files and quote their names.
   void finished(const std::string& item, const std::string& line);
 
  private:

@@ -172,7 +172,7 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
     } else if (arg == "--json") {
       json = true;
     } else if (!arg.empty() && arg[0] == '-') {
-      return args.fail("unknown option '" + std::string(arg) + "' (see keystream verify --help)"), 2;
+      return args.fail("unknown option '" + shown_name(arg) + "' (see keystream verify --help)"), 2;
     } else {
       files.emplace_back(std::string(arg));
     }
@@ -181,11 +181,11 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
   if (!finish_codec_options(args, given)) return 2;
   if (Status s = import.validate(); !s) return args.fail(s.error()), 2;
   const std::filesystem::path& source = files[0];
-  const std::string stream_name = files[1].string();
+  const std::string stream_name = shown_path(files[1]);
 
   // Load the stream, then its source (the animation the stream names).
   Result<std::unique_ptr<StreamFile>> loaded = load_stream_file(files[1]);
-  if (!loaded) return std::fprintf(stderr, "keystream: %s\n", loaded.error().c_str()), 1;
+  if (!loaded) return std::fprintf(stderr, "keystream: %s\n", shown_message(loaded.error()).c_str()), 1;
   const StreamView& stream = loaded.value()->view;
   const StreamMetadata& meta = stream.metadata();
   Result<ImportedClip> imported = import_clip(source, import);
@@ -196,16 +196,17 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
       imported = import_clip(source, import);
     }
   }
-  if (!imported) return std::fprintf(stderr, "keystream: %s\n", imported.error().c_str()), 1;
+  if (!imported) return std::fprintf(stderr, "keystream: %s\n", shown_message(imported.error()).c_str()), 1;
   const ImportedClip& clip = imported.value();
   // What the import could not use is part of the answer: a clean bound over
   // a clip that lost a channel would be a false "ok".
   for (const std::string& warning : clip.warnings) {
-    std::fprintf(stderr, "keystream verify: %s: warning: %s\n", source.string().c_str(), warning.c_str());
+    std::fprintf(stderr, "keystream verify: %s: warning: %s\n", shown_path(source).c_str(),
+                 shown_message(warning).c_str());
   }
   const Skeleton& skeleton = clip.skeleton;
-  if (Status s = check_bones(skeleton, stream, source.string()); !s) {
-    return std::fprintf(stderr, "keystream verify: %s: %s\n", stream_name.c_str(), s.error().c_str()), 1;
+  if (Status s = check_bones(skeleton, stream, shown_path(source)); !s) {
+    return std::fprintf(stderr, "keystream verify: %s: %s\n", stream_name.c_str(), shown_message(s.error()).c_str()), 1;
   }
   if (!check_bone_tolerances(args, given, skeleton, source.string())) return 2;
 
@@ -217,14 +218,18 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
     Result<BoneTolerances> resolved =
         resolve_bone_tolerances(skeleton, bound.tolerance_m, bound.shell_distance_m, bound.overrides);
     if (!resolved) {
-      return std::fprintf(stderr, "keystream verify: %s: %s\n", stream_name.c_str(), resolved.error().c_str()), 1;
+      return std::fprintf(stderr, "keystream verify: %s: %s\n", stream_name.c_str(),
+                          shown_message(resolved.error()).c_str()),
+             1;
     }
     tolerances = std::move(resolved.value());
     measure_settings.bone_shell_distance_m = tolerances.shell_distance_m;
   }
   Result<ClipMeasurement> measured = measure(skeleton, clip.clip, stream, measure_settings);
   if (!measured) {
-    return std::fprintf(stderr, "keystream verify: %s: %s\n", stream_name.c_str(), measured.error().c_str()), 1;
+    return std::fprintf(stderr, "keystream verify: %s: %s\n", stream_name.c_str(),
+                        shown_message(measured.error()).c_str()),
+           1;
   }
   const ClipMeasurement& m = measured.value();
   const std::vector<BoneError> bones =
@@ -244,7 +249,7 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
   if (json) {
     nlohmann::json doc = {{"source", source.string()},
                           {"warnings", clip.warnings},
-                          {"stream", stream_name},
+                          {"stream", files[1].string()},
                           {"animation", clip.clip.name},
                           {"frames", clip.clip.frame_count},
                           {"ok", ok},
@@ -300,7 +305,7 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
     return ok ? 0 : 1;
   }
 
-  std::printf("source           %s [%s], %u frames\n", source.string().c_str(), shown_name(clip.clip.name).c_str(),
+  std::printf("source           %s [%s], %u frames\n", shown_path(source).c_str(), shown_name(clip.clip.name).c_str(),
               clip.clip.frame_count);
   std::printf("stream           %s (version %u%s, %zu bytes)\n", stream_name.c_str(), stream.version(),
               stream.key_stream_compressed() ? ", zstd key stream" : "", stream.bytes().size());
@@ -312,7 +317,7 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
                 describe_tolerance(bound.tolerance_m, bound.shell_distance_m).c_str(), bound.overrides.size(),
                 bound.overrides.size() == 1 ? "" : "s", bound.origin.c_str());
     for (const BoneTolerance& o : bound.overrides) {
-      std::printf("  override       %s: %s, and the bones below it\n", o.bone.c_str(),
+      std::printf("  override       %s: %s, and the bones below it\n", shown_name(o.bone).c_str(),
                   describe_tolerance(o.tolerance_m, o.shell_distance_m).c_str());
     }
   }

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/clip/excerpt.h"
+
 namespace ks::studio {
 
 namespace {
@@ -90,6 +92,23 @@ bool is_plain_shell_char(char c) {
 }  // namespace
 
 std::string shell_quote(const std::string& arg) {
+  if (excerpt(arg, std::string::npos) != arg) {
+    // A control byte (or a stray one) must not reach the terminal the
+    // command is printed on: $'...' spells every byte past ASCII as \xHH.
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string quoted = "$'";
+    for (const char c : arg) {
+      const auto byte = static_cast<unsigned char>(c);
+      if (c == '\\' || c == '\'') {
+        quoted += {'\\', c};
+      } else if (byte < 0x20 || byte >= 0x7f) {
+        quoted += {'\\', 'x', kHex[byte >> 4], kHex[byte & 0xF]};
+      } else {
+        quoted += c;
+      }
+    }
+    return quoted + "'";
+  }
   bool plain = !arg.empty();
   for (const char c : arg) plain = plain && is_plain_shell_char(c);
   if (plain) return arg;
@@ -116,7 +135,7 @@ CompressCommand compress_command(const std::filesystem::path& source, const Impo
   b.add(std::filesystem::absolute(output, ec).lexically_normal().string());
   if (!is_importable(source)) {
     out.caveats.push_back("keystream compress reads .gltf, .glb, .bvh, .fbx, .dae and .zae files, not " +
-                          source.filename().string() +
+                          excerpt(source.filename().string(), kPathExcerptChars) +
                           " (the studio re-fits a stream's decoded frames)");
   }
 
@@ -172,12 +191,13 @@ CompressCommand compress_command(const std::filesystem::path& source, const Impo
       const size_t first = o.bone.find_first_not_of(" \t\r");
       const size_t last = o.bone.find_last_not_of(" \t\r");
       if (o.bone.empty() || first != 0 || last != o.bone.size() - 1) {
-        out.caveats.push_back("the command line cannot name bone '" + o.bone + "' (it trims spaces from names)");
+        out.caveats.push_back("the command line cannot name bone '" + excerpt(o.bone) +
+                              "' (it trims spaces from names)");
       }
       std::string value = o.bone + "=" + exact_number(o.tolerance_m, 1000.0, over_thousand);
       if (o.shell_distance_m > 0.f) value += "@" + exact_number(o.shell_distance_m, 100.0, over_hundred);
       if (value.find("=@") != std::string::npos || value.back() == '=' || value.back() == '@') {
-        out.caveats.push_back("the override of bone '" + o.bone + "' cannot be spelled exactly");
+        out.caveats.push_back("the override of bone '" + excerpt(o.bone) + "' cannot be spelled exactly");
       }
       b.add("--bone-tolerance");
       b.add(value);

@@ -17,7 +17,7 @@ namespace ks::studio {
 
 struct CompressCommand {
   std::vector<std::string> args;  // "keystream", "compress", SOURCE, "-o", OUT, options...
-  std::string text;               // the arguments quoted for a POSIX shell, joined by spaces
+  std::string text;               // the arguments quoted for a shell (shell_quote), joined by spaces
   /// Why the command would not reproduce the stream exactly (a setting the
   /// command line cannot spell); empty when it does.
   std::vector<std::string> caveats;
@@ -29,8 +29,9 @@ struct CompressCommand {
 CompressCommand compress_command(const std::filesystem::path& source, const ImportSettings& import,
                                  const CodecSettings& settings, const std::filesystem::path& output);
 
-/// `arg` as one word of a POSIX shell: as it is when it holds only
-/// characters no shell treats specially, else in single quotes.
+/// `arg` as one word of a shell: as it is when it holds only characters no
+/// shell treats specially; in $'...' (bash, zsh, POSIX.1-2024) with \xHH
+/// escapes when it holds a byte excerpt escapes; else in single quotes.
 std::string shell_quote(const std::string& arg);
 
 }  // namespace ks::studio

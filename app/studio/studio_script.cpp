@@ -23,10 +23,10 @@ bool StudioApp::run_script() {
     m_save.open(kind, m_state);
     m_save.set_path(path);
     if (Status s = m_save.save(m_state); !s) {
-      std::fprintf(stderr, "keystream-studio: %s: %s\n", what, s.error().c_str());
+      std::fprintf(stderr, "keystream-studio: %s: %s\n", what, excerpt(s.error(), kMessageExcerptChars).c_str());
       ok = false;
     } else {
-      std::printf("%s: %s\n", what, m_save.message().c_str());
+      std::printf("%s: %s\n", what, excerpt(m_save.message(), kMessageExcerptChars).c_str());
     }
   };
   if (m_options.save_stream) save(SaveKind::kStream, *m_options.save_stream, "save stream");
@@ -35,7 +35,7 @@ bool StudioApp::run_script() {
     m_command.open(m_state, m_save.stream_path(m_state));
     std::printf("%s\n", m_command.command().text.c_str());
     for (const std::string& caveat : m_command.command().caveats) {
-      std::fprintf(stderr, "keystream-studio: the command: %s\n", caveat.c_str());
+      std::fprintf(stderr, "keystream-studio: the command: %s\n", excerpt(caveat, kMessageExcerptChars).c_str());
     }
   }
   if (m_options.open_choose) {
@@ -55,12 +55,12 @@ bool StudioApp::report_open() const {
   const ImportedClip& clip = *m_state.clip;
   const int bone = m_state.selected_bone;
   std::printf("open: %s [%s] animation %d, frame %g, bone %s; Open window %s\n",
-              m_state.clip_path.filename().string().c_str(), clip.clip.name.c_str(), clip.animation_index,
-              static_cast<double>(m_state.frame_time), clip.skeleton.bone_names[static_cast<size_t>(bone)].c_str(),
-              m_show_open ? "shown" : "closed");
+              excerpt(m_state.clip_path.filename().string(), kPathExcerptChars).c_str(),
+              excerpt(clip.clip.name).c_str(), clip.animation_index, static_cast<double>(m_state.frame_time),
+              excerpt(clip.skeleton.bone_names[static_cast<size_t>(bone)]).c_str(), m_show_open ? "shown" : "closed");
   std::fflush(stdout);
   if (m_state.load_error.empty()) return true;
-  std::fprintf(stderr, "keystream-studio: open: %s\n", m_state.load_error.c_str());
+  std::fprintf(stderr, "keystream-studio: open: %s\n", excerpt(m_state.load_error, kMessageExcerptChars).c_str());
   return false;
 }
 
@@ -71,7 +71,7 @@ std::optional<int> StudioApp::scripted_frame(int width, int height) {
     // is still starting; a fit that ends before being caught fails.
     if (m_state.refit.running && m_state.refit.pass_tracks_done > 0) {
       if (Status s = write_framebuffer_png(*m_options.screenshot, width, height); !s) {
-        std::fprintf(stderr, "keystream-studio: %s\n", s.error().c_str());
+        std::fprintf(stderr, "keystream-studio: %s\n", excerpt(s.error(), kMessageExcerptChars).c_str());
         return 1;
       }
       std::printf("refitting: pass %u, %u / %u tracks\n", m_state.refit.pass, m_state.refit.pass_tracks_done,
@@ -88,7 +88,8 @@ std::optional<int> StudioApp::scripted_frame(int width, int height) {
   const bool sweeping = m_rd_panel.visible && m_rd_worker.busy();
   const bool done = !m_state.fitting && m_state.current_result() != nullptr && !m_state.refit_requested && !sweeping;
   if (!done && m_state.result && !m_state.result->error.empty() && !m_state.fitting) {
-    std::fprintf(stderr, "keystream-studio: %s: %s\n", m_options.clip.string().c_str(), m_state.result->error.c_str());
+    std::fprintf(stderr, "keystream-studio: %s: %s\n", excerpt(m_options.clip.string(), kPathExcerptChars).c_str(),
+                 excerpt(m_state.result->error, kMessageExcerptChars).c_str());
     return 1;
   }
   m_settled_frames = done ? m_settled_frames + 1 : 0;
@@ -145,8 +146,8 @@ std::optional<int> StudioApp::scripted_frame(int width, int height) {
               excerpt(m_state.clip->skeleton.bone_names[static_cast<size_t>(m_state.selected_bone)], 80).c_str(),
               bones.selected_row, bones.selected_in_view ? "in view" : "not in view",
               bones.selected_name_fits ? "fits" : "cut");
-  if (!m_curves.report().empty()) std::printf("curves %s\n", m_curves.report().c_str());
-  if (!m_rd_panel.report().empty()) std::printf("%s\n", m_rd_panel.report().c_str());
+  if (!m_curves.report().empty()) std::printf("curves %s\n", excerpt(m_curves.report(), kMessageExcerptChars).c_str());
+  if (!m_rd_panel.report().empty()) std::printf("%s\n", excerpt(m_rd_panel.report(), kMessageExcerptChars).c_str());
   report_overflowing_panels();
   if (const FitResult* r = m_state.current_result()) {
     // The refit's cost as the Settings panel shows it (issue 17: 01_03 within 0.5 s).
@@ -155,7 +156,7 @@ std::optional<int> StudioApp::scripted_frame(int width, int height) {
   }
   std::fflush(stdout);
   if (Status s = write_framebuffer_png(*m_options.screenshot, width, height); !s) {
-    std::fprintf(stderr, "keystream-studio: %s\n", s.error().c_str());
+    std::fprintf(stderr, "keystream-studio: %s\n", excerpt(s.error(), kMessageExcerptChars).c_str());
     return 1;
   }
   return m_script_ok ? 0 : 1;
@@ -172,7 +173,7 @@ void StudioApp::report_overflowing_panels() const {
     if ((w->Flags & (ImGuiWindowFlags_Tooltip | ImGuiWindowFlags_Popup | ImGuiWindowFlags_MenuBar)) != 0) continue;
     const float inner = w->ContentRegionRect.GetWidth();
     if (w->ContentSize.x > inner + 1.f) {
-      std::printf("overflow %s by %.0f px\n", w->Name, static_cast<double>(w->ContentSize.x - inner));
+      std::printf("overflow %s by %.0f px\n", excerpt(w->Name).c_str(), static_cast<double>(w->ContentSize.x - inner));
       any = true;
     }
   }
@@ -224,7 +225,8 @@ bool StudioApp::simulate_play(double now, double frame_ms, double viewport_ms) {
     for (int i = 0; i < data->CmdListsCount; ++i) {
       const ImDrawList* list = data->CmdLists[i];
       if (list->VtxBuffer.Size < 1000) continue;
-      std::printf(" %s %d", list->_OwnerName != nullptr ? list->_OwnerName : "?", list->VtxBuffer.Size);
+      std::printf(" %s %d", list->_OwnerName != nullptr ? excerpt(list->_OwnerName).c_str() : "?",
+                  list->VtxBuffer.Size);
     }
     std::printf("\n");
   }

@@ -169,5 +169,13 @@ TEST(ShellQuote, PlainWordsStayAndTheRestIsQuoted) {
   EXPECT_EQ(shell_quote(""), "''");
 }
 
+TEST(ShellQuote, SpellsControlAndStrayBytesAsEscapes) {
+  // The printed command holds no control byte and still names the bone exactly.
+  EXPECT_EQ(shell_quote("\x1b]0;x\x07=1"), "$'\\x1b]0;x\\x07=1'");
+  EXPECT_EQ(shell_quote("it's\r\\"), "$'it\\'s\\x0d\\\\'");
+  EXPECT_EQ(shell_quote("h\xc3\xa9\xff"), "$'h\\xc3\\xa9\\xff'");
+  EXPECT_EQ(shell_quote("h\xc3\xa9 x"), "'h\xc3\xa9 x'");  // well-formed UTF-8 needs no escape
+}
+
 }  // namespace
 }  // namespace ks::studio
