@@ -31,6 +31,8 @@ struct SandboxLimits {
 /// The limits for an input of `input_bytes`: memory 64 times the input plus
 /// 48 MiB (so that the tool as a whole stays within 64x + 64 MiB), CPU time
 /// 30 s plus 1 s for every 256 KiB, wall time three times the CPU time.
+/// Under a sanitizer, memory is four times that plus 256 MiB (its redzones,
+/// shadow and quarantine).
 SandboxLimits sandbox_limits_for(uint64_t input_bytes);
 
 /// Runs `import` in a forked child under `limits` and returns what it

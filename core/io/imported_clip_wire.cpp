@@ -24,7 +24,7 @@ class Writer {
   void pods(const std::vector<T>& values) {
     static_assert(std::is_trivially_copyable_v<T>);
     pod(static_cast<uint64_t>(values.size()));
-    m_out.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+    if (!values.empty()) m_out.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
   }
   void text(std::string_view s) {
     pod(static_cast<uint64_t>(s.size()));
@@ -62,7 +62,7 @@ class Reader {
     // The count is checked against the bytes left before anything is allocated.
     if (!pod(count) || count > m_in.size() / sizeof(T)) return m_ok = false;
     values.resize(static_cast<size_t>(count));
-    std::memcpy(values.data(), m_in.data(), values.size() * sizeof(T));
+    if (count > 0) std::memcpy(values.data(), m_in.data(), values.size() * sizeof(T));
     m_in.remove_prefix(values.size() * sizeof(T));
     return true;
   }
