@@ -1,5 +1,6 @@
 #include "core/io/assimp_guard.h"
 
+#include "core/clip/excerpt.h"
 #include "core/io/assimp_collada_guard.h"
 #include "core/io/assimp_fbx_curves.h"
 #include "core/io/assimp_fbx_graph.h"
@@ -40,15 +41,13 @@ constexpr std::string_view kFbxBinaryMagic{"Kaydara FBX Binary  \0", 21};
 constexpr size_t kFbxHeaderBytes = 27;  // magic, two unknown bytes, uint32 version
 constexpr std::string_view kCurveRecord{"AnimationCurve"};
 
-// An FBX name for a message: "Name\0\1Model" as "Model::Name", other
-// bytes outside printable ASCII as '?'.
+// An FBX name for a message: "Name\0\1Model" as "Model::Name", each part
+// quoted as every message quotes input (excerpt.h).
 std::string printable(std::string_view name) {
   if (const size_t separator = name.find(std::string_view{"\0\1", 2}); separator != std::string_view::npos) {
-    return printable(name.substr(separator + 2)) + "::" + printable(name.substr(0, separator));
+    return excerpt(name.substr(separator + 2)) + "::" + excerpt(name.substr(0, separator));
   }
-  std::string out(name.substr(0, 200));
-  for (char& c : out) c = c >= ' ' && c <= '~' ? c : '?';
-  return out;
+  return excerpt(name);
 }
 
 // Little-endian reads within `bytes`; false past its end.
