@@ -160,7 +160,7 @@ void StudioApp::remember_recent(const std::filesystem::path& path) {
   recent.erase(std::remove(recent.begin(), recent.end(), absolute), recent.end());
   recent.insert(recent.begin(), absolute);
   if (recent.size() > kMaxRecent) recent.resize(kMaxRecent);
-  if (m_options.scripted()) return;  // tests leave the user's files alone
+  if (m_options.unattended()) return;  // tests and timing runs leave the user's files alone
   const std::filesystem::path file = recent_path();
   if (file.empty()) return;
   std::filesystem::create_directories(file.parent_path(), ec);
@@ -263,6 +263,12 @@ void StudioApp::update_player() {
   m_state.player_key_cache_bytes = m_player->key_cache_bytes();
 }
 
+std::string StudioApp::fit_error() const {
+  const FitResult* r = m_state.result.get();
+  if (r == nullptr || r->clip != m_state.clip || r->error.empty() || r->abandoned || m_state.fitting) return {};
+  return r->error;
+}
+
 void StudioApp::draw_menu_bar() {
   if (!ImGui::BeginMainMenuBar()) return;
   // The middle of the File menu's label, for --show-file-menu to click.
@@ -353,10 +359,12 @@ void StudioApp::draw_help() {
 }
 
 int StudioApp::run() {
-  // Load before opening a window: a bad file in screenshot mode fails fast.
+  // Load before opening a window: a bad file in an unattended run fails
+  // fast. A person gets the window, with no clip and the Open window showing
+  // the error, to pick another file.
   if (Status s = open_clip(m_options.clip, m_options.import); !s) {
-    std::fprintf(stderr, "keystream-studio: %s\n", s.error().c_str());
-    if (m_options.scripted()) return 1;
+    std::fprintf(stderr, "keystream-studio: %s\n", excerpt(s.error(), kMessageExcerptChars).c_str());
+    if (m_options.unattended()) return 1;
     m_show_open = true;
   }
   if (m_state.clip) {
@@ -406,8 +414,7 @@ int StudioApp::run() {
     // studio draws when input arrives, and every 0.1 s while it waits (a fit's
     // progress, a result arriving): with software GL a frame is most of a
     // core, which a fit would otherwise share with the rasteriser's threads.
-    const bool every_frame = m_state.playing || m_options.scripted() || m_options.drag_seconds > 0.f ||
-                             m_options.play_seconds > 0.f;
+    const bool every_frame = m_state.playing || m_options.unattended();
     if (every_frame) {
       glfwPollEvents();
     } else {
@@ -477,6 +484,14 @@ int StudioApp::run() {
     }
     glfwSwapBuffers(m_window);
     const double frame_end = glfwGetTime();
+    if (m_options.drag_seconds > 0.f || m_options.play_seconds > 0.f) {
+      // A timing run waits for the first fit, which a failed one never brings.
+      if (const std::string error = fit_error(); !error.empty()) {
+        const std::string path = excerpt(m_state.clip_path.string(), kPathExcerptChars);
+        std::fprintf(stderr, "keystream-studio: %s: %s\n", path.c_str(), excerpt(error, kMessageExcerptChars).c_str());
+        return 1;
+      }
+    }
     if (m_options.drag_seconds > 0.f && simulate_drag(frame_end, (frame_end - frame_start) * 1000.0)) return 0;
     if (m_options.play_seconds > 0.f && simulate_play(frame_end, (frame_end - frame_start) * 1000.0, viewport_ms)) {
       return 0;

@@ -62,8 +62,11 @@ struct StudioOptions {
   bool open_press = false;
   bool open_escape = false;  // instead of Open: Escape pressed with the window focused
 
-  /// The studio runs unattended: it does what the options say and exits.
+  /// The studio runs a script: it does what the options say and exits.
   bool scripted() const { return screenshot || save_stream || export_glb || print_command || open_choose; }
+  /// Nobody is at the window (a script or a timing run): a clip that fails
+  /// to load or fit ends the run with exit 1, as no one could pick another.
+  bool unattended() const { return scripted() || play_seconds > 0.f || drag_seconds > 0.f; }
 };
 
 class StudioApp {
@@ -84,6 +87,8 @@ class StudioApp {
   void handle_keys();
   void advance_time(float dt_seconds);
   void update_player();
+  /// The open clip's fit failed (not abandoned for newer settings): its error, else empty.
+  std::string fit_error() const;
   void draw_menu_bar();
   void draw_help();
   void remember_recent(const std::filesystem::path& path);

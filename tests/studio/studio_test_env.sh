@@ -23,13 +23,14 @@ mkdir -p "$XDG_CONFIG_HOME"
 # the studio's own exit status, which a wrapper shell writes to a file:
 # xvfb-run's status is not always the studio's, since on a loaded machine it
 # can fail to clean up its temporary folder (exit 5) after the studio passed.
-# A hung studio is killed after 300 s (rc 124) rather than blocking ctest.
+# A hung studio is killed after $studio_timeout seconds (default 300; rc
+# 124) rather than blocking ctest.
 run_studio() {
   local size=$1 name=$2; shift 2
   local status_file="$work/$name.status" xvfb_rc=0
   rm -f "$status_file"
   # shellcheck disable=SC2016 # expanded by the wrapper shell, not here
-  timeout 300 xvfb-run -a -s "-screen 0 ${size}x24" \
+  timeout "${studio_timeout:-300}" xvfb-run -a -s "-screen 0 ${size}x24" \
     sh -c '"$@"; echo $? >"$0"' "$status_file" "${studio:?set studio before run_studio}" "$@" \
     >"$work/$name.out" 2>"$work/$name.err" || xvfb_rc=$?
   rc=$xvfb_rc
