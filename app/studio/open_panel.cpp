@@ -85,11 +85,14 @@ void OpenPanel::request_open(StudioState& state, const std::filesystem::path& fi
   state.open_animation = file == m_choice.file() ? m_choice.animation() : 0;
 }
 
-void OpenPanel::draw_animations() {
+void OpenPanel::draw_animations(const StudioState& state) {
   if (!m_choice.error().empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.45f, 0.4f, 1.f));
-    ImGui::TextWrapped("%s", excerpt(m_choice.error(), 500).c_str());
-    ImGui::PopStyleColor();
+    // Once is enough when Open failed on this file with the same words.
+    if (m_choice.error() != state.load_error) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.45f, 0.4f, 1.f));
+      ImGui::TextWrapped("%s", excerpt(m_choice.error(), 500).c_str());
+      ImGui::PopStyleColor();
+    }
     return;
   }
   const std::vector<std::string>& animations = m_choice.animations();
@@ -133,12 +136,14 @@ void OpenPanel::draw_listing(StudioState& state) {
 void OpenPanel::draw(StudioState& state, bool* open) {
   if (!*open) {
     m_was_open = false;
+    m_shown_error.clear();
     return;
   }
   if (!m_was_open) show(state);
   if (m_focus) ImGui::SetNextWindowFocus();
   m_focus = false;
   if (!ImGui::Begin("Open", open)) {
+    m_shown_error.clear();  // collapsed
     ImGui::End();
     return;
   }
@@ -158,12 +163,14 @@ void OpenPanel::draw(StudioState& state, bool* open) {
       request_open(state, typed);
     }
   }
+  m_shown_error.clear();
   if (!state.load_error.empty()) {
+    m_shown_error = excerpt(state.load_error, 500);
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.45f, 0.4f, 1.f));
-    ImGui::TextWrapped("%s", excerpt(state.load_error, 500).c_str());
+    ImGui::TextWrapped("%s", m_shown_error.c_str());
     ImGui::PopStyleColor();
   }
-  draw_animations();
+  draw_animations(state);
   draw_listing(state);
   ImGui::TextDisabled("Recent (double-click a file above, or one here)");
   for (const std::filesystem::path& recent : state.recent_files) {

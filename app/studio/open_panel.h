@@ -31,6 +31,8 @@ class OpenPanel {
   void choose_animation(int index) { m_choice.choose_animation(index); }
   /// The Open button, with the path field holding the file under the cursor.
   void press_open(StudioState& state) { request_open(state, m_choice.file()); }
+  /// The failed open's error as the window drew it last frame; empty when it drew none.
+  const std::string& shown_error() const { return m_shown_error; }
 
  private:
   struct Listing {
@@ -44,12 +46,13 @@ class OpenPanel {
   void start(const StudioState& state);
   void show_folder(const std::filesystem::path& folder);
   void request_open(StudioState& state, const std::filesystem::path& file);
-  void draw_animations();
+  void draw_animations(const StudioState& state);
   void draw_listing(StudioState& state);
 
   bool m_was_open = false;  // the window was drawn last frame (or shown since)
   bool m_focus = false;     // take the focus at the next draw
   std::string m_path_text;
+  std::string m_shown_error;
   Listing m_listing;
   OpenChoice m_choice;
 };

@@ -49,7 +49,8 @@ bool StudioApp::run_script() {
   return ok;
 }
 
-// After --open-choose: what is open, and whether the Open window is; a
+// After --open-choose: what is open, and whether the Open window is; the
+// tuning a failed open must keep, and its error as the window shows it. A
 // failed open is an error.
 bool StudioApp::report_open() const {
   const ImportedClip& clip = *m_state.clip;
@@ -58,6 +59,10 @@ bool StudioApp::report_open() const {
               excerpt(m_state.clip_path.filename().string(), kPathExcerptChars).c_str(),
               excerpt(clip.clip.name).c_str(), clip.animation_index, static_cast<double>(m_state.frame_time),
               excerpt(clip.skeleton.bone_names[static_cast<size_t>(bone)]).c_str(), m_show_open ? "shown" : "closed");
+  const FitSettings& fit = m_state.settings.fit;
+  std::printf("settings: tolerance %g mm at %g cm, %zu bone overrides\n", static_cast<double>(fit.tolerance_m) * 1e3,
+              static_cast<double>(fit.shell_distance_m) * 1e2, fit.bone_tolerances.size());
+  if (!m_open_panel.shown_error().empty()) std::printf("Open window error: %s\n", m_open_panel.shown_error().c_str());
   std::fflush(stdout);
   if (m_state.load_error.empty()) return true;
   std::fprintf(stderr, "keystream-studio: open: %s\n", excerpt(m_state.load_error, kMessageExcerptChars).c_str());
