@@ -13,8 +13,10 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 
 #include "app/studio/studio_app.h"
+#include "core/clip/excerpt.h"
 
 namespace {
 
@@ -96,7 +98,8 @@ constexpr const char* kUsage =
   "  -h, --help               show this help\n";
 
 int usage_error(const std::string& message) {
-  std::fprintf(stderr, "keystream-studio: %s\n%s", message.c_str(), kUsage);
+  // The message quotes option values as given: bounded and escaped here, once.
+  std::fprintf(stderr, "keystream-studio: %s\n%s", ks::excerpt(message, ks::kMessageExcerptChars).c_str(), kUsage);
   return 2;
 }
 
@@ -125,6 +128,7 @@ bool parse_tolerance_at(const std::string& text, float* tolerance_m, float* dist
 
 int main(int argc, char** argv) {
   ks::studio::StudioOptions options;
+  std::unordered_set<std::string> bones_given;  // --bone-tolerance names, each once
   options.clip = KS_DEMO_CLIP;
   options.shader_dir = KS_SHADER_DIR;
   bool have_clip = false;
@@ -210,8 +214,8 @@ int main(int argc, char** argv) {
       }
       bone.bone = text.substr(0, equals);
       if (!options.fit) options.fit = ks::FitSettings{};
-      for (const ks::BoneTolerance& o : options.fit->bone_tolerances) {
-        if (o.bone == bone.bone) return usage_error("--bone-tolerance: bone '" + bone.bone + "' is given twice");
+      if (!bones_given.insert(bone.bone).second) {
+        return usage_error("--bone-tolerance: bone '" + ks::excerpt(bone.bone) + "' is given twice");
       }
       options.fit->bone_tolerances.push_back(bone);
       tolerance_option = arg;

@@ -133,8 +133,9 @@ Status StudioApp::open_clip(const std::filesystem::path& path, const ImportSetti
   // Overrides name bones: those of another skeleton would fail the fit.
   std::vector<BoneTolerance>& overrides = m_state.settings.fit.bone_tolerances;
   const Skeleton& skeleton = m_state.clip->skeleton;
+  const auto bones = bone_index_by_name(skeleton.bone_names);
   overrides.erase(std::remove_if(overrides.begin(), overrides.end(),
-                                 [&](const BoneTolerance& o) { return skeleton.find_bone(o.bone) < 0; }),
+                                 [&](const BoneTolerance& o) { return !bones.contains(o.bone); }),
                   overrides.end());
   m_state.override_edit.bone = -1;
   // Another clip starts at its first frame, on the bone of the same name
@@ -371,10 +372,11 @@ int StudioApp::run() {
     const Skeleton& skeleton = m_state.clip->skeleton;
     if (m_options.fit) {
       // open_clip dropped overrides naming no bone of the clip; the command line must not lose them silently.
+      const auto bones = bone_index_by_name(skeleton.bone_names);
       for (const BoneTolerance& o : m_options.fit->bone_tolerances) {
-        if (skeleton.find_bone(o.bone) >= 0) continue;
+        if (bones.contains(o.bone)) continue;
         std::fprintf(stderr, "keystream-studio: --bone-tolerance: %s has no bone '%s'\n",
-                     m_options.clip.string().c_str(), o.bone.c_str());
+                     excerpt(m_options.clip.string(), kPathExcerptChars).c_str(), excerpt(o.bone).c_str());
         return 2;
       }
     }
@@ -391,8 +393,8 @@ int StudioApp::run() {
       } else if (*end == '\0' && by_index >= 0 && by_index < static_cast<long>(skeleton.bone_count())) {
         m_state.selected_bone = static_cast<int>(by_index);
       } else {
-        std::fprintf(stderr, "keystream-studio: --select: %s has no bone '%s'\n", m_options.clip.string().c_str(),
-                     m_options.select.c_str());
+        std::fprintf(stderr, "keystream-studio: --select: %s has no bone '%s'\n",
+                     excerpt(m_options.clip.string(), kPathExcerptChars).c_str(), excerpt(m_options.select).c_str());
         return 2;
       }
     }
