@@ -1,5 +1,9 @@
 #include "core/io/assimp_import.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
 #include <system_error>
 
 #include "core/io/assimp_animation.h"
@@ -8,6 +12,7 @@
 #include "core/io/assimp_skeleton.h"
 #include "core/io/file_io.h"
 #include "core/io/import_sandbox.h"
+#include "core/io/imported_clip_wire.h"
 
 namespace ks {
 
@@ -87,15 +92,48 @@ Result<ImportedClip> import_assimp_bytes(std::string_view bytes, const std::file
   return imported;
 }
 
-Result<ImportedClip> import_assimp(const std::filesystem::path& path, const ImportSettings& settings) {
+Result<ImportedClip> import_assimp_here(const std::filesystem::path& path, const ImportSettings& settings) {
   if (Status s = settings.validate(); !s) return Error{path.string() + ": " + s.error()};
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return Error{path.string() + ": no such file"};
   const Result<std::string> bytes = read_file(path);
   if (!bytes) return Error{bytes.error()};  // names the path already
+  return import_assimp_bytes(bytes.value(), path, settings);
+}
+
+Result<ImportedClip> import_assimp(const std::filesystem::path& path, const ImportSettings& settings) {
+  if (Status s = settings.validate(); !s) return Error{path.string() + ": " + s.error()};
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return Error{path.string() + ": no such file"};
+  // The size sets the limits; the worker reads the file itself.
+  const uint64_t size = std::filesystem::is_regular_file(path, ec) ? std::filesystem::file_size(path, ec) : 0;
   const std::string_view reader = lowercase_extension(path) == ".fbx" ? "FBX" : "Collada";
-  return import_in_child([&] { return import_assimp_bytes(bytes.value(), path, settings); }, reader, path,
-                         sandbox_limits_for(bytes.value().size()));
+  return import_contained(path, settings, reader, sandbox_limits_for(ec ? 0 : size),
+                          [&] { return import_assimp_here(path, settings); });
+}
+
+int run_import_worker() {
+  // The request is small (kMaxImportRequestBytes): read whole, bounded.
+  std::string request;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = ::read(STDIN_FILENO, buffer, sizeof buffer)) != 0) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 || request.size() > kMaxImportRequestBytes) return 2;
+    request.append(buffer, static_cast<size_t>(n));
+  }
+  std::filesystem::path path;
+  ImportSettings settings;
+  if (!decode_import_request(request, path, settings)) return 2;
+  const std::string result = encode_import_result(import_assimp_here(path, settings));
+  size_t done = 0;
+  while (done < result.size()) {
+    n = ::write(STDOUT_FILENO, result.data() + done, result.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return 1;
+    done += static_cast<size_t>(n);
+  }
+  return 0;
 }
 
 }  // namespace ks

@@ -31,4 +31,12 @@ Result<ImportedClip> import_assimp(const std::filesystem::path& path, const Impo
 Result<ImportedClip> import_assimp_bytes(std::string_view bytes, const std::filesystem::path& name,
                                          const ImportSettings& settings);
 
+/// import_assimp without the child process: what the import worker runs.
+Result<ImportedClip> import_assimp_here(const std::filesystem::path& path, const ImportSettings& settings);
+
+/// The import worker's main (app/import_worker): reads a request on stdin
+/// (imported_clip_wire.h), imports the FBX or Collada file it names here and
+/// writes the result on stdout. Returns the exit status.
+int run_import_worker();
+
 }  // namespace ks

@@ -17,6 +17,7 @@
 #include <new>
 #include <string>
 
+#include "core/clip/excerpt.h"
 #include "core/io/imported_clip_wire.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -31,9 +32,10 @@ namespace ks {
 
 namespace {
 
-// The child's exit status when an allocation failed (the address-space
-// limit), told apart from a reader's own exit.
-constexpr int kOutOfMemoryExit = 86;
+constexpr int kOutOfMemoryExit = kReaderOutOfMemoryExit;
+constexpr int kExecFailedExit = 127;
+// What a worker holds before it reads its file (its program and libraries, resident).
+constexpr uint64_t kWorkerBaseBytes = uint64_t{16} << 20;
 constexpr int kPollMilliseconds = 10;
 
 uint64_t page_bytes() {
@@ -150,29 +152,13 @@ SandboxLimits sandbox_limits_for(uint64_t input_bytes) {
   return limits;
 }
 
-Result<ImportedClip> import_in_child(const std::function<Result<ImportedClip>()>& import, std::string_view reader,
-                                     const std::filesystem::path& file, const SandboxLimits& limits) {
-  const std::string failed = file.string() + ": the " + std::string(reader) + " reader ";
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
-    return Error{failed + "could not be started: " + std::strerror(errno)};
-  }
-  const uint64_t start_resident = memory_use(0).resident_bytes;
-  const pid_t child = fork();
-  if (child < 0) {
-    const int error = errno;
-    close(pipe_fds[0]);
-    close(pipe_fds[1]);
-    return Error{failed + "could not be started: " + std::strerror(error)};
-  }
-  if (child == 0) {
-    close(pipe_fds[0]);
-    run_child(pipe_fds[1], import, limits);
-  }
-  close(pipe_fds[1]);
-  const int in = pipe_fds[0];
+namespace {
 
-  // Read the message while watching the child's memory and the clock.
+// The parent's side: reads the child's message from `in` while it watches
+// the child's resident memory (above `start_resident`) and the clock, then
+// reaps it and turns how it ended into the result.
+Result<ImportedClip> await_child(pid_t child, int in, uint64_t start_resident, const SandboxLimits& limits,
+                                 const std::string& failed) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limits.wall_seconds);
   std::string message;
   std::string stopped;  // why the parent killed the child, when it did
@@ -221,11 +207,123 @@ Result<ImportedClip> import_in_child(const std::function<Result<ImportedClip>()>
   if (code == kOutOfMemoryExit) {
     return Error{failed + "ran out of its " + megabytes(limits.memory_bytes) + " of memory on it" + malformed};
   }
+  if (code == kExecFailedExit) return Error{failed + "could not be started (exec failed)"};
   if (code != 0) return Error{failed + "failed on this file (exit status " + std::to_string(code) + ")" + malformed};
   bool well_formed = false;
   Result<ImportedClip> imported = decode_import_result(message, well_formed);
   if (!well_formed) return Error{failed + "sent back a message that is cut off or malformed (" + imported.error() + ")"};
   return imported;
+}
+
+std::string reader_failed(const std::filesystem::path& file, std::string_view reader) {
+  return excerpt(file.string(), kPathExcerptChars) + ": the " + std::string(reader) + " reader ";
+}
+
+bool is_executable(const std::filesystem::path& path) {
+  return !path.empty() && access(path.c_str(), X_OK) == 0 && std::filesystem::is_regular_file(path);
+}
+
+}  // namespace
+
+Result<ImportedClip> import_in_child(const std::function<Result<ImportedClip>()>& import, std::string_view reader,
+                                     const std::filesystem::path& file, const SandboxLimits& limits) {
+  const std::string failed = reader_failed(file, reader);
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    return Error{failed + "could not be started: " + std::strerror(errno)};
+  }
+  const uint64_t start_resident = memory_use(0).resident_bytes;
+  const pid_t child = fork();
+  if (child < 0) {
+    const int error = errno;
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    return Error{failed + "could not be started: " + std::strerror(error)};
+  }
+  if (child == 0) {
+    close(pipe_fds[0]);
+    run_child(pipe_fds[1], import, limits);
+  }
+  close(pipe_fds[1]);
+  return await_child(child, pipe_fds[0], start_resident, limits, failed);
+}
+
+std::filesystem::path import_worker_path() {
+  namespace fs = std::filesystem;
+  if (const char* chosen = std::getenv("KS_IMPORT_WORKER"); chosen != nullptr && *chosen != '\0') return chosen;
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec && is_executable(self.parent_path() / kImportWorkerName)) return self.parent_path() / kImportWorkerName;
+#ifdef KS_IMPORT_WORKER_BUILD_PATH
+  if (is_executable(KS_IMPORT_WORKER_BUILD_PATH)) return KS_IMPORT_WORKER_BUILD_PATH;
+#endif
+  return {};
+}
+
+Result<ImportedClip> import_contained(const std::filesystem::path& path, const ImportSettings& settings,
+                                      std::string_view reader, const SandboxLimits& limits,
+                                      const std::function<Result<ImportedClip>()>& fallback) {
+  const std::filesystem::path worker = import_worker_path();
+  if (worker.empty()) return import_in_child(fallback, reader, path, limits);
+  const std::string failed = reader_failed(path, reader);
+  // Everything the child needs is made before the fork: between fork and
+  // exec a child of a threaded program may only make async-signal-safe
+  // calls (no allocation: another thread may have held the allocator's lock).
+  const std::string request = encode_import_request(path, settings);
+  if (request.size() > kMaxImportRequestBytes) return Error{failed + "could not be started: the request is too long"};
+  int request_fds[2], result_fds[2];
+  if (pipe2(request_fds, O_CLOEXEC) != 0) return Error{failed + "could not be started: " + std::strerror(errno)};
+  if (pipe2(result_fds, O_CLOEXEC) != 0) {
+    const int error = errno;
+    close(request_fds[0]);
+    close(request_fds[1]);
+    return Error{failed + "could not be started: " + std::strerror(error)};
+  }
+  // The request fits the pipe's buffer: written now, it never blocks or meets a closed end.
+  const bool sent = write_all(request_fds[1], request);
+  close(request_fds[1]);
+  const std::string program = worker.string();
+  char* const argv[] = {const_cast<char*>(program.c_str()), nullptr};
+  const bool keep_stderr = std::getenv("KS_SANDBOX_STDERR") != nullptr;
+  const rlimit no_core{0, 0};
+  const rlimit cpu{limits.cpu_seconds, limits.cpu_seconds + 2};
+  // A fresh process: its libraries' mappings, then the budget.
+  const uint64_t cap = limits.memory_bytes + (uint64_t{512} << 20);
+  const rlimit address_space{cap, cap};
+  const pid_t child = sent ? fork() : -1;
+  if (child < 0) {
+    const int error = errno;
+    close(request_fds[0]);
+    close(result_fds[0]);
+    close(result_fds[1]);
+    return Error{failed + "could not be started: " + (sent ? std::strerror(error) : "the request was not sent")};
+  }
+  if (child == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    setrlimit(RLIMIT_CORE, &no_core);
+    setrlimit(RLIMIT_CPU, &cpu);
+#ifndef KS_SANITIZED
+    setrlimit(RLIMIT_AS, &address_space);
+#else
+    (void)address_space;
+#endif
+    dup2(request_fds[0], STDIN_FILENO);
+    dup2(result_fds[1], STDOUT_FILENO);
+    if (!keep_stderr) {
+      const int null = open("/dev/null", O_WRONLY);
+      if (null >= 0) dup2(null, STDERR_FILENO);
+    }
+    execv(argv[0], argv);
+    _exit(kExecFailedExit);
+  }
+  close(request_fds[0]);
+  close(result_fds[1]);
+  // The worker starts small: its memory is held to the budget over what a
+  // fresh one holds before it reads anything.
+  return await_child(child, result_fds[0], kWorkerBaseBytes, limits, failed);
 }
 
 }  // namespace ks

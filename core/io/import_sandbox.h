@@ -4,8 +4,8 @@
 // overflow, runaway memory or a loop in the reader becomes an error naming
 // the file, and the CLI, a batch cook or the studio with its unsaved tuning
 // carries on. Checking the bytes first (assimp_guard.h) refuses what we know
-// breaks assimp; this contains what we do not know yet. DESIGN.md §2 and
-// docs/importers.md say why a fork and not threads or exec.
+// breaks assimp; this contains what we do not know yet. docs/importers.md
+// says why a program of its own.
 
 #include <cstdint>
 #include <filesystem>
@@ -43,5 +43,27 @@ SandboxLimits sandbox_limits_for(uint64_t input_bytes);
 /// (set KS_SANDBOX_STDERR=1 to keep its stderr while debugging a reader).
 Result<ImportedClip> import_in_child(const std::function<Result<ImportedClip>()>& import, std::string_view reader,
                                      const std::filesystem::path& file, const SandboxLimits& limits);
+
+/// The program that imports one file for another (app/import_worker): it
+/// reads a request (imported_clip_wire.h) on stdin and writes the result on
+/// stdout.
+inline constexpr std::string_view kImportWorkerName = "keystream-import";
+/// A reader's exit status when an allocation failed (its memory limit).
+inline constexpr int kReaderOutOfMemoryExit = 86;
+/// Longest request sent: it must fit a pipe's buffer (64 KiB).
+inline constexpr size_t kMaxImportRequestBytes = 60000;
+
+/// Where the import worker is: $KS_IMPORT_WORKER, else beside this program,
+/// else where this build made it; empty when none is there.
+std::filesystem::path import_worker_path();
+
+/// Imports `path` with `settings` in the import worker, a program of its
+/// own (fork, then exec at once) under `limits`, the errors as
+/// import_in_child's. A fresh program shares no lock with this one's
+/// threads, as a forked copy does. Where no worker is found (a library
+/// user's program), `fallback` runs in import_in_child instead.
+Result<ImportedClip> import_contained(const std::filesystem::path& path, const ImportSettings& settings,
+                                      std::string_view reader, const SandboxLimits& limits,
+                                      const std::function<Result<ImportedClip>()>& fallback);
 
 }  // namespace ks

@@ -10,7 +10,8 @@ namespace ks {
 
 namespace {
 
-constexpr uint32_t kMagic = 0x4b53'4943;  // "KSIC": a keystream imported clip
+constexpr uint32_t kMagic = 0x4b53'4943;         // "KSIC": a keystream imported clip
+constexpr uint32_t kRequestMagic = 0x4b53'4952;  // "KSIR": a request to import
 constexpr uint8_t kOk = 1, kFailed = 2;
 
 class Writer {
@@ -235,6 +236,40 @@ Result<ImportedClip> decode_import_result(std::string_view bytes, bool& well_for
   if (!r.ok() || !r.at_end() || has_mesh > 1) return Error{"the reader's clip is cut off or malformed"};
   well_formed = true;
   return clip;
+}
+
+std::string encode_import_request(const std::filesystem::path& path, const ImportSettings& settings) {
+  Writer w;
+  w.pod(kRequestMagic);
+  w.text(path.string());
+  w.pod(settings.animation_index);
+  w.text(settings.animation_name);
+  w.pod(settings.sample_rate_hz);
+  w.pod(settings.bvh_unit_scale_m);
+  w.pod(static_cast<uint8_t>(settings.allow_outside_uris));
+  w.pod(static_cast<uint8_t>(settings.read_textures));
+  w.pod(settings.max_bone_frames);
+  return w.take();
+}
+
+bool decode_import_request(std::string_view bytes, std::filesystem::path& path, ImportSettings& settings) {
+  Reader r(bytes);
+  uint32_t magic = 0;
+  std::string file;
+  uint8_t outside = 0, textures = 0;
+  r.pod(magic);
+  r.text(file);
+  r.pod(settings.animation_index);
+  r.text(settings.animation_name);
+  r.pod(settings.sample_rate_hz);
+  r.pod(settings.bvh_unit_scale_m);
+  r.pod(outside);
+  r.pod(textures);
+  r.pod(settings.max_bone_frames);
+  settings.allow_outside_uris = outside != 0;
+  settings.read_textures = textures != 0;
+  path = file;
+  return r.ok() && r.at_end() && magic == kRequestMagic;
 }
 
 }  // namespace ks

@@ -5,6 +5,7 @@
 // still checks every count against the bytes left, because the writer is the
 // process that may have been corrupted by a hostile file.
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -21,5 +22,11 @@ std::string encode_import_result(const Result<ImportedClip>& imported);
 /// cut off, too long or inconsistent is an error saying so. The clip is not
 /// validated here (check_imported does that).
 Result<ImportedClip> decode_import_result(std::string_view bytes, bool& well_formed);
+
+/// A request to the import worker (import_sandbox.h): the file and the settings.
+std::string encode_import_request(const std::filesystem::path& path, const ImportSettings& settings);
+
+/// The request `bytes` encodes; false when they are not a whole one.
+bool decode_import_request(std::string_view bytes, std::filesystem::path& path, ImportSettings& settings);
 
 }  // namespace ks

@@ -9,14 +9,18 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
+#include "core/io/assimp_import.h"
 #include "core/io/import.h"
 #include "core/io/imported_clip_wire.h"
 #include "tests/refused_mentioning.h"
+#include "tests/temp_dir.h"
 
 namespace ks {
 namespace {
@@ -133,14 +137,45 @@ TEST(ImportSandbox, AnExceptionIsAnError) {
       run([]() -> Result<ImportedClip> { throw std::runtime_error("boom"); }), {"the reader threw: boom"}));
 }
 
-TEST(ImportSandbox, ThreadsOfTheCallerCanEachRunAChild) {
+const std::filesystem::path kFbx = std::filesystem::path(KS_ASSIMP_MODELS_DIR) / "FBX" / "huesitos.fbx";
+
+TEST(ImportSandbox, TheBuildsImportWorkerIsFound) {
+  const std::filesystem::path worker = import_worker_path();
+  ASSERT_FALSE(worker.empty());
+  EXPECT_EQ(worker.filename(), kImportWorkerName);
+}
+
+TEST(ImportSandbox, ThreadsOfTheCallerCanEachImportThroughTheWorker) {
+  if (!std::filesystem::exists(kFbx)) GTEST_SKIP() << kFbx << " is missing (scripts/setup installs it)";
+  const Result<ImportedClip> here = import_assimp_here(kFbx, {});
+  ASSERT_TRUE(here.ok()) << here.error();
   std::vector<std::thread> threads;
-  std::vector<int> ok(4, 0);
+  std::vector<int> same(4, 0);
   for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&ok, t] { ok[t] = run([] { return import_clip(kDemo); }).ok() ? 1 : 0; });
+    threads.emplace_back([&, t] {
+      const Result<ImportedClip> r = import_clip(kFbx);
+      same[t] = r.ok() && r.value().skeleton.bone_names == here.value().skeleton.bone_names &&
+                r.value().clip.frame_count == here.value().clip.frame_count;
+    });
   }
   for (std::thread& thread : threads) thread.join();
-  EXPECT_EQ(ok, std::vector<int>(4, 1));
+  EXPECT_EQ(same, std::vector<int>(4, 1));
+}
+
+// A worker that crashes, as assimp would inside it: the import is an error naming the file.
+TEST(ImportSandbox, AWorkerThatCrashesIsAnErrorNamingTheFile) {
+  if (!std::filesystem::exists(kFbx)) GTEST_SKIP() << kFbx << " is missing";
+  const test::TempDir dir;
+  const std::filesystem::path crashing = dir / "keystream-import";
+  {
+    std::ofstream script(crashing);
+    script << "#!/bin/sh\nkill -SEGV $$\n";
+  }
+  std::filesystem::permissions(crashing, std::filesystem::perms::owner_all);
+  setenv("KS_IMPORT_WORKER", crashing.c_str(), 1);
+  const Result<ImportedClip> r = import_clip(kFbx);
+  unsetenv("KS_IMPORT_WORKER");
+  EXPECT_TRUE(test::refused_mentioning(r, {kFbx.string() + ": the FBX reader failed on this file (SIGSEGV)"}));
 }
 
 TEST(ImportedClipWire, EveryCutOfAMessageIsRefused) {
