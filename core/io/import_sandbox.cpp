@@ -80,34 +80,57 @@ bool write_all(int fd, const std::string& bytes) {
 
 [[noreturn]] void out_of_memory() { _exit(kOutOfMemoryExit); }
 
-// The child: limits, then the import, then its result down the pipe. It
-// leaves by _exit, running none of the parent's exit handlers (which would
-// flush its buffers twice or tear down its window system connection).
-[[noreturn]] void run_child(int out, const std::function<Result<ImportedClip>()>& import, const SandboxLimits& limits) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);  // the parent thread gone: nobody waits for the result
+// What a child sets on itself, made before the fork: a child of a threaded
+// program may only make async-signal-safe calls until it execs.
+struct ChildSetup {
+  rlimit no_core{0, 0};  // a crash leaves no core file behind
+  rlimit cpu{};          // SIGXCPU, then SIGKILL
+  rlimit address_space{};
+  bool keep_stderr = false;
+};
+
+// `base_virtual`: the address space the child starts with (a forked copy's
+// is the caller's; a fresh program's, its libraries', allowed for in slack).
+ChildSetup child_setup(const SandboxLimits& limits, uint64_t base_virtual, uint64_t slack) {
+  ChildSetup setup;
+  setup.cpu = {limits.cpu_seconds, limits.cpu_seconds + 2};
+  const uint64_t cap = base_virtual + limits.memory_bytes + slack;
+  setup.address_space = {cap, cap};
+  setup.keep_stderr = std::getenv("KS_SANDBOX_STDERR") != nullptr;
+  return setup;
+}
+
+// In the child, async-signal-safe calls only: dies with the thread that
+// waits for it, no inherited signal mask or crash handler (a crash ends it
+// by its own signal, which the parent names, not through a sanitizer's
+// report ending in SIGABRT), the limits, stderr to /dev/null.
+void enter_child(const ChildSetup& setup) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
   sigset_t none;
   sigemptyset(&none);
-  pthread_sigmask(SIG_SETMASK, &none, nullptr);
-  // Default actions: a crash ends the child by its own signal, which the
-  // parent names, and not through a handler of the parent's (a sanitizer's
-  // report would end in SIGABRT).
+  sigprocmask(SIG_SETMASK, &none, nullptr);
   for (const int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGXCPU, SIGPIPE}) signal(s, SIG_DFL);
-  const rlimit no_core{0, 0};
-  setrlimit(RLIMIT_CORE, &no_core);  // a crash leaves no core file behind
-  const rlimit cpu{limits.cpu_seconds, limits.cpu_seconds + 2};  // SIGXCPU, then SIGKILL
-  setrlimit(RLIMIT_CPU, &cpu);
+  setrlimit(RLIMIT_CORE, &setup.no_core);
+  setrlimit(RLIMIT_CPU, &setup.cpu);
 #ifndef KS_SANITIZED
   // A sanitizer reserves terabytes of address space up front and allocates
   // inside it; there only the parent's watch on resident memory applies.
-  const uint64_t slack = uint64_t{64} << 20;  // what allocators reserve beyond what they touch
-  const uint64_t cap = memory_use(0).virtual_bytes + limits.memory_bytes + slack;
-  const rlimit address_space{cap, cap};
-  setrlimit(RLIMIT_AS, &address_space);
+  setrlimit(RLIMIT_AS, &setup.address_space);
 #endif
-  std::set_new_handler(out_of_memory);
-  if (std::getenv("KS_SANDBOX_STDERR") == nullptr) {
+  if (!setup.keep_stderr) {
     const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (null >= 0) dup2(null, STDERR_FILENO);
+  }
+}
+
+// The forked copy: the import, then its result down the pipe. It leaves by
+// _exit, running none of the parent's exit handlers (which would flush its
+// buffers twice or tear down its window system connection).
+[[noreturn]] void run_child(int out, const std::function<Result<ImportedClip>()>& import, const ChildSetup& setup) {
+  enter_child(setup);
+  std::set_new_handler(out_of_memory);
+  if (!setup.keep_stderr) {
+    const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (null >= 0) dup2(null, STDOUT_FILENO);
   }
   std::string message;
@@ -232,7 +255,9 @@ Result<ImportedClip> import_in_child(const std::function<Result<ImportedClip>()>
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
     return Error{failed + "could not be started: " + std::strerror(errno)};
   }
-  const uint64_t start_resident = memory_use(0).resident_bytes;
+  const MemoryUse start = memory_use(0);
+  // What allocators reserve beyond what they touch.
+  const ChildSetup setup = child_setup(limits, start.virtual_bytes, uint64_t{64} << 20);
   const pid_t child = fork();
   if (child < 0) {
     const int error = errno;
@@ -242,10 +267,10 @@ Result<ImportedClip> import_in_child(const std::function<Result<ImportedClip>()>
   }
   if (child == 0) {
     close(pipe_fds[0]);
-    run_child(pipe_fds[1], import, limits);
+    run_child(pipe_fds[1], import, setup);
   }
   close(pipe_fds[1]);
-  return await_child(child, pipe_fds[0], start_resident, limits, failed);
+  return await_child(child, pipe_fds[0], start.resident_bytes, limits, failed);
 }
 
 std::filesystem::path import_worker_path() {
@@ -284,12 +309,8 @@ Result<ImportedClip> import_contained(const std::filesystem::path& path, const I
   close(request_fds[1]);
   const std::string program = worker.string();
   char* const argv[] = {const_cast<char*>(program.c_str()), nullptr};
-  const bool keep_stderr = std::getenv("KS_SANDBOX_STDERR") != nullptr;
-  const rlimit no_core{0, 0};
-  const rlimit cpu{limits.cpu_seconds, limits.cpu_seconds + 2};
-  // A fresh process: its libraries' mappings, then the budget.
-  const uint64_t cap = limits.memory_bytes + (uint64_t{512} << 20);
-  const rlimit address_space{cap, cap};
+  // A fresh program: its libraries' mappings, then the budget.
+  const ChildSetup setup = child_setup(limits, 0, uint64_t{512} << 20);
   const pid_t child = sent ? fork() : -1;
   if (child < 0) {
     const int error = errno;
@@ -299,23 +320,9 @@ Result<ImportedClip> import_contained(const std::filesystem::path& path, const I
     return Error{failed + "could not be started: " + (sent ? std::strerror(error) : "the request was not sent")};
   }
   if (child == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    setrlimit(RLIMIT_CORE, &no_core);
-    setrlimit(RLIMIT_CPU, &cpu);
-#ifndef KS_SANITIZED
-    setrlimit(RLIMIT_AS, &address_space);
-#else
-    (void)address_space;
-#endif
+    enter_child(setup);
     dup2(request_fds[0], STDIN_FILENO);
     dup2(result_fds[1], STDOUT_FILENO);
-    if (!keep_stderr) {
-      const int null = open("/dev/null", O_WRONLY);
-      if (null >= 0) dup2(null, STDERR_FILENO);
-    }
     execv(argv[0], argv);
     _exit(kExecFailedExit);
   }
