@@ -43,6 +43,7 @@ const char* kind_name(TrackKind kind) {
     case TrackKind::kTranslation: return "translation";
     case TrackKind::kRotation: return "rotation";
     case TrackKind::kScale: return "scale";
+    case TrackKind::kScalar: return "curve";
   }
   return "";
 }

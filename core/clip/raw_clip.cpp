@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <string>
+#include <unordered_set>
 
 #include "core/clip/excerpt.h"
 
@@ -81,7 +82,44 @@ Status RawClip::validate(const Skeleton& skeleton) const {
       }
     }
   }
+  return validate_scalars();
+}
+
+Status RawClip::validate_scalars() const {
+  if (scalars.size() > kMaxScalarTracks) {
+    return Error{"clip has " + std::to_string(scalars.size()) + " scalar tracks; at most " +
+                 std::to_string(kMaxScalarTracks) + " are supported"};
+  }
+  std::unordered_set<std::string_view> names;
+  for (size_t s = 0; s < scalars.size(); ++s) {
+    const ScalarTrack& track = scalars[s];
+    const std::string where = "scalar track " + std::to_string(s) + " '" + excerpt(track.name) + "'";
+    if (track.name.empty() || track.name.size() > 0xFFFFu) {
+      return Error{where + " has a name of " + std::to_string(track.name.size()) + " bytes; 1 to 65535 are supported"};
+    }
+    if (!names.insert(track.name).second) return Error{where + " has the name of an earlier scalar track"};
+    if (track.components < 1 || track.components > kMaxScalarComponents) {
+      return Error{where + " has " + std::to_string(track.components) + " components; 1 to 4 are supported"};
+    }
+    if (track.values.size() != size_t{frame_count} * track.components) {
+      return Error{where + " has " + std::to_string(track.values.size()) + " values for " +
+                   std::to_string(frame_count) + " frames of " + std::to_string(track.components) + " components"};
+    }
+    for (size_t i = 0; i < track.values.size(); ++i) {
+      if (!std::isfinite(track.values[i])) {
+        return Error{where + " at frame " + std::to_string(i / track.components) + " is not finite"};
+      }
+    }
+  }
   return {};
+}
+
+const char* to_string(ScalarTarget target) {
+  switch (target) {
+    case ScalarTarget::kCurve: return "curve";
+    case ScalarTarget::kMorphWeight: return "morph weight";
+  }
+  return "unknown";
 }
 
 void make_rotations_continuous(std::span<Quat> rotations) {

@@ -34,6 +34,35 @@ struct SourceKeyPose {
   std::vector<Transform> pose;   // every bone, local
 };
 
+/// What a scalar track drives (DESIGN §3).
+enum class ScalarTarget : uint8_t {
+  kCurve = 0,        // nothing the codec knows: a user curve (gameplay, materials)
+  kMorphWeight = 1,  // the weight of morph target `target_index` of node `node`'s mesh
+};
+const char* to_string(ScalarTarget target);
+
+/// Components of a scalar track: 1 (a float) to 4 (a float4).
+inline constexpr uint32_t kMaxScalarComponents = 4;
+/// Scalar tracks of one clip at most (track indices stay 16 bits).
+inline constexpr uint32_t kMaxScalarTracks = 65535;
+
+/// A float track sampled at every frame: a morph-target weight or a user
+/// curve. Its error is the largest component difference, in its own unit;
+/// the precision promised is a fit setting (FitSettings::scalar_precision).
+struct ScalarTrack {
+  std::string name;         // unique in the clip; morph weights: "NODE/TARGET"
+  uint32_t components = 1;  // 1..kMaxScalarComponents
+  std::vector<float> values;  // frame f's components at [f * components ...]
+  ScalarTarget target = ScalarTarget::kCurve;
+  std::string node;           // morph weights: the node whose mesh the target belongs to
+  uint32_t target_index = 0;  // morph weights: the target's index in that mesh
+
+  /// Frame `frame`'s value as four floats (components past `components` 0).
+  void value_at(uint32_t frame, float out[4]) const {
+    for (uint32_t c = 0; c < 4; ++c) out[c] = c < components ? values[size_t{frame} * components + c] : 0.f;
+  }
+};
+
 /// An animation of a Skeleton sampled every 1/sample_rate_hz seconds.
 struct RawClip {
   std::string name;
@@ -41,6 +70,7 @@ struct RawClip {
   uint32_t frame_count = 0;        // frame f is at time f / sample_rate_hz
   std::vector<BoneTracks> bones;   // one per skeleton bone, same order
   std::vector<SourceKeyPose> key_poses;  // the source at its keys between frames, in time order
+  std::vector<ScalarTrack> scalars;      // morph weights and user curves, each at every frame
 
   /// Seconds from the first frame to the last.
   float duration_s() const {
@@ -58,8 +88,12 @@ struct RawClip {
   /// - every rotation is a unit quaternion (|length - 1| <= 1e-4);
   /// - consecutive rotations of a track have a non-negative dot product;
   /// - key poses lie between the first and last frame, one finite transform
-  ///   per bone with unit rotations.
+  ///   per bone with unit rotations;
+  /// - scalar tracks: at most kMaxScalarTracks, unique names of at most
+  ///   65535 bytes, 1..4 components, frame_count values each, all finite.
   Status validate(const Skeleton& skeleton) const;
+  /// The scalar-track rules of validate() alone.
+  Status validate_scalars() const;
 };
 
 /// Normalises every quaternion and negates those whose dot product with the

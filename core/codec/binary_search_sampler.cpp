@@ -6,12 +6,13 @@
 namespace ks {
 
 BinarySearchSampler::BinarySearchSampler(const FittedClip& clip)
-    : m_sample_rate_hz(clip.sample_rate_hz), m_frame_count(clip.frame_count), m_tracks(clip.tracks.size()) {
-  assert(clip.tracks.size() % 3 == 0);
+    : m_sample_rate_hz(clip.sample_rate_hz), m_frame_count(clip.frame_count), m_tracks(clip.bone_track_count()) {
+  assert(clip.tracks.size() >= clip.bone_track_count());
   const size_t key_count = clip.key_count() + clip.tracks.size();  // a constant track is held as one key
   m_frames.reserve(key_count);
   m_values.reserve(4 * key_count);
-  for (size_t t = 0; t < clip.tracks.size(); ++t) {
+  // The bones' tracks: the baseline of the pose's sampling time.
+  for (size_t t = 0; t < clip.bone_track_count(); ++t) {
     const FittedTrack& track = clip.tracks[t];
     assert(track.kind == static_cast<TrackKind>(t % 3));
     m_tracks[t].first_key = static_cast<uint32_t>(m_frames.size());

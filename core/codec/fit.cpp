@@ -87,6 +87,7 @@ float local_threshold(TrackKind kind, const FitSettings& s) {
     case TrackKind::kTranslation: return s.translation_error_m;
     case TrackKind::kRotation: return s.rotation_error_deg;
     case TrackKind::kScale: return s.scale_error;
+    case TrackKind::kScalar: return s.scalar_precision;
   }
   return 0.f;
 }
@@ -124,6 +125,7 @@ float threshold_for_share(TrackKind kind, float share_m, const BoneLever& lever)
     case TrackKind::kRotation:
       return std::min(90.f, share_m / std::max(lever.rotation_m, 1e-9f) * kDegreesPerRadian);
     case TrackKind::kScale: return share_m / std::max(lever.scale_m, 1e-9f);
+    case TrackKind::kScalar: break;  // moves no bone
   }
   return 0.f;
 }
@@ -401,6 +403,8 @@ class ObjectSpaceFit {
         return error / kDegreesPerRadian * lever.rotation_m;
       case TrackKind::kScale:
         return error * lever.scale_m;
+      case TrackKind::kScalar:
+        break;  // moves no bone
     }
     return 0.f;
   }
@@ -464,6 +468,13 @@ Status FitSettings::validate() const {
     return Error{"rotation error must be a positive number of degrees below 180"};
   }
   if (!positive(scale_error)) return Error{"scale error must be a positive number"};
+  if (!positive(scalar_precision)) return Error{"scalar precision must be a positive number"};
+  for (const ScalarPrecision& o : scalar_precisions) {
+    if (o.track.empty()) return Error{"a scalar precision names no track"};
+    if (!positive(o.precision)) {
+      return Error{"precision of scalar track \"" + excerpt(o.track) + "\" must be a positive number"};
+    }
+  }
   if (split_rule != SplitRule::kLargestError && split_rule != SplitRule::kMidpoint) {
     return Error{"split rule is neither largest-error nor midpoint"};
   }
@@ -485,7 +496,9 @@ bool FittedClip::thresholds_met() const {
 
 bool FittedClip::bound_met() const {
   if (settings.error_mode == ErrorMode::kLocal) return thresholds_met();
-  return std::all_of(bones.begin(), bones.end(), [](const BoneFit& b) { return b.met(); });
+  const bool scalars_met = std::all_of(tracks.begin() + static_cast<std::ptrdiff_t>(bone_track_count()), tracks.end(),
+                                       [](const FittedTrack& t) { return t.threshold_met; });
+  return scalars_met && std::all_of(bones.begin(), bones.end(), [](const BoneFit& b) { return b.met(); });
 }
 
 Result<FittedClip> fit_clip(const Skeleton& skeleton, const RawClip& clip, const FitSettings& settings,
@@ -510,6 +523,11 @@ Result<FittedClip> fit_clip(const Skeleton& skeleton, const RawClip& clip, const
         resolve_bone_tolerances(skeleton, settings.tolerance_m, settings.shell_distance_m, settings.bone_tolerances);
     if (!resolved) return Error{"fit settings: " + resolved.error()};
     tolerances = std::move(resolved.value());
+  }
+  // Before the bones' fit: a misspelt override should not cost one.
+  if (Result<std::vector<float>> p = resolve_scalar_precisions(clip, settings.scalar_precision, settings.scalar_precisions);
+      !p) {
+    return Error{"fit settings: " + p.error()};
   }
 
   FittedClip fitted;
@@ -536,6 +554,11 @@ Result<FittedClip> fit_clip(const Skeleton& skeleton, const RawClip& clip, const
   }
   if (progress != nullptr && progress->abandoned()) return Error{kFitAbandonedError};
   for (size_t t = 0; t < track_count; ++t) fitted.tracks[t].bone = static_cast<uint32_t>(t / 3);
+  if (Status s = fit_scalar_tracks(clip, settings.scalar_precision, settings.scalar_precisions, options, threads,
+                                   fitted.tracks, fitted.scalars);
+      !s) {
+    return Error{"clip \"" + excerpt(clip.name) + "\": " + s.error()};
+  }
   return fitted;
 }
 

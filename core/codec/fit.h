@@ -18,11 +18,13 @@
 #include "core/codec/error_budget.h"
 #include "core/codec/fit_progress.h"
 #include "core/codec/quantize.h"
+#include "core/codec/scalar_fit.h"
 #include "core/clip/raw_clip.h"
 #include "core/clip/skeleton.h"
 #include "core/codec/track_fit.h"
 #include "core/runtime/curve.h"
 #include "core/runtime/result.h"
+#include "core/runtime/stream_format.h"
 
 namespace ks {
 
@@ -50,6 +52,11 @@ struct FitSettings {
   /// on either side of it (and than 2 thresholds) becomes a discontinuity:
   /// two keys at one frame. 0 disables. Default 8.
   float discontinuity_ratio = 8.f;
+  /// Scalar tracks (morph weights, user curves): the largest error promised
+  /// at every source frame, in each track's unit; default 0.0001 (ACL's).
+  float scalar_precision = kDefaultScalarPrecision;
+  /// Scalar tracks whose precision differs, by name.
+  std::vector<ScalarPrecision> scalar_precisions;
 
   /// Checks every field, naming the one out of range (bone names are checked
   /// against the skeleton by fit_clip).
@@ -72,19 +79,33 @@ struct BoneFit {
   bool met() const { return max_error_m <= tolerance_m; }
 };
 
+/// What an additive clip is the difference to (DESIGN §3): the stream
+/// records it; the fit measured the composed pose.
+struct AdditiveInfo {
+  AdditiveBase base = AdditiveBase::kNone;
+  std::string base_name;  // kClip: the base's file and animation
+  bool operator==(const AdditiveInfo&) const = default;
+};
+
 struct FittedClip {
   std::string name;
   float sample_rate_hz = 30.f;
   uint32_t frame_count = 0;
   std::vector<int32_t> parents;         // from the skeleton
   std::vector<std::string> bone_names;  // from the skeleton (the stream's metadata)
-  std::vector<FittedTrack> tracks;      // 3 per bone: translation, rotation, scale
+  /// 3 per bone (translation, rotation, scale), then one per scalar track
+  /// (kind kScalar, `bone` its index among them), as the stream orders them.
+  std::vector<FittedTrack> tracks;
+  std::vector<FittedScalar> scalars;    // one per scalar track
+  AdditiveInfo additive;
   std::vector<BoneFit> bones;           // object-space mode: one per bone; empty in local mode
   FitSettings settings;
   uint32_t rounds = 0;                  // object space: fit, measure, tighten rounds run
 
   size_t key_count() const;
-  /// Local mode: every track met its threshold. Object space: every bone met its tolerance.
+  size_t bone_track_count() const { return 3 * parents.size(); }
+  /// Local mode: every track met its threshold. Object space: every bone met
+  /// its tolerance. Both: every scalar track met its precision.
   bool bound_met() const;
   /// True when every track met its threshold.
   bool thresholds_met() const;

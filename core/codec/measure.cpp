@@ -25,17 +25,33 @@ Status MeasureSettings::validate() const {
 
 StreamSizes stream_sizes(const StreamView& stream) {
   StreamSizes sizes;
-  sizes.raw_bytes = size_t{stream.frame_count()} * stream.bone_count() * 10 * sizeof(float);
+  size_t scalar_floats = 0;
+  for (const StreamTrack& track : stream.scalar_tracks()) scalar_floats += track.components;
+  sizes.raw_bytes = size_t{stream.frame_count()} * (size_t{stream.bone_count()} * 10 + scalar_floats) * sizeof(float);
   sizes.compressed_bytes = stream.bytes().size();
   sizes.key_bytes = stream.key_widths().size() + stream.initial_keys().size() + stream.key_stream().size();
   sizes.jump_frame_bytes = stream.jump_frame_bytes();
   sizes.table_bytes = stream.table_bytes();
   sizes.metadata_bytes = sizes.compressed_bytes - sizes.table_bytes - sizes.key_bytes - sizes.jump_frame_bytes;
+  uint64_t scalar_bits = 0;
+  uint32_t animated = 0;
   for (const StreamTrack& track : stream.tracks()) {
     sizes.key_count += track.key_count;
     sizes.keys_by_kind[static_cast<int>(track.kind)] += track.key_count;
     ++sizes.tracks_by_coding[static_cast<int>(track.coding)];
+    const bool is_animated = track.coding == TrackCoding::kAnimated;
+    if (is_animated) ++animated;
+    if (track.kind != TrackKind::kScalar) continue;
+    // The record, then the keys: the run (exact), the segments' widths, and
+    // keys 0..2 (counted at the absolute width: Rice codes are about as long).
+    scalar_bits += 4 + (is_animated ? 64 : 32u * track.components);
+    if (!is_animated) continue;
+    const uint32_t coded = static_cast<uint32_t>(track.quantization.coded_count());
+    scalar_bits += stream.run_starts()[animated] - stream.run_starts()[animated - 1];
+    scalar_bits += uint64_t{segment_count(track.key_count)} * segment_width_bits(track.quantization.coded_mask);
+    scalar_bits += uint64_t{std::min(track.key_count, kInitialKeysPerTrack)} * coded * track.key_coding.absolute_bits;
   }
+  sizes.scalar_bytes = static_cast<size_t>((scalar_bits + 7) / 8);
   return sizes;
 }
 
@@ -53,6 +69,17 @@ Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, c
                  " bones, " + std::to_string(clip.frame_count) + " frames at " + std::to_string(clip.sample_rate_hz) +
                  " Hz)"};
   }
+  if (stream.scalar_track_count() != clip.scalars.size()) {
+    return Error{"the stream has " + std::to_string(stream.scalar_track_count()) + " scalar tracks, clip \"" +
+                 excerpt(clip.name) + "\" has " + std::to_string(clip.scalars.size())};
+  }
+  for (size_t s = 0; s < clip.scalars.size(); ++s) {
+    if (stream.scalar_tracks()[s].components != clip.scalars[s].components) {
+      return Error{"scalar track " + std::to_string(s) + " has " + std::to_string(stream.scalar_tracks()[s].components) +
+                   " components in the stream, " + std::to_string(clip.scalars[s].components) + " in clip \"" +
+                   excerpt(clip.name) + "\""};
+    }
+  }
   const size_t bone_count = skeleton.bone_count();
   const uint32_t frame_count = clip.frame_count;
   const bool per_bone = !settings.bone_shell_distance_m.empty();
@@ -65,6 +92,7 @@ Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, c
   ClipMeasurement m;
   m.sizes = stream_sizes(stream);
   m.tracks.resize(3 * bone_count);
+  m.scalar_tracks.resize(clip.scalars.size());
   m.frame_max_track_error.assign(frame_count, {0.f, 0.f, 0.f});
   m.distances_m = settings.virtual_vertex_distances_m;
   m.bone_object_error.assign(distance_count, std::vector<float>(bone_count, 0.f));
@@ -85,6 +113,25 @@ Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, c
   std::vector<Transform> decoded(bone_count), source(bone_count);
   std::vector<float> pose_object_errors(bone_count);
   std::vector<double> track_sums(3 * bone_count, 0.0);
+  std::vector<float> scalar_values(player.scalar_value_count());
+  std::vector<double> scalar_sums(clip.scalars.size(), 0.0);
+  // Each scalar track's largest component difference at frame f.
+  const auto measure_scalars = [&](uint32_t f) {
+    for (size_t s = 0; s < clip.scalars.size(); ++s) {
+      float expected[4], actual[4] = {0.f, 0.f, 0.f, 0.f};
+      clip.scalars[s].value_at(f, expected);
+      const uint32_t at = player.scalar_value_offset(static_cast<uint32_t>(s));
+      for (uint32_t c = 0; c < clip.scalars[s].components; ++c) actual[c] = scalar_values[at + c];
+      const float e = track_error(TrackKind::kScalar, expected, actual);
+      TrackError& te = m.scalar_tracks[s];
+      if (e > te.max) {
+        te.max = e;
+        te.worst_frame = f;
+        te.worst_frame_time = static_cast<float>(f);
+      }
+      scalar_sums[s] += e;
+    }
+  };
   // One source pose against the decoded one at frame time `time`: frame f,
   // or (`between`) a source key between frames, reported at its nearest
   // frame and its own time, and kept out of the per-frame, mean and
@@ -142,7 +189,8 @@ Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, c
     }
   };
   for (uint32_t f = 0; f < frame_count; ++f) {
-    player.sample_frame(static_cast<float>(f), decoded);
+    player.sample_frame(static_cast<float>(f), decoded, scalar_values);
+    measure_scalars(f);
     for (size_t b = 0; b < bone_count; ++b) {
       const BoneTracks& bone = clip.bones[b];
       source[b] = {bone.translations[f], bone.rotations[f], bone.scales[f]};
@@ -154,6 +202,9 @@ Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, c
     player.sample_frame(key.frame_time, decoded);
     source = key.pose;
     measure_pose(static_cast<uint32_t>(std::lround(key.frame_time)), key.frame_time, true);
+  }
+  for (size_t s = 0; s < clip.scalars.size(); ++s) {
+    m.scalar_tracks[s].mean = static_cast<float>(scalar_sums[s] / frame_count);
   }
   double kind_sums[3] = {0, 0, 0};
   for (size_t t = 0; t < m.tracks.size(); ++t) {

@@ -48,7 +48,10 @@ struct StreamSizes {
   size_t jump_frame_bytes = 0;  // jump index and states
   size_t metadata_bytes = 0;    // names and tolerances (an engine may strip them)
   size_t key_count = 0;
-  size_t keys_by_kind[3] = {0, 0, 0};  // translation, rotation, scale
+  size_t keys_by_kind[4] = {0, 0, 0, 0};  // translation, rotation, scale, scalar
+  /// Bytes of the scalar tracks' keys (their runs, initial keys and key
+  /// widths) and track records: their share of compressed_bytes.
+  size_t scalar_bytes = 0;
   size_t tracks_by_coding[3] = {0, 0, 0};  // identity, constant, animated
   /// The stream an engine needs: everything but the metadata.
   size_t bytes_without_metadata() const { return compressed_bytes - metadata_bytes; }
@@ -59,6 +62,8 @@ struct StreamSizes {
 
 struct ClipMeasurement {
   std::vector<TrackError> tracks;           // 3 per bone: translation, rotation, scale
+  /// One per scalar track: its largest component difference, in its unit.
+  std::vector<TrackError> scalar_tracks;
   float max_track_error[3] = {0, 0, 0};     // per kind, over all tracks
   float mean_track_error[3] = {0, 0, 0};    // per kind, mean over tracks and frames
   /// Per frame, the largest track error of each kind: [frame][kind].
@@ -89,7 +94,7 @@ struct ClipMeasurement {
 /// source's keys between frames, RawClip::key_poses) and measures it against
 /// `clip`. A key pose counts in every maximum (reported at its nearest
 /// frame), not in the per-frame figures, means or percentiles. Refuses a
-/// stream whose bones, frames or rate do not match the clip.
+/// stream whose bones, scalar tracks, frames or rate do not match the clip.
 Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, const StreamView& stream,
                                 const MeasureSettings& settings = {});
 

@@ -83,7 +83,20 @@ Status check_clip(const FittedClip& clip) {
   if (clip.frame_count < 2 || clip.frame_count > 65535) return Error{name + "frame count outside 2..65535"};
   if (!std::isfinite(clip.sample_rate_hz) || !(clip.sample_rate_hz > 0.f)) return Error{name + "sample rate is not positive"};
   if (clip.parents.empty() || clip.parents.size() > 65535) return Error{name + "bone count outside 1..65535"};
-  if (clip.tracks.size() != 3 * clip.parents.size()) return Error{name + "does not have three tracks per bone"};
+  if (clip.tracks.size() != clip.bone_track_count() + clip.scalars.size()) {
+    return Error{name + "does not have three tracks per bone and one per scalar track"};
+  }
+  if (clip.scalars.size() > kMaxScalarTracks) return Error{name + "has more than 65535 scalar tracks"};
+  for (size_t s = 0; s < clip.scalars.size(); ++s) {
+    const FittedScalar& scalar = clip.scalars[s];
+    if (scalar.components < 1 || scalar.components > kMaxScalarComponents) {
+      return Error{name + "scalar track " + std::to_string(s) + " has " + std::to_string(scalar.components) +
+                   " components, outside 1..4"};
+    }
+    if (!std::isfinite(scalar.precision) || !(scalar.precision > 0.f)) {
+      return Error{name + "scalar track " + std::to_string(s) + " has an invalid precision"};
+    }
+  }
   for (size_t b = 0; b < clip.parents.size(); ++b) {
     if (clip.parents[b] >= static_cast<int32_t>(b) || clip.parents[b] < -1) {
       return Error{name + "bone " + std::to_string(b) + " has a parent that does not come before it"};
@@ -94,7 +107,17 @@ Status check_clip(const FittedClip& clip) {
     const FittedTrack& track = clip.tracks[t];
     // Built only for a message: a rig of 50,000 bones has 150,000 tracks.
     const auto where = [&] { return name + "track " + std::to_string(t); };
-    if (track.kind != static_cast<TrackKind>(t % 3)) return Error{where() + " is of the wrong kind"};
+    const bool scalar = t >= clip.bone_track_count();
+    if (track.kind != (scalar ? TrackKind::kScalar : static_cast<TrackKind>(t % 3))) {
+      return Error{where() + " is of the wrong kind"};
+    }
+    // A scalar track's components past its count are 0, as the stream stores them.
+    const uint32_t components = scalar ? clip.scalars[t - clip.bone_track_count()].components : 4u;
+    for (uint32_t c = components; c < 4; ++c) {
+      if (track.quantization.constant[c] != 0.f || track.quantization.coded(static_cast<int>(c))) {
+        return Error{where() + " uses a component past its " + std::to_string(components)};
+      }
+    }
     const std::vector<FittedKey>& keys = track.keys;
     if (track.coding != TrackCoding::kAnimated) {
       if (!keys.empty()) {
@@ -131,7 +154,7 @@ Status check_clip(const FittedClip& clip) {
     const TrackQuantization& q = track.quantization;
     const uint8_t expected_mask =
         track.kind == TrackKind::kRotation ? (q.rotation == RotationCoding::kFull ? 0b1111 : 0b0111) : q.coded_mask;
-    const uint8_t possible_mask = track.kind == TrackKind::kRotation ? 0b1111 : 0b0111;
+    const uint8_t possible_mask = component_count(track.kind) == 4 ? 0b1111 : 0b0111;
     if (q.coded_mask != expected_mask || q.coded_mask == 0 || (q.coded_mask & ~possible_mask) != 0) {
       return Error{where() + " codes the wrong components"};
     }
@@ -170,6 +193,27 @@ Result<std::vector<uint8_t>> compress_key_stream(std::span<const uint8_t> plain,
 void put_string(std::vector<uint8_t>& out, const std::string& text) {
   put_u16(out, static_cast<uint16_t>(text.size()));
   out.insert(out.end(), text.begin(), text.end());
+}
+
+// The scalar tracks' part of the metadata.
+Status put_scalar_metadata(std::vector<uint8_t>& out, const FittedClip& clip) {
+  put_u32(out, static_cast<uint32_t>(clip.scalars.size()));
+  put_f32(out, clip.settings.scalar_precision);
+  for (size_t s = 0; s < clip.scalars.size(); ++s) {
+    const FittedScalar& scalar = clip.scalars[s];
+    for (const std::string* text : {&scalar.name, &scalar.node}) {
+      if (text->size() > kMaxStringBytes || text->find('\0') != std::string::npos) {
+        return Error{"scalar track " + std::to_string(s) + " has a name longer than " +
+                     std::to_string(kMaxStringBytes) + " bytes or holding a NUL byte"};
+      }
+    }
+    put_string(out, scalar.name);
+    put_f32(out, scalar.precision);
+    out.push_back(static_cast<uint8_t>(scalar.target));
+    put_string(out, scalar.node);
+    put_u32(out, scalar.target_index);
+  }
+  return {};
 }
 
 // Metadata (stream_format.h): names and the tolerance the fit promised.
@@ -221,6 +265,10 @@ Status put_metadata(std::vector<uint8_t>& out, const FittedClip& clip, const Pac
     put_f32(out, o.tolerance_m);
     put_f32(out, o.shell_distance_m);
   }
+  if (Status s = put_scalar_metadata(out, clip); !s) return s;
+  if (Status s = check(clip.additive.base_name, "the additive base's name"); !s) return s;
+  out.push_back(static_cast<uint8_t>(clip.additive.base));
+  put_string(out, clip.additive.base_name);
   return {};
 }
 
@@ -230,10 +278,14 @@ void put_tables(BitWriter& tables, const FittedClip& clip, const std::vector<Key
   for (int32_t parent : clip.parents) tables.write(static_cast<uint32_t>(parent + 1), parent_bits);
   for (size_t t = 0; t < clip.tracks.size(); ++t) {
     const FittedTrack& track = clip.tracks[t];
+    const bool scalar = t >= clip.bone_track_count();
+    const int components =
+        scalar ? static_cast<int>(clip.scalars[t - clip.bone_track_count()].components) : component_count(track.kind);
+    if (scalar) tables.write(static_cast<uint32_t>(components - 1), 2);
     tables.write(static_cast<uint32_t>(track.coding), 2);
     if (track.coding == TrackCoding::kIdentity) continue;
     if (track.coding == TrackCoding::kConstant) {
-      for (int c = 0; c < component_count(track.kind); ++c) tables.write_f32(constant_value(track)[c]);
+      for (int c = 0; c < components; ++c) tables.write_f32(constant_value(track)[c]);
       continue;
     }
     const TrackQuantization& q = track.quantization;
@@ -243,8 +295,8 @@ void put_tables(BitWriter& tables, const FittedClip& clip, const std::vector<Key
       if (q.rotation == RotationCoding::kRelative) tables.write(q.reference_code, kReferenceCodeBits);
       tables.write(codings[t].negation_bits ? 1 : 0, 1);
     } else {
-      tables.write(q.coded_mask, 3);
-      for (int c = 0; c < 3; ++c) {
+      tables.write(q.coded_mask, static_cast<uint32_t>(components));
+      for (int c = 0; c < components; ++c) {
         if (!q.coded(c)) tables.write_f32(q.constant[c]);
       }
     }
@@ -416,11 +468,13 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
   set_u32(out, kMagic, kStreamMagic);
   const uint16_t version = kStreamVersion;
   std::memcpy(out.data() + kVersion, &version, 2);
-  const uint16_t flags = settings.zstd ? kFlagZstdKeyStream : 0;
+  const uint16_t flags = static_cast<uint16_t>((settings.zstd ? kFlagZstdKeyStream : 0) |
+                                              (clip.additive.base != AdditiveBase::kNone ? kFlagAdditive : 0));
   std::memcpy(out.data() + kFlags, &flags, 2);
   std::memcpy(out.data() + kSampleRate, &clip.sample_rate_hz, 4);
   set_u32(out, kFrameCount, clip.frame_count);
   set_u32(out, kBoneCount, static_cast<uint32_t>(clip.parents.size()));
+  set_u32(out, kScalarTrackCount, static_cast<uint32_t>(clip.scalars.size()));
   set_u32(out, kJumpIntervalFrames, interval);
   set_u32(out, kKeyWidthsOffset, key_widths_offset);
   set_u32(out, kInitialKeysOffset, initial_keys_offset);

@@ -80,6 +80,9 @@ float track_error(TrackKind kind, const float* source, const float* decoded) {
     case TrackKind::kScale:
       return std::max({std::fabs(source[0] - decoded[0]), std::fabs(source[1] - decoded[1]),
                        std::fabs(source[2] - decoded[2])});
+    case TrackKind::kScalar:
+      return std::max({std::fabs(source[0] - decoded[0]), std::fabs(source[1] - decoded[1]),
+                       std::fabs(source[2] - decoded[2]), std::fabs(source[3] - decoded[3])});
   }
   return 0.f;
 }
@@ -127,7 +130,7 @@ void quantize_key(TrackKind kind, const TrackQuantization& q, const float* value
   for (int c = 0; c < 4; ++c) codes[c] = 0;
   if (!(q.step > 0.f)) return;
   if (kind != TrackKind::kRotation) {
-    for (int c = 0; c < 3; ++c) {
+    for (int c = 0; c < component_count(kind); ++c) {
       if (!q.coded(c)) continue;
       codes[c] = clamp_code(std::nearbyint(double{value[c]} / q.step));
       // Rounding in double can disagree with the float decode by one step.
@@ -194,7 +197,7 @@ ChosenQuantization choose_quantization(TrackKind kind, std::span<const Sample> s
   if (samples.empty()) return chosen;
   float first_step = 0.f;
   if (kind != TrackKind::kRotation) {
-    for (int c = 0; c < 3; ++c) {
+    for (int c = 0; c < component_count(kind); ++c) {
       q.constant[c] = samples[0][c];
       for (const Sample& s : samples) {
         if (s[c] != samples[0][c]) q.coded_mask |= static_cast<uint8_t>(1u << c);

@@ -14,12 +14,13 @@
 
 namespace ks {
 
-/// A track's value at one frame: x y z w for a rotation, x y z 0 otherwise.
+/// A track's value at one frame: x y z w for a rotation, x y z 0 for a
+/// vec3, a scalar track's components (0 past its count).
 using Sample = std::array<float, 4>;
 
 /// The error between a source value and a decoded curve value of `kind`, in
 /// the kind's unit: distance, degrees (decoded is normalised first), or the
-/// largest component difference.
+/// largest component difference (scale, scalar tracks).
 float track_error(TrackKind kind, const float* source, const float* decoded);
 
 /// The coding of an animated track of `kind` through `samples` whose step

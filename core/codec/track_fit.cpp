@@ -55,6 +55,7 @@ bool is_identity_value(TrackKind kind, const float* value) {
     case TrackKind::kTranslation: return value[0] == 0.f && value[1] == 0.f && value[2] == 0.f;
     case TrackKind::kRotation: return value[0] == 0.f && value[1] == 0.f && value[2] == 0.f && value[3] == 1.f;
     case TrackKind::kScale: return value[0] == 1.f && value[1] == 1.f && value[2] == 1.f;
+    case TrackKind::kScalar: return value[0] == 0.f && value[1] == 0.f && value[2] == 0.f && value[3] == 0.f;
   }
   return false;
 }
@@ -137,7 +138,7 @@ bool TrackFitter::try_constant() {
   if (m_kind == TrackKind::kRotation) {
     centre = mean_rotation(m_samples);
   } else {
-    for (int c = 0; c < 3; ++c) {
+    for (int c = 0; c < component_count(m_kind); ++c) {
       float lo = first[c], hi = first[c];
       for (const Sample& s : m_samples) {
         lo = std::min(lo, s[c]);

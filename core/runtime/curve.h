@@ -10,11 +10,14 @@
 
 namespace ks {
 
-/// The three tracks every bone has; the stream stores them in this order.
-enum class TrackKind : uint8_t { kTranslation = 0, kRotation = 1, kScale = 2 };
+/// The three tracks every bone has, in the order the stream stores them,
+/// then the kind of a scalar track (a morph weight or user curve of 1..4
+/// floats, held as four with the unused ones 0).
+enum class TrackKind : uint8_t { kTranslation = 0, kRotation = 1, kScale = 2, kScalar = 3 };
 
-/// Components of a key of this kind: 3 for vec3 tracks, 4 for quaternions.
-constexpr int component_count(TrackKind kind) { return kind == TrackKind::kRotation ? 4 : 3; }
+/// Components of a key of this kind: 3 for vec3 tracks, 4 for quaternions
+/// and scalar tracks.
+constexpr int component_count(TrackKind kind) { return kind == TrackKind::kRotation || kind == TrackKind::kScalar ? 4 : 3; }
 
 /// One key of a curve as the player holds it: its frame and its dequantized
 /// value (a vec3 leaves value[3] unused).

@@ -13,8 +13,10 @@ namespace ks {
 namespace {
 
 // Where a lane of `track`'s kind writes its value: the byte offset of its
-// bone's translation, rotation or scale in a pose.
+// bone's translation, rotation or scale in a pose, or of a scalar track's
+// four floats in the scalar values (LaneOutputs).
 uint32_t output_offset(const StreamTrack& track) {
+  if (track.kind == TrackKind::kScalar) return track.bone * kScalarSlotFloats * static_cast<uint32_t>(sizeof(float));
   const size_t member = track.kind == TrackKind::kRotation      ? offsetof(Transform, rotation)
                         : track.kind == TrackKind::kTranslation ? offsetof(Transform, translation)
                                                                 : offsetof(Transform, scale);
@@ -54,15 +56,25 @@ bool set_cursor(LaneCursors& c, uint32_t l, const StreamTrack& track, uint32_t k
 }  // namespace
 
 Player::Player(const StreamView& stream, size_t key_cache_bytes)
-    : m_stream(&stream), m_constant_pose(stream.bone_count()) {
+    : m_stream(&stream),
+      m_constant_pose(stream.bone_count()),
+      m_scalar_slots(size_t{stream.scalar_track_count()} * kScalarSlotFloats, 0.f) {
   std::vector<uint32_t> animated_tracks;
   for (uint32_t t = 0; t < stream.tracks().size(); ++t) {
     const StreamTrack& track = stream.tracks()[t];
+    if (track.kind == TrackKind::kScalar) {
+      m_scalar_offsets.push_back(m_scalar_value_count);
+      m_scalar_value_count += track.components;
+    }
     if (track.coding == TrackCoding::kAnimated) {
       animated_tracks.push_back(t);
       continue;
     }
     // Identity and constant tracks: their value, exactly as stored.
+    if (track.kind == TrackKind::kScalar) {
+      std::copy_n(track.quantization.constant, kScalarSlotFloats, &m_scalar_slots[size_t{track.bone} * kScalarSlotFloats]);
+      continue;
+    }
     Transform& pose = m_constant_pose[track.bone];
     const float* v = track.quantization.constant;
     if (track.kind == TrackKind::kTranslation) pose.translation = {v[0], v[1], v[2]};
@@ -83,10 +95,10 @@ Player::Player(const StreamView& stream, size_t key_cache_bytes)
   // Lanes in order of key count, most first: a block reads as many rounds
   // as its busiest lane in a seek, so lanes of a block should read about as
   // many keys as each other; and in play a block of sparse tracks has no
-  // key due at most frames. Rotations first, then vec3 tracks: only the
-  // blocks that hold a vec3 pay for telling the kinds apart (Fox's one
-  // translation in its last block rather than in its pair of blocks: play
-  // 12% faster).
+  // key due at most frames. Rotations first, then vec3 and scalar tracks:
+  // only the blocks that hold one pay for telling the kinds apart (Fox's
+  // one translation in its last block rather than in its pair of blocks:
+  // play 12% faster).
   const auto by_key_count = [&](uint32_t a, uint32_t b) {
     return stream.tracks()[a].key_count > stream.tracks()[b].key_count;
   };
@@ -203,7 +215,8 @@ size_t Player::memory_bytes() const {
       g.saved_windows.capacity() * sizeof(SavedWindowLanes) + g.play_events.capacity() * sizeof(PlayStepBlock) +
       g.start.blocks.capacity() * sizeof(g.blocks[0]) + g.start.cursors.capacity() * sizeof(LaneCursors) +
       g.start.final_pending.capacity() * sizeof(uint32_t);
-  return lanes + m_constant_pose.capacity() * sizeof(Transform) + m_plain_key_stream.capacity() + key_cache_bytes();
+  return lanes + m_constant_pose.capacity() * sizeof(Transform) + m_scalar_slots.capacity() * sizeof(float) +
+         m_scalar_offsets.capacity() * sizeof(uint32_t) + m_plain_key_stream.capacity() + key_cache_bytes();
 }
 
 std::span<const uint8_t> Player::key_stream() const {
@@ -676,27 +689,41 @@ float Player::frame_time_at(float t_seconds) const {
   return !(frame_time > 0.f) ? 0.f : (frame_time > last ? last : frame_time);
 }
 
-void Player::sample(float t_seconds, std::span<Transform> local_pose) {
-  sample_frame(frame_time_at(t_seconds), local_pose);
+void Player::sample(float t_seconds, std::span<Transform> local_pose, std::span<float> scalar_values) {
+  sample_frame(frame_time_at(t_seconds), local_pose, scalar_values);
 }
 
-void Player::sample_frame(float frame_time, std::span<Transform> local_pose) {
+void Player::sample_frame(float frame_time, std::span<Transform> local_pose, std::span<float> scalar_values) {
   const float last = static_cast<float>(m_stream->last_frame());
   if (!(frame_time > 0.f)) frame_time = 0.f;
   if (frame_time > last) frame_time = last;
   seek_frame(frame_time);
-  evaluate(frame_time, local_pose);
+  evaluate(frame_time, local_pose, scalar_values);
 }
 
-void Player::evaluate(float frame_time, std::span<Transform> local_pose) {
-  // A pose shorter than the skeleton is the caller's bug (asserted); a
-  // release build writes the bones it has and nothing past them.
+void Player::evaluate(float frame_time, std::span<Transform> local_pose, std::span<float> scalar_values) {
+  // A pose or scalar array shorter than the stream's is the caller's bug
+  // (asserted); a release build writes what fits and nothing past it.
   assert(local_pose.size() >= m_constant_pose.size());
+  assert(scalar_values.empty() || scalar_values.size() >= m_scalar_value_count);
   const size_t bones = std::min(local_pose.size(), m_constant_pose.size());
   std::memcpy(local_pose.data(), m_constant_pose.data(), bones * sizeof(Transform));
-  unsigned char* bytes = reinterpret_cast<unsigned char*>(local_pose.data());
-  const size_t pose_bytes = bones * sizeof(Transform);
-  build_and_evaluate_lanes(std::span<SegmentLanes>(m_lanes.blocks), frame_time, bytes, pose_bytes);
+  LaneOutputs out;
+  out.pose = reinterpret_cast<unsigned char*>(local_pose.data());
+  out.pose_bytes = bones * sizeof(Transform);
+  if (!scalar_values.empty()) {
+    out.scalars = reinterpret_cast<unsigned char*>(m_scalar_slots.data());
+    out.scalar_bytes = m_scalar_slots.size() * sizeof(float);
+  }
+  build_and_evaluate_lanes(std::span<SegmentLanes>(m_lanes.blocks), frame_time, out);
+  if (scalar_values.empty()) return;
+  // From four floats per track to each track's components, packed.
+  const std::span<const StreamTrack> scalars = m_stream->scalar_tracks();
+  for (size_t s = 0; s < scalars.size(); ++s) {
+    const size_t at = m_scalar_offsets[s];
+    const size_t count = std::min<size_t>(scalars[s].components, scalar_values.size() - std::min(at, scalar_values.size()));
+    std::memcpy(scalar_values.data() + at, &m_scalar_slots[s * kScalarSlotFloats], count * sizeof(float));
+  }
 }
 
 }  // namespace ks

@@ -84,11 +84,19 @@ class Player {
 
   /// Local pose (one Transform per bone) at `t_seconds`: clamped to the clip,
   /// or wrapped into it when looping. A time within 1e-4 frames of a frame is
-  /// that frame, so sampling at f / rate reproduces frame f exactly.
-  void sample(float t_seconds, std::span<Transform> local_pose);
+  /// that frame, so sampling at f / rate reproduces frame f exactly. With
+  /// `scalar_values` (scalar_value_count() floats), the scalar tracks too:
+  /// each track's components in turn, in track order (scalar_value_offset).
+  /// An additive stream gives the additive pose: compose it with
+  /// apply_additive (transform.h).
+  void sample(float t_seconds, std::span<Transform> local_pose, std::span<float> scalar_values = {});
   /// Local pose at frame time `frame_time` (frames, fractional), clamped to
   /// 0..last frame.
-  void sample_frame(float frame_time, std::span<Transform> local_pose);
+  void sample_frame(float frame_time, std::span<Transform> local_pose, std::span<float> scalar_values = {});
+  /// Floats of every scalar track's value: the sum of their components.
+  uint32_t scalar_value_count() const { return m_scalar_value_count; }
+  /// Where scalar track `s`'s components start among the scalar values.
+  uint32_t scalar_value_offset(uint32_t s) const { return m_scalar_offsets[s]; }
   /// Brings the active array to `frame_time` without evaluating a pose.
   void seek_frame(float frame_time);
 
@@ -160,7 +168,7 @@ class Player {
   void restart(int64_t frame);
   void restore(uint32_t jump_index, uint32_t frame);
   void advance_to(uint32_t frame, uint32_t shifted_rounds = kPlayShiftedRounds);
-  void evaluate(float frame_time, std::span<Transform> local_pose);
+  void evaluate(float frame_time, std::span<Transform> local_pose, std::span<float> scalar_values);
   // The plain key stream and the bytes after it a 64-bit load may read.
   std::span<const uint8_t> key_stream() const;
   // The jump states and the bytes after them a 32-bit load may read.
@@ -171,6 +179,11 @@ class Player {
   LaneGroup m_lanes;  // every animated track, rotations and vec3s side by side
   KeyRing m_ring{};  // the keys one block reads in one go (a seek, a restore): its windows refill from it
   std::vector<Transform> m_constant_pose;   // every bone, constant tracks filled in
+  // Four floats per scalar track, as the lanes write them (constant tracks
+  // filled in), and where each track's components go in the caller's array.
+  std::vector<float> m_scalar_slots;
+  std::vector<uint32_t> m_scalar_offsets;
+  uint32_t m_scalar_value_count = 0;
   std::vector<uint8_t> m_plain_key_stream;  // a zstd stream's key stream, decompressed once
   // The state a restore reads (its first bit in the jump states) and its jump frame.
   uint64_t m_restore_state_bit = 0;

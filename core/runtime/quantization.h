@@ -8,8 +8,9 @@
 // and its motion ask for, no fixed width. Codes are written as differences
 // from the track's previous key (core/runtime/key_coding.h), so the range a
 // track covers costs nothing per key.
-//   vec3 (translation, scale): the components that change are coded; one
-//     that never changes holds its float32 value in the track table.
+//   vec3 (translation, scale) and scalar tracks: the components that change
+//     are coded; one that never changes holds its float32 value in the track
+//     table (a vec3's fourth, and a scalar's past its count, are 0).
 //   rotation, relative coding: the vector part (x, y, z) of the key's
 //     rotation relative to a per-track reference R, taken with w >= 0; w is
 //     rebuilt from unit length and the key is R * (x, y, z, w). Tracks that
@@ -114,7 +115,7 @@ inline void multiply_quaternions(const float* a, const float* b, float* out) {
 inline void dequantize_key(TrackKind kind, const TrackQuantization& q, const int32_t* codes, float* out) {
   if (kind != TrackKind::kRotation) {
     for (int c = 0; c < 3; ++c) out[c] = q.coded(c) ? static_cast<float>(codes[c]) * q.step : q.constant[c];
-    out[3] = 0.f;
+    out[3] = kind != TrackKind::kScalar ? 0.f : q.coded(3) ? static_cast<float>(codes[3]) * q.step : q.constant[3];
     return;
   }
   if (q.rotation == RotationCoding::kFull) {

@@ -54,11 +54,12 @@ bool lane_is_rotation(const SegmentLanes& b, uint32_t lane) {
 }
 
 // The reference: evaluate_coefficients lane by lane.
-void evaluate_scalar(const SegmentLanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes) {
+void evaluate_scalar(const SegmentLanes* blocks, size_t count, float t, const LaneOutputs& out) {
   for (size_t i = 0; i < count; ++i) {
     const SegmentLanes& b = blocks[i];
     for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
-      if (b.output[lane] >= pose_bytes) continue;
+      const bool scalar = ((b.scalar_lanes >> lane) & 1u) != 0;
+      if (b.output[lane] >= (scalar ? out.scalar_bytes : out.pose_bytes)) continue;
       SegmentCoefficients s;
       s.start = b.start[lane];
       s.span = b.span[lane];
@@ -71,10 +72,11 @@ void evaluate_scalar(const SegmentLanes* blocks, size_t count, float t, unsigned
       }
       float value[4];
       evaluate_coefficients(s, t, kLaneComponents, value);
-      // A vec3's lane is not normalised and writes no fourth float.
+      // A vec3's lane is not normalised and a bone's writes no fourth float.
       const bool rotation = lane_is_rotation(b, lane);
       if (rotation) normalize_rotation(value);
-      std::memcpy(pose + b.output[lane], value, (rotation ? 4 : 3) * sizeof(float));
+      unsigned char* base = scalar ? out.scalars : out.pose;
+      std::memcpy(base + b.output[lane], value, (rotation || scalar ? 4 : 3) * sizeof(float));
     }
   }
 }
@@ -179,12 +181,14 @@ void dequantize_lane_key(const SegmentLanes& block, uint32_t lane, const int32_t
     q.rotation = d.full[lane] > 0.f ? RotationCoding::kFull : RotationCoding::kRelative;
     for (int c = 0; c < 4; ++c) q.reference[c] = d.reference[c][lane];
   } else {
-    for (int c = 0; c < 3; ++c) {
+    for (int c = 0; c < 4; ++c) {
       if (d.coded[c][lane] > 0.f) q.coded_mask = static_cast<uint8_t>(q.coded_mask | (1u << c));
       q.constant[c] = d.constant[c][lane];
     }
   }
-  dequantize_key(rotation ? TrackKind::kRotation : TrackKind::kTranslation, q, codes, value);
+  // A scalar lane dequantizes as a vec3 with a fourth component (a bone
+  // vec3's is uncoded and 0).
+  dequantize_key(rotation ? TrackKind::kRotation : TrackKind::kScalar, q, codes, value);
   if (negated) {
     for (float& v : value) v = -v;
   }
@@ -205,46 +209,45 @@ void clear_lanes(std::span<SegmentLanes> blocks) {
 }
 
 // The kernels of the level set_simd_level chose, from here on.
-void evaluate_lanes(std::span<const SegmentLanes> blocks, float t, unsigned char* pose, size_t pose_bytes) {
+void evaluate_lanes(std::span<const SegmentLanes> blocks, float t, const LaneOutputs& out) {
   switch (g_level.load(std::memory_order_relaxed)) {
 #if KS_X86_64
     case SimdLevel::kAvx512:
       if (blocks.size() >= 2) {
         // Pairs of blocks, then the odd one out with AVX2.
-        const size_t paired = detail::evaluate_lane_pairs_avx512(blocks.data(), blocks.size(), t, pose, pose_bytes);
-        return detail::evaluate_lanes_avx2(blocks.data() + paired, blocks.size() - paired, t, pose, pose_bytes);
+        const size_t paired = detail::evaluate_lane_pairs_avx512(blocks.data(), blocks.size(), t, out);
+        return detail::evaluate_lanes_avx2(blocks.data() + paired, blocks.size() - paired, t, out);
       }
       // A group of one block (most small clips' groups) goes straight to
       // AVX2, as that level's tail call: the extra call cost them 2-5%.
       [[fallthrough]];
     case SimdLevel::kAvx2:
-      return detail::evaluate_lanes_avx2(blocks.data(), blocks.size(), t, pose, pose_bytes);
-    case SimdLevel::kSse2: return evaluate_blocks<Sse2>(blocks.data(), blocks.size(), t, pose, pose_bytes);
+      return detail::evaluate_lanes_avx2(blocks.data(), blocks.size(), t, out);
+    case SimdLevel::kSse2: return evaluate_blocks<Sse2>(blocks.data(), blocks.size(), t, out);
 #endif
-    default: return evaluate_scalar(blocks.data(), blocks.size(), t, pose, pose_bytes);
+    default: return evaluate_scalar(blocks.data(), blocks.size(), t, out);
   }
 }
 
-void build_and_evaluate_lanes(std::span<SegmentLanes> blocks, float t, unsigned char* pose, size_t pose_bytes) {
+void build_and_evaluate_lanes(std::span<SegmentLanes> blocks, float t, const LaneOutputs& out) {
   switch (g_level.load(std::memory_order_relaxed)) {
 #if KS_X86_64
     case SimdLevel::kAvx512:
       if (blocks.size() >= 2) {
         const size_t paired =
-            detail::build_and_evaluate_lane_pairs_avx512(blocks.data(), blocks.size(), t, pose, pose_bytes);
-        return detail::build_and_evaluate_lanes_avx2(blocks.data() + paired, blocks.size() - paired, t, pose,
-                                                     pose_bytes);
+            detail::build_and_evaluate_lane_pairs_avx512(blocks.data(), blocks.size(), t, out);
+        return detail::build_and_evaluate_lanes_avx2(blocks.data() + paired, blocks.size() - paired, t, out);
       }
       [[fallthrough]];  // as evaluate_lanes does
     case SimdLevel::kAvx2:
-      return detail::build_and_evaluate_lanes_avx2(blocks.data(), blocks.size(), t, pose, pose_bytes);
-    case SimdLevel::kSse2: return build_and_evaluate_blocks<Sse2>(blocks.data(), blocks.size(), t, pose, pose_bytes);
+      return detail::build_and_evaluate_lanes_avx2(blocks.data(), blocks.size(), t, out);
+    case SimdLevel::kSse2: return build_and_evaluate_blocks<Sse2>(blocks.data(), blocks.size(), t, out);
 #endif
     default:
       for (SegmentLanes& b : blocks) {
         if (needs_build(b)) build_scalar(b);
       }
-      return evaluate_scalar(blocks.data(), blocks.size(), t, pose, pose_bytes);
+      return evaluate_scalar(blocks.data(), blocks.size(), t, out);
   }
 }
 

@@ -87,10 +87,23 @@ struct KeyRing {
   LaneArrivals slot[kKeysPerLane];
 };
 
+/// Where evaluated lanes go: a bone's lane to the pose (an array of
+/// Transform), a scalar track's (SegmentLanes::scalar_lanes) to the scalar
+/// values (four floats per scalar track). Offsets at or past either's bytes
+/// are not written: a pose shorter than the skeleton gets the bones it has.
+inline constexpr uint32_t kScalarSlotFloats = 4;
+struct LaneOutputs {
+  unsigned char* pose = nullptr;
+  size_t pose_bytes = 0;
+  unsigned char* scalars = nullptr;
+  size_t scalar_bytes = 0;
+};
+
 /// Eight tracks' windows and segments, component by component. The
 /// coefficients follow from the keys (build_coefficients). `output` is where
 /// each lane's value goes: the byte offset of its first component in the pose
-/// (an array of Transform: its bone's translation, rotation or scale).
+/// (an array of Transform: its bone's translation, rotation or scale), or for
+/// a scalar track in the scalar values (LaneOutputs).
 struct alignas(32) SegmentLanes {
   float key_frame[kKeysPerLane][kLanesPerBlock];
   float key_value[kKeysPerLane][kLaneComponents][kLanesPerBlock];
@@ -104,9 +117,13 @@ struct alignas(32) SegmentLanes {
   uint32_t output[kLanesPerBlock];
   alignas(32) LaneDequantization dequantization;
   alignas(32) LaneArrivals arrivals;
-  /// Lanes that hold a vec3 (bit l: lane l): without any, the kernels
+  /// Lanes that hold a vec3 or a scalar track (bit l: lane l): not
+  /// normalised, uncoded components constant. Without any, the kernels
   /// skip a vec3's dequantization and outputs.
   uint32_t vec3_lanes = 0;
+  /// Of those, the scalar tracks' lanes: they write four floats, where a
+  /// bone's vec3 writes three (the rest of its Transform follows).
+  uint32_t scalar_lanes = 0;
   /// The keys changed since the coefficients were built (set by whoever
   /// changes them without building: build_and_evaluate_lanes builds the
   /// block then, fused with its evaluation).
@@ -151,15 +168,17 @@ inline void set_lane_dequantization(std::span<SegmentLanes> blocks, uint32_t lan
   LaneDequantization& d = b.dequantization;
   const uint32_t l = lane % kLanesPerBlock;
   const bool rotation = kind == TrackKind::kRotation;
+  const int components = component_count(kind);
   d.step[l] = q.step;
   for (int c = 0; c < 4; ++c) {
     d.reference[c][l] = rotation ? q.reference[c] : (c == 3 ? 1.f : 0.f);
-    d.coded[c][l] = rotation || (c < 3 && q.coded(c)) ? 1.f : 0.f;
-    d.constant[c][l] = rotation || c == 3 ? 0.f : q.constant[c];
+    d.coded[c][l] = rotation || (c < components && q.coded(c)) ? 1.f : 0.f;
+    d.constant[c][l] = rotation || c >= components ? 0.f : q.constant[c];
   }
   d.full[l] = !rotation || q.rotation == RotationCoding::kFull ? 1.f : 0.f;
   d.rotation[l] = rotation ? 1.f : 0.f;
   b.vec3_lanes = rotation ? b.vec3_lanes & ~(1u << l) : b.vec3_lanes | (1u << l);
+  b.scalar_lanes = kind == TrackKind::kScalar ? b.scalar_lanes | (1u << l) : b.scalar_lanes & ~(1u << l);
 }
 
 /// Stages the key (`codes`, `frame`, negated or not) as the next of lane
@@ -222,17 +241,23 @@ void shift_in_staged_keys(SegmentLanes& block);
 void refill_windows(SegmentLanes& block, const KeyRing& ring, const uint32_t (&counts)[kLanesPerBlock]);
 
 /// Evaluates every lane at frame time `t` and copies each lane's components
-/// to the bytes of `pose` at its output offset (rotations normalised as
-/// normalize_rotation does), for the offsets below `pose_bytes`: a pose
-/// shorter than the skeleton gets the bones it has.
-void evaluate_lanes(std::span<const SegmentLanes> blocks, float t, unsigned char* pose, size_t pose_bytes);
+/// to `out` at its output offset (rotations normalised as
+/// normalize_rotation does).
+void evaluate_lanes(std::span<const SegmentLanes> blocks, float t, const LaneOutputs& out);
+/// The same for lanes of bones alone, into a pose of `pose_bytes`.
+inline void evaluate_lanes(std::span<const SegmentLanes> blocks, float t, unsigned char* pose, size_t pose_bytes) {
+  evaluate_lanes(blocks, t, LaneOutputs{pose, pose_bytes, nullptr, 0});
+}
 
 /// evaluate_lanes, with build_coefficients first for every block that
 /// needs_build. Play changes most blocks' keys at every frame: building
 /// them here, and evaluating from the registers the coefficients are built
 /// in, saves a pass over them (a build per pair of blocks at AVX-512 when
 /// either needs it).
-void build_and_evaluate_lanes(std::span<SegmentLanes> blocks, float t, unsigned char* pose, size_t pose_bytes);
+void build_and_evaluate_lanes(std::span<SegmentLanes> blocks, float t, const LaneOutputs& out);
+inline void build_and_evaluate_lanes(std::span<SegmentLanes> blocks, float t, unsigned char* pose, size_t pose_bytes) {
+  build_and_evaluate_lanes(blocks, t, LaneOutputs{pose, pose_bytes, nullptr, 0});
+}
 /// build_coefficients for every block that needs_build (to compare states).
 void build_stale_coefficients(std::span<SegmentLanes> blocks);
 
@@ -261,9 +286,9 @@ void set_simd_level(SimdLevel level);
 
 namespace detail {
 // The kernels, per level (segment_lanes_avx2.cpp holds the AVX2 ones).
-void evaluate_lanes_avx2(const SegmentLanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes);
+void evaluate_lanes_avx2(const SegmentLanes* blocks, size_t count, float t, const LaneOutputs& out);
 void build_coefficients_avx2(SegmentLanes& block);
-void build_and_evaluate_lanes_avx2(SegmentLanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes);
+void build_and_evaluate_lanes_avx2(SegmentLanes* blocks, size_t count, float t, const LaneOutputs& out);
 void shift_in_staged_keys_avx2(SegmentLanes& block);
 /// Where refill_windows takes key k of each lane from: 0..3 the lane's own
 /// key at that place, kKeysPerLane + s ring slot s. `keeps`: some lane
@@ -274,12 +299,10 @@ void refill_windows_avx2(SegmentLanes& block, const KeyRing& ring, const RefillS
 void refill_windows_avx512(SegmentLanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps);
 /// Evaluates the first `count` blocks rounded down to pairs
 /// (segment_lanes_avx512.cpp); returns how many that is.
-size_t evaluate_lane_pairs_avx512(const SegmentLanes* blocks, size_t count, float t, unsigned char* pose,
-                                  size_t pose_bytes);
+size_t evaluate_lane_pairs_avx512(const SegmentLanes* blocks, size_t count, float t, const LaneOutputs& out);
 /// build_and_evaluate_lanes for the first `count` blocks rounded down to
 /// pairs; returns how many that is.
-size_t build_and_evaluate_lane_pairs_avx512(SegmentLanes* blocks, size_t count, float t, unsigned char* pose,
-                                            size_t pose_bytes);
+size_t build_and_evaluate_lane_pairs_avx512(SegmentLanes* blocks, size_t count, float t, const LaneOutputs& out);
 }  // namespace detail
 
 }  // namespace ks

@@ -56,12 +56,11 @@ struct Avx2 {
 
 namespace detail {
 
-void evaluate_lanes_avx2(const SegmentLanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes) {
-  evaluate_blocks<Avx2>(blocks, count, t, pose, pose_bytes);
+void evaluate_lanes_avx2(const SegmentLanes* blocks, size_t count, float t, const LaneOutputs& out) {
+  evaluate_blocks<Avx2>(blocks, count, t, out);
 }
-void build_and_evaluate_lanes_avx2(SegmentLanes* blocks, size_t count, float t, unsigned char* pose,
-                                   size_t pose_bytes) {
-  build_and_evaluate_blocks<Avx2>(blocks, count, t, pose, pose_bytes);
+void build_and_evaluate_lanes_avx2(SegmentLanes* blocks, size_t count, float t, const LaneOutputs& out) {
+  build_and_evaluate_blocks<Avx2>(blocks, count, t, out);
 }
 void build_coefficients_avx2(SegmentLanes& block) {
   build_block<Avx2>(block);

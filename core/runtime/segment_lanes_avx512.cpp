@@ -145,14 +145,12 @@ void refill_key_pairs(SegmentLanes& b, const KeyRing& ring, const detail::Refill
 
 namespace detail {
 
-size_t evaluate_lane_pairs_avx512(const SegmentLanes* blocks, size_t count, float t, unsigned char* pose,
-                                  size_t pose_bytes) {
-  evaluate_blocks<PairOf<SegmentLanes>>(blocks, count & ~size_t{1}, t, pose, pose_bytes);
+size_t evaluate_lane_pairs_avx512(const SegmentLanes* blocks, size_t count, float t, const LaneOutputs& out) {
+  evaluate_blocks<PairOf<SegmentLanes>>(blocks, count & ~size_t{1}, t, out);
   return count & ~size_t{1};
 }
-size_t build_and_evaluate_lane_pairs_avx512(SegmentLanes* blocks, size_t count, float t, unsigned char* pose,
-                                            size_t pose_bytes) {
-  build_and_evaluate_blocks<PairOf<SegmentLanes>>(blocks, count & ~size_t{1}, t, pose, pose_bytes);
+size_t build_and_evaluate_lane_pairs_avx512(SegmentLanes* blocks, size_t count, float t, const LaneOutputs& out) {
+  build_and_evaluate_blocks<PairOf<SegmentLanes>>(blocks, count & ~size_t{1}, t, out);
   return count & ~size_t{1};
 }
 void refill_windows_avx512(SegmentLanes& block, const KeyRing& ring, const RefillSources& sources, bool keeps) {

@@ -321,7 +321,7 @@ inline void build_block(Lanes& b) {
 // `Build`, builds them first (build_block), evaluating the coefficients
 // from the registers they are built in.
 template <class V, bool Build, class Lanes>
-inline void evaluate_block(Lanes& b, float t, unsigned char* pose, size_t pose_bytes) {
+inline void evaluate_block(Lanes& b, float t, const LaneOutputs& out) {
   constexpr uint32_t kLanes = kBlocksPerVector<V> * kLanesPerBlock;
   alignas(64) float values[kLanes][4];
   const V time = V::broadcast(t);
@@ -339,39 +339,41 @@ inline void evaluate_block(Lanes& b, float t, unsigned char* pose, size_t pose_b
   }
   if constexpr (Build) mark_built<V>(b, staged);
   // Padding lanes (kNoOutput) and bones past a short pose write nothing. A
-  // vec3's lane writes three floats: fixed-size copies (a copy of either
+  // bone's vec3 writes three floats: fixed-size copies (a copy of either
   // size was a call to memcpy per lane, Fox's play 12% slower).
   for (uint32_t lane = 0; lane < kLanes; ++lane) {
     const Lanes& block = (&b)[lane / kLanesPerBlock];
     const uint32_t at = block.output[lane % kLanesPerBlock];
-    if (at >= pose_bytes) continue;
-    if (!mixed || ((block.vec3_lanes >> (lane % kLanesPerBlock)) & 1u) == 0) {
-      std::memcpy(pose + at, values[lane], 4 * sizeof(float));
-    } else {
-      std::memcpy(pose + at, values[lane], 3 * sizeof(float));
+    const uint32_t bit = 1u << (lane % kLanesPerBlock);
+    if (!mixed || (block.vec3_lanes & bit) == 0) {
+      if (at < out.pose_bytes) std::memcpy(out.pose + at, values[lane], 4 * sizeof(float));
+    } else if ((block.scalar_lanes & bit) == 0) {
+      if (at < out.pose_bytes) std::memcpy(out.pose + at, values[lane], 3 * sizeof(float));
+    } else if (at < out.scalar_bytes) {
+      std::memcpy(out.scalars + at, values[lane], 4 * sizeof(float));
     }
   }
 }
 
 // `count` must be a multiple of kBlocksPerVector<V>.
 template <class V, class Lanes>
-inline void evaluate_blocks(const Lanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes) {
+inline void evaluate_blocks(const Lanes* blocks, size_t count, float t, const LaneOutputs& out) {
   for (size_t i = 0; i < count; i += kBlocksPerVector<V>) {
-    evaluate_block<V, false>(blocks[i], t, pose, pose_bytes);
+    evaluate_block<V, false>(blocks[i], t, out);
   }
 }
 
 // evaluate_blocks, building first (fused: evaluate_block's `Build`) each
 // block, or vector of blocks, of which one needs it (needs_build).
 template <class V, class Lanes>
-inline void build_and_evaluate_blocks(Lanes* blocks, size_t count, float t, unsigned char* pose, size_t pose_bytes) {
+inline void build_and_evaluate_blocks(Lanes* blocks, size_t count, float t, const LaneOutputs& out) {
   for (size_t i = 0; i < count; i += kBlocksPerVector<V>) {
     bool build = false;
     for (uint32_t j = 0; j < kBlocksPerVector<V>; ++j) build = build || needs_build(blocks[i + j]);
     if (build) {
-      evaluate_block<V, true>(blocks[i], t, pose, pose_bytes);
+      evaluate_block<V, true>(blocks[i], t, out);
     } else {
-      evaluate_block<V, false>(blocks[i], t, pose, pose_bytes);
+      evaluate_block<V, false>(blocks[i], t, out);
     }
   }
 }

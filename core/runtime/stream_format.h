@@ -6,11 +6,15 @@
 //   header        kHeaderSize bytes, fields at the offsets below
 //   tables        bit stream: every bone's parent (bits_for(bone count) bits:
 //                 0 for a root, else parent + 1), then a record per track
-//                 (track t animates bone t / 3, kind t % 3: translation,
-//                 rotation, scale), then zero bits to a whole byte:
+//                 (track t < 3 x bone count animates bone t / 3, kind t % 3:
+//                 translation, rotation, scale; the header's scalar track
+//                 count follow, scalar track t - 3 x bone count each), then
+//                 zero bits to a whole byte:
+//                   scalar tracks only: components - 1, 2 bits
 //                   coding: 2 bits (TrackCoding)
 //                   identity: nothing more
-//                   constant: the value as f32 x, y, z (and w for a rotation)
+//                   constant: the value as f32 x, y, z (and w for a rotation;
+//                     a scalar track: its components)
 //                   animated:
 //                     key count: kKeyCountBits (2 .. 2 * frame count)
 //                     rotation: 1 bit RotationCoding; relative: the
@@ -18,7 +22,8 @@
 //                       then 1 bit "negation bits": set when some key
 //                       decodes negated (see below)
 //                     vec3: 3 bits, which components are coded; each one
-//                       not coded: its value as f32
+//                       not coded: its value as f32; a scalar track: as
+//                       many bits as it has components, the same way
 //                     step: f32, > 0
 //                     absolute width: 5 bits (1..kMaxAbsoluteCodeBits)
 //                     per coded component: its Rice parameter, 5 bits
@@ -79,8 +84,17 @@
 // scale threshold, u32 bone override count; then strings (a u16 byte count
 // and that many bytes of UTF-8, no NUL): clip name, source name, bone
 // names; then per override: u16 bone, f32 tolerance (m), f32 shell
-// distance (m, 0 = inherited).
+// distance (m, 0 = inherited). Then the scalar tracks: u32 count (0 or the
+// scalar track count), f32 default precision; per track: its name, f32
+// precision, u8 target (0 a user curve, 1 a morph weight), the node's name
+// and u32 target index. Then the additive base: u8 AdditiveBase, a string
+// naming it (the base clip's file and animation; empty for the others).
 //
+// Additive clips (kFlagAdditive): the stream holds the difference to a base
+// pose per frame (rotation base^-1 q, translation difference, scale ratio),
+// which apply_additive (transform.h) composes onto any pose.
+//
+// Version 8 had no scalar tracks, no additive flag and a 64-byte header.
 // Versions 1 to 7 are refused with a message to recompress: their sources
 // are what a tool keeps, and one decoder keeps the player small. (Versions 1
 // and 2 had fixed 16-bit vec3 and 10..20-bit smallest-three keys and a track
@@ -104,7 +118,7 @@ static_assert(std::endian::native == std::endian::little,
               "the stream is little-endian and read with memcpy");
 
 inline constexpr uint32_t kStreamMagic = 0x5254534Bu;  // "KSTR"
-inline constexpr uint16_t kStreamVersion = 8;        // written and read by this build
+inline constexpr uint16_t kStreamVersion = 9;        // written and read by this build
 inline constexpr uint16_t kNoParent = 0xFFFFu;
 inline constexpr uint32_t kFrameBits = 16;
 inline constexpr uint32_t kKeyCountBits = 17;        // up to 2 * 65535 keys
@@ -136,6 +150,16 @@ inline constexpr double kUnitQuaternionTolerance = 1e-3;
 /// Stream-wide flags.
 enum StreamFlags : uint16_t {
   kFlagZstdKeyStream = 1u << 1,  // the key stream is zstd blocks
+  kFlagAdditive = 1u << 2,       // the clip is additive: compose it onto a base (apply_additive)
+};
+inline constexpr uint32_t kKnownStreamFlags = kFlagZstdKeyStream | kFlagAdditive;
+
+/// What an additive clip is the difference to (stream metadata).
+enum class AdditiveBase : uint8_t {
+  kNone = 0,        // not additive
+  kFirstFrame = 1,  // the clip's own first frame
+  kBindPose = 2,    // the skeleton's rest pose
+  kClip = 3,        // another clip, frame by frame (its last frame held past its end)
 };
 
 /// Byte offsets of the header fields.
@@ -157,9 +181,10 @@ inline constexpr uint32_t kKeyStreamBits = 48;      // u32, bits used in the key
 inline constexpr uint32_t kStreamKeyCount = 52;     // u32, keys in the key stream
 inline constexpr uint32_t kChecksum = 56;           // u32, stream_checksum (checksum.h): XXH3 of the stream but this field
 inline constexpr uint32_t kKeyWidthsOffset = 60;    // u32 (the tables end here)
+inline constexpr uint32_t kScalarTrackCount = 64;   // u32, scalar tracks after the bones' (0..65535)
 }  // namespace header_offset
 
-inline constexpr uint32_t kHeaderSize = 64;  // the tables start here
+inline constexpr uint32_t kHeaderSize = 68;  // the tables start here
 inline constexpr uint32_t kJumpIndexEntrySize = 4;
 inline constexpr uint32_t kMaxStringBytes = 0xFFFFu;  // metadata strings have a u16 length
 /// Largest block a key stream block may decompress to; bigger claims are refused

@@ -8,10 +8,51 @@
 namespace ks {
 
 namespace {
+
 constexpr uint32_t kNotABone = UINT32_MAX;  // read_string's string is not a bone's name
+
+// The scalar tracks' part, from `at` on (stream_format.h).
+template <class ReadString>
+Status read_scalars(std::span<const uint8_t> m, uint64_t& at, uint32_t scalar_count, ReadString& read_string,
+                    StreamMetadata& meta) {
+  constexpr uint32_t kFixedBytes = 8;       // u32 count, f32 default precision
+  constexpr uint32_t kLeastEntryBytes = 13;  // two empty strings, f32, u8, u32
+  if (m.size() - at < kFixedBytes) return Error{"metadata is truncated at the scalar tracks"};
+  uint32_t count;
+  std::memcpy(&count, m.data() + at, 4);
+  std::memcpy(&meta.scalar_precision, m.data() + at + 4, 4);
+  at += kFixedBytes;
+  if (count != 0 && count != scalar_count) {
+    return Error{"metadata describes " + std::to_string(count) + " scalar tracks, the stream has " +
+                 std::to_string(scalar_count)};
+  }
+  if (!std::isfinite(meta.scalar_precision) || meta.scalar_precision < 0.f) {
+    return Error{"metadata holds a scalar precision that is not a number >= 0"};
+  }
+  if (m.size() - at < uint64_t{count} * kLeastEntryBytes) return Error{"metadata is truncated at the scalar tracks"};
+  meta.scalars.resize(count);
+  for (uint32_t s = 0; s < count; ++s) {
+    StreamScalarInfo& info = meta.scalars[s];
+    if (Status r = read_string(info.name, "name of scalar track", s); !r) return r;
+    if (m.size() - at < 5) return Error{"metadata is truncated at scalar track " + std::to_string(s)};
+    std::memcpy(&info.precision, m.data() + at, 4);
+    info.target = m[at + 4];
+    at += 5;
+    if (!std::isfinite(info.precision) || !(info.precision > 0.f) || info.target > 1) {
+      return Error{"metadata holds an invalid precision or target for scalar track " + std::to_string(s)};
+    }
+    if (Status r = read_string(info.node, "node of scalar track", s); !r) return r;
+    if (m.size() - at < 4) return Error{"metadata is truncated at scalar track " + std::to_string(s)};
+    std::memcpy(&info.target_index, m.data() + at, 4);
+    at += 4;
+  }
+  return {};
+}
+
 }  // namespace
 
-Result<StreamMetadata> parse_stream_metadata(std::span<const uint8_t> m, uint32_t bone_count) {
+Result<StreamMetadata> parse_stream_metadata(std::span<const uint8_t> m, uint32_t bone_count,
+                                             uint32_t scalar_count) {
   // Name count u32, error mode u8, five f32 tolerances, override count u32.
   constexpr uint32_t kFixedBytes = 29;
   constexpr uint32_t kOverrideBytes = 10;  // u16 bone, f32 tolerance, f32 shell distance
@@ -59,9 +100,9 @@ Result<StreamMetadata> parse_stream_metadata(std::span<const uint8_t> m, uint32_
   for (uint32_t b = 0; b < name_count; ++b) {
     if (Status s = read_string(meta.bone_names[b], "name of bone", b); !s) return Error{s.error()};
   }
-  if (m.size() - at != uint64_t{override_count} * kOverrideBytes) {
-    return Error{"metadata has " + std::to_string(m.size() - at) + " bytes after the names, expected " +
-                 std::to_string(uint64_t{override_count} * kOverrideBytes) + " for its bone tolerances"};
+  if (m.size() - at < uint64_t{override_count} * kOverrideBytes) {
+    return Error{"metadata has " + std::to_string(m.size() - at) + " bytes after the names, too few for " +
+                 std::to_string(override_count) + " bone tolerances"};
   }
   meta.bone_tolerances.resize(override_count);
   std::vector<bool> overridden(bone_count, false);  // override_count <= bone_count: bounded
@@ -79,6 +120,14 @@ Result<StreamMetadata> parse_stream_metadata(std::span<const uint8_t> m, uint32_
     if (overridden[bone]) return Error{"metadata holds two tolerances for bone " + std::to_string(bone)};
     overridden[bone] = true;
   }
+  if (Status s = read_scalars(m, at, scalar_count, read_string, meta); !s) return Error{s.error()};
+  if (m.size() - at < 1) return Error{"metadata is truncated at the additive base"};
+  if (m[at] > static_cast<uint8_t>(AdditiveBase::kClip)) {
+    return Error{"metadata holds the unknown additive base " + std::to_string(m[at])};
+  }
+  meta.additive_base = static_cast<AdditiveBase>(m[at++]);
+  if (Status s = read_string(meta.additive_base_name, "additive base name"); !s) return Error{s.error()};
+  if (at != m.size()) return Error{"metadata has " + std::to_string(m.size() - at) + " trailing bytes"};
   return meta;
 }
 

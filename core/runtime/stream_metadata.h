@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/runtime/result.h"
+#include "core/runtime/stream_format.h"
 
 namespace ks {
 
@@ -19,6 +20,15 @@ struct StreamBoneTolerance {
   uint32_t bone = 0;
   float tolerance_m = 0.f;
   float shell_distance_m = 0.f;  // 0: the one inherited from above
+};
+
+/// What a scalar track is, for tools (the player needs only its components).
+struct StreamScalarInfo {
+  std::string name;
+  float precision = 0.f;      // the largest error promised at every source frame, in the track's unit
+  uint8_t target = 0;         // 0 a user curve, 1 a morph weight (ScalarTarget)
+  std::string node;           // morph weights: the node whose mesh the target belongs to
+  uint32_t target_index = 0;  // morph weights: the target's index in that mesh
 };
 
 struct StreamMetadata {
@@ -33,10 +43,16 @@ struct StreamMetadata {
   float translation_error_m = 0.f;
   float rotation_error_deg = 0.f;
   float scale_error = 0.f;
+  float scalar_precision = 0.f;             // the scalar tracks' default precision
+  std::vector<StreamScalarInfo> scalars;    // one per scalar track, or empty when not stored
+  AdditiveBase additive_base = AdditiveBase::kNone;
+  std::string additive_base_name;           // kClip: the base clip's file and animation
 };
 
-/// Reads and checks the metadata section of a stream of `bone_count` bones;
-/// the error names what is wrong (the caller adds the stream's name).
-Result<StreamMetadata> parse_stream_metadata(std::span<const uint8_t> section, uint32_t bone_count);
+/// Reads and checks the metadata section of a stream of `bone_count` bones
+/// and `scalar_count` scalar tracks; the error names what is wrong (the
+/// caller adds the stream's name).
+Result<StreamMetadata> parse_stream_metadata(std::span<const uint8_t> section, uint32_t bone_count,
+                                             uint32_t scalar_count);
 
 }  // namespace ks

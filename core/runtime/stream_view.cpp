@@ -82,8 +82,8 @@ class StreamParser {
     if (stream_checksum(m_bytes) != u32(kChecksum)) return fail("checksum mismatch: the content is corrupt");
 
     view.m_flags = u16(kFlags);
-    if ((view.m_flags & ~uint32_t{kFlagZstdKeyStream}) != 0) {
-      return fail("unknown flags set (" + std::to_string(view.m_flags & ~uint32_t{kFlagZstdKeyStream}) + ")");
+    if ((view.m_flags & ~kKnownStreamFlags) != 0) {
+      return fail("unknown flags set (" + std::to_string(view.m_flags & ~kKnownStreamFlags) + ")");
     }
     view.m_sample_rate_hz = f32(kSampleRate);
     if (!std::isfinite(view.m_sample_rate_hz) || !(view.m_sample_rate_hz > 0.f)) {
@@ -96,6 +96,10 @@ class StreamParser {
     m_bone_count = u32(kBoneCount);
     if (m_bone_count == 0 || m_bone_count > 65535) {
       return fail("bone count " + std::to_string(m_bone_count) + " is outside 1..65535");
+    }
+    m_scalar_count = u32(kScalarTrackCount);
+    if (m_scalar_count > 65535) {
+      return fail("scalar track count " + std::to_string(m_scalar_count) + " is outside 0..65535");
     }
     view.m_jump_interval_frames = u32(kJumpIntervalFrames);
     m_jump_frame_count = view.m_jump_interval_frames == 0 ? 0 : (view.m_frame_count - 1) / view.m_jump_interval_frames;
@@ -125,11 +129,12 @@ class StreamParser {
   Status parse_tables(StreamView& view) {
     BitReader reader(m_tables);
     const uint32_t parent_bits = bits_for(m_bone_count);
-    // Every bone takes its parent and three 2-bit codings at least: refuse a
-    // count the section cannot hold before allocating for it.
-    if (uint64_t{m_bone_count} * (parent_bits + 6) > reader.size_bits()) {
+    // Every bone takes its parent and three 2-bit codings at least, every
+    // scalar track 4 bits: refuse counts the section cannot hold before
+    // allocating for them.
+    if (uint64_t{m_bone_count} * (parent_bits + 6) + uint64_t{m_scalar_count} * 4 > reader.size_bits()) {
       return fail("tables (" + std::to_string(m_tables.size()) + " bytes) are too short for " +
-                  std::to_string(m_bone_count) + " bones");
+                  std::to_string(m_bone_count) + " bones and " + std::to_string(m_scalar_count) + " scalar tracks");
     }
     view.m_parents.resize(m_bone_count);
     for (uint32_t b = 0; b < m_bone_count; ++b) {
@@ -140,14 +145,22 @@ class StreamParser {
       }
       view.m_parents[b] = static_cast<int32_t>(field) - 1;
     }
-    const uint32_t track_count = 3 * m_bone_count;
+    const uint32_t bone_track_count = 3 * m_bone_count;
+    const uint32_t track_count = bone_track_count + m_scalar_count;
     view.m_tracks.resize(track_count);
+    view.m_scalar_track_count = m_scalar_count;
     uint64_t stream_keys = 0;
     uint32_t max_key_count = 0;
     for (uint32_t t = 0; t < track_count; ++t) {
       StreamTrack& track = view.m_tracks[t];
-      track.kind = static_cast<TrackKind>(t % 3);
-      track.bone = t / 3;
+      if (t < bone_track_count) {
+        track.kind = static_cast<TrackKind>(t % 3);
+        track.bone = t / 3;
+      } else {
+        track.kind = TrackKind::kScalar;
+        track.bone = t - bone_track_count;  // the scalar track's index
+        track.components = static_cast<uint8_t>(reader.read(2) + 1);
+      }
       const Status parsed = parse_track(reader, view, t, track);
       // A read past the end gives 0: report the truncation, not the value.
       if (reader.overrun()) return fail("tables are truncated at track " + std::to_string(t));
@@ -241,7 +254,6 @@ class StreamParser {
       return fail(where + " has the unknown coding " + std::to_string(coding));
     }
     track.coding = static_cast<TrackCoding>(coding);
-    const int components = component_count(track.kind);
     float* value = track.quantization.constant;  // what no component codes: all of a constant track
     if (track.coding == TrackCoding::kIdentity) {
       if (track.kind == TrackKind::kRotation) value[3] = 1.f;
@@ -249,7 +261,7 @@ class StreamParser {
       return {};
     }
     if (track.coding == TrackCoding::kConstant) {
-      for (int c = 0; c < components; ++c) {
+      for (int c = 0; c < stored_components(track); ++c) {
         value[c] = read_f32();
         if (!std::isfinite(value[c])) return fail(where + " has a constant value that is not a finite number");
       }
@@ -283,9 +295,9 @@ class StreamParser {
       }
       track.key_coding.negation_bits = reader.read(1) != 0;
     } else {
-      q.coded_mask = static_cast<uint8_t>(reader.read(3));
+      q.coded_mask = static_cast<uint8_t>(reader.read(static_cast<uint32_t>(stored_components(track))));
       if (q.coded_mask == 0) return fail(where + " is animated but codes no component");
-      for (int c = 0; c < 3; ++c) {
+      for (int c = 0; c < stored_components(track); ++c) {
         if (q.coded(c)) continue;
         q.constant[c] = read_f32();
         if (!std::isfinite(q.constant[c])) return fail(where + " has a constant component that is not a finite number");
@@ -466,9 +478,13 @@ class StreamParser {
   }
 
   Status parse_metadata(StreamView& view) {
-    Result<StreamMetadata> metadata = parse_stream_metadata(m_metadata, m_bone_count);
+    Result<StreamMetadata> metadata = parse_stream_metadata(m_metadata, m_bone_count, m_scalar_count);
     if (!metadata.ok()) return fail(metadata.error());
     view.m_metadata = std::move(metadata).value();
+    if (view.additive() != (view.m_metadata.additive_base != AdditiveBase::kNone)) {
+      return fail(view.additive() ? "is additive but its metadata names no base"
+                                  : "names an additive base but is not additive");
+    }
     return {};
   }
 
@@ -572,6 +588,7 @@ class StreamParser {
   std::span<const uint8_t> m_bytes;
   const char* m_name;
   uint32_t m_bone_count = 0;
+  uint32_t m_scalar_count = 0;
   uint32_t m_jump_frame_count = 0;
   std::span<const uint8_t> m_tables;
   std::span<const uint8_t> m_metadata;

@@ -36,8 +36,9 @@ struct StreamTrack {
   // 80): a view holds one per track, 150,000 for a rig of 50,000 bones.
   TrackKind kind = TrackKind::kTranslation;
   TrackCoding coding = TrackCoding::kIdentity;
+  uint8_t components = 0;  // scalar tracks: 1..4 (their values past it are 0); 0 for a bone's
   KeyCoding key_coding;  // animated tracks
-  uint32_t bone = 0;
+  uint32_t bone = 0;        // a bone's track: the bone; a scalar track: its index among them
   uint32_t key_count = 0;  // animated tracks: 2 or more; 0 for constant ones
   // Animated tracks: how their keys are coded. Identity and constant tracks
   // code no component: `quantization.constant` is their value.
@@ -45,6 +46,12 @@ struct StreamTrack {
   uint64_t key_widths_bit = 0;     // tracks of more than three keys: where their segments' widths start in the
                                    // key widths section (stream_key_layout.h)
 };
+
+/// Components a track's table record stores: a scalar track's own count,
+/// else its kind's (3 for a vec3, 4 for a rotation).
+inline int stored_components(const StreamTrack& track) {
+  return track.kind == TrackKind::kScalar ? track.components : component_count(track.kind);
+}
 
 /// Where a seek can resume: the state after every key with need frame <= frame.
 struct JumpFrame {
@@ -71,6 +78,12 @@ class StreamView {
   uint32_t last_frame() const { return m_frame_count - 1; }
   float duration_s() const { return static_cast<float>(m_frame_count - 1) / m_sample_rate_hz; }
   uint32_t bone_count() const { return static_cast<uint32_t>(m_parents.size()); }
+  /// Scalar tracks (morph weights, user curves): tracks() after the bones' three each.
+  uint32_t scalar_track_count() const { return m_scalar_track_count; }
+  std::span<const StreamTrack> bone_tracks() const { return std::span(m_tracks).first(3 * m_parents.size()); }
+  std::span<const StreamTrack> scalar_tracks() const { return std::span(m_tracks).subspan(3 * m_parents.size()); }
+  /// Whether the clip is additive (compose it onto a base: apply_additive).
+  bool additive() const { return (m_flags & kFlagAdditive) != 0; }
   uint32_t flags() const { return m_flags; }
   uint32_t version() const { return m_version; }
   /// Names and the tolerance the fit promised.
@@ -161,6 +174,7 @@ class StreamView {
   uint32_t m_key_stream_bits = 0;
   uint32_t m_streamed_track_count = 0;
   uint32_t m_animated_track_count = 0;
+  uint32_t m_scalar_track_count = 0;
   size_t m_table_bytes = 0;
   uint32_t m_key_index_bits = 0;
   std::vector<int32_t> m_parents;

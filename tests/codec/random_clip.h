@@ -198,4 +198,30 @@ inline RandomClip make_random_clip(uint32_t seed, const RandomClipOptions& optio
   return out;
 }
 
+/// Appends `count` scalar tracks of 1..4 components to `clip`, each
+/// component a random motion scaled by up to 10 (values stay where a
+/// float32 resolves 1e-4), some all 0 (a morph target at rest), some
+/// constant. Deterministic per seed; names "curve<i>".
+inline void add_random_scalar_tracks(RawClip& clip, uint32_t seed, uint32_t count) {
+  TestRandom rng(seed ^ 0x5CA1A2u);
+  for (uint32_t s = 0; s < count; ++s) {
+    ScalarTrack track;
+    track.name = "curve" + std::to_string(s);
+    track.components = rng.integer(1, kMaxScalarComponents);
+    track.values.assign(size_t{clip.frame_count} * track.components, 0.f);
+    const bool at_rest = rng.chance(0.15f);
+    const float scale = rng.chance(0.5f) ? 1.f : rng.uniform(0.01f, 10.f);
+    for (uint32_t c = 0; c < track.components && !at_rest; ++c) {
+      const std::vector<float> channel = detail::random_channel(rng, detail::random_motion(rng), clip.frame_count, true);
+      for (uint32_t f = 0; f < clip.frame_count; ++f) track.values[size_t{f} * track.components + c] = scale * channel[f];
+    }
+    if (rng.chance(0.3f)) {
+      track.target = ScalarTarget::kMorphWeight;
+      track.node = "face";
+      track.target_index = s;
+    }
+    clip.scalars.push_back(std::move(track));
+  }
+}
+
 }  // namespace ks::test

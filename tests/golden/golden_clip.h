@@ -1,7 +1,7 @@
 #pragma once
-// The fitted clip behind the committed golden stream of the current version
-// (tests/golden/stream_v5.ks): built by hand from integer formulas, not by
-// the fitter, so the golden test notices a change of the stream format and
+// The fitted clip behind the committed golden streams of the current version
+// (tests/golden/README.md): built by hand from integer formulas, not by the
+// fitter, so the golden test notices a change of the stream format and
 // nothing else. It covers what the format has to carry: identity, constant
 // and animated tracks; vec3 tracks coding some of their components;
 // relative and full rotations, whose keys cross hemispheres; 2-, 3-, 4- and
@@ -10,7 +10,9 @@
 // Rice escape; tracks whose stream keys span two segments, one with keys
 // wider than one 57-bit load (format version 5); a bone tolerance override
 // in the metadata; jump frames (every 0.25 s = 8 frames). Bone 4 was added
-// for version 5: the tracks before it are those of versions 3 and 4.
+// for version 5: the tracks before it are those of versions 3 and 4. The
+// scalar tracks were added for version 9, after the bones' tracks, which
+// are those of version 8.
 
 #include <cstdint>
 #include <cstdio>
@@ -30,6 +32,8 @@ inline constexpr float kJumpIntervalS = 0.25f;
 inline constexpr uint32_t kFrameCount = 30;
 inline constexpr uint32_t kBoneCount = 5;
 inline constexpr size_t kFloatsPerBone = 10;  // translation xyz, rotation xyzw, scale xyz
+inline constexpr uint32_t kScalarTrackCount = 5;
+inline constexpr uint32_t kScalarValueCount = 11;  // the scalar tracks' components: 1 + 3 + 1 + 4 + 2
 
 namespace detail {
 
@@ -49,10 +53,10 @@ struct Lcg {
 struct TrackSpec {
   TrackCoding coding;
   std::vector<uint16_t> frames;      // animated tracks
-  uint8_t coded_mask;                // vec3 tracks
+  uint8_t coded_mask;                // vec3 and scalar tracks
   RotationCoding rotation;           // rotation tracks
   float step;                        // animated tracks: a power of two
-  float constant[4];                 // constant tracks: the value; vec3: components not coded
+  float constant[4];                 // constant tracks: the value; vec3 and scalar: components not coded
   int32_t walk;                      // animated: the largest code change between keys
   int32_t limit;                     // animated: codes stay within +-limit
 };
@@ -61,10 +65,11 @@ struct TrackSpec {
 // (0.1, 0.2, 0.3, 0.93), largest component w, 10 bits per component.
 inline constexpr uint32_t kReferenceCode = 3u | (584u << 2) | (657u << 12) | (730u << 22);
 
-inline FittedTrack make_track(uint32_t t, const TrackSpec& spec, Lcg& lcg) {
+// Track `bone` of `kind` (a scalar track: `bone` is its index among them).
+inline FittedTrack make_track(uint32_t bone, TrackKind kind, const TrackSpec& spec, Lcg& lcg) {
   FittedTrack track;
-  track.bone = t / 3;
-  track.kind = static_cast<TrackKind>(t % 3);
+  track.bone = bone;
+  track.kind = kind;
   track.coding = spec.coding;
   if (spec.coding != TrackCoding::kAnimated) {
     std::memcpy(track.quantization.constant, spec.constant, sizeof spec.constant);
@@ -81,7 +86,7 @@ inline FittedTrack make_track(uint32_t t, const TrackSpec& spec, Lcg& lcg) {
     }
   } else {
     q.coded_mask = spec.coded_mask;
-    for (int c = 0; c < 3; ++c) q.constant[c] = q.coded(c) ? 0.f : spec.constant[c];
+    for (int c = 0; c < 4; ++c) q.constant[c] = q.coded(c) ? 0.f : spec.constant[c];
   }
   // Component 0 walks within +-limit, the others within a third of it.
   auto limit_of = [&](int c) { return c == 0 ? spec.limit : spec.limit / 3; };
@@ -110,7 +115,7 @@ inline FittedTrack make_track(uint32_t t, const TrackSpec& spec, Lcg& lcg) {
 }  // namespace detail
 
 /// The golden fitted clip: 5 bones (a root, two children of it, a child of
-/// the second and a child of that), 30 frames at 30 Hz.
+/// the second and a child of that) and 5 scalar tracks, 30 frames at 30 Hz.
 inline FittedClip make_clip() {
   using detail::TrackSpec;
   constexpr TrackCoding kIdentity = TrackCoding::kIdentity;
@@ -155,7 +160,34 @@ inline FittedClip make_clip() {
   clip.bone_names = {"root", "left", "right", "tip", "end"};
   clip.settings.bone_tolerances = {BoneTolerance{"right", 0.0005f, 0.1f}};
   detail::Lcg lcg{12345u};
-  for (uint32_t t = 0; t < 3 * kBoneCount; ++t) clip.tracks.push_back(detail::make_track(t, specs[t], lcg));
+  for (uint32_t t = 0; t < 3 * kBoneCount; ++t) {
+    clip.tracks.push_back(detail::make_track(t / 3, static_cast<TrackKind>(t % 3), specs[t], lcg));
+  }
+  // Scalar tracks, after the bones' (whose codes draw the same numbers as in
+  // version 8): the coded mask names only components below the count.
+  const TrackSpec scalar_specs[kScalarTrackCount] = {
+      // a morph weight at rest: identity (all 0).
+      {kIdentity, {}, 0, kRelative, 0.f, {0.f, 0.f, 0.f, 0.f}, 0, 0},
+      // a constant float3.
+      {kConstant, {}, 0, kRelative, 0.f, {0.25f, -0.5f, 0.75f, 0.f}, 0, 0},
+      // a morph weight of 8 keys (5 streamed), a discontinuity at frame 11.
+      {kAnimated, {0, 3, 7, 11, 11, 18, 24, 29}, 0b0001, kRelative, 1.f / 4096.f, {}, 300, 4000},
+      // a float4 whose z is constant, codes on both sides of 0.
+      {kAnimated, {0, 5, 9, 15, 21, 29}, 0b1011, kRelative, 1.f / 512.f, {0.f, 0.f, 1.5f, 0.f}, 60, 900},
+      // a float2 of 4 keys (1 streamed).
+      {kAnimated, {0, 10, 20, 29}, 0b0011, kRelative, 1.f / 256.f, {}, 30, 600},
+  };
+  clip.scalars = {
+      {"blink", 1, kDefaultScalarPrecision, ScalarTarget::kMorphWeight, "face", 0},
+      {"tint", 3, 0.001f, ScalarTarget::kCurve, "", 0},
+      {"smile", 1, kDefaultScalarPrecision, ScalarTarget::kMorphWeight, "face", 3},
+      {"bounds", 4, 0.01f, ScalarTarget::kCurve, "", 0},
+      {"uv_offset", 2, 0.0005f, ScalarTarget::kCurve, "", 0},
+  };
+  clip.settings.scalar_precisions = {{"tint", 0.001f}, {"bounds", 0.01f}, {"uv_offset", 0.0005f}};
+  for (uint32_t s = 0; s < kScalarTrackCount; ++s) {
+    clip.tracks.push_back(detail::make_track(s, TrackKind::kScalar, scalar_specs[s], lcg));
+  }
   return clip;
 }
 
@@ -166,19 +198,31 @@ inline std::vector<float> frame_times() {
   return times;
 }
 
+/// Bytes of one frame time in a poses file: the bones' floats, then the
+/// scalar values.
+inline constexpr size_t kPoseBytes = kBoneCount * kFloatsPerBone * sizeof(float);
+inline constexpr size_t kFrameTimeBytes = kPoseBytes + kScalarValueCount * sizeof(float);
+
 /// The poses a Player of `view` produces at frame_times(), in order, as raw
 /// little-endian floats: per time, per bone, translation xyz, rotation xyzw,
-/// scale xyz.
-inline std::vector<uint8_t> poses_bytes(const StreamView& view) {
+/// scale xyz; then the scalar values (Player::scalar_value_count()).
+/// `key_cache_bytes` as for Player's constructor: 0 reads the key stream.
+inline std::vector<uint8_t> poses_bytes(const StreamView& view,
+                                        size_t key_cache_bytes = Player::kDefaultKeyCacheBytes) {
   std::vector<uint8_t> bytes;
-  Player player(view);
+  Player player(view, key_cache_bytes);
   std::vector<Transform> pose(view.bone_count());
+  std::vector<float> scalar_values(player.scalar_value_count());
+  static_assert(sizeof(Transform) == kFloatsPerBone * sizeof(float));
   for (const float t : frame_times()) {
-    player.sample_frame(t, pose);
+    player.sample_frame(t, pose, scalar_values);
     const size_t at = bytes.size();
-    bytes.resize(at + pose.size() * sizeof(Transform));
-    static_assert(sizeof(Transform) == kFloatsPerBone * sizeof(float));
-    std::memcpy(bytes.data() + at, pose.data(), pose.size() * sizeof(Transform));
+    const size_t pose_bytes = pose.size() * sizeof(Transform);
+    bytes.resize(at + pose_bytes + scalar_values.size() * sizeof(float));
+    std::memcpy(bytes.data() + at, pose.data(), pose_bytes);
+    if (!scalar_values.empty()) {
+      std::memcpy(bytes.data() + at + pose_bytes, scalar_values.data(), scalar_values.size() * sizeof(float));
+    }
   }
   return bytes;
 }

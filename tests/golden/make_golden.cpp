@@ -44,8 +44,9 @@ int main(int argc, char** argv) {
     }
     ks::Player player(view.value());
     std::vector<ks::Transform> pose(clip.parents.size());
+    std::vector<float> scalar_values(player.scalar_value_count());
     for (const float t : ks::golden::frame_times()) {
-      player.sample_frame(t, pose);
+      player.sample_frame(t, pose, scalar_values);
       for (size_t b = 0; b < pose.size(); ++b) {
         float expected[3][4];
         for (uint32_t kind = 0; kind < 3; ++kind) ks::evaluate_fitted(clip.tracks[3 * b + kind], t, expected[kind]);
@@ -59,8 +60,27 @@ int main(int argc, char** argv) {
           return 1;
         }
       }
+      // A scalar track's curve has four floats; the player returns its components.
+      for (uint32_t s = 0; s < clip.scalars.size(); ++s) {
+        float expected[4];
+        ks::evaluate_fitted(clip.tracks[clip.bone_track_count() + s], t, expected);
+        const size_t bytes = clip.scalars[s].components * sizeof(float);
+        if (std::memcmp(expected, scalar_values.data() + player.scalar_value_offset(s), bytes) != 0) {
+          std::fprintf(stderr,
+                       "make_golden_stream: the player differs from the fitted curves at frame time %g, scalar "
+                       "track %u\n",
+                       static_cast<double>(t), s);
+          return 1;
+        }
+      }
     }
     poses = ks::golden::poses_bytes(view.value());
+    // A player that reads the key stream (no key cache) must decode the same.
+    if (ks::golden::poses_bytes(view.value(), 0) != poses) {
+      std::fprintf(stderr,
+                   "make_golden_stream: a player reading the key stream differs from one using its key cache\n");
+      return 1;
+    }
     files.emplace_back(folder / ("stream_v" + version + (zstd ? "_zstd" : "") + ".ks"), stream.value());
   }
   files.emplace_back(folder / ("stream_v" + version + "_poses.bin"), poses);

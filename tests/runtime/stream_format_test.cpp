@@ -1,18 +1,21 @@
 // The stream format (core/runtime/stream_format.h) and the committed golden
-// streams that pin it: tests/golden/stream_v8.ks (and its zstd twin) must
+// streams that pin it: tests/golden/stream_v9.ks (and its zstd twin) must
 // keep opening and decoding to the committed poses byte for byte, and
 // packing the same fitted input must keep producing them. A failure here
 // means the format changed: bump kStreamVersion and add new golden files
-// (tests/golden/README.md). Versions 1 to 7 are refused with a message to
+// (tests/golden/README.md). Versions 1 to 8 are refused with a message to
 // recompress.
 
 #include "core/runtime/stream_format.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,11 +39,13 @@ std::vector<uint8_t> read_golden(const char* name) {
   return text.ok() ? std::vector<uint8_t>(text.value().begin(), text.value().end()) : std::vector<uint8_t>{};
 }
 
-TEST(StreamFormat, HeaderLayoutIsVersionEight) {
-  EXPECT_EQ(kStreamVersion, 8u);
-  EXPECT_EQ(kHeaderSize, 64u);
+TEST(StreamFormat, HeaderLayoutIsVersionNine) {
+  EXPECT_EQ(kStreamVersion, 9u);
+  EXPECT_EQ(kHeaderSize, 68u);
   EXPECT_EQ(header_offset::kChecksum + 4, header_offset::kKeyWidthsOffset);
-  EXPECT_EQ(header_offset::kKeyWidthsOffset + 4, kHeaderSize);
+  EXPECT_EQ(header_offset::kKeyWidthsOffset + 4, header_offset::kScalarTrackCount);
+  EXPECT_EQ(header_offset::kScalarTrackCount + 4, kHeaderSize);
+  EXPECT_EQ(kKnownStreamFlags, uint32_t{kFlagZstdKeyStream} | kFlagAdditive);
   const char magic[4] = {'K', 'S', 'T', 'R'};
   EXPECT_EQ(std::memcmp(&kStreamMagic, magic, 4), 0);
   // The widest absolute code holds every code a key may have.
@@ -60,9 +65,10 @@ TEST(StreamFormat, HeaderLayoutIsVersionEight) {
 }
 
 TEST(OldStreams, AreRefusedWithAMessageToRecompress) {
-  for (const char* name : {"stream_v1.ks", "stream_v2.ks", "stream_v2_zstd.ks", "stream_v3.ks", "stream_v3_zstd.ks",
-                           "stream_v4.ks", "stream_v4_zstd.ks", "stream_v5.ks", "stream_v5_zstd.ks",
-                           "stream_v6.ks", "stream_v6_zstd.ks", "stream_v7.ks", "stream_v7_zstd.ks"}) {
+  for (const char* name :
+       {"stream_v1.ks", "stream_v2.ks", "stream_v2_zstd.ks", "stream_v3.ks", "stream_v3_zstd.ks", "stream_v4.ks",
+        "stream_v4_zstd.ks", "stream_v5.ks", "stream_v5_zstd.ks", "stream_v6.ks", "stream_v6_zstd.ks", "stream_v7.ks",
+        "stream_v7_zstd.ks", "stream_v8.ks", "stream_v8_zstd.ks"}) {
     SCOPED_TRACE(name);
     const std::vector<uint8_t> stream = read_golden(name);
     ASSERT_GE(stream.size(), kHeaderSize);
@@ -71,6 +77,8 @@ TEST(OldStreams, AreRefusedWithAMessageToRecompress) {
     const std::string version(1, name[8]);
     EXPECT_EQ(view.error().rfind(std::string(name) + ": ", 0), 0u) << view.error();
     EXPECT_NE(view.error().find("format version " + version), std::string::npos) << view.error();
+    EXPECT_NE(view.error().find("this build reads version " + std::to_string(kStreamVersion)), std::string::npos)
+        << view.error();
     EXPECT_NE(view.error().find("recompress"), std::string::npos) << view.error();
   }
 }
@@ -81,8 +89,8 @@ struct GoldenFile {
   const char* poses;
 };
 constexpr GoldenFile kGoldenFiles[] = {
-    {"stream_v8.ks", "stream_v8_poses.bin"},
-    {"stream_v8_zstd.ks", "stream_v8_poses.bin"},
+    {"stream_v9.ks", "stream_v9_poses.bin"},
+    {"stream_v9_zstd.ks", "stream_v9_poses.bin"},
 };
 
 TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
@@ -90,54 +98,80 @@ TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
     SCOPED_TRACE(file.stream);
     const std::vector<uint8_t> stream = read_golden(file.stream);
     const std::vector<uint8_t> poses = read_golden(file.poses);
-    const Result<StreamView> view = StreamView::open(stream, file.stream);
+    const Result<StreamView> view = StreamView::open(stream, file.stream, StreamCheck::kFull);
     ASSERT_TRUE(view.ok()) << view.error();
-    EXPECT_EQ(view.value().version(), 8u);
+    EXPECT_EQ(view.value().version(), 9u);
     EXPECT_EQ(view.value().frame_count(), golden::kFrameCount);
     EXPECT_EQ(view.value().bone_count(), golden::kBoneCount);
+    EXPECT_EQ(view.value().scalar_track_count(), golden::kScalarTrackCount);
     const std::vector<float> times = golden::frame_times();
-    ASSERT_EQ(poses.size(), times.size() * golden::kBoneCount * golden::kFloatsPerBone * sizeof(float));
-    const std::vector<uint8_t> decoded = golden::poses_bytes(view.value());
-    ASSERT_EQ(decoded.size(), poses.size());
-    const size_t pose_bytes = golden::kBoneCount * sizeof(Transform);
-    for (size_t i = 0; i < times.size(); ++i) {
-      EXPECT_EQ(std::memcmp(decoded.data() + i * pose_bytes, poses.data() + i * pose_bytes, pose_bytes), 0)
-          << "frame time " << times[i];
-    }
-    // In reverse order (every sample a seek back) too.
-    Player player(view.value());
-    std::vector<Transform> pose(golden::kBoneCount);
-    for (size_t i = times.size(); i-- > 0;) {
-      player.sample_frame(times[i], pose);
-      EXPECT_EQ(std::memcmp(pose.data(), poses.data() + i * pose_bytes, pose_bytes), 0) << "frame time " << times[i];
+    ASSERT_EQ(poses.size(), times.size() * golden::kFrameTimeBytes);
+    // With the key cache (this small clip's default) and reading the key
+    // stream, whose seeks back restore jump frames.
+    for (const size_t key_cache_bytes : {Player::kDefaultKeyCacheBytes, size_t{0}}) {
+      SCOPED_TRACE(key_cache_bytes == 0 ? "reading the key stream" : "from the key cache");
+      const std::vector<uint8_t> decoded = golden::poses_bytes(view.value(), key_cache_bytes);
+      ASSERT_EQ(decoded.size(), poses.size());
+      const size_t stride = golden::kFrameTimeBytes;
+      for (size_t i = 0; i < times.size(); ++i) {
+        EXPECT_EQ(std::memcmp(decoded.data() + i * stride, poses.data() + i * stride, stride), 0)
+            << "frame time " << times[i];
+      }
+      // In reverse order (every sample a seek back) too, the scalar values with the bones.
+      Player player(view.value(), key_cache_bytes);
+      EXPECT_EQ(player.caches_keys(), key_cache_bytes != 0);
+      ASSERT_EQ(player.scalar_value_count(), golden::kScalarValueCount);
+      std::vector<Transform> pose(golden::kBoneCount);
+      std::vector<float> scalar_values(golden::kScalarValueCount);
+      for (size_t i = times.size(); i-- > 0;) {
+        player.sample_frame(times[i], pose, scalar_values);
+        const uint8_t* committed = poses.data() + i * stride;
+        EXPECT_EQ(std::memcmp(pose.data(), committed, golden::kPoseBytes), 0) << "frame time " << times[i];
+        EXPECT_EQ(std::memcmp(scalar_values.data(), committed + golden::kPoseBytes,
+                              golden::kScalarValueCount * sizeof(float)),
+                  0)
+            << "scalar values at frame time " << times[i];
+      }
+      if (key_cache_bytes == 0) {
+        EXPECT_GT(player.counters().jump_frames_used, 0u);
+      }
     }
   }
 }
 
 TEST(GoldenStream, DecodesToTheFittedCurves) {
-  // The committed poses are the fitted clip's curves, bit for bit.
+  // The committed poses are the fitted clip's curves, bit for bit: the
+  // bones', then each scalar track's components (its curve has four floats).
   const FittedClip clip = golden::make_clip();
-  const std::vector<uint8_t> poses = read_golden("stream_v8_poses.bin");
+  const std::vector<uint8_t> poses = read_golden("stream_v9_poses.bin");
   const std::vector<float> times = golden::frame_times();
-  ASSERT_EQ(poses.size(), times.size() * golden::kBoneCount * sizeof(Transform));
+  ASSERT_EQ(poses.size(), times.size() * golden::kFrameTimeBytes);
   for (size_t i = 0; i < times.size(); ++i) {
+    const uint8_t* committed = poses.data() + i * golden::kFrameTimeBytes;
     for (size_t b = 0; b < golden::kBoneCount; ++b) {
       float expected[3][4];
       for (uint32_t kind = 0; kind < 3; ++kind) evaluate_fitted(clip.tracks[3 * b + kind], times[i], expected[kind]);
       const Transform reference{{expected[0][0], expected[0][1], expected[0][2]},
                                 {expected[1][0], expected[1][1], expected[1][2], expected[1][3]},
                                 {expected[2][0], expected[2][1], expected[2][2]}};
-      EXPECT_EQ(std::memcmp(&reference, poses.data() + (i * golden::kBoneCount + b) * sizeof(Transform),
-                            sizeof(Transform)),
-                0)
+      EXPECT_EQ(std::memcmp(&reference, committed + b * sizeof(Transform), sizeof(Transform)), 0)
           << "frame time " << times[i] << " bone " << b;
     }
+    size_t offset = golden::kPoseBytes;
+    for (uint32_t s = 0; s < golden::kScalarTrackCount; ++s) {
+      float expected[4];
+      evaluate_fitted(clip.tracks[clip.bone_track_count() + s], times[i], expected);
+      const size_t bytes = clip.scalars[s].components * sizeof(float);
+      EXPECT_EQ(std::memcmp(expected, committed + offset, bytes), 0) << "frame time " << times[i] << " scalar " << s;
+      offset += bytes;
+    }
+    EXPECT_EQ(offset, golden::kFrameTimeBytes);
   }
 }
 
 TEST(GoldenStream, CarriesItsMetadata) {
   const FittedClip clip = golden::make_clip();
-  for (const char* name : {"stream_v8.ks", "stream_v8_zstd.ks"}) {
+  for (const char* name : {"stream_v9.ks", "stream_v9_zstd.ks"}) {
     SCOPED_TRACE(name);
     const std::vector<uint8_t> stream = read_golden(name);
     const Result<StreamView> view = StreamView::open(stream);
@@ -158,12 +192,36 @@ TEST(GoldenStream, CarriesItsMetadata) {
     EXPECT_EQ(meta.bone_tolerances[0].shell_distance_m, 0.1f);
     EXPECT_EQ(view.value().key_stream_compressed(), std::string(name).find("zstd") != std::string::npos);
     EXPECT_EQ(view.value().key_stream_frame().empty(), !view.value().key_stream_compressed());
+    // The scalar tracks' part: the default precision and each track as packed.
+    EXPECT_EQ(meta.scalar_precision, kDefaultScalarPrecision);
+    EXPECT_EQ(meta.scalar_precision, clip.settings.scalar_precision);
+    ASSERT_EQ(meta.scalars.size(), golden::kScalarTrackCount);
+    for (size_t s = 0; s < meta.scalars.size(); ++s) {
+      SCOPED_TRACE(clip.scalars[s].name);
+      EXPECT_EQ(meta.scalars[s].name, clip.scalars[s].name);
+      EXPECT_EQ(meta.scalars[s].precision, clip.scalars[s].precision);
+      EXPECT_EQ(meta.scalars[s].target, static_cast<uint8_t>(clip.scalars[s].target));
+      EXPECT_EQ(meta.scalars[s].node, clip.scalars[s].node);
+      EXPECT_EQ(meta.scalars[s].target_index, clip.scalars[s].target_index);
+    }
+    // Spelled out, so a change of golden_clip.h shows here too.
+    EXPECT_EQ(meta.scalars[2].name, "smile");
+    EXPECT_EQ(meta.scalars[2].target, static_cast<uint8_t>(ScalarTarget::kMorphWeight));
+    EXPECT_EQ(meta.scalars[2].node, "face");
+    EXPECT_EQ(meta.scalars[2].target_index, 3u);
+    EXPECT_EQ(meta.scalars[3].name, "bounds");
+    EXPECT_EQ(meta.scalars[3].precision, 0.01f);
+    EXPECT_EQ(meta.scalars[3].target, static_cast<uint8_t>(ScalarTarget::kCurve));
+    // Not additive.
+    EXPECT_FALSE(view.value().additive());
+    EXPECT_EQ(meta.additive_base, AdditiveBase::kNone);
+    EXPECT_TRUE(meta.additive_base_name.empty());
   }
 }
 
 TEST(GoldenStream, PackingTheGoldenClipReproducesTheCommittedBytes) {
   for (const bool zstd : {false, true}) {
-    const char* name = zstd ? "stream_v8_zstd.ks" : "stream_v8.ks";
+    const char* name = zstd ? "stream_v9_zstd.ks" : "stream_v9.ks";
     SCOPED_TRACE(name);
     const std::vector<uint8_t> committed = read_golden(name);
     const Result<std::vector<uint8_t>> packed = pack(golden::make_clip(), golden::pack_settings(zstd));
@@ -176,18 +234,18 @@ TEST(GoldenStream, PackingTheGoldenClipReproducesTheCommittedBytes) {
 }
 
 TEST(GoldenStream, CoversTheFormatsFeatures) {
-  const std::vector<uint8_t> stream = read_golden("stream_v8.ks");
+  const std::vector<uint8_t> stream = read_golden("stream_v9.ks");
   const Result<StreamView> opened = StreamView::open(stream);
   ASSERT_TRUE(opened.ok()) << opened.error();
   const StreamView& view = opened.value();
   EXPECT_EQ(view.jump_frames().size(), 3u);  // frames 8, 16, 24
   EXPECT_GT(view.stream_key_count(), 0u);
-  EXPECT_EQ(view.animated_track_count(), 9u);
-  EXPECT_EQ(view.streamed_track_count(), 7u);
+  EXPECT_EQ(view.animated_track_count(), 9u + 3u);  // the bones', the scalar tracks'
+  EXPECT_EQ(view.streamed_track_count(), 7u + 3u);
   uint32_t codings[3] = {0, 0, 0};
   uint32_t rotation_codings[2] = {0, 0};
   bool partial_vec3 = false;
-  for (const StreamTrack& track : view.tracks()) {
+  for (const StreamTrack& track : view.bone_tracks()) {
     ++codings[static_cast<int>(track.coding)];
     if (track.coding != TrackCoding::kAnimated) continue;
     if (track.kind == TrackKind::kRotation) ++rotation_codings[static_cast<int>(track.quantization.rotation)];
@@ -254,11 +312,71 @@ TEST(GoldenStream, CoversTheFormatsFeatures) {
   EXPECT_GT(from_run, 0u);
   EXPECT_GT(before_jump, 0u);
   EXPECT_GT(zero_fields, 0u);
+  // Scalar tracks: identity (a morph weight at rest); a constant float3; an
+  // animated float with streamed keys and a discontinuity; an animated float4
+  // with a constant component and negative codes; an animated float2. Morph
+  // weights and user curves.
+  const FittedClip clip = golden::make_clip();
+  const std::span<const StreamTrack> scalars = view.scalar_tracks();
+  ASSERT_EQ(scalars.size(), golden::kScalarTrackCount);
+  for (uint32_t s = 0; s < scalars.size(); ++s) {
+    EXPECT_EQ(scalars[s].kind, TrackKind::kScalar);
+    EXPECT_EQ(scalars[s].bone, s);
+    EXPECT_EQ(uint32_t{scalars[s].components}, clip.scalars[s].components);
+  }
+  EXPECT_EQ(scalars[0].coding, TrackCoding::kIdentity);
+  EXPECT_EQ(uint32_t{scalars[0].components}, 1u);
+  EXPECT_EQ(scalars[1].coding, TrackCoding::kConstant);
+  EXPECT_EQ(uint32_t{scalars[1].components}, 3u);
+  EXPECT_EQ(scalars[1].quantization.constant[1], -0.5f);
+  EXPECT_EQ(scalars[1].quantization.constant[3], 0.f);
+  EXPECT_EQ(scalars[2].coding, TrackCoding::kAnimated);
+  EXPECT_EQ(uint32_t{scalars[2].components}, 1u);
+  EXPECT_GT(scalars[2].key_count, kInitialKeysPerTrack + 1);
+  EXPECT_EQ(scalars[3].coding, TrackCoding::kAnimated);
+  EXPECT_EQ(uint32_t{scalars[3].components}, 4u);
+  EXPECT_EQ(scalars[3].quantization.coded_mask, 0b1011);
+  EXPECT_EQ(scalars[3].quantization.constant[2], 1.5f);
+  EXPECT_GT(scalars[3].key_count, kInitialKeysPerTrack);
+  EXPECT_EQ(scalars[4].coding, TrackCoding::kAnimated);
+  EXPECT_EQ(uint32_t{scalars[4].components}, 2u);
+  EXPECT_EQ(scalars[4].quantization.coded_mask, 0b0011);
+  const auto has_discontinuity = [](const FittedTrack& track) {
+    for (size_t k = 1; k < track.keys.size(); ++k) {
+      if (track.keys[k].frame == track.keys[k - 1].frame) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(has_discontinuity(clip.tracks[clip.bone_track_count() + 2]));
+  int32_t least_code = 0;
+  for (const FittedKey& key : clip.tracks[clip.bone_track_count() + 3].keys) {
+    for (int c = 0; c < 4; ++c) least_code = std::min(least_code, key.codes[c]);
+  }
+  EXPECT_LT(least_code, 0);
+  uint32_t targets[2] = {0, 0};
+  for (const FittedScalar& scalar : clip.scalars) ++targets[static_cast<int>(scalar.target)];
+  EXPECT_GT(targets[static_cast<int>(ScalarTarget::kCurve)], 0u);
+  EXPECT_GT(targets[static_cast<int>(ScalarTarget::kMorphWeight)], 0u);
 }
 
 TEST(GoldenStream, VersionEightDecodesToVersionSevensPoses) {
   // The jump states' layout changed, not the keys or the curves.
   EXPECT_EQ(read_golden("stream_v8_poses.bin"), read_golden("stream_v7_poses.bin"));
+}
+
+TEST(GoldenStream, VersionNineDecodesToVersionEightsPoses) {
+  // Version 9 added scalar tracks after the bones' tracks, which did not
+  // change: each frame time's bone floats are version 8's pose byte for byte.
+  const std::vector<uint8_t> v8 = read_golden("stream_v8_poses.bin");
+  const std::vector<uint8_t> v9 = read_golden("stream_v9_poses.bin");
+  const std::vector<float> times = golden::frame_times();
+  ASSERT_EQ(v8.size(), times.size() * golden::kPoseBytes);
+  ASSERT_EQ(v9.size(), times.size() * golden::kFrameTimeBytes);
+  for (size_t i = 0; i < times.size(); ++i) {
+    EXPECT_EQ(
+        std::memcmp(v9.data() + i * golden::kFrameTimeBytes, v8.data() + i * golden::kPoseBytes, golden::kPoseBytes), 0)
+        << "frame time " << times[i];
+  }
 }
 
 }  // namespace

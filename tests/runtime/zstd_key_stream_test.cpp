@@ -335,9 +335,10 @@ TEST(StreamMetadata, RefusesBadMetadata) {
   EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { set_u32(p, m + 25, bones + 1); }),
                                  {"metadata holds " + std::to_string(bones + 1) + " bone tolerances for " +
                                   std::to_string(bones) + " bones"}));
-  // One override the section has no bytes for.
-  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { set_u32(p, m + 25, 1); }),
-                                 {"expected 10 for its bone tolerances"}));
+  // Two overrides the section has no bytes for (the 11 after the names are
+  // the scalar tracks' part and the additive base).
+  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { set_u32(p, m + 25, 2); }),
+                                 {"too few for 2 bone tolerances"}));
   // The clip name's length runs past the section.
   EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { test::set_u16(p, m + 29, 0xFFFF); }),
                                  {"metadata is truncated at the clip name"}));
@@ -346,10 +347,17 @@ TEST(StreamMetadata, RefusesBadMetadata) {
   EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { p[m + 31] = 0; }),
                                  {"metadata: the clip name holds a NUL byte"}));
   // Cut inside the last bone name, and a section too short for its fixed fields.
+  // Cut inside the last bone name: the clip's metadata ends with the
+  // scalar tracks' part and the additive base (11 bytes).
+  constexpr size_t kAfterNames = 11;
   Bytes cut = zstd_stream();
-  cut.pop_back();
+  cut.resize(cut.size() - kAfterNames - 1);
   test::fix_size_and_checksum(cut);
   EXPECT_TRUE(refused_mentioning(cut, {"metadata is truncated at the name of bone " + std::to_string(bones - 1)}));
+  Bytes no_base = zstd_stream();
+  no_base.pop_back();
+  test::fix_size_and_checksum(no_base);
+  EXPECT_TRUE(refused_mentioning(no_base, {"metadata is truncated at the additive base name"}));
   Bytes tiny = zstd_stream();
   tiny.resize(m + 8);
   test::fix_size_and_checksum(tiny);
@@ -363,7 +371,8 @@ TEST(StreamMetadata, RefusesAnInvalidBoneTolerance) {
   FittedClip clip = wave();
   clip.settings.bone_tolerances = {BoneTolerance{clip.bone_names[1], 0.002f, 0.1f}};
   const Bytes bytes = test::pack_or_fail(clip, 0.5f);
-  const uint32_t override_at = static_cast<uint32_t>(bytes.size()) - 10;  // u16 bone, f32 tolerance, f32 distance
+  // u16 bone, f32 tolerance, f32 distance; then the scalar tracks' part and the additive base (11 bytes).
+  const uint32_t override_at = static_cast<uint32_t>(bytes.size()) - 10 - 11;
   auto changed = [&](auto patch) {
     Bytes b = bytes;
     patch(b);
@@ -389,7 +398,7 @@ TEST(StreamMetadata, RefusesTwoTolerancesForOneBone) {
   Bytes bytes = test::pack_or_fail(clip, 0.5f);
   ASSERT_TRUE(StreamView::open(bytes, kName).ok());
   // The last override names the bone of the one before it.
-  const uint32_t last = static_cast<uint32_t>(bytes.size()) - 10, before = last - 10;
+  const uint32_t last = static_cast<uint32_t>(bytes.size()) - 10 - 11, before = last - 10;
   test::set_u16(bytes, last, static_cast<uint16_t>(bytes[before] | (bytes[before + 1] << 8)));
   test::fix_checksum(bytes);
   EXPECT_TRUE(test::refused_mentioning(StreamView::open(bytes, kName), kName, {"metadata holds two tolerances for bone"}));
