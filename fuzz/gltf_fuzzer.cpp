@@ -69,7 +69,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       broken("accepted an invalid mesh", s.error());
     }
   }
-  if (clip.skeleton.bone_count() * uint64_t{clip.clip.frame_count} > settings.max_bone_frames) {
+  // Each scalar component counts as a bone (check_clip_size).
+  uint64_t counted = clip.skeleton.bone_count();
+  for (const ks::ScalarTrack& track : clip.clip.scalars) counted += track.components;
+  if (counted * clip.clip.frame_count > settings.max_bone_frames) {
     broken("accepted a clip past the bone-frame limit", std::to_string(clip.clip.frame_count) + " frames");
   }
   return 0;

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 
 #include "core/clip/excerpt.h"
 #include "core/io/gltf_sample_rate.h"
@@ -22,6 +24,7 @@ bool store(const Channel& channel, const std::array<double, 4>& v, Vec3& transla
   switch (channel.path) {
     case Path::kTranslation: translation = v3; return true;
     case Path::kScale: scale = v3; return true;
+    case Path::kWeight: return true;  // a scalar track, not part of a pose
     case Path::kRotation: break;
   }
   rotation_length = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
@@ -34,24 +37,33 @@ bool store(const Channel& channel, const std::array<double, 4>& v, Vec3& transla
 
 // The key times that fall between frames at `rate`, ascending, split by
 // whether the channel is continuous there (LINEAR, CUBICSPLINE) or jumps
-// (STEP).
+// (STEP), and continuous ones by whether a bone's channel has them (a key
+// pose holds bones only, so a scalar track's key is not one).
 struct OffGridKeys {
-  std::vector<double> continuous;
+  std::vector<double> continuous;         // of bone channels
+  std::vector<double> continuous_scalar;  // of scalar channels only (morph weights)
   std::vector<double> step;
 };
 
 OffGridKeys off_grid_keys(const std::vector<Channel>& channels, double start, double rate) {
   OffGridKeys keys;
   for (const Channel& channel : channels) {
-    std::vector<double>& out = channel.interpolation == Interpolation::kStep ? keys.step : keys.continuous;
+    std::vector<double>& out = channel.interpolation == Interpolation::kStep ? keys.step
+                               : channel.path == Path::kWeight               ? keys.continuous_scalar
+                                                                             : keys.continuous;
     for (const float t : channel.times) {
       if (!on_frame(t, start, rate)) out.push_back(t);
     }
   }
-  for (std::vector<double>* times : {&keys.continuous, &keys.step}) {
+  for (std::vector<double>* times : {&keys.continuous, &keys.continuous_scalar, &keys.step}) {
     std::sort(times->begin(), times->end());
     times->erase(std::unique(times->begin(), times->end()), times->end());
   }
+  // A time a bone's key already makes a key pose needs no word of its own.
+  std::vector<double> scalar_only;
+  std::set_difference(keys.continuous_scalar.begin(), keys.continuous_scalar.end(), keys.continuous.begin(),
+                      keys.continuous.end(), std::back_inserter(scalar_only));
+  keys.continuous_scalar = std::move(scalar_only);
   return keys;
 }
 
@@ -78,6 +90,7 @@ Result<std::vector<SourceKeyPose>> key_poses(const std::vector<Channel>& channel
     double frame_before = start + std::floor((t - start) * rate) / rate;
     frame_before += on_frame_slack_s(frame_before, start, rate);  // as the frames sample STEP channels
     for (const Channel& channel : channels) {
+      if (channel.path == Path::kWeight) continue;
       const bool step = channel.interpolation == Interpolation::kStep;
       Transform& out = key.pose[static_cast<size_t>(channel.bone)];
       double length = 0.0;
@@ -95,11 +108,76 @@ Result<std::vector<SourceKeyPose>> key_poses(const std::vector<Channel>& channel
   return poses;
 }
 
+// The source time at which `channel` is sampled for frame `frame`: a STEP
+// channel a hair late, so a key on a frame jumps at that frame.
+double sample_time(const Channel& channel, uint32_t frame, double start, double rate) {
+  const double t = start + frame / rate;
+  return channel.interpolation == Interpolation::kStep ? t + on_frame_slack_s(t, start, rate) : t;
+}
+
+// As sample_time, but where one of a continuous channel's own keys lands on
+// the frame (on_frame: within float noise of it), that key's time: the frame
+// then holds the key's value exactly, not the slope's a microsecond away
+// (AnimatedMorphCube's 30 Hz keys drift 3e-6 s from the frames, 3e-6 off in
+// weight). Bone channels keep sampling at the frame time, so that clips
+// imported before scalar tracks existed stay the same.
+double scalar_sample_time(const Channel& channel, uint32_t frame, double start, double rate) {
+  const double t = sample_time(channel, frame, start, rate);
+  if (channel.interpolation == Interpolation::kStep) return t;  // its slack already reaches the key
+  // The keys either side of t are the only ones that can be on this frame.
+  const size_t after = static_cast<size_t>(
+      std::lower_bound(channel.times.begin(), channel.times.end(), t, [](float key, double x) { return key < x; }) -
+      channel.times.begin());
+  double chosen = t;
+  double closest = INFINITY;  // frames
+  for (size_t k = after > 0 ? after - 1 : 0; k < std::min(after + 1, channel.times.size()); ++k) {
+    const double key = channel.times[k];
+    const double distance = std::fabs((key - start) * rate - frame);
+    if (distance <= rate * on_frame_slack_s(key, start, rate) && distance < closest) {
+      chosen = key;
+      closest = distance;
+    }
+  }
+  return chosen;
+}
+
+// Samples every weight channel into its scalar track at every frame, as the
+// bone channels are sampled (scalar_sample_time: a key on a frame exactly).
+// Refuses a value past float's range (a CUBICSPLINE tangent of 3e38 reaches
+// it between keys).
+Status sample_scalar_channels(const std::vector<Channel>& channels, double start, double rate, RawClip& clip) {
+  for (const Channel& channel : channels) {
+    if (channel.path != Path::kWeight) continue;
+    assert(channel.scalar >= 0 && static_cast<size_t>(channel.scalar) < clip.scalars.size());
+    ScalarTrack& track = clip.scalars[static_cast<size_t>(channel.scalar)];
+    assert(channel.components >= 1 && static_cast<uint32_t>(channel.components) <= track.components);
+    for (uint32_t f = 0; f < clip.frame_count; ++f) {
+      const std::array<double, 4> v = sample_channel(channel, scalar_sample_time(channel, f, start, rate));
+      for (size_t c = 0; c < static_cast<size_t>(channel.components); ++c) {
+        const float value = static_cast<float>(v[c]);
+        if (!std::isfinite(value)) {
+          return Error{"'" + excerpt(clip.name) + "' scalar track '" + excerpt(track.name) +
+                       "' leaves the range of a float at frame " + std::to_string(f) +
+                       " (its keys or tangents are too large)"};
+        }
+        track.values[size_t{f} * track.components + c] = value;
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<RawClip> resample_channels(const std::string& clip_name, const Skeleton& skeleton,
-                                  const std::vector<Channel>& channels, const ImportSettings& settings,
-                                  double& start_s, std::vector<std::string>& warnings) {
+                                  const std::vector<Channel>& channels, const ImportSettings& settings, double& start_s,
+                                  std::vector<std::string>& warnings) {
+  return resample_channels(clip_name, skeleton, channels, {}, settings, start_s, warnings);
+}
+
+Result<RawClip> resample_channels(const std::string& clip_name, const Skeleton& skeleton,
+                                  const std::vector<Channel>& channels, std::vector<ScalarTrack> scalars,
+                                  const ImportSettings& settings, double& start_s, std::vector<std::string>& warnings) {
   RawClip clip;
   clip.name = clip_name;
 
@@ -112,7 +190,10 @@ Result<RawClip> resample_channels(const std::string& clip_name, const Skeleton& 
     end = std::max(end, static_cast<double>(channel.times.back()));
   }
   const double duration = end - start;
-  const double rate = resampling_rate(channels, start, end, skeleton.bone_count(), settings);
+  // A scalar component costs at most what a bone does; the limit counts it as one.
+  uint64_t scalar_components = 0;
+  for (const ScalarTrack& track : scalars) scalar_components += track.components;
+  const double rate = resampling_rate(channels, start, end, skeleton.bone_count() + scalar_components, settings);
   clip.sample_rate_hz = static_cast<float>(rate);
   start_s = start;
 
@@ -134,7 +215,7 @@ Result<RawClip> resample_channels(const std::string& clip_name, const Skeleton& 
   }
   const OffGridKeys off_grid = off_grid_keys(channels, start, rate);
   if (Status s = check_clip_size(skeleton.bone_count(), clip.frame_count + uint64_t{off_grid.continuous.size()},
-                                 settings);
+                                 settings, scalar_components);
       !s) {
     return Error{"'" + excerpt(clip.name) + "': " + s.error()};
   }
@@ -147,13 +228,12 @@ Result<RawClip> resample_channels(const std::string& clip_name, const Skeleton& 
     clip.bones[b].scales.assign(clip.frame_count, rest.scale);
   }
   for (const Channel& channel : channels) {
+    if (channel.path == Path::kWeight) continue;
     BoneTracks& tracks = clip.bones[static_cast<size_t>(channel.bone)];
     for (uint32_t f = 0; f < clip.frame_count; ++f) {
       double length = 0.0;
-      double t = start + f / rate;
-      if (channel.interpolation == Interpolation::kStep) t += on_frame_slack_s(t, start, rate);
-      if (!store(channel, sample_channel(channel, t), tracks.translations[f], tracks.rotations[f], tracks.scales[f],
-                 length)) {
+      if (!store(channel, sample_channel(channel, sample_time(channel, f, start, rate)), tracks.translations[f],
+                 tracks.rotations[f], tracks.scales[f], length)) {
         char text[32];
         std::snprintf(text, sizeof text, "%.6g", length);
         return Error{"'" + excerpt(clip.name) + "' bone '" +
@@ -164,6 +244,9 @@ Result<RawClip> resample_channels(const std::string& clip_name, const Skeleton& 
     }
   }
   for (BoneTracks& tracks : clip.bones) make_rotations_continuous(tracks.rotations);
+  clip.scalars = std::move(scalars);
+  for (ScalarTrack& track : clip.scalars) track.values.assign(size_t{clip.frame_count} * track.components, 0.f);
+  if (Status s = sample_scalar_channels(channels, start, rate, clip); !s) return Error{s.error()};
 
   Result<std::vector<SourceKeyPose>> poses = key_poses(channels, off_grid.continuous, start, rate, skeleton, clip.name);
   if (!poses) return Error{poses.error()};
@@ -174,6 +257,12 @@ Result<RawClip> resample_channels(const std::string& clip_name, const Skeleton& 
     warnings.push_back("'" + excerpt(clip.name) + "': " + std::to_string(off_grid.continuous.size()) +
                        " key times fall between frames at " + rate_text +
                        " Hz; the decoded clip is measured at each of them too");
+  }
+  if (!off_grid.continuous_scalar.empty()) {
+    // A key pose holds bones only: there a scalar track is what its frames make of it.
+    warnings.push_back("'" + excerpt(clip.name) + "': " + std::to_string(off_grid.continuous_scalar.size()) +
+                       " scalar-track key times fall between frames at " + rate_text +
+                       " Hz; the decoded tracks are measured at the frames only");
   }
   if (!off_grid.step.empty()) {
     double latest_ms = 0.0;

@@ -32,4 +32,16 @@ Result<RawClip> resample_channels(const std::string& clip_name, const Skeleton& 
                                   const std::vector<Channel>& channels, const ImportSettings& settings, double& start_s,
                                   std::vector<std::string>& warnings);
 
+/// The same with scalar tracks: `scalars` (names and targets, values empty)
+/// become RawClip::scalars, each sampled at the same frames from the
+/// Path::kWeight channels whose Channel::scalar names it; at a frame one of
+/// its keys lands on (within on_frame's float noise), a track holds that
+/// key's value exactly. Their keys count for the start, the end and the
+/// rate as the bones' do; the size limit counts each scalar component as a
+/// bone (check_clip_size). A continuous scalar key between frames is not a
+/// key pose (those hold bones only): a warning says so.
+Result<RawClip> resample_channels(const std::string& clip_name, const Skeleton& skeleton,
+                                  const std::vector<Channel>& channels, std::vector<ScalarTrack> scalars,
+                                  const ImportSettings& settings, double& start_s, std::vector<std::string>& warnings);
+
 }  // namespace ks::gltf

@@ -8,18 +8,52 @@
 #include "core/io/channel_resample.h"
 #include "core/io/gltf_accessor.h"
 #include "core/io/gltf_channel.h"
+#include "core/io/gltf_morph_weights.h"
 
 namespace ks::gltf {
 
 namespace {
 
-Result<std::vector<Channel>> read_channels(const tinygltf::Model& model, int animation_index,
-                                           const std::vector<int>& bone_of_node, std::vector<std::string>& warnings) {
+// The interpolation a sampler names; the glTF default is LINEAR.
+Result<Interpolation> sampler_interpolation(const tinygltf::AnimationSampler& sampler, const std::string& where) {
+  if (sampler.interpolation == "LINEAR" || sampler.interpolation.empty()) return Interpolation::kLinear;
+  if (sampler.interpolation == "STEP") return Interpolation::kStep;
+  if (sampler.interpolation == "CUBICSPLINE") return Interpolation::kCubicSpline;
+  return Error{where + " has interpolation '" + excerpt(sampler.interpolation) +
+               "' (expected LINEAR, STEP or CUBICSPLINE)"};
+}
+
+// A sampler's key times: at least one, none negative, never decreasing.
+Result<std::vector<float>> read_key_times(const tinygltf::Model& model, int input, const std::string& where) {
+  Result<std::vector<float>> times =
+      read_floats(model, input, {TINYGLTF_TYPE_SCALAR, {TINYGLTF_COMPONENT_TYPE_FLOAT}}, where + " input");
+  if (!times) return Error{times.error()};
+  const std::vector<float>& t = times.value();
+  if (t.empty()) return Error{where + " has no keys"};
+  for (size_t k = 0; k < t.size(); ++k) {
+    if (t[k] < 0.f) return Error{where + " key " + std::to_string(k) + " has a negative time"};
+    if (k > 0 && t[k] < t[k - 1]) {
+      return Error{where + " key times are not increasing (key " + std::to_string(k) + " at " + std::to_string(t[k]) +
+                   " s comes after " + std::to_string(t[k - 1]) + " s)"};
+    }
+  }
+  return times;
+}
+
+// The channels of one animation, bone and morph-weight ones alike, with the
+// scalar tracks the morph-weight ones drive.
+struct AnimationChannels {
+  std::vector<Channel> channels;
+  MorphWeightTracks morph_weights;
+};
+
+Result<AnimationChannels> read_channels(const tinygltf::Model& model, int animation_index,
+                                        const std::vector<int>& bone_of_node, std::vector<std::string>& warnings) {
   const tinygltf::Animation& animation = model.animations[static_cast<size_t>(animation_index)];
   const std::string anim_name = "animation " + std::to_string(animation_index);
-  std::vector<Channel> channels;
+  AnimationChannels read;
+  std::vector<Channel>& channels = read.channels;
   size_t off_skeleton = 0;
-  size_t morph_weights = 0;
   std::map<std::pair<int, int>, size_t> seen;  // (bone, path) -> channel index
   for (size_t c = 0; c < animation.channels.size(); ++c) {
     const tinygltf::AnimationChannel& source = animation.channels[c];
@@ -40,36 +74,26 @@ Result<std::vector<Channel>> read_channels(const tinygltf::Model& model, int ani
     } else if (source.target_path == "scale") {
       channel.path = Path::kScale;
     } else if (source.target_path == "weights") {
-      ++morph_weights;
-      continue;
+      channel.path = Path::kWeight;
     } else {
       return Error{where + " has target path '" + excerpt(source.target_path) + "'"};
     }
     const tinygltf::AnimationSampler& sampler = animation.samplers[static_cast<size_t>(source.sampler)];
-    if (sampler.interpolation == "LINEAR" || sampler.interpolation.empty()) {
-      channel.interpolation = Interpolation::kLinear;
-    } else if (sampler.interpolation == "STEP") {
-      channel.interpolation = Interpolation::kStep;
-    } else if (sampler.interpolation == "CUBICSPLINE") {
-      channel.interpolation = Interpolation::kCubicSpline;
-    } else {
-      return Error{where + " has interpolation '" + excerpt(sampler.interpolation) +
-                   "' (expected LINEAR, STEP or CUBICSPLINE)"};
-    }
-
-    Result<std::vector<float>> times =
-        read_floats(model, sampler.input, {TINYGLTF_TYPE_SCALAR, {TINYGLTF_COMPONENT_TYPE_FLOAT}}, where + " input");
+    Result<Interpolation> interpolation = sampler_interpolation(sampler, where);
+    if (!interpolation) return Error{interpolation.error()};
+    channel.interpolation = interpolation.value();
+    Result<std::vector<float>> times = read_key_times(model, sampler.input, where);
     if (!times) return Error{times.error()};
-    channel.times = std::move(times.value());
-    if (channel.times.empty()) return Error{where + " has no keys"};
-    for (size_t k = 0; k < channel.times.size(); ++k) {
-      if (channel.times[k] < 0.f) return Error{where + " key " + std::to_string(k) + " has a negative time"};
-      if (k > 0 && channel.times[k] < channel.times[k - 1]) {
-        return Error{where + " key times are not increasing (key " + std::to_string(k) + " at " +
-                     std::to_string(channel.times[k]) + " s comes after " + std::to_string(channel.times[k - 1]) +
-                     " s)"};
+    if (channel.path == Path::kWeight) {
+      // One channel per morph target, each driving its own scalar track.
+      if (Status s = add_weight_channel(model, source.target_node, c, sampler.output, channel.interpolation,
+                                        times.value(), where, read.morph_weights, channels, warnings);
+          !s) {
+        return Error{s.error()};
       }
+      continue;
     }
+    channel.times = std::move(times.value());
 
     AccessorRequest request{
         channel.components == 4 ? TINYGLTF_TYPE_VEC4 : TINYGLTF_TYPE_VEC3, {TINYGLTF_COMPONENT_TYPE_FLOAT}, false};
@@ -107,12 +131,9 @@ Result<std::vector<Channel>> read_channels(const tinygltf::Model& model, int ani
   if (off_skeleton > 0) {
     warnings.push_back(std::to_string(off_skeleton) + " channels animate nodes outside the skeleton and were ignored");
   }
-  if (morph_weights > 0) {
-    warnings.push_back(std::to_string(morph_weights) + " morph-target weight channels were ignored");
-  }
   // Sampling applies channels in order, so a later channel for the same
   // property overwrites an earlier one, as the warning says.
-  return channels;
+  return read;
 }
 
 }  // namespace
@@ -126,11 +147,12 @@ Result<int> choose_animation(const tinygltf::Model& model, const ImportSettings&
 Result<RawClip> resample_animation(const tinygltf::Model& model, int animation_index, const Skeleton& skeleton,
                                    const std::vector<int>& bone_of_node, const ImportSettings& settings,
                                    double& start_s, std::vector<std::string>& warnings) {
-  Result<std::vector<Channel>> channels = read_channels(model, animation_index, bone_of_node, warnings);
-  if (!channels) return Error{channels.error()};
+  Result<AnimationChannels> read = read_channels(model, animation_index, bone_of_node, warnings);
+  if (!read) return Error{read.error()};
   const std::string& name = model.animations[static_cast<size_t>(animation_index)].name;
   return resample_channels(name.empty() ? "animation_" + std::to_string(animation_index) : name, skeleton,
-                           channels.value(), settings, start_s, warnings);
+                           read.value().channels, std::move(read.value().morph_weights.tracks), settings, start_s,
+                           warnings);
 }
 
 }  // namespace ks::gltf

@@ -24,9 +24,10 @@ Result<int> choose_animation(const tinygltf::Model& model, const ImportSettings&
 
 /// Animation `animation_index` of `model` sampled for every bone of
 /// `skeleton` (`bone_of_node` maps nodes to its bones) from the first key to
-/// the last, at the rate gltf_import.h describes. Channels a bone lacks take
-/// its rest value; channels of nodes outside the skeleton and morph-target
-/// weights are ignored with a warning. `start_s` is set to the source time
+/// the last, at the rate gltf_import.h describes, with a scalar track per
+/// morph target a `weights` channel animates (gltf_morph_weights.h).
+/// Channels a bone lacks take its rest value; channels of nodes outside the
+/// skeleton are ignored with a warning. `start_s` is set to the source time
 /// of frame 0, seconds.
 Result<RawClip> resample_animation(const tinygltf::Model& model, int animation_index, const Skeleton& skeleton,
                                    const std::vector<int>& bone_of_node, const ImportSettings& settings,

@@ -29,8 +29,9 @@ double on_frame_slack_s(double t_s, double start_s, double rate_hz);
 /// first at or after the last key (82.00008 frames of float key times is 82).
 double frame_count_at(double duration_s, double rate_hz);
 
-/// The resampling rate of `channels`, whose keys run from start_s to end_s,
-/// for a skeleton of `bone_count` bones:
+/// The resampling rate of `channels` (bone and scalar channels alike), whose
+/// keys run from start_s to end_s, for a clip of `bone_count` bones (plus
+/// scalar components, which settings.max_bone_frames counts as bones):
 /// 1. settings.sample_rate_hz when set;
 /// 2. else the keys' own rate where every key lies on one uniform grid
 ///    (below 1 Hz, its smallest whole multiple reaching 1 Hz);

@@ -30,11 +30,16 @@ Status ImportSettings::validate() const {
   return {};
 }
 
-Status check_clip_size(uint64_t bones, uint64_t frames, const ImportSettings& settings) {
-  // bones and frames are below 2^32 each: the product cannot overflow.
-  if (bones * frames <= settings.max_bone_frames) return {};
-  return Error{std::to_string(bones) + " bones x " + std::to_string(frames) + " frames is " +
-               std::to_string(bones * frames) + " bone-frames, more than the limit of " +
+Status check_clip_size(uint64_t bones, uint64_t frames, const ImportSettings& settings, uint64_t scalar_components) {
+  // bones + scalar_components and frames are below 2^32 each (every caller
+  // limits them far lower): the product cannot overflow.
+  const uint64_t units = bones + scalar_components;
+  if (units * frames <= settings.max_bone_frames) return {};
+  const std::string counted = scalar_components == 0 ? std::to_string(bones) + " bones"
+                                                     : "(" + std::to_string(bones) + " bones + " +
+                                                           std::to_string(scalar_components) + " scalar components)";
+  return Error{counted + " x " + std::to_string(frames) + " frames is " + std::to_string(units * frames) +
+               " bone-frames, more than the limit of " +
                std::to_string(settings.max_bone_frames) + " (about " +
                std::to_string(settings.max_bone_frames * 190 / 1000000) +
                " MB to fit); --max-bone-frames N raises it"};

@@ -24,7 +24,9 @@ inline constexpr float kMaxSampleRateHz = 10000.f;
 /// Bones x frames a clip may have unless the caller raises it: about 200 MB
 /// at the peak of a fit (some 190 bytes per bone and frame, measured on the
 /// CMU takes). A file of a few kilobytes can ask for any number of frames (a
-/// key at 2,000 s); this keeps what it costs in proportion.
+/// key at 2,000 s); this keeps what it costs in proportion. Each component
+/// of a scalar track (a morph weight) counts as a bone: it costs less, so
+/// the bound stays safe.
 inline constexpr uint64_t kDefaultMaxBoneFrames = uint64_t{1} << 20;
 
 struct ImportSettings {
@@ -34,7 +36,7 @@ struct ImportSettings {
   float bvh_unit_scale_m = 0.f; // BVH metres per file unit; 0 = guess from the skeleton's height
   bool allow_outside_uris = false;  // glTF buffers may be read from outside the file's folder (gltf_files.h)
   bool read_textures = false;  // glTF base colour images decoded into the mesh (the studio); default: none read
-  uint64_t max_bone_frames = kDefaultMaxBoneFrames;  // bones x frames allowed, checked before allocating
+  uint64_t max_bone_frames = kDefaultMaxBoneFrames;  // (bones + scalar components) x frames, checked before allocating
 
   /// Refuses a rate other than 0 outside kMinSampleRateHz..kMaxSampleRateHz,
   /// negative or non-finite scales, a negative index, a bone-frame limit
@@ -42,10 +44,10 @@ struct ImportSettings {
   Status validate() const;
 };
 
-/// Refuses a clip of `bones` x `frames` beyond `settings.max_bone_frames`,
-/// before anything of that size is allocated; the message says how to raise
-/// the limit.
-Status check_clip_size(uint64_t bones, uint64_t frames, const ImportSettings& settings);
+/// Refuses a clip of (`bones` + `scalar_components`) x `frames` beyond
+/// `settings.max_bone_frames`, before anything of that size is allocated;
+/// the message says how to raise the limit.
+Status check_clip_size(uint64_t bones, uint64_t frames, const ImportSettings& settings, uint64_t scalar_components = 0);
 
 /// Everything an import produces.
 struct ImportedClip {
