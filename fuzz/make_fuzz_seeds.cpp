@@ -80,7 +80,9 @@ const Seed kSyntheticSeeds[] = {
 };
 
 // Three bones (a root and two children), 20 frames at 30 Hz: a moving root,
-// a spinning child with a step (a discontinuity), a constant scale off 1.
+// a spinning child with a step (a discontinuity), a constant scale off 1;
+// and scalar tracks: a morph weight rising and falling, a two-component
+// curve with a step, a weight at rest, a constant four-component curve.
 void make_synthetic(Skeleton& skeleton, RawClip& clip) {
   skeleton.bone_names = {"root", "arm", "leg"};
   skeleton.parents = {-1, 0, 0};
@@ -105,6 +107,29 @@ void make_synthetic(Skeleton& skeleton, RawClip& clip) {
     leg.scales.push_back({1.25f, 1.25f, 1.25f});
   }
   for (BoneTracks& bone : clip.bones) make_rotations_continuous(bone.rotations);
+  const auto track = [](const char* name, uint32_t components, uint32_t morph_target) {
+    ScalarTrack t;
+    t.name = name;
+    t.components = components;
+    if (morph_target != UINT32_MAX) {
+      t.target = ScalarTarget::kMorphWeight;
+      t.node = "face";
+      t.target_index = morph_target;
+    }
+    return t;
+  };
+  ScalarTrack smile = track("face/smile", 1, 2);
+  ScalarTrack uv = track("uv_scroll", 2, UINT32_MAX);
+  ScalarTrack blink = track("face/blink", 1, 0);
+  ScalarTrack tint = track("tint", 4, UINT32_MAX);
+  for (uint32_t f = 0; f < clip.frame_count; ++f) {
+    const float x = static_cast<float>(f) / static_cast<float>(clip.frame_count - 1);
+    smile.values.push_back(std::sin(3.14159265f * x));
+    uv.values.insert(uv.values.end(), {2.f * x, f < 9 ? 0.f : 0.5f});
+    blink.values.push_back(0.f);
+    tint.values.insert(tint.values.end(), {0.25f, 0.5f, 0.75f, 1.f});
+  }
+  clip.scalars = {smile, uv, blink, tint};
 }
 
 void crop(RawClip& clip, uint32_t frames) {
@@ -115,6 +140,7 @@ void crop(RawClip& clip, uint32_t frames) {
     bone.rotations.resize(frames);
     bone.scales.resize(frames);
   }
+  for (ScalarTrack& track : clip.scalars) track.values.resize(size_t{frames} * track.components);
 }
 
 // Fits, packs, checks that the stream opens, and writes it; false on any error.

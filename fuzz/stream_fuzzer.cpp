@@ -71,6 +71,16 @@ void check_vec3(Vec3 v, const StreamTrack& track, size_t bone) {
   check_component(v.z, track, 2, bone);
 }
 
+// Each scalar track's components as check_component checks a vec3's; a
+// scalar track's values past its count are never written.
+void check_scalars(const StreamView& view, const Player& player, std::span<const float> values) {
+  const std::span<const StreamTrack> tracks = view.scalar_tracks();
+  for (uint32_t s = 0; s < tracks.size(); ++s) {
+    const uint32_t at = player.scalar_value_offset(s);
+    for (int c = 0; c < tracks[s].components; ++c) check_component(values[at + static_cast<uint32_t>(c)], tracks[s], c, s);
+  }
+}
+
 void check_pose(const StreamView& view, std::span<const Transform> pose) {
   for (size_t b = 0; b < pose.size(); ++b) {
     const Quat q = pose[b].rotation;
@@ -103,22 +113,30 @@ struct Players {
   std::vector<Transform> pose = std::vector<Transform>(view.bone_count());
   std::vector<Transform> expected = std::vector<Transform>(view.bone_count());
   std::vector<Transform> model = std::vector<Transform>(view.bone_count());
+  std::vector<float> scalars = std::vector<float>(player.scalar_value_count());
+  std::vector<float> expected_scalars = std::vector<float>(player.scalar_value_count());
 
   void compare(float frame_time) {
-    if (checked) check_pose(view, pose);
-    reference.sample_frame(0.f, expected);
-    reference.sample_frame(frame_time, expected);
+    if (checked) {
+      check_pose(view, pose);
+      check_scalars(view, player, scalars);
+    }
+    reference.sample_frame(0.f, expected, expected_scalars);
+    reference.sample_frame(frame_time, expected, expected_scalars);
     local_to_model(view.parents(), pose, model);
     if (!checked) return;
     if (std::memcmp(pose.data(), expected.data(), pose.size() * sizeof(Transform)) != 0) {
       broken("a seek decoded another pose than playing from frame 0", 0, frame_time);
+    }
+    if (std::memcmp(scalars.data(), expected_scalars.data(), scalars.size() * sizeof(float)) != 0) {
+      broken("a seek decoded other scalar values than playing from frame 0", 0, frame_time);
     }
     for (size_t b = 0; b < model.size(); ++b) {
       if (!is_finite(model[b].rotation)) broken("model-space rotation is not finite", b, model[b].rotation.w);
     }
   }
   void visit_frame(float frame_time) {
-    player.sample_frame(frame_time, pose);
+    player.sample_frame(frame_time, pose, scalars);
     compare(frame_time);
   }
   void visit_seconds(float t_seconds) {
@@ -126,7 +144,7 @@ struct Players {
     if (!(frame_time >= 0.f && frame_time <= static_cast<float>(view.last_frame()))) {
       broken("frame_time_at left the clip", 0, frame_time);
     }
-    player.sample(t_seconds, pose);
+    player.sample(t_seconds, pose, scalars);
     compare(frame_time);
   }
 };
