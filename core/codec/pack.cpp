@@ -265,20 +265,29 @@ Status put_metadata(std::vector<uint8_t>& out, const FittedClip& clip, const Pac
     put_f32(out, o.tolerance_m);
     put_f32(out, o.shell_distance_m);
   }
-  if (Status s = put_scalar_metadata(out, clip); !s) return s;
-  if (Status s = check(clip.additive.base_name, "the additive base's name"); !s) return s;
-  out.push_back(static_cast<uint8_t>(clip.additive.base));
-  put_string(out, clip.additive.base_name);
+  const bool additive = clip.additive.base != AdditiveBase::kNone;
+  out.push_back(static_cast<uint8_t>((clip.scalars.empty() ? 0 : kMetadataScalars) | (additive ? kMetadataAdditive : 0)));
+  if (!clip.scalars.empty()) {
+    if (Status s = put_scalar_metadata(out, clip); !s) return s;
+  }
+  if (additive) {
+    if (Status s = check(clip.additive.base_name, "the additive base's name"); !s) return s;
+    out.push_back(static_cast<uint8_t>(clip.additive.base));
+    put_string(out, clip.additive.base_name);
+  }
   return {};
 }
 
-// The tables section: parents, then a record per track (stream_format.h).
-void put_tables(BitWriter& tables, const FittedClip& clip, const std::vector<KeyCoding>& codings) {
-  const uint32_t parent_bits = bits_for(clip.parents.size());
-  for (int32_t parent : clip.parents) tables.write(static_cast<uint32_t>(parent + 1), parent_bits);
+// Every track's record (stream_format.h), the scalar tracks' count before
+// theirs; "scalar tracks follow" is one bit after the bones' records.
+void put_track_records(BitWriter& tables, const FittedClip& clip, const std::vector<KeyCoding>& codings) {
   for (size_t t = 0; t < clip.tracks.size(); ++t) {
     const FittedTrack& track = clip.tracks[t];
     const bool scalar = t >= clip.bone_track_count();
+    if (t == clip.bone_track_count()) {
+      tables.write(1, 1);
+      tables.write(static_cast<uint32_t>(clip.scalars.size() - 1), kScalarCountBits);
+    }
     const int components =
         scalar ? static_cast<int>(clip.scalars[t - clip.bone_track_count()].components) : component_count(track.kind);
     if (scalar) tables.write(static_cast<uint32_t>(components - 1), 2);
@@ -309,6 +318,14 @@ void put_tables(BitWriter& tables, const FittedClip& clip, const std::vector<Key
     tables.write(coding.frame_rice, kRiceParameterBits);
     tables.write(coding.frame_delta_min, 1);
   }
+}
+
+// The tables section: parents, then a record per track (stream_format.h).
+void put_tables(BitWriter& tables, const FittedClip& clip, const std::vector<KeyCoding>& codings) {
+  const uint32_t parent_bits = bits_for(clip.parents.size());
+  for (int32_t parent : clip.parents) tables.write(static_cast<uint32_t>(parent + 1), parent_bits);
+  put_track_records(tables, clip, codings);
+  if (clip.scalars.empty()) tables.write(0, 1);
 }
 
 }  // namespace
@@ -474,7 +491,6 @@ Result<std::vector<uint8_t>> pack(const FittedClip& clip, const PackSettings& se
   std::memcpy(out.data() + kSampleRate, &clip.sample_rate_hz, 4);
   set_u32(out, kFrameCount, clip.frame_count);
   set_u32(out, kBoneCount, static_cast<uint32_t>(clip.parents.size()));
-  set_u32(out, kScalarTrackCount, static_cast<uint32_t>(clip.scalars.size()));
   set_u32(out, kJumpIntervalFrames, interval);
   set_u32(out, kKeyWidthsOffset, key_widths_offset);
   set_u32(out, kInitialKeysOffset, initial_keys_offset);

@@ -89,10 +89,12 @@ class Player {
   /// each track's components in turn, in track order (scalar_value_offset).
   /// An additive stream gives the additive pose: compose it with
   /// apply_additive (transform.h).
-  void sample(float t_seconds, std::span<Transform> local_pose, std::span<float> scalar_values = {});
+  void sample(float t_seconds, std::span<Transform> local_pose, std::span<float> scalar_values);
+  void sample(float t_seconds, std::span<Transform> local_pose);
   /// Local pose at frame time `frame_time` (frames, fractional), clamped to
   /// 0..last frame.
-  void sample_frame(float frame_time, std::span<Transform> local_pose, std::span<float> scalar_values = {});
+  void sample_frame(float frame_time, std::span<Transform> local_pose, std::span<float> scalar_values);
+  void sample_frame(float frame_time, std::span<Transform> local_pose);
   /// Floats of every scalar track's value: the sum of their components.
   uint32_t scalar_value_count() const { return m_scalar_value_count; }
   /// Where scalar track `s`'s components start among the scalar values.
@@ -168,7 +170,10 @@ class Player {
   void restart(int64_t frame);
   void restore(uint32_t jump_index, uint32_t frame);
   void advance_to(uint32_t frame, uint32_t shifted_rounds = kPlayShiftedRounds);
+  // The pose alone, or with the scalar values (when given: not empty).
+  void evaluate(float frame_time, std::span<Transform> local_pose);
   void evaluate(float frame_time, std::span<Transform> local_pose, std::span<float> scalar_values);
+  float clamp_frame_time(float frame_time) const;
   // The plain key stream and the bytes after it a 64-bit load may read.
   std::span<const uint8_t> key_stream() const;
   // The jump states and the bytes after them a 32-bit load may read.

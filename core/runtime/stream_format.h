@@ -7,9 +7,10 @@
 //   tables        bit stream: every bone's parent (bits_for(bone count) bits:
 //                 0 for a root, else parent + 1), then a record per track
 //                 (track t < 3 x bone count animates bone t / 3, kind t % 3:
-//                 translation, rotation, scale; the header's scalar track
-//                 count follow, scalar track t - 3 x bone count each), then
-//                 zero bits to a whole byte:
+//                 translation, rotation, scale), then 1 bit "scalar tracks
+//                 follow" and when set their count - 1 (16 bits) and a
+//                 record per scalar track (track t is scalar track
+//                 t - 3 x bone count), then zero bits to a whole byte:
 //                   scalar tracks only: components - 1, 2 bits
 //                   coding: 2 bits (TrackCoding)
 //                   identity: nothing more
@@ -84,17 +85,20 @@
 // scale threshold, u32 bone override count; then strings (a u16 byte count
 // and that many bytes of UTF-8, no NUL): clip name, source name, bone
 // names; then per override: u16 bone, f32 tolerance (m), f32 shell
-// distance (m, 0 = inherited). Then the scalar tracks: u32 count (0 or the
-// scalar track count), f32 default precision; per track: its name, f32
-// precision, u8 target (0 a user curve, 1 a morph weight), the node's name
-// and u32 target index. Then the additive base: u8 AdditiveBase, a string
-// naming it (the base clip's file and animation; empty for the others).
+// distance (m, 0 = inherited). Then u8 extensions (kMetadataScalars,
+// kMetadataAdditive; a bone-only clip pays this one byte) and what they say
+// follows, in that order: the scalar tracks: u32 count (0 or the scalar
+// track count), f32 default precision; per track: its name, f32 precision,
+// u8 target (0 a user curve, 1 a morph weight), the node's name and u32
+// target index; the additive base: u8 AdditiveBase, a string naming it (the
+// base clip's file and animation; empty for the others).
 //
 // Additive clips (kFlagAdditive): the stream holds the difference to a base
 // pose per frame (rotation base^-1 q, translation difference, scale ratio),
 // which apply_additive (transform.h) composes onto any pose.
 //
-// Version 8 had no scalar tracks, no additive flag and a 64-byte header.
+// Version 8 had no scalar tracks, no additive flag and no metadata
+// extensions.
 // Versions 1 to 7 are refused with a message to recompress: their sources
 // are what a tool keeps, and one decoder keeps the player small. (Versions 1
 // and 2 had fixed 16-bit vec3 and 10..20-bit smallest-three keys and a track
@@ -181,10 +185,16 @@ inline constexpr uint32_t kKeyStreamBits = 48;      // u32, bits used in the key
 inline constexpr uint32_t kStreamKeyCount = 52;     // u32, keys in the key stream
 inline constexpr uint32_t kChecksum = 56;           // u32, stream_checksum (checksum.h): XXH3 of the stream but this field
 inline constexpr uint32_t kKeyWidthsOffset = 60;    // u32 (the tables end here)
-inline constexpr uint32_t kScalarTrackCount = 64;   // u32, scalar tracks after the bones' (0..65535)
 }  // namespace header_offset
 
-inline constexpr uint32_t kHeaderSize = 68;  // the tables start here
+inline constexpr uint32_t kHeaderSize = 64;  // the tables start here
+/// Bits of a stream's scalar track count - 1, after its "scalar tracks follow" bit.
+inline constexpr uint32_t kScalarCountBits = 16;
+/// The metadata's extensions byte (stream_format.h's metadata layout).
+enum MetadataExtensions : uint8_t {
+  kMetadataScalars = 1u << 0,   // the scalar tracks' part follows
+  kMetadataAdditive = 1u << 1,  // the additive base follows
+};
 inline constexpr uint32_t kJumpIndexEntrySize = 4;
 inline constexpr uint32_t kMaxStringBytes = 0xFFFFu;  // metadata strings have a u16 length
 /// Largest block a key stream block may decompress to; bigger claims are refused

@@ -120,13 +120,22 @@ Result<StreamMetadata> parse_stream_metadata(std::span<const uint8_t> m, uint32_
     if (overridden[bone]) return Error{"metadata holds two tolerances for bone " + std::to_string(bone)};
     overridden[bone] = true;
   }
-  if (Status s = read_scalars(m, at, scalar_count, read_string, meta); !s) return Error{s.error()};
-  if (m.size() - at < 1) return Error{"metadata is truncated at the additive base"};
-  if (m[at] > static_cast<uint8_t>(AdditiveBase::kClip)) {
-    return Error{"metadata holds the unknown additive base " + std::to_string(m[at])};
+  if (m.size() - at < 1) return Error{"metadata is truncated at its extensions"};
+  const uint8_t extensions = m[at++];
+  if ((extensions & ~(kMetadataScalars | kMetadataAdditive)) != 0) {
+    return Error{"metadata holds unknown extensions (" + std::to_string(extensions) + ")"};
   }
-  meta.additive_base = static_cast<AdditiveBase>(m[at++]);
-  if (Status s = read_string(meta.additive_base_name, "additive base name"); !s) return Error{s.error()};
+  if ((extensions & kMetadataScalars) != 0) {
+    if (Status s = read_scalars(m, at, scalar_count, read_string, meta); !s) return Error{s.error()};
+  }
+  if ((extensions & kMetadataAdditive) != 0) {
+    if (m.size() - at < 1) return Error{"metadata is truncated at the additive base"};
+    if (m[at] == 0 || m[at] > static_cast<uint8_t>(AdditiveBase::kClip)) {
+      return Error{"metadata holds the unknown additive base " + std::to_string(m[at])};
+    }
+    meta.additive_base = static_cast<AdditiveBase>(m[at++]);
+    if (Status s = read_string(meta.additive_base_name, "additive base name"); !s) return Error{s.error()};
+  }
   if (at != m.size()) return Error{"metadata has " + std::to_string(m.size() - at) + " trailing bytes"};
   return meta;
 }

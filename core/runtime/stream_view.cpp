@@ -97,10 +97,7 @@ class StreamParser {
     if (m_bone_count == 0 || m_bone_count > 65535) {
       return fail("bone count " + std::to_string(m_bone_count) + " is outside 1..65535");
     }
-    m_scalar_count = u32(kScalarTrackCount);
-    if (m_scalar_count > 65535) {
-      return fail("scalar track count " + std::to_string(m_scalar_count) + " is outside 0..65535");
-    }
+
     view.m_jump_interval_frames = u32(kJumpIntervalFrames);
     m_jump_frame_count = view.m_jump_interval_frames == 0 ? 0 : (view.m_frame_count - 1) / view.m_jump_interval_frames;
     view.m_stream_key_count = u32(kStreamKeyCount);
@@ -129,12 +126,11 @@ class StreamParser {
   Status parse_tables(StreamView& view) {
     BitReader reader(m_tables);
     const uint32_t parent_bits = bits_for(m_bone_count);
-    // Every bone takes its parent and three 2-bit codings at least, every
-    // scalar track 4 bits: refuse counts the section cannot hold before
-    // allocating for them.
-    if (uint64_t{m_bone_count} * (parent_bits + 6) + uint64_t{m_scalar_count} * 4 > reader.size_bits()) {
+    // Every bone takes its parent and three 2-bit codings at least: refuse a
+    // count the section cannot hold before allocating for it.
+    if (uint64_t{m_bone_count} * (parent_bits + 6) > reader.size_bits()) {
       return fail("tables (" + std::to_string(m_tables.size()) + " bytes) are too short for " +
-                  std::to_string(m_bone_count) + " bones and " + std::to_string(m_scalar_count) + " scalar tracks");
+                  std::to_string(m_bone_count) + " bones");
     }
     view.m_parents.resize(m_bone_count);
     for (uint32_t b = 0; b < m_bone_count; ++b) {
@@ -146,12 +142,11 @@ class StreamParser {
       view.m_parents[b] = static_cast<int32_t>(field) - 1;
     }
     const uint32_t bone_track_count = 3 * m_bone_count;
-    const uint32_t track_count = bone_track_count + m_scalar_count;
-    view.m_tracks.resize(track_count);
-    view.m_scalar_track_count = m_scalar_count;
+    view.m_tracks.resize(bone_track_count);
     uint64_t stream_keys = 0;
     uint32_t max_key_count = 0;
-    for (uint32_t t = 0; t < track_count; ++t) {
+    for (uint32_t t = 0; t < view.m_tracks.size(); ++t) {
+      // The bones' records, then the scalar tracks' count and records.
       StreamTrack& track = view.m_tracks[t];
       if (t < bone_track_count) {
         track.kind = static_cast<TrackKind>(t % 3);
@@ -165,14 +160,18 @@ class StreamParser {
       // A read past the end gives 0: report the truncation, not the value.
       if (reader.overrun()) return fail("tables are truncated at track " + std::to_string(t));
       if (!parsed) return parsed;
-      if (track.coding != TrackCoding::kAnimated) continue;
-      ++view.m_animated_track_count;
-      if (track.key_count > kInitialKeysPerTrack) {
-        ++view.m_streamed_track_count;
-        stream_keys += track.key_count - kInitialKeysPerTrack;
+      if (track.coding == TrackCoding::kAnimated) {
+        ++view.m_animated_track_count;
+        if (track.key_count > kInitialKeysPerTrack) {
+          ++view.m_streamed_track_count;
+          stream_keys += track.key_count - kInitialKeysPerTrack;
+        }
+        view.m_total_key_count += track.key_count;
+        max_key_count = std::max(max_key_count, track.key_count);
       }
-      view.m_total_key_count += track.key_count;
-      max_key_count = std::max(max_key_count, track.key_count);
+      if (t + 1 == bone_track_count) {
+        if (Status s = read_scalar_count(reader, view); !s) return s;
+      }
     }
     if ((reader.position() + 7) / 8 != m_tables.size()) return fail("tables have trailing bytes");
     if (stream_keys != view.m_stream_key_count) {
@@ -243,6 +242,22 @@ class StreamParser {
       return fail("key stream is " + std::to_string(view.m_key_stream_bits) + " bits, its keys' widths add up to " +
                   std::to_string(stream_bits));
     }
+    return {};
+  }
+
+  // The "scalar tracks follow" bit after the bones' records and, when set,
+  // their count; makes room for their records (at least 4 bits each: a
+  // count the section cannot hold is refused before allocating for it).
+  Status read_scalar_count(BitReader& reader, StreamView& view) {
+    if (reader.read(1) == 0) return {};
+    const uint32_t count = reader.read(kScalarCountBits) + 1;
+    if (reader.overrun()) return fail("tables are truncated at the scalar track count");
+    if (uint64_t{count} * 4 > reader.size_bits() - reader.position()) {
+      return fail("tables are too short for " + std::to_string(count) + " scalar tracks");
+    }
+    view.m_scalar_track_count = count;
+    m_scalar_count = count;
+    view.m_tracks.resize(view.m_tracks.size() + count);
     return {};
   }
 

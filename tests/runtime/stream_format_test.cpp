@@ -41,10 +41,9 @@ std::vector<uint8_t> read_golden(const char* name) {
 
 TEST(StreamFormat, HeaderLayoutIsVersionNine) {
   EXPECT_EQ(kStreamVersion, 9u);
-  EXPECT_EQ(kHeaderSize, 68u);
+  EXPECT_EQ(kHeaderSize, 64u);
   EXPECT_EQ(header_offset::kChecksum + 4, header_offset::kKeyWidthsOffset);
-  EXPECT_EQ(header_offset::kKeyWidthsOffset + 4, header_offset::kScalarTrackCount);
-  EXPECT_EQ(header_offset::kScalarTrackCount + 4, kHeaderSize);
+  EXPECT_EQ(header_offset::kKeyWidthsOffset + 4, kHeaderSize);
   EXPECT_EQ(kKnownStreamFlags, uint32_t{kFlagZstdKeyStream} | kFlagAdditive);
   const char magic[4] = {'K', 'S', 'T', 'R'};
   EXPECT_EQ(std::memcmp(&kStreamMagic, magic, 4), 0);

@@ -140,7 +140,7 @@ struct TableLayout {
   uint64_t parent_bit(uint32_t bone) const { return uint64_t{kHeaderSize} * 8 + uint64_t{bone} * parent_bits; }
 };
 
-/// The tables of a well-formed version 8 stream.
+/// The tables of a well-formed version 9 stream without scalar tracks.
 inline TableLayout table_layout(std::span<const uint8_t> bytes) {
   TableLayout layout;
   layout.bone_count = get_u32(bytes, header_offset::kBoneCount);
@@ -194,6 +194,7 @@ inline TableLayout table_layout(std::span<const uint8_t> bytes) {
     }
     layout.tracks.push_back(r);
   }
+  reader.read(1);  // "scalar tracks follow": 0
   layout.end_bit = reader.position();
   return layout;
 }

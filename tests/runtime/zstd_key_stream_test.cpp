@@ -335,8 +335,8 @@ TEST(StreamMetadata, RefusesBadMetadata) {
   EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { set_u32(p, m + 25, bones + 1); }),
                                  {"metadata holds " + std::to_string(bones + 1) + " bone tolerances for " +
                                   std::to_string(bones) + " bones"}));
-  // Two overrides the section has no bytes for (the 11 after the names are
-  // the scalar tracks' part and the additive base).
+  // Two overrides the section has no bytes for (the one after the names is
+  // the extensions byte).
   EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { set_u32(p, m + 25, 2); }),
                                  {"too few for 2 bone tolerances"}));
   // The clip name's length runs past the section.
@@ -347,9 +347,9 @@ TEST(StreamMetadata, RefusesBadMetadata) {
   EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { p[m + 31] = 0; }),
                                  {"metadata: the clip name holds a NUL byte"}));
   // Cut inside the last bone name, and a section too short for its fixed fields.
-  // Cut inside the last bone name: the clip's metadata ends with the
-  // scalar tracks' part and the additive base (11 bytes).
-  constexpr size_t kAfterNames = 11;
+  // Cut inside the last bone name: the clip's metadata ends with its
+  // extensions byte (none).
+  constexpr size_t kAfterNames = 1;
   Bytes cut = zstd_stream();
   cut.resize(cut.size() - kAfterNames - 1);
   test::fix_size_and_checksum(cut);
@@ -357,7 +357,8 @@ TEST(StreamMetadata, RefusesBadMetadata) {
   Bytes no_base = zstd_stream();
   no_base.pop_back();
   test::fix_size_and_checksum(no_base);
-  EXPECT_TRUE(refused_mentioning(no_base, {"metadata is truncated at the additive base name"}));
+  EXPECT_TRUE(refused_mentioning(no_base, {"metadata is truncated at its extensions"}));
+  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { p.back() = 4; }), {"metadata holds unknown extensions (4)"}));
   Bytes tiny = zstd_stream();
   tiny.resize(m + 8);
   test::fix_size_and_checksum(tiny);
@@ -371,8 +372,8 @@ TEST(StreamMetadata, RefusesAnInvalidBoneTolerance) {
   FittedClip clip = wave();
   clip.settings.bone_tolerances = {BoneTolerance{clip.bone_names[1], 0.002f, 0.1f}};
   const Bytes bytes = test::pack_or_fail(clip, 0.5f);
-  // u16 bone, f32 tolerance, f32 distance; then the scalar tracks' part and the additive base (11 bytes).
-  const uint32_t override_at = static_cast<uint32_t>(bytes.size()) - 10 - 11;
+  // u16 bone, f32 tolerance, f32 distance; then the extensions byte.
+  const uint32_t override_at = static_cast<uint32_t>(bytes.size()) - 10 - 1;
   auto changed = [&](auto patch) {
     Bytes b = bytes;
     patch(b);
@@ -398,7 +399,7 @@ TEST(StreamMetadata, RefusesTwoTolerancesForOneBone) {
   Bytes bytes = test::pack_or_fail(clip, 0.5f);
   ASSERT_TRUE(StreamView::open(bytes, kName).ok());
   // The last override names the bone of the one before it.
-  const uint32_t last = static_cast<uint32_t>(bytes.size()) - 10 - 11, before = last - 10;
+  const uint32_t last = static_cast<uint32_t>(bytes.size()) - 10 - 1, before = last - 10;
   test::set_u16(bytes, last, static_cast<uint16_t>(bytes[before] | (bytes[before + 1] << 8)));
   test::fix_checksum(bytes);
   EXPECT_TRUE(test::refused_mentioning(StreamView::open(bytes, kName), kName, {"metadata holds two tolerances for bone"}));
