@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <unordered_map>
 
+#include "app/cli/override_file.h"
 #include "core/clip/excerpt.h"
 
 namespace ks::cli {
@@ -43,7 +43,16 @@ const char* const kToleranceOptionsHelp =
     "    --translation-error MM   translation threshold, millimetres (default 0.5)\n"
     "    --rotation-error DEG     rotation threshold, degrees (default 0.1)\n"
     "    --scale-error X          scale threshold, largest component difference\n"
-    "                             (default 0.001)\n";
+    "                             (default 0.001)\n"
+    "  --scalar-precision X     precision of every scalar track (morph-target\n"
+    "                           weight, user curve): its largest error at every\n"
+    "                           frame, in the track's own unit, in either mode\n"
+    "                           (default 0.0001)\n"
+    "  --scalar-precision NAME=X\n"
+    "                           another precision for scalar track NAME (as\n"
+    "                           inspect --scalars lists them); repeatable\n"
+    "  --scalar-precisions FILE many of them: one NAME=X per line, as in a\n"
+    "                           --bone-tolerances file\n";
 
 const char* const kCodecOptionsHelp =
     "  --split largest-error|midpoint\n"
@@ -165,128 +174,89 @@ bool positive_number(Arguments& args, std::string_view option, const char* unit,
   return true;
 }
 
-std::string_view trimmed(std::string_view text) {
-  const size_t first = text.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
+// `name` as messages name the option, its index in codec.override_options.
+uint32_t add_override_option(CodecOptions& codec, std::string name) {
+  if (codec.override_options.empty() || codec.override_options.back() != name) {
+    codec.override_options.push_back(std::move(name));
+  }
+  return static_cast<uint32_t>(codec.override_options.size() - 1);
 }
 
 // Adds one override from `text`, given by option `option` (at `line` of its
-// file; 0 for a flag). A bone named twice is refused by finish_codec_options,
+// file; 0 for a flag). A name given twice is refused by finish_codec_options,
 // in one pass over them all.
-bool add_bone_tolerance(Arguments& args, uint32_t option, uint32_t line, std::string_view text, CodecOptions& codec) {
+Status add_bone_tolerance(uint32_t option, uint32_t line, std::string_view text, CodecOptions& codec) {
   Result<BoneTolerance> parsed = parse_bone_tolerance(text);
-  if (!parsed) return args.fail(codec.origin({option, line}) + ": " + parsed.error());
+  if (!parsed) return Error{codec.origin({option, line}) + ": " + parsed.error()};
   codec.fit.bone_tolerances.push_back(std::move(parsed.value()));
   codec.bone_tolerance_origins.push_back({option, line});
+  return {};
+}
+Status add_scalar_precision(uint32_t option, uint32_t line, std::string_view text, CodecOptions& codec) {
+  Result<ScalarPrecision> parsed = parse_scalar_precision(text);
+  if (!parsed) return Error{codec.origin({option, line}) + ": " + parsed.error()};
+  codec.fit.scalar_precisions.push_back(std::move(parsed.value()));
+  codec.scalar_precision_origins.push_back({option, line});
+  return {};
+}
+
+using AddOverride = Status (*)(uint32_t option, uint32_t line, std::string_view text, CodecOptions& codec);
+
+// The overrides in the file named by the value of `option`, a `kind` file.
+bool read_overrides(Arguments& args, std::string_view option, std::string_view kind, AddOverride add,
+                    CodecOptions& codec) {
+  std::string_view path;
+  if (!args.value(option, path)) return false;
+  const uint32_t index = add_override_option(codec, std::string(option) + " " + excerpt(path, kPathExcerptChars));
+  const Status s = read_override_file(option, std::string(path), kind, [&](std::string_view entry, uint32_t line) {
+    return add(index, line, entry, codec);
+  });
+  return s ? true : args.fail(s.error());
+}
+
+// The overrides of one flag: --bone-tolerance NAME=MM[@CM] or --scalar-precision NAME=X.
+bool add_flag_override(Arguments& args, std::string_view option, std::string_view text, AddOverride add,
+                       CodecOptions& codec) {
+  const Status s = add(add_override_option(codec, std::string(option)), 0, text, codec);
+  return s ? true : args.fail(s.error());
+}
+
+// --scalar-precision X (the default) or NAME=X (one track's).
+bool scalar_precision_option(Arguments& args, std::string_view option, CodecOptions& codec) {
+  std::string_view text;
+  if (!args.value(option, text)) return false;
+  if (text.find('=') != std::string_view::npos) {
+    return add_flag_override(args, option, text, add_scalar_precision, codec);
+  }
+  const std::string s(text);
+  char* end = nullptr;
+  const float value = std::strtof(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(value) || !(value > 0.f)) {
+    return args.fail(std::string(option) + ": '" + excerpt(s) +
+                     "' is neither a positive number (every scalar track's precision) nor NAME=X (one track's)");
+  }
+  codec.fit.scalar_precision = value;
   return true;
 }
 
-// `option` as messages name it, its index in codec.tolerance_options.
-uint32_t add_tolerance_option(CodecOptions& codec, std::string name) {
-  if (codec.tolerance_options.empty() || codec.tolerance_options.back() != name) {
-    codec.tolerance_options.push_back(std::move(name));
-  }
-  return static_cast<uint32_t>(codec.tolerance_options.size() - 1);
+// The bone tolerances and scalar precisions as the override checks see them.
+OverrideNames bone_overrides(const CodecOptions& codec) {
+  return {codec.fit.bone_tolerances.size(),
+          [&codec](size_t i) -> const std::string& { return codec.fit.bone_tolerances[i].bone; },
+          [&codec](size_t i) { return codec.origin(codec.bone_tolerance_origins[i]); }};
 }
-
-// The overrides in `path`: one NAME=MM[@CM] per line; blank lines and
-// comments (from a '#' at the start of a line or after a blank) are skipped.
-// The whole file is read at once (it is at most kMaxToleranceFileBytes), so
-// that every cap can be checked before any line is used.
-bool read_bone_tolerances(Arguments& args, std::string_view option, const std::string& path, CodecOptions& codec) {
-  const std::string shown_path = excerpt(path, kPathExcerptChars);
-  const std::string where = std::string(option) + ": '" + shown_path + "'";
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    return args.fail(where + ": " + (std::filesystem::exists(path, ec) ? "not a file" : "no such file"));
-  }
-  const uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec) return args.fail(where + ": cannot be read: " + ec.message());
-  if (size > kMaxToleranceFileBytes) {
-    return args.fail(where + ": the file is " + std::to_string(size) + " bytes; a tolerance file may hold at most " +
-                     std::to_string(kMaxToleranceFileBytes) + " bytes (16 MiB)");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return args.fail(where + ": cannot be read");
-  // The size read above, whatever a writer appends meanwhile.
-  std::string text(static_cast<size_t>(size), '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) return args.fail(where + ": read error");
-  text.resize(static_cast<size_t>(in.gcount()));
-
-  const uint32_t option_index = add_tolerance_option(codec, std::string(option) + " " + shown_path);
-  size_t number = 0;
-  for (size_t begin = 0; begin < text.size();) {
-    const size_t newline = text.find('\n', begin);
-    const size_t end = newline == std::string::npos ? text.size() : newline;
-    std::string_view line(text.data() + begin, end - begin);
-    begin = end + 1;
-    if (++number > kMaxToleranceLines) {
-      return args.fail(where + ": more than " + std::to_string(kMaxToleranceLines) +
-                       " lines; a tolerance file may hold at most " + std::to_string(kMaxToleranceLines));
-    }
-    if (line.size() > kMaxToleranceLineBytes) {
-      return args.fail(std::string(option) + " " + shown_path + ":" + std::to_string(number) + ": the line is " +
-                       std::to_string(line.size()) + " bytes; a line may hold at most " +
-                       std::to_string(kMaxToleranceLineBytes) + " ('" + excerpt(line) + "')");
-    }
-    for (size_t hash = line.find('#'); hash != std::string_view::npos; hash = line.find('#', hash + 1)) {
-      if (hash == 0 || line[hash - 1] == ' ' || line[hash - 1] == '\t') {
-        line = line.substr(0, hash);
-        break;
-      }
-    }
-    const std::string_view entry = trimmed(line);
-    if (entry.empty()) continue;
-    if (!add_bone_tolerance(args, option_index, static_cast<uint32_t>(number), entry, codec)) return false;
-  }
-  return true;
+OverrideNames scalar_overrides(const CodecOptions& codec) {
+  return {codec.fit.scalar_precisions.size(),
+          [&codec](size_t i) -> const std::string& { return codec.fit.scalar_precisions[i].track; },
+          [&codec](size_t i) { return codec.origin(codec.scalar_precision_origins[i]); }};
 }
 
 }  // namespace
 
-Result<BoneTolerance> parse_bone_tolerance(std::string_view text) {
-  const size_t equals = text.rfind('=');
-  if (equals == std::string_view::npos) {
-    // Appended rather than "'" + std::string(text): GCC 12 at -O3 sees a
-    // false overlap in that concatenation (-Wrestrict).
-    std::string message = "'";
-    message.append(excerpt(text)).append("' is not NAME=MM or NAME=MM@CM (no '=')");
-    return Error{message};
-  }
-  BoneTolerance o;
-  o.bone = std::string(trimmed(text.substr(0, equals)));
-  if (o.bone.empty()) return Error{"'" + excerpt(text) + "' names no bone before the '='"};
-  const std::string_view value = text.substr(equals + 1);
-  const size_t at = value.find('@');
-  auto number = [](std::string_view digits, float& out) {
-    const std::string s(trimmed(digits));
-    char* end = nullptr;
-    out = std::strtof(s.c_str(), &end);
-    return !s.empty() && end == s.c_str() + s.size() && std::isfinite(out) && out > 0.f;
-  };
-  float mm = 0.f, cm = 0.f;
-  const std::string_view mm_text = value.substr(0, at);
-  if (!number(mm_text, mm) || !(mm / 1000.f > 0.f)) {
-    return Error{"the tolerance of \"" + excerpt(o.bone) + "\" ('" + excerpt(mm_text) +
-                 "') is not a positive number of millimetres"};
-  }
-  if (at != std::string_view::npos) {
-    const std::string_view cm_text = value.substr(at + 1);
-    if (!number(cm_text, cm) || !(cm / 100.f > 0.f)) {
-      return Error{"the shell distance of \"" + excerpt(o.bone) + "\" ('" + excerpt(cm_text) +
-                   "') is not a positive number of centimetres"};
-    }
-  }
-  o.tolerance_m = mm / 1000.f;
-  o.shell_distance_m = cm / 100.f;  // 0 without "@CM": inherited
-  return o;
-}
-
 bool parse_tolerance_option(Arguments& args, std::string_view arg, CodecOptions& codec, bool& ok) {
   ok = true;
   FitSettings& fit = codec.fit;
+  std::string_view v;
   if (arg == "--tolerance") {
     ok = positive_number(args, arg, "millimetres", 1e-3f, fit.tolerance_m);
     codec.tolerance_option = arg;
@@ -294,13 +264,16 @@ bool parse_tolerance_option(Arguments& args, std::string_view arg, CodecOptions&
     ok = positive_number(args, arg, "centimetres", 1e-2f, fit.shell_distance_m);
     codec.tolerance_option = arg;
   } else if (arg == "--bone-tolerance") {
-    std::string_view v;
-    ok = args.value(arg, v) && add_bone_tolerance(args, add_tolerance_option(codec, std::string(arg)), 0, v, codec);
+    ok = args.value(arg, v) && add_flag_override(args, arg, v, add_bone_tolerance, codec);
     codec.tolerance_option = arg;
   } else if (arg == "--bone-tolerances") {
-    std::string_view v;
-    ok = args.value(arg, v) && read_bone_tolerances(args, arg, std::string(v), codec);
+    ok = read_overrides(args, arg, "tolerance", add_bone_tolerance, codec);
     codec.tolerance_option = arg;
+  } else if (arg == "--scalar-precision") {
+    // Scalar tracks have their precision in either error mode.
+    ok = scalar_precision_option(args, arg, codec);
+  } else if (arg == "--scalar-precisions") {
+    ok = read_overrides(args, arg, "precision", add_scalar_precision, codec);
   } else if (arg == "--local") {
     fit.error_mode = ErrorMode::kLocal;
   } else if (arg == "--translation-error") {
@@ -353,30 +326,23 @@ bool parse_codec_option(Arguments& args, std::string_view arg, CodecOptions& cod
   return true;
 }
 
-std::string CodecOptions::origin(ToleranceOrigin o) const {
-  const std::string& option = tolerance_options[o.option];
+std::string CodecOptions::origin(OverrideOrigin o) const {
+  const std::string& option = override_options[o.option];
   return o.line == 0 ? option : option + ":" + std::to_string(o.line);
 }
 
 bool finish_codec_options(Arguments& args, const CodecOptions& codec) {
-  // Every bone's first tolerance, by name: one pass, however many lines a file has.
-  std::unordered_map<std::string_view, size_t> first_of_bone;
-  first_of_bone.reserve(codec.fit.bone_tolerances.size());
-  for (size_t i = 0; i < codec.fit.bone_tolerances.size(); ++i) {
-    const std::string& bone = codec.fit.bone_tolerances[i].bone;
-    const auto [first, inserted] = first_of_bone.emplace(bone, i);
-    if (!inserted) {
-      return args.fail(codec.origin(codec.bone_tolerance_origins[i]) + ": bone \"" + excerpt(bone) +
-                       "\" already has a tolerance (from " + codec.origin(codec.bone_tolerance_origins[first->second]) +
-                       ")");
-    }
+  const FitSettings& fit = codec.fit;
+  for (const Status& s : {check_names_unique(bone_overrides(codec), "bone", "a tolerance"),
+                          check_names_unique(scalar_overrides(codec), "scalar track", "a precision")}) {
+    if (!s) return args.fail(s.error());
   }
-  if (codec.fit.error_mode != ErrorMode::kLocal && !codec.per_kind_option.empty()) {
+  if (fit.error_mode != ErrorMode::kLocal && !codec.per_kind_option.empty()) {
     return args.fail(codec.per_kind_option +
                      " sets a per-kind threshold of --local mode; the default object-space mode "
                      "takes --tolerance MM (add --local for per-kind thresholds)");
   }
-  if (codec.fit.error_mode == ErrorMode::kLocal && !codec.tolerance_option.empty()) {
+  if (fit.error_mode == ErrorMode::kLocal && !codec.tolerance_option.empty()) {
     return args.fail(codec.tolerance_option + " sets the object-space tolerance, which --local mode does not use");
   }
   return true;
@@ -385,30 +351,28 @@ bool finish_codec_options(Arguments& args, const CodecOptions& codec) {
 bool check_bone_tolerances(Arguments& args, const CodecOptions& codec, const Skeleton& skeleton,
                            const std::string& source) {
   if (codec.fit.error_mode == ErrorMode::kLocal) return true;
-  const std::unordered_map<std::string_view, int32_t> bones = bone_index_by_name(skeleton.bone_names);
-  std::vector<size_t> unknown;  // the first kUnknownBonesNamed overrides naming no bone
-  size_t unknown_count = 0;
-  for (size_t i = 0; i < codec.fit.bone_tolerances.size(); ++i) {
-    if (bones.count(codec.fit.bone_tolerances[i].bone) != 0) continue;
-    if (unknown.size() < kUnknownBonesNamed) unknown.push_back(i);
-    ++unknown_count;
+  const Status s = check_names_known(bone_overrides(codec), bone_index_by_name(skeleton.bone_names),
+                                     excerpt(source, kPathExcerptChars), "bone", "bone tolerances", "");
+  return s ? true : args.fail(s.error());
+}
+
+bool check_scalar_precisions(Arguments& args, const CodecOptions& codec, const RawClip& clip,
+                             const std::string& source) {
+  std::unordered_map<std::string_view, int32_t> known;
+  for (size_t s = 0; s < clip.scalars.size(); ++s) known.emplace(clip.scalars[s].name, static_cast<int32_t>(s));
+  std::string owner = excerpt(source, kPathExcerptChars);
+  if (!clip.name.empty()) owner += " animation \"" + excerpt(clip.name) + "\"";
+  // The names it has, to correct a misspelt one (inspect --scalars lists them all).
+  std::string hint = clip.scalars.empty() ? " (it has no scalar tracks)" : " (its scalar tracks: ";
+  for (size_t s = 0; s < clip.scalars.size() && s < kUnknownNamesQuoted; ++s) {
+    hint += (s ? ", \"" : "\"") + excerpt(clip.scalars[s].name) + "\"";
   }
-  if (unknown_count == 0) return true;
-  const std::string shown_source = excerpt(source, kPathExcerptChars);
-  const auto quoted = [&](size_t i) { return "\"" + excerpt(codec.fit.bone_tolerances[i].bone) + "\""; };
-  if (unknown_count == 1) {
-    return args.fail(codec.origin(codec.bone_tolerance_origins[unknown[0]]) + ": " + shown_source +
-                     " has no bone named " + quoted(unknown[0]));
+  if (clip.scalars.size() > kUnknownNamesQuoted) {
+    hint += " and " + std::to_string(clip.scalars.size() - kUnknownNamesQuoted) + " more";
   }
-  // Never one message per name: a file may name a million.
-  std::string message =
-      std::to_string(unknown_count) + " bone tolerances name bones " + shown_source + " does not have: ";
-  for (size_t k = 0; k < unknown.size(); ++k) {
-    message +=
-        (k ? ", " : "") + quoted(unknown[k]) + " (" + codec.origin(codec.bone_tolerance_origins[unknown[k]]) + ")";
-  }
-  if (unknown_count > unknown.size()) message += " and " + std::to_string(unknown_count - unknown.size()) + " more";
-  return args.fail(message);
+  if (!clip.scalars.empty()) hint += ")";
+  const Status s = check_names_known(scalar_overrides(codec), known, owner, "scalar track", "scalar precisions", hint);
+  return s ? true : args.fail(s.error());
 }
 
 bool collect_sources(Arguments& args, const std::vector<std::filesystem::path>& inputs,

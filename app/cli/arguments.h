@@ -49,11 +49,12 @@ class Arguments {
 /// true when `arg` was one of them (and consumed its value).
 bool parse_import_option(Arguments& args, std::string_view arg, ImportSettings& settings, bool& ok);
 
-/// Where a bone tolerance came from: the option that gave it, and for a
-/// file its line, so that messages can say "--bone-tolerances hands.txt:3".
-struct ToleranceOrigin {
-  uint32_t option = 0;  // index into CodecOptions::tolerance_options
-  uint32_t line = 0;    // line of the file, from 1; 0 for --bone-tolerance
+/// Where an override (a bone tolerance, a scalar precision) came from: the
+/// option that gave it, and for a file its line, so that messages can say
+/// "--bone-tolerances hands.txt:3".
+struct OverrideOrigin {
+  uint32_t option = 0;  // index into CodecOptions::override_options
+  uint32_t line = 0;    // line of the file, from 1; 0 for a flag
 };
 
 /// What the codec options of one command line set, and which option set
@@ -63,30 +64,24 @@ struct CodecOptions {
   PackSettings pack = tool_pack_settings();  // --jump-interval auto unless a number is given
   std::string per_kind_option;   // the last local-mode threshold option given; empty when none
   std::string tolerance_option;  // the last object-space option given; empty when none
-  /// The bone tolerance options given, as messages name them:
-  /// "--bone-tolerance" or "--bone-tolerances FILE".
-  std::vector<std::string> tolerance_options;
+  /// The override options given, as messages name them: "--bone-tolerance",
+  /// "--bone-tolerances FILE", "--scalar-precision", "--scalar-precisions FILE".
+  std::vector<std::string> override_options;
   /// One per fit.bone_tolerances entry: where it came from.
-  std::vector<ToleranceOrigin> bone_tolerance_origins;
+  std::vector<OverrideOrigin> bone_tolerance_origins;
+  /// One per fit.scalar_precisions entry: where it came from.
+  std::vector<OverrideOrigin> scalar_precision_origins;
 
   /// "--bone-tolerances hands.txt:3": `o` as messages name it.
-  std::string origin(ToleranceOrigin o) const;
+  std::string origin(OverrideOrigin o) const;
 };
-
-/// Caps on a --bone-tolerances file, far above any rig (at most 65,535
-/// bones, with names of tens of bytes), so that a hostile or broken file is
-/// refused by name before it costs time or memory.
-inline constexpr uintmax_t kMaxToleranceFileBytes = uintmax_t{16} << 20;  // 16 MiB
-inline constexpr size_t kMaxToleranceLineBytes = 4096;
-inline constexpr size_t kMaxToleranceLines = 1'000'000;
-/// Bones named in a refusal of overrides naming no bone; the rest are counted.
-inline constexpr size_t kUnknownBonesNamed = 3;
 
 /// Error-bound options: --tolerance MM, --shell-distance CM, --bone-tolerance
 /// NAME=MM[@CM] (repeatable), --bone-tolerances FILE, --local with
-/// --translation-error MM, --rotation-error DEG, --scale-error X. Returns
-/// true when `arg` was one of them; `ok` is false (with a message naming the
-/// option) for a bad value.
+/// --translation-error MM, --rotation-error DEG, --scale-error X, and the
+/// scalar tracks' --scalar-precision X|NAME=X (repeatable) and
+/// --scalar-precisions FILE. Returns true when `arg` was one of them; `ok`
+/// is false (with a message naming the option) for a bad value.
 bool parse_tolerance_option(Arguments& args, std::string_view arg, CodecOptions& codec, bool& ok);
 
 /// The error-bound options above and --split largest-error|midpoint,
@@ -94,19 +89,20 @@ bool parse_tolerance_option(Arguments& args, std::string_view arg, CodecOptions&
 bool parse_codec_option(Arguments& args, std::string_view arg, CodecOptions& codec, bool& ok);
 
 /// After the last option: refuses per-kind thresholds without --local,
-/// tolerances with it, and a bone given two tolerances (false, with a
-/// message naming the options).
+/// tolerances with it, and a bone (or scalar track) given two overrides
+/// (false, with a message naming the options).
 bool finish_codec_options(Arguments& args, const CodecOptions& codec);
 
 /// Refuses (false) overrides naming bones `skeleton` (of `source`) does not
 /// have: one is named with the option it came from; of more, the first
-/// kUnknownBonesNamed are, and the rest counted.
+/// kUnknownNamesQuoted (override_file.h) are, and the rest counted.
 bool check_bone_tolerances(Arguments& args, const CodecOptions& codec, const Skeleton& skeleton,
                            const std::string& source);
 
-/// One override "NAME=MM[@CM]" (tolerance in millimetres, shell distance in
-/// centimetres); an error message naming what is wrong otherwise.
-Result<BoneTolerance> parse_bone_tolerance(std::string_view text);
+/// The same for scalar precisions naming tracks that `clip` (animation
+/// clip.name of `source`) does not have.
+bool check_scalar_precisions(Arguments& args, const CodecOptions& codec, const RawClip& clip,
+                             const std::string& source);
 
 /// The source files named by `inputs`: files as given, folders searched
 /// recursively for .gltf, .glb, .bvh, .fbx, .dae and .zae files (in name order). False, with a

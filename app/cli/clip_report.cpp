@@ -121,7 +121,10 @@ ClipReport start_report(const ImportedClip& imported) {
   report.bones = imported.skeleton.bone_count();
   report.frames = imported.clip.frame_count;
   report.sample_rate_hz = imported.clip.sample_rate_hz;
-  report.raw_bytes = size_t{10} * sizeof(float) * report.bones * report.frames;
+  // float32 T/R/S of every bone and every scalar component, at every frame (as StreamSizes::raw_bytes).
+  size_t scalar_floats = 0;
+  for (const ScalarTrack& track : imported.clip.scalars) scalar_floats += track.components;
+  report.raw_bytes = sizeof(float) * (size_t{10} * report.bones + scalar_floats) * report.frames;
   report.warnings = imported.warnings;
   return report;
 }
@@ -149,6 +152,10 @@ void add_measurement(ClipReport& report, const ClipMeasurement& m, const FittedC
   report.missed_tracks.clear();
   report.bone_errors.clear();
   report.bones_over = 0;
+  // Scalar tracks hold their precision in either mode, measured as verify will.
+  report.scalar_errors = scalar_errors(scalar_tracks_of(fitted), m);
+  report.scalars_over = count_over(report.scalar_errors);
+  report.scalar_bytes = m.sizes.scalar_bytes;
   if (report.local_mode) {
     // Measured on the decoded stream, as verify will; the fit's floor says why.
     for (size_t t = 0; t < m.tracks.size() && t < fitted.tracks.size(); ++t) {
@@ -179,6 +186,13 @@ std::string one_line(const ClipReport& r) {
     line += ", " + std::to_string(r.bones_over) + " bones MISS their tolerance (worst " + shown_name(worst.name) + " " +
             format("%.4g", worst.max_error_m * 1e3) + " mm > " + format("%.4g", worst.tolerance_m * 1e3) +
             " mm at " + describe_frame(worst.worst_frame, worst.worst_frame_time) + ")";
+  }
+  if (r.scalars_over > 0) {
+    const ScalarError& worst = r.scalar_errors[worst_first(r.scalar_errors).front()];
+    line += ", " + std::to_string(r.scalars_over) + " of " + std::to_string(r.scalar_errors.size()) +
+            " scalar tracks MISS their precision (worst " + describe(worst) + ")";
+  } else if (!r.scalar_errors.empty()) {
+    line += ", " + std::to_string(r.scalar_errors.size()) + " scalar tracks within their precision";
   }
   line += r.written         ? " -> " + shown_path(r.output)
           : r.kept_existing ? " (not written: " + shown_path(r.output) + " exists and is kept; --force replaces it)"
@@ -212,7 +226,7 @@ void print_summary_table(const std::vector<ClipReport>& reports, bool zstd_writt
         100.0 * (1.0 - static_cast<double>(r.zstd_bytes) / static_cast<double>(std::max<size_t>(r.plain_bytes, 1))),
         ratio(r.raw_bytes, zstd_written ? r.zstd_bytes : r.plain_bytes), r.max_error[0] * 1000.0,
         static_cast<double>(r.max_error[1]), object(0), object(1), r.fit_ms,
-        ok ? "ok" : (!r.missed_tracks.empty() || r.bones_over ? "MISSED" : "not written"));
+        ok ? "ok" : (r.missed() ? "MISSED" : "not written"));
   }
   std::fprintf(out, "| **total** (%zu clips) | | | %zu | %zu | %zu | %.1f%% | %.2f | | | | | | %zu failed |\n",
                reports.size(), raw, plain, zstd,
@@ -231,7 +245,7 @@ void print_warnings(const std::vector<ClipReport>& reports, std::FILE* out) {
 
 void print_misses(const std::vector<ClipReport>& reports, size_t limit, std::FILE* out) {
   for (const ClipReport& r : reports) {
-    if (!r.error.empty() || (r.bones_over == 0 && r.missed_tracks.empty())) continue;
+    if (!r.error.empty() || !r.missed()) continue;
     const std::string name = clip_label(r);
     if (r.bones_over > 0) {
       std::fprintf(out, "%s: %zu of %zu bones over their tolerance%s:\n", name.c_str(), r.bones_over,
@@ -255,6 +269,19 @@ void print_misses(const std::vector<ClipReport>& reports, size_t limit, std::FIL
       }
       if (r.missed_tracks.size() > limit) std::fprintf(out, "  ... and %zu more\n", r.missed_tracks.size() - limit);
     }
+    if (r.scalars_over > 0) {
+      std::fprintf(out, "%s: %zu of %zu scalar tracks over their precision:\n", name.c_str(), r.scalars_over,
+                   r.scalar_errors.size());
+      size_t shown = 0;
+      for (const size_t s : worst_first(r.scalar_errors)) {
+        if (!r.scalar_errors[s].over() || shown == limit) break;
+        std::fprintf(out, "  OVER %s\n", describe(r.scalar_errors[s]).c_str());
+        ++shown;
+      }
+      if (shown < r.scalars_over) {
+        std::fprintf(out, "  ... and %zu more (--json lists every scalar track)\n", r.scalars_over - shown);
+      }
+    }
   }
 }
 
@@ -268,6 +295,10 @@ std::string reports_json(const std::vector<ClipReport>& reports, const FitSettin
                          {"shell_distance_cm", o.shell_distance_m > 0.f ? nlohmann::json(json_cm(o.shell_distance_m))
                                                                         : nlohmann::json(nullptr)}});
   }
+  nlohmann::json scalar_overrides = nlohmann::json::array();
+  for (const ScalarPrecision& o : fit.scalar_precisions) {
+    scalar_overrides.push_back({{"track", o.track}, {"precision", shortest(o.precision)}});
+  }
   doc["settings"] = {{"error_mode", to_string(fit.error_mode)},
                      {"tolerance_m", fit.tolerance_m},
                      {"shell_distance_m", fit.shell_distance_m},
@@ -277,6 +308,8 @@ std::string reports_json(const std::vector<ClipReport>& reports, const FitSettin
                      {"translation_error_m", fit.translation_error_m},
                      {"rotation_error_deg", fit.rotation_error_deg},
                      {"scale_error", fit.scale_error},
+                     {"scalar_precision", shortest(fit.scalar_precision)},
+                     {"scalar_precisions", scalar_overrides},
                      {"split", to_string(fit.split_rule)},
                      {"jump_interval_s", pack.auto_jump_interval ? nlohmann::json("auto") : nlohmann::json(pack.jump_interval_s)},
                      {"zstd", pack.zstd},
@@ -323,6 +356,14 @@ std::string reports_json(const std::vector<ClipReport>& reports, const FitSettin
         tracks.push_back(track);
       }
       c["tracks_over"] = tracks;
+      // Scalar tracks (morph weights, user curves): each against its precision.
+      c["scalar_track_count"] = r.scalar_errors.size();
+      c["scalar_tracks_over"] = r.scalars_over;
+      c["scalar_precisions_met"] = r.scalars_over == 0;
+      c["scalar_bytes"] = r.scalar_bytes;
+      nlohmann::json scalars = nlohmann::json::array();
+      for (const ScalarError& e : r.scalar_errors) scalars.push_back(to_json(e));
+      c["scalar_tracks"] = scalars;
       c["fit_ms"] = r.fit_ms;
       nlohmann::json object = nlohmann::json::array();
       for (size_t d = 0; d < r.distances_m.size(); ++d) {

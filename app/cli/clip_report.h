@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/cli/scalar_report.h"
 #include "app/cli/shown_text.h"
 #include "core/codec/fit.h"
 #include "core/codec/measure.h"
@@ -78,7 +79,7 @@ struct ClipReport {
   uint32_t frames = 0;
   float sample_rate_hz = 0.f;
   double fit_ms = 0.0;
-  size_t raw_bytes = 0;    // float32 T/R/S of every bone at every frame
+  size_t raw_bytes = 0;    // float32 T/R/S of every bone and scalar values at every frame
   size_t plain_bytes = 0;  // the stream with a plain key stream
   size_t zstd_bytes = 0;   // the stream with zstd key stream blocks
   size_t written_bytes = 0;
@@ -90,16 +91,20 @@ struct ClipReport {
   std::vector<float> max_object_error_m;
   std::vector<float> p99_object_error_m;
   bool local_mode = false;
-  std::vector<TrackMiss> missed_tracks;  // local mode: tracks whose decoded error exceeds the threshold
-  std::vector<BoneError> bone_errors;    // object space: every bone, in skeleton order
-  size_t bones_over = 0;                 // object space: bones whose error exceeds their tolerance
+  std::vector<TrackMiss> missed_tracks;    // local mode: tracks whose decoded error exceeds the threshold
+  std::vector<BoneError> bone_errors;      // object space: every bone, in skeleton order
+  size_t bones_over = 0;                   // object space: bones whose error exceeds their tolerance
+  std::vector<ScalarError> scalar_errors;  // every scalar track against its precision, in stream order
+  size_t scalars_over = 0;                 // scalar tracks whose error exceeds their precision
+  size_t scalar_bytes = 0;                 // the scalar tracks' share of written_bytes
   size_t metadata_bytes = 0;
   bool written = false;
   std::vector<std::string> warnings;  // what the import accepted with a fix-up or could not use
   bool kept_existing = false;  // missed its bound, so the file already at `output` was kept (no --force)
   std::string error;  // why the clip failed, empty when it did not
 
-  bool ok() const { return error.empty() && missed_tracks.empty() && bones_over == 0 && written; }
+  bool missed() const { return !missed_tracks.empty() || bones_over > 0 || scalars_over > 0; }
+  bool ok() const { return error.empty() && !missed() && written; }
 };
 
 /// A report with the source's names and shape filled in.
@@ -115,7 +120,7 @@ void add_measurement(ClipReport& report, const ClipMeasurement& m, const FittedC
 std::string one_line(const ClipReport& report);
 /// The summary table with a total row; `zstd_written` says which size was written.
 void print_summary_table(const std::vector<ClipReport>& reports, bool zstd_written, std::FILE* out);
-/// For each report that missed its bound, the bones (or tracks) over it,
+/// For each report that missed its bound, the bones (or tracks, or scalar tracks) over it,
 /// worst first, at most `limit` per clip, with frame and floor.
 void print_misses(const std::vector<ClipReport>& reports, size_t limit, std::FILE* out);
 /// Every clip's import warnings, one line each, named by clip.

@@ -46,13 +46,15 @@ constexpr const char* kCompressHelp =
     "\n"
     "The bound is checked on the decoded stream at every frame: in object\n"
     "space, every bone against its own tolerance and shell distance; with\n"
-    "--local, every track against its threshold. When a fit cannot meet it (a\n"
-    "quantization floor), the bones (or tracks) over it are listed with the\n"
-    "frame and the floor, the stream is still written for inspection (but an\n"
-    "existing file is kept unless --force), and the exit code is 1. Exits 1\n"
-    "when a clip fails or misses its bound, 2 for bad usage (a bad value, a\n"
-    "--bone-tolerance naming a bone the clip lacks, two clips that would write\n"
-    "one file, or an output that is one of the inputs).\n"
+    "--local, every track against its threshold; in both, every scalar track\n"
+    "(morph-target weight, user curve) against its precision. When a fit\n"
+    "cannot meet it (a quantization floor), the bones (or tracks) over it are\n"
+    "listed with the frame and the floor, the stream is still written for\n"
+    "inspection (but an existing file is kept unless --force), and the exit\n"
+    "code is 1. Exits 1 when a clip fails or misses its bound, 2 for bad usage\n"
+    "(a bad value, a --bone-tolerance naming a bone the clip lacks, a\n"
+    "--scalar-precision naming a scalar track it lacks, two clips that would\n"
+    "write one file, or an output that is one of the inputs).\n"
     "\n"
     "options:\n"
     "  -o, --output OUT         stream file, or folder for several clips\n"
@@ -66,7 +68,8 @@ constexpr const char* kCompressHelp =
     "  --jobs N                 clips compressed at once (default: all cores)\n"
     "  --json FILE              also write the report as JSON (- for stdout), with\n"
     "                           every bone's largest error, tolerance, shell\n"
-    "                           distance and worst frame\n";
+    "                           distance and worst frame, and every scalar\n"
+    "                           track's against its precision\n";
 
 // Bones (or tracks) over their bound listed per clip after the table.
 constexpr size_t kMissesListed = 10;
@@ -162,8 +165,7 @@ ClipReport compress_clip(const ImportedClip& imported, const Options& options, c
   // A stream that misses its bound is written for inspection, but never in
   // place of one the user already has.
   std::error_code ec;
-  const bool missed = report.bones_over > 0 || !report.missed_tracks.empty();
-  if (missed && !options.force && fs::exists(output, ec)) {
+  if (report.missed() && !options.force && fs::exists(output, ec)) {
     report.kept_existing = true;
     return report;
   }
@@ -184,21 +186,28 @@ ImportSettings first_clip_settings(const Options& options) {
 }
 
 // Before any work, one import of each source's first clip where something
-// needs it: refuses (false, with a message naming the option and the bone) a
-// bone tolerance naming a bone that a source's skeleton lacks, and with
-// --all-animations sets `animation_names` (per source; empty for a source
-// that does not import, which its job reports).
+// needs it: refuses (false, with a message naming the option and the name) a
+// bone tolerance naming a bone that a source's skeleton lacks, or a scalar
+// precision naming a track its clip lacks, and with --all-animations sets
+// `animation_names` (per source; empty for a source that does not import,
+// which its job reports).
 bool read_first_clips(Arguments& args, const Options& options, const std::vector<fs::path>& sources,
                       std::vector<std::vector<std::string>>& animation_names) {
   animation_names.assign(sources.size(), {});
   const bool check_bones =
       !options.codec.fit.bone_tolerances.empty() && options.codec.fit.error_mode != ErrorMode::kLocal;
-  if (!check_bones && !options.all_animations) return true;
+  // Animations of one file may animate different scalar tracks: with
+  // --all-animations each clip's fit refuses a name it lacks instead.
+  const bool check_scalars = !options.codec.fit.scalar_precisions.empty() && !options.all_animations;
+  if (!check_bones && !check_scalars && !options.all_animations) return true;
   const ImportSettings settings = first_clip_settings(options);
   for (size_t i = 0; i < sources.size(); ++i) {
     Result<ImportedClip> imported = import_clip(sources[i], settings);
     if (!imported) continue;
     if (check_bones && !check_bone_tolerances(args, options.codec, imported.value().skeleton, sources[i].string())) {
+      return false;
+    }
+    if (check_scalars && !check_scalar_precisions(args, options.codec, imported.value().clip, sources[i].string())) {
       return false;
     }
     animation_names[i] = std::move(imported.value().animation_names);

@@ -12,6 +12,7 @@
 
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
+#include "app/cli/scalar_report.h"
 #include "app/cli/shown_text.h"
 #include "core/codec/measure.h"
 #include "core/io/stream_file.h"
@@ -27,12 +28,16 @@ constexpr const char* kInfoHelp =
     "bound it was fitted to (object space: the tolerance, the shell distance\n"
     "and every per-bone override; local mode: the per-kind thresholds), clip\n"
     "and source names, bones, frames and rate, keys by kind, track codings,\n"
-    "the size of each section, the compression ratio and the jump frames.\n"
+    "the scalar tracks (morph-target weights and user curves: how many, their\n"
+    "precisions and their share of the bytes), whether the clip is additive\n"
+    "and onto what, the size of each section, the compression ratio and the\n"
+    "jump frames.\n"
     "Exits 1 when the file is not a valid stream.\n"
     "\n"
     "options:\n"
-    "  --tracks                 also list every track (bone, kind, coding, keys,\n"
-    "                           quantization step)\n"
+    "  --tracks                 also list every track (bone or scalar track, kind,\n"
+    "                           coding, keys, quantization step) and every scalar\n"
+    "                           track's target and precision\n"
     "  --runs                   also list every animated track's run of stream\n"
     "                           keys (where it starts, keys, bits)\n"
     "  --json                   print everything as one JSON object\n"
@@ -41,7 +46,7 @@ constexpr const char* kInfoHelp =
 // Keys in the order the text report prints them.
 using Json = nlohmann::ordered_json;
 
-constexpr const char* kKindNames[3] = {"translation", "rotation", "scale"};
+constexpr const char* kKindNames[4] = {"translation", "rotation", "scale", "scalar"};
 
 /// Bytes of each section of the stream, in file order. The view's spans all
 /// point into one buffer, so a section's offset is its distance from the start.
@@ -74,6 +79,23 @@ SectionSizes section_sizes(const StreamView& view) {
 std::string bone_name(const StreamView& view, uint32_t bone) {
   const StreamMetadata& meta = view.metadata();
   return bone < meta.bone_names.size() ? meta.bone_names[bone] : "bone_" + std::to_string(bone);
+}
+
+// What a track animates: its bone's name, or a scalar track's (StreamTrack::bone is its index among them).
+std::string track_owner(const StreamView& view, const StreamTrack& track) {
+  if (track.kind != TrackKind::kScalar) return bone_name(view, track.bone);
+  const std::vector<StreamScalarInfo>& scalars = view.metadata().scalars;
+  return track.bone < scalars.size() ? scalars[track.bone].name : "scalar " + std::to_string(track.bone);
+}
+
+// "yes, base first-frame" / "no": the additive flag and the base the metadata names.
+std::string describe_additive(const StreamView& view) {
+  const StreamMetadata& meta = view.metadata();
+  if (!view.additive() && meta.additive_base == AdditiveBase::kNone) return "no";
+  std::string text = std::string(view.additive() ? "yes" : "no (but the metadata names a base)") + ", base " +
+                     additive_base_name(meta.additive_base);
+  if (!meta.additive_base_name.empty()) text += " '" + shown_name(meta.additive_base_name) + "'";
+  return text;
 }
 
 /// The double whose shortest decimal form is the float's: 0.5f mm is written
@@ -140,7 +162,10 @@ Json info_json(const StreamFile& file, bool list_tracks, bool list_runs) {
   out["file"] = file.path.string();
   out["file_bytes"] = file.bytes.size();
   out["version"] = view.version();
-  out["flags"] = {{"zstd_key_stream", zstd}};
+  out["flags"] = {{"zstd_key_stream", zstd}, {"additive", view.additive()}};
+  out["additive"] = {{"additive", view.additive()},
+                     {"base", additive_base_name(meta.additive_base)},
+                     {"base_name", meta.additive_base_name}};
   // The bound of the stream's mode; the other is null (its stored values are
   // the fit's defaults, which bound nothing).
   out["error_mode"] = meta.local_mode ? "local" : "object-space";
@@ -173,9 +198,28 @@ Json info_json(const StreamFile& file, bool list_tracks, bool list_runs) {
                  {"translation", sizes.keys_by_kind[0]},
                  {"rotation", sizes.keys_by_kind[1]},
                  {"scale", sizes.keys_by_kind[2]},
+                 {"scalar", sizes.keys_by_kind[3]},
                  {"in_key_stream", view.stream_key_count()},
                  {"streamed_tracks", view.streamed_track_count()},
                  {"per_second", keys_per_second(view)}};
+  // Scalar tracks: what they drive, their precisions, their share of the bytes.
+  const std::vector<ScalarTrackInfo> scalars = scalar_tracks_of(view);
+  Json scalar_list = Json::array();
+  for (size_t s = 0; s < scalars.size(); ++s) {
+    Json entry = Json(to_json(scalars[s]));
+    const StreamTrack& track = view.scalar_tracks()[s];
+    entry["coding"] = kCodingNames[static_cast<int>(track.coding)];
+    entry["keys"] = track.key_count;
+    scalar_list.push_back(entry);
+  }
+  out["scalar_tracks"] = {
+      {"count", scalars.size()},
+      {"morph_weights", morph_weight_count(scalars)},
+      {"curves", scalars.size() - morph_weight_count(scalars)},
+      {"default_precision", json_threshold(meta.scalar_precision, 1.f)},
+      {"bytes", sizes.scalar_bytes},
+      {"share", sizes.compressed_bytes ? double(sizes.scalar_bytes) / double(sizes.compressed_bytes) : 0.0},
+      {"tracks", scalar_list}};
   Json codings;
   for (const auto& [coding, count] : track_codings(view)) codings[coding] = count;
   out["track_codings"] = codings;
@@ -201,9 +245,10 @@ Json info_json(const StreamFile& file, bool list_tracks, bool list_runs) {
     Json tracks = Json::array();
     for (size_t t = 0; t < view.tracks().size(); ++t) {
       const StreamTrack& track = view.tracks()[t];
+      // A scalar track's "bone" is its index among the scalar tracks, "bone_name" its name.
       Json entry = {{"index", t},
                     {"bone", track.bone},
-                    {"bone_name", bone_name(view, track.bone)},
+                    {"bone_name", track_owner(view, track)},
                     {"kind", kKindNames[static_cast<int>(track.kind)]},
                     {"coding", kCodingNames[static_cast<int>(track.coding)]},
                     {"keys", track.key_count}};
@@ -260,8 +305,18 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_runs) {
   std::printf("skeleton         %u bones, %zu tracks\n", view.bone_count(), view.tracks().size());
   std::printf("frames           %u at %.4g Hz = %.3f s\n", view.frame_count(),
               static_cast<double>(view.sample_rate_hz()), static_cast<double>(view.duration_s()));
-  std::printf("keys             %zu: translation %zu, rotation %zu, scale %zu; %.1f per second\n", sizes.key_count,
-              sizes.keys_by_kind[0], sizes.keys_by_kind[1], sizes.keys_by_kind[2], keys_per_second(view));
+  std::printf("keys             %zu: translation %zu, rotation %zu, scale %zu, scalar %zu; %.1f per second\n",
+              sizes.key_count, sizes.keys_by_kind[0], sizes.keys_by_kind[1], sizes.keys_by_kind[2],
+              sizes.keys_by_kind[3], keys_per_second(view));
+  const std::vector<ScalarTrackInfo> scalars = scalar_tracks_of(view);
+  if (scalars.empty()) {
+    std::printf("scalar tracks    none\n");
+  } else {
+    std::printf("scalar tracks    %s, default precision %s, %s\n", describe_count(scalars).c_str(),
+                text_threshold(meta.scalar_precision, 1.f, "").c_str(),
+                describe_share(sizes.scalar_bytes, sizes.compressed_bytes).c_str());
+  }
+  std::printf("additive         %s\n", describe_additive(view).c_str());
   std::printf("key stream       %u keys from %u streamed tracks (more than %u keys)\n", view.stream_key_count(),
               view.streamed_track_count(), kInitialKeysPerTrack);
   std::printf("track codings   ");
@@ -279,7 +334,8 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_runs) {
   std::printf("  jump index     %zu bytes\n", s.jump_index);
   std::printf("  jump states    %zu bytes\n", s.jump_states);
   std::printf("  metadata       %zu bytes\n", s.metadata);
-  std::printf("raw size         %zu bytes (float32 T/R/S), ratio %.2f : 1\n", sizes.raw_bytes, sizes.ratio());
+  std::printf("raw size         %zu bytes (float32 T/R/S and scalar values), ratio %.2f : 1\n", sizes.raw_bytes,
+              sizes.ratio());
   if (view.jump_interval_frames() == 0) {
     std::printf("jump frames      none (a seek replays from the start)\n");
   } else {
@@ -295,11 +351,19 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_runs) {
   if (list_tracks) {
     for (size_t t = 0; t < view.tracks().size(); ++t) {
       const StreamTrack& track = view.tracks()[t];
-      std::printf("track %5zu %-28s %-11s %-8s %6u keys", t, shown_name(bone_name(view, track.bone)).c_str(),
+      std::printf("track %5zu %-28s %-11s %-8s %6u keys", t, shown_name(track_owner(view, track)).c_str(),
                   kKindNames[static_cast<int>(track.kind)], kCodingNames[static_cast<int>(track.coding)],
                   track.key_count);
       if (track.coding == TrackCoding::kAnimated) std::printf(" step %.4g", track.quantization.step);
       std::printf("\n");
+    }
+    for (const ScalarTrackInfo& scalar : scalars) {
+      std::printf("scalar %-33s %u component%s, %s", shown_name(scalar.name).c_str(), scalar.components,
+                  scalar.components == 1 ? "" : "s", to_string(scalar.target));
+      if (scalar.target == ScalarTarget::kMorphWeight) {
+        std::printf(" %u of '%s'", scalar.target_index, shown_name(scalar.node).c_str());
+      }
+      std::printf(", precision %s\n", text_threshold(scalar.precision, 1.f, "").c_str());
     }
   }
   if (list_runs) {

@@ -1,5 +1,6 @@
 // keystream inspect: what import made of a source clip.
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -7,6 +8,7 @@
 #include "app/cli/arguments.h"
 #include "app/cli/clip_report.h"
 #include "app/cli/commands.h"
+#include "app/cli/scalar_report.h"
 
 namespace ks::cli {
 
@@ -14,7 +16,8 @@ const char* const kInspectHelp =
     "usage: keystream inspect [SOURCE] [options]\n"
     "\n"
     "Imports a source clip (.gltf, .glb, .bvh, .fbx, .dae or .zae) and prints its\n"
-    "skeleton, clip and mesh. Without SOURCE, inspects the built-in demo clip.\n"
+    "skeleton, clip, scalar tracks (morph-target weights, user curves) and\n"
+    "mesh. Without SOURCE, inspects the built-in demo clip.\n"
     "\n"
     "options:\n";
 
@@ -27,7 +30,16 @@ bool wants_help(const std::vector<std::string_view>& args) {
 
 namespace {
 
-void print_clip(const ImportedClip& imported, bool list_bones) {
+// "0 .. 1": the smallest and largest value of any component of `track`.
+std::string value_range(const ScalarTrack& track) {
+  if (track.values.empty()) return "no values";
+  const auto [low, high] = std::minmax_element(track.values.begin(), track.values.end());
+  char text[64];
+  std::snprintf(text, sizeof text, "%.4g .. %.4g", double{*low}, double{*high});
+  return text;
+}
+
+void print_clip(const ImportedClip& imported, bool list_bones, bool list_scalars) {
   const Skeleton& skeleton = imported.skeleton;
   const RawClip& clip = imported.clip;
   std::printf("source      %s\n", shown_path(imported.source).c_str());
@@ -45,9 +57,15 @@ void print_clip(const ImportedClip& imported, bool list_bones) {
   } else {
     std::printf("mesh        none\n");
   }
-  // Raw size: float32 translation, rotation and scale for every bone and frame.
-  const double raw_bytes = static_cast<double>(skeleton.bone_count()) * clip.frame_count * (3 + 4 + 3) * 4;
-  std::printf("raw size    %.1f KiB (float32 T/R/S)\n", raw_bytes / 1024.0);
+  const std::vector<ScalarTrackInfo> scalars = scalar_tracks_of(clip);
+  std::printf("scalars     %s\n", describe_count(scalars).c_str());
+  // Raw size: float32 translation, rotation and scale for every bone and frame, and every scalar value.
+  size_t scalar_floats = 0;
+  for (const ScalarTrackInfo& s : scalars) scalar_floats += s.components;
+  const double raw_bytes =
+      (static_cast<double>(skeleton.bone_count()) * (3 + 4 + 3) + static_cast<double>(scalar_floats)) *
+      clip.frame_count * 4;
+  std::printf("raw size    %.1f KiB (float32 T/R/S and scalar values)\n", raw_bytes / 1024.0);
   for (const std::string& warning : imported.warnings) std::printf("warning     %s\n", shown_message(warning).c_str());
   if (list_bones) {
     for (size_t b = 0; b < skeleton.bone_count(); ++b) {
@@ -56,20 +74,35 @@ void print_clip(const ImportedClip& imported, bool list_bones) {
                   parent < 0 ? "-" : shown_name(skeleton.bone_names[static_cast<size_t>(parent)]).c_str());
     }
   }
+  if (list_scalars) {
+    // The names --scalar-precision NAME=X takes, with the range a precision is relative to.
+    for (size_t s = 0; s < scalars.size(); ++s) {
+      const ScalarTrackInfo& info = scalars[s];
+      std::printf("  %4zu %-32s %u component%s, %s", s, shown_name(info.name).c_str(), info.components,
+                  info.components == 1 ? "" : "s", to_string(info.target));
+      if (info.target == ScalarTarget::kMorphWeight) {
+        std::printf(" %u of '%s'", info.target_index, shown_name(info.node).c_str());
+      }
+      std::printf(", values %s\n", value_range(clip.scalars[s]).c_str());
+    }
+  }
 }
 
 }  // namespace
 
 int run_inspect(const std::vector<std::string_view>& raw_args) {
   if (wants_help(raw_args)) {
-    std::printf("%s%s  --bones                  also list every bone\n  -h, --help               show this help\n",
-                kInspectHelp, kImportOptionsHelp);
+    std::printf(
+        "%s%s  --bones                  also list every bone\n"
+        "  --scalars                also list every scalar track (name, target, values)\n"
+        "  -h, --help               show this help\n",
+        kInspectHelp, kImportOptionsHelp);
     return 0;
   }
   Arguments args("inspect", raw_args);
   std::filesystem::path source = KS_DEMO_CLIP;
   ImportSettings import;
-  bool list_bones = false;
+  bool list_bones = false, list_scalars = false;
   while (!args.done()) {
     const std::string_view arg = args.next();
     bool ok = true;
@@ -77,6 +110,8 @@ int run_inspect(const std::vector<std::string_view>& raw_args) {
       if (!ok) return 2;
     } else if (arg == "--bones") {
       list_bones = true;
+    } else if (arg == "--scalars") {
+      list_scalars = true;
     } else if (!args.source(arg, source)) {
       return 2;
     }
@@ -90,7 +125,7 @@ int run_inspect(const std::vector<std::string_view>& raw_args) {
     std::fprintf(stderr, "keystream: %s\n", shown_message(imported.error()).c_str());
     return 1;
   }
-  print_clip(imported.value(), list_bones);
+  print_clip(imported.value(), list_bones, list_scalars);
   return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "app/cli/arguments.h"
 #include "app/cli/clip_report.h"
 #include "app/cli/commands.h"
+#include "app/cli/scalar_report.h"
 #include "core/codec/measure.h"
 #include "core/runtime/stream_view.h"
 
@@ -22,10 +23,11 @@ const char* const kMeasureHelp =
     "\n"
     "Fits, quantizes and packs a source clip, decodes every frame through the\n"
     "player and prints sizes, keys, per-track and object-space errors and the\n"
-    "fit time. Exits 1 when the bound is missed: a bone over its object-space\n"
-    "tolerance (or with --local, a track over its threshold), listed with the\n"
-    "frame and the floor that stops it; 2 for bad usage. Without SOURCE,\n"
-    "measures the built-in demo clip.\n"
+    "fit time, and every scalar track's error against its precision. Exits 1\n"
+    "when the bound is missed: a bone over its object-space tolerance (or with\n"
+    "--local, a track over its threshold) or a scalar track over its\n"
+    "precision, listed with the frame and the floor that stops it; 2 for bad\n"
+    "usage. Without SOURCE, measures the built-in demo clip.\n"
     "\n"
     "options:\n";
 
@@ -56,7 +58,7 @@ void print_report(const ImportedClip& imported, const FittedClip& fitted, const 
   std::printf("fit time         %.1f ms (%u threads), %.1f ms per 1000 frames\n", fit_ms, threads,
               fit_ms * 1000.0 / clip.frame_count);
   const StreamSizes& z = m.sizes;
-  std::printf("raw size         %zu bytes (float32 T/R/S)\n", z.raw_bytes);
+  std::printf("raw size         %zu bytes (float32 T/R/S and scalar values)\n", z.raw_bytes);
   std::printf("compressed       %zu bytes, ratio %.2f : 1\n", z.compressed_bytes, z.ratio());
   std::printf("  tables         %zu bytes\n", z.table_bytes);
   std::printf("  keys           %zu bytes, %.2f bits per key\n", z.key_bytes, z.bits_per_key());
@@ -64,9 +66,11 @@ void print_report(const ImportedClip& imported, const FittedClip& fitted, const 
   std::printf("  metadata       %zu bytes (without it: %zu bytes)\n", z.metadata_bytes, z.bytes_without_metadata());
   std::printf("tracks           %zu animated, %zu constant, %zu identity\n", z.tracks_by_coding[2],
               z.tracks_by_coding[1], z.tracks_by_coding[0]);
-  std::printf("keys             %zu: translation %zu, rotation %zu, scale %zu (%.2f per track per second)\n",
-              z.key_count, z.keys_by_kind[0], z.keys_by_kind[1], z.keys_by_kind[2],
-              z.key_count / (3.0 * skeleton.bone_count() * std::max(clip.duration_s(), 1e-6f)));
+  const double keys_per_track_second =
+      z.key_count / (static_cast<double>(fitted.tracks.size()) * std::max(clip.duration_s(), 1e-6f));
+  std::printf(
+      "keys             %zu: translation %zu, rotation %zu, scale %zu, scalar %zu (%.2f per track per second)\n",
+      z.key_count, z.keys_by_kind[0], z.keys_by_kind[1], z.keys_by_kind[2], z.keys_by_kind[3], keys_per_track_second);
   size_t discontinuities = 0;
   for (const FittedTrack& t : fitted.tracks) discontinuities += t.discontinuities;
   std::printf("discontinuities  %zu\n", discontinuities);
@@ -109,17 +113,36 @@ void print_report(const ImportedClip& imported, const FittedClip& fitted, const 
                   fitted.bones[b].floor_m * 1000.f);
     }
   }
-  for (size_t t = 0; t < fitted.tracks.size(); ++t) {
+  static const char* const kCodings[3] = {"identity", "constant", "animated"};
+  // The bones' tracks; the scalar tracks follow them in fitted.tracks.
+  for (size_t t = 0; t < fitted.bone_track_count() && t < m.tracks.size(); ++t) {
     const FittedTrack& track = fitted.tracks[t];
     const int kind = static_cast<int>(track.kind);
     const bool missed = !track.threshold_met;
     if (!list_tracks && !missed) continue;
-    static const char* const kCodings[3] = {"identity", "constant", "animated"};
     std::printf("%s %-28s %-11s %-8s %5zu keys step %.3g  threshold %.4g  max %.4g %s  floor %.4g %s\n",
                 missed ? "MISSED" : "track ", shown_name(skeleton.bone_names[track.bone]).c_str(), kKindNames[kind],
                 kCodings[static_cast<int>(track.coding)], track.keys.size(), track.quantization.step,
                 track.threshold * kKindDisplayScale[kind], m.tracks[t].max * kKindDisplayScale[kind], kKindUnits[kind],
                 track.floor * kKindDisplayScale[kind], kKindUnits[kind]);
+  }
+  // Scalar tracks: each against its precision, measured on the decoded stream.
+  const std::vector<ScalarError> scalars = scalar_errors(scalar_tracks_of(fitted), m);
+  if (scalars.empty()) {
+    std::printf("scalar tracks    none\n");
+    return;
+  }
+  std::printf("scalar tracks    %s, %s, %zu over their precision; worst %s\n",
+              describe_count(scalar_tracks_of(fitted)).c_str(),
+              describe_share(z.scalar_bytes, z.compressed_bytes).c_str(), count_over(scalars),
+              describe(scalars[worst_first(scalars).front()]).c_str());
+  for (size_t i = 0; i < scalars.size(); ++i) {
+    const FittedTrack& track = fitted.tracks[fitted.bone_track_count() + i];
+    const bool missed = scalars[i].over();
+    if (!list_tracks && !missed) continue;
+    std::printf("%s %s; %s, %s, %zu keys, step %.3g, floor %.4g\n", missed ? "MISSED scalar" : "scalar",
+                describe(scalars[i]).c_str(), to_string(scalars[i].track.target),
+                kCodings[static_cast<int>(track.coding)], track.keys.size(), track.quantization.step, track.floor);
   }
 }
 
@@ -129,7 +152,8 @@ int run_measure(const std::vector<std::string_view>& raw_args) {
   if (wants_help(raw_args)) {
     std::printf(
         "%s%s%s%s  --threads N              fit threads (default: all cores)\n"
-        "  --tracks                 list every track, not only those that missed\n"
+        "  --tracks                 list every track (scalar tracks too), not only\n"
+        "                           those that missed\n"
         "  -h, --help               show this help\n",
         kMeasureHelp, kImportOptionsHelp, kToleranceOptionsHelp, kCodecOptionsHelp);
     return 0;
@@ -170,7 +194,10 @@ int run_measure(const std::vector<std::string_view>& raw_args) {
     return 1;
   }
   const ImportedClip& clip = imported.value();
-  if (!check_bone_tolerances(args, codec, clip.skeleton, source.string())) return 2;
+  if (!check_bone_tolerances(args, codec, clip.skeleton, source.string()) ||
+      !check_scalar_precisions(args, codec, clip.clip, source.string())) {
+    return 2;
+  }
   const auto start = std::chrono::steady_clock::now();
   Result<FittedClip> fitted = fit_clip(clip.skeleton, clip.clip, fit, threads);
   const double fit_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -201,6 +228,7 @@ int run_measure(const std::vector<std::string_view>& raw_args) {
   bool missed = fit.error_mode == ErrorMode::kLocal && !fitted.value().thresholds_met();
   for (size_t b = 0; b < m.bone_error_m.size(); ++b)
     missed = missed || m.bone_error_m[b] > fitted.value().bones[b].tolerance_m;
+  missed = missed || count_over(scalar_errors(scalar_tracks_of(fitted.value()), m)) > 0;
   if (missed) {
     std::fprintf(stderr, "keystream: %s: the bound is missed (listed as MISSED above)\n", shown_path(source).c_str());
     return 1;

@@ -2,7 +2,8 @@
 // through the player and checks the bound the stream was fitted to, as its
 // metadata records it: in object space every bone against its own tolerance
 // and shell distance (overrides included), in local mode every track against
-// its per-kind threshold. Names the worst bones (or tracks) and their frames.
+// its per-kind threshold; in both, every scalar track against its precision.
+// Names the worst bones (or tracks) and their frames.
 
 #include <algorithm>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include "app/cli/arguments.h"
 #include "app/cli/clip_report.h"
 #include "app/cli/commands.h"
+#include "app/cli/scalar_report.h"
 #include "core/codec/measure.h"
 #include "core/io/stream_file.h"
 
@@ -30,16 +32,22 @@ constexpr const char* kVerifyHelp =
     "at the bone's shell distance, lies within the bone's tolerance of the\n"
     "source's (the clip's E and d, or the bone's override); for a stream\n"
     "compressed with --local, that every track is within its per-kind\n"
-    "threshold. Prints the worst bones relative to their tolerance, each with\n"
-    "the frame of its largest error.\n"
+    "threshold; in both, that every scalar track (morph-target weight, user\n"
+    "curve) is within its precision. Prints the worst bones relative to their\n"
+    "tolerance, each with the frame of its largest error, and the scalar\n"
+    "tracks over their precision.\n"
     "\n"
-    "Exits 0 when the bound holds at every frame, 1 when a bone (or track) is\n"
-    "over it or the stream does not match the source, 2 for bad usage.\n"
+    "Exits 0 when the bound holds at every frame, 1 when a bone (or track, or\n"
+    "scalar track) is over it or the stream does not match the source, 2 for\n"
+    "bad usage.\n"
     "\n"
     "The error-bound options check another bound instead: those not given keep\n"
     "the stream's values; --bone-tolerance(s) replace the stream's overrides;\n"
-    "--local checks per-kind thresholds. The animation of a glTF SOURCE is,\n"
-    "unless --animation picks one, the one named as the stream's clip.\n"
+    "--local checks per-kind thresholds; --scalar-precision X replaces the\n"
+    "stream's default precision (keeping its per-track ones), and NAME=X or\n"
+    "--scalar-precisions FILE replace its per-track ones. The animation of a\n"
+    "glTF SOURCE is, unless --animation picks one, the one named as the\n"
+    "stream's clip.\n"
     "\n"
     "options:\n";
 
@@ -69,6 +77,53 @@ Status check_bones(const Skeleton& skeleton, const StreamView& stream, const std
     }
   }
   return {};
+}
+
+// The stream's scalar tracks must be the source clip's, in order (when the
+// stream names them; measure() checks their count and components).
+Status check_scalar_names(const RawClip& clip, const StreamView& stream, const std::string& source) {
+  const std::vector<StreamScalarInfo>& stored = stream.metadata().scalars;
+  for (size_t s = 0; s < stored.size() && s < clip.scalars.size(); ++s) {
+    if (stored[s].name != clip.scalars[s].name) {
+      return Error{"scalar track " + std::to_string(s) + " is \"" + shown_name(stored[s].name) +
+                   "\" in the stream but \"" + shown_name(clip.scalars[s].name) + "\" in " + source};
+    }
+  }
+  return {};
+}
+
+// The scalar tracks' precisions to check: the stream's, with what the
+// command line gives in their place.
+struct ScalarBound {
+  float default_precision = 0.f;
+  std::vector<float> precisions;  // one per scalar track of the clip
+  std::string origin;             // where they came from, for the report
+};
+
+ScalarBound scalar_bound_to_check(const CodecOptions& given, const StreamMetadata& meta, const RawClip& clip) {
+  ScalarBound bound;
+  const bool stored = meta.scalar_precision > 0.f;  // 0 where the stream stores none
+  const bool default_given = given.fit.scalar_precision != kNotGiven;
+  const bool overrides_given = !given.scalar_precision_origins.empty();
+  bound.default_precision = default_given ? given.fit.scalar_precision
+                            : stored      ? meta.scalar_precision
+                                          : kDefaultScalarPrecision;
+  const bool any_given = default_given || overrides_given;
+  bound.origin = stored ? (any_given ? "given here, the rest stored in the stream" : "stored in the stream")
+                        : (any_given ? "given here, the rest defaults" : "defaults: the stream stores none");
+  bound.precisions.assign(clip.scalars.size(), bound.default_precision);
+  if (overrides_given) {
+    // check_scalar_precisions has matched every name to a track of the clip.
+    Result<std::vector<float>> resolved =
+        resolve_scalar_precisions(clip, bound.default_precision, given.fit.scalar_precisions);
+    if (resolved) bound.precisions = std::move(resolved.value());
+  } else if (stored) {
+    // A stored precision other than the stored default was an override: it stays.
+    for (size_t s = 0; s < meta.scalars.size() && s < bound.precisions.size(); ++s) {
+      if (meta.scalars[s].precision != meta.scalar_precision) bound.precisions[s] = meta.scalars[s].precision;
+    }
+  }
+  return bound;
 }
 
 // The bound to check: the stream's, with what the command line gives in its place.
@@ -143,9 +198,11 @@ std::vector<size_t> worst_tracks(const ClipMeasurement& m, const float threshold
 int run_verify(const std::vector<std::string_view>& raw_args) {
   if (wants_help(raw_args)) {
     std::printf(
-        "%s%s%s  --tracks                 list every track's largest error\n"
+        "%s%s%s  --tracks                 list every track's largest error, and every\n"
+        "                           scalar track's, not only those over\n"
         "  --bones                  list every bone, not the %zu worst\n"
-        "  --json                   print the report as JSON (every bone)\n"
+        "  --json                   print the report as JSON (every bone and scalar\n"
+        "                           track)\n"
         "  -h, --help               show this help\n",
         kVerifyHelp, kImportOptionsHelp, kToleranceOptionsHelp, kWorstListed);
     return 0;
@@ -154,7 +211,7 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
   ImportSettings import;
   CodecOptions given;
   for (float* value : {&given.fit.tolerance_m, &given.fit.shell_distance_m, &given.fit.translation_error_m,
-                       &given.fit.rotation_error_deg, &given.fit.scale_error}) {
+                       &given.fit.rotation_error_deg, &given.fit.scale_error, &given.fit.scalar_precision}) {
     *value = kNotGiven;
   }
   bool animation_given = false, list_tracks = false, list_bones = false, json = false;
@@ -208,7 +265,13 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
   if (Status s = check_bones(skeleton, stream, shown_path(source)); !s) {
     return std::fprintf(stderr, "keystream verify: %s: %s\n", stream_name.c_str(), shown_message(s.error()).c_str()), 1;
   }
-  if (!check_bone_tolerances(args, given, skeleton, source.string())) return 2;
+  if (Status s = check_scalar_names(clip.clip, stream, shown_path(source)); !s) {
+    return std::fprintf(stderr, "keystream verify: %s: %s\n", stream_name.c_str(), shown_message(s.error()).c_str()), 1;
+  }
+  if (!check_bone_tolerances(args, given, skeleton, source.string()) ||
+      !check_scalar_precisions(args, given, clip.clip, source.string())) {
+    return 2;
+  }
 
   // The bound, every bone's tolerance, and the measurement at every frame.
   const Bound bound = bound_to_check(given, meta, skeleton);
@@ -243,7 +306,14 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
     track_order = worst_tracks(m, bound.thresholds);
     for (size_t t = 0; t < m.tracks.size(); ++t) tracks_over += m.tracks[t].max > bound.thresholds[t % 3] ? 1 : 0;
   }
-  const bool ok = bones_over == 0 && tracks_over == 0;
+  // Every scalar track against its precision, on the decoded values at every source frame.
+  const ScalarBound scalar_bound = scalar_bound_to_check(given, meta, clip.clip);
+  std::vector<ScalarTrackInfo> scalar_infos = scalar_tracks_of(clip.clip);
+  for (size_t s = 0; s < scalar_infos.size(); ++s) scalar_infos[s].precision = scalar_bound.precisions[s];
+  const std::vector<ScalarError> scalars = scalar_errors(std::move(scalar_infos), m);
+  const std::vector<size_t> scalar_order = worst_first(scalars);
+  const size_t scalars_over = count_over(scalars);
+  const bool ok = bones_over == 0 && tracks_over == 0 && scalars_over == 0;
   const std::vector<std::string>& names = skeleton.bone_names;
 
   if (json) {
@@ -289,6 +359,10 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
           {{"distance_m", m.distances_m[d]}, {"max_m", m.max_object_error[d]}, {"p99_m", m.p99_object_error[d]}});
     }
     doc["max_joint_position_error_m"] = m.max_joint_position_error;
+    doc["scalar_precision"] = {{"default", shortest(scalar_bound.default_precision)}, {"origin", scalar_bound.origin}};
+    doc["scalar_tracks_over"] = scalars_over;
+    doc["scalar_tracks"] = nlohmann::json::array();
+    for (const ScalarError& e : scalars) doc["scalar_tracks"].push_back(to_json(e));
     doc["tracks"] = nlohmann::json::array();
     for (size_t t = 0; t < m.tracks.size(); ++t) {
       const bool over = bound.local && m.tracks[t].max > bound.thresholds[t % 3];
@@ -354,6 +428,19 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
                   kKindUnits[k], describe_frame(m.tracks[t].worst_frame, m.tracks[t].worst_frame_time).c_str());
     }
   }
+  if (!scalars.empty()) {
+    std::printf("scalar tracks    %s, %zu over their precision; default precision %.4g (%s)\n",
+                describe_count(scalar_tracks_of(clip.clip)).c_str(), scalars_over, scalar_bound.default_precision,
+                scalar_bound.origin.c_str());
+    for (size_t i = 0; i < scalar_order.size() && (list_tracks || i < kWorstListed); ++i) {
+      const ScalarError& e = scalars[scalar_order[i]];
+      if (!list_tracks && !e.over()) break;
+      std::printf("  %-4s %s\n", e.over() ? "OVER" : "ok", describe(e).c_str());
+    }
+    if (!list_tracks && scalars_over > kWorstListed) {
+      std::printf("  ... and %zu more over (--tracks lists every scalar track)\n", scalars_over - kWorstListed);
+    }
+  }
   if (list_tracks) {
     for (size_t t = 0; t < m.tracks.size(); ++t) {
       const int k = static_cast<int>(t % 3);
@@ -362,7 +449,11 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
                   kKindUnits[k], m.tracks[t].worst_frame);
     }
   }
-  if (!ok) {
+  if (scalars_over > 0) {
+    std::fprintf(stderr, "keystream verify: %s: %zu of %zu scalar tracks over their precision; worst %s\n",
+                 stream_name.c_str(), scalars_over, scalars.size(), describe(scalars[scalar_order.front()]).c_str());
+  }
+  if (bones_over > 0 || tracks_over > 0) {
     if (bound.local) {
       const size_t t = track_order.front();
       std::fprintf(stderr, "keystream verify: %s: %zu tracks over their threshold; worst %s %s at %s\n",
@@ -374,8 +465,10 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
     }
     return 1;
   }
-  std::printf("result           %s at every frame\n",
-              bound.local ? "every track within its threshold" : "every bone within its tolerance");
+  if (!ok) return 1;
+  std::printf("result           %s%s at every frame\n",
+              bound.local ? "every track within its threshold" : "every bone within its tolerance",
+              scalars.empty() ? "" : ", every scalar track within its precision");
   return 0;
 }
 

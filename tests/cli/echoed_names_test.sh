@@ -34,7 +34,7 @@ PY
 }
 # shows TEXT: the last run's output (stdout and stderr) holds TEXT.
 shows() {
-  cat "$work/out" "$work/err" | grep -qF -- "$1" || fail "the output does not show '$1': $(cat -v "$work/out" "$work/err")"
+  grep -qF -- "$1" "$work/out" "$work/err" || fail "the output does not show '$1': $(cat -v "$work/out" "$work/err")"
 }
 
 # --- A glTF whose animation and first joint are named with the hostile bytes.

@@ -58,6 +58,8 @@ expect_out '^error mode +object space'
 expect_out '^tolerance +0\.1 mm at 3 cm from each bone, 0 bone overrides$'
 grep -q '^thresholds' "$TMP/out" && fail "an object-space stream printed local thresholds"
 expect_out "^clip +'walk'"
+expect_out '^scalar tracks +none$'
+expect_out '^additive +no$'
 expect_out '^skeleton +24 bones, 72 tracks'
 expect_out "^file +.*demo\\.ks, $(stat -c %s "$TMP/demo.ks") bytes"
 run 0 info "$TMP/demo_zstd.ks" --tracks --runs
