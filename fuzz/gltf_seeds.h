@@ -65,6 +65,13 @@ inline std::vector<std::pair<std::string, std::string>> gltf_seeds() {
     j["nodes"][3].erase("skin");
     return j.dump();
   }());
+
+  // Morph targets, which the studio draws: one moving positions and
+  // normals, one positions alone, and the mesh's default weights.
+  nlohmann::json morph = embedded;
+  morph["meshes"][0]["primitives"][0]["targets"] = {{{"POSITION", 0}, {"NORMAL", 0}}, {{"POSITION", 0}}};
+  morph["meshes"][0]["weights"] = {0.5, 0.0};
+  seeds.emplace_back("morph_targets.gltf", morph.dump());
   return seeds;
 }
 

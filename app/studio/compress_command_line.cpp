@@ -208,6 +208,24 @@ CompressCommand compress_command(const std::filesystem::path& source, const Impo
           "compress refuses them without --local; reset them to reproduce the file exactly");
     }
   }
+  // Scalar tracks, in either mode: X, or NAME=X (trimmed, split at the last '=').
+  if (fit.scalar_precision != defaults.scalar_precision) {
+    b.number("--scalar-precision", fit.scalar_precision, 1.0, as_is);
+  }
+  for (const ScalarPrecision& o : fit.scalar_precisions) {
+    const size_t first = o.track.find_first_not_of(" \t\r");
+    const size_t last = o.track.find_last_not_of(" \t\r");
+    if (o.track.empty() || first != 0 || last != o.track.size() - 1) {
+      out.caveats.push_back("the command line cannot name scalar track '" + excerpt(o.track) +
+                            "' (it trims spaces from names)");
+    }
+    const std::string number = exact_number(o.precision, 1.0, as_is);
+    if (number.empty()) {
+      out.caveats.push_back("the precision of scalar track '" + excerpt(o.track) + "' cannot be spelled exactly");
+    }
+    b.add("--scalar-precision");
+    b.add(o.track + "=" + number);
+  }
   if (fit.split_rule == SplitRule::kMidpoint) {
     b.add("--split");
     b.add("midpoint");

@@ -199,6 +199,7 @@ void SceneRenderer::set_mesh(const SkinnedMesh* mesh) {
   if (!m_textures.empty()) glDeleteTextures(static_cast<GLsizei>(m_textures.size()), m_textures.data());
   m_textures.clear();
   m_parts.clear();
+  m_morphs.set_mesh(mesh != nullptr && !mesh->indices.empty() ? mesh : nullptr);
   if (mesh == nullptr || mesh->indices.empty()) return;
   std::vector<MeshVertex> vertices(mesh->vertex_count());
   for (size_t i = 0; i < vertices.size(); ++i) {
@@ -347,6 +348,8 @@ void SceneRenderer::draw_mesh(const MeshDraw& draw) {
   set_matrix(p.uniform("u_view"), m_view);
   set_matrix(p.uniform("u_projection"), m_projection);
   glUniform4fv(p.uniform("u_tint"), 1, glm::value_ptr(draw.tint));
+  // Units: 0 the palette, 1 the base colour, 2 and 3 the morph targets.
+  m_morphs.prepare_draw(p, draw.morph_weights, 2);
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_BUFFER, m_palette_texture);
   glUniform1i(p.uniform("u_palette"), 0);

@@ -1,8 +1,9 @@
 #pragma once
 // SceneRenderer: draws the viewport's 3D scene with OpenGL 3.3 into an
 // offscreen texture that the Viewport panel shows as an image: the ground
-// grid, the skinned mesh (skinned on the GPU from a joint palette, in its
-// material or in per-vertex colours the panel computes) and the bone shapes. It owns every GL object of the viewport and the shader
+// grid, the skinned mesh (morphed and skinned on the GPU from a joint
+// palette, in its material or in per-vertex colours the panel computes) and
+// the bone shapes. It owns every GL object of the viewport and the shader
 // programs from shaders/; the panel decides what is drawn where. Needs the
 // window's GL context current for its whole life.
 
@@ -14,6 +15,7 @@
 #include <glm/glm.hpp>
 
 #include "app/studio/gl_program.h"
+#include "app/studio/morph_buffers.h"
 #include "core/clip/skinned_mesh.h"
 #include "core/runtime/transform.h"
 
@@ -27,6 +29,9 @@ struct MeshDraw {
   std::span<const glm::vec3> vertex_colors;
   glm::vec4 tint{1.f};                      // multiplies the colour; alpha < 1 draws translucent, depth unwritten
   bool wireframe = false;                   // the triangles' edges only, pulled towards the eye to sit on a surface
+  /// One weight per SkinnedMesh::morph_targets entry; empty (or another
+  /// count) draws the mesh unmorphed.
+  std::span<const float> morph_weights{};
 };
 
 /// One bone shape to draw: the unit octahedron (head at the origin, tail at
@@ -58,6 +63,8 @@ class SceneRenderer {
   /// Uploads `mesh` (bind pose) for the draws that follow; null removes it.
   void set_mesh(const SkinnedMesh* mesh);
   bool has_mesh() const { return m_index_count > 0; }
+  /// Why the mesh's morph targets are not drawn; empty when they are (or it has none).
+  const std::string& morph_problem() const { return m_morphs.problem(); }
 
   /// Makes the target `width` x `height` pixels, binds it and clears it.
   void begin_frame(int width, int height, glm::vec3 clear_color);
@@ -106,6 +113,7 @@ class SceneRenderer {
   std::vector<MeshPart> m_parts;
   unsigned m_palette_buffer = 0;
   unsigned m_palette_texture = 0;
+  MorphBuffers m_morphs;
   // Bones: the unit octahedron and a per-instance buffer.
   unsigned m_bone_vao = 0;
   unsigned m_bone_vertices = 0;

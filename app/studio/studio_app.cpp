@@ -248,9 +248,12 @@ void StudioApp::update_player() {
     m_player_result = m_state.result;
     m_player = std::make_unique<Player>(result->view);
     m_pose.assign(result->view.bone_count(), Transform{});
+    m_scalar_values.assign(m_player->scalar_value_count(), 0.f);
+    m_scalar_offsets.resize(result->view.scalar_track_count());
+    for (uint32_t s = 0; s < m_scalar_offsets.size(); ++s) m_scalar_offsets[s] = m_player->scalar_value_offset(s);
   }
   const PlayerCounters before = m_player->counters();
-  m_player->sample_frame(m_state.frame_time, m_pose);
+  m_player->sample_frame(m_state.frame_time, m_pose, m_scalar_values);
   const PlayerCounters& after = m_player->counters();
   m_state.keys_read_last_frame = after.keys_read - before.keys_read;
   if (after.jump_frames_used != before.jump_frames_used || after.restarts != before.restarts ||
@@ -459,8 +462,8 @@ int StudioApp::run() {
     const bool time_viewport = m_options.play_seconds > 0.f;
     if (time_viewport) glFinish();
     const double viewport_start = glfwGetTime();
-    m_viewport->draw(m_state, m_state.current_result() != nullptr && m_player ? std::span<const Transform>(m_pose)
-                                                                              : std::span<const Transform>());
+    const bool decoded = m_state.current_result() != nullptr && m_player;
+    m_viewport->draw(m_state, decoded ? DecodedFrame{m_pose, m_scalar_values, m_scalar_offsets} : DecodedFrame{});
     if (time_viewport) glFinish();
     const double viewport_ms = (glfwGetTime() - viewport_start) * 1000.0;
     m_timeline.draw(m_state);

@@ -123,6 +123,8 @@ class StudioApp {
   std::shared_ptr<const FitResult> m_player_result;
   std::unique_ptr<Player> m_player;
   std::vector<Transform> m_pose;
+  std::vector<float> m_scalar_values;      // the player's scalar tracks (morph weights) at the pose's time
+  std::vector<uint32_t> m_scalar_offsets;  // where each track starts among them
   // Scripted mode: frames drawn since the fit finished, whether the File
   // menu script ran and how, and where the File menu's label is (to click it).
   int m_settled_frames = 0;

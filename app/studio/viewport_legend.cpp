@@ -99,7 +99,8 @@ void ViewportPanel::draw_labels(const StudioState& state, glm::vec2 image_min) c
     draw_list->AddText(ImVec2(static_cast<float>(last.x) + 8.f, static_cast<float>(last.y + last.height) - 22.f),
                        m_fractions[bone] > 1.f ? IM_COL32(255, 110, 100, 255) : text, line);
   }
-  const std::string errors = m_renderer.shader_errors();
+  std::string errors = m_renderer.shader_errors();
+  if (!m_renderer.morph_problem().empty()) errors += (errors.empty() ? "" : "\n") + m_renderer.morph_problem();
   if (!errors.empty()) {
     draw_list->AddText(ImVec2(image_min.x + 8.f, image_min.y + 44.f), IM_COL32(255, 90, 80, 255), errors.c_str());
   }

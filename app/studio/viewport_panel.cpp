@@ -68,6 +68,13 @@ void ViewportPanel::open_clip(const ImportedClip& clip) {
   m_vertex_fractions.assign(clip.mesh ? clip.mesh->vertex_count() : 0, 0.f);
   m_vertex_colors.assign(m_vertex_fractions.size(), glm::vec3(0.f));
   m_renderer.set_mesh(clip.mesh ? &*clip.mesh : nullptr);
+  const std::span<const MorphTarget> targets =
+      clip.mesh ? std::span<const MorphTarget>(clip.mesh->morph_targets) : std::span<const MorphTarget>();
+  m_source_morph_tracks = bind_morph_tracks(targets, morph_track_keys(clip.clip.scalars));
+  m_decoded_morph_tracks.assign(targets.size(), -1);
+  m_bound_result = nullptr;
+  m_source_morph_weights.assign(targets.size(), 0.f);
+  m_decoded_morph_weights.assign(targets.size(), 0.f);
   // Frame the first pose; the size sets the grid spacing and the bone widths.
   source_pose_at(clip.clip, 0.f, m_source_model);
   local_to_model(clip.skeleton.parents, m_source_model, m_source_model);  // in place: parents come first
@@ -78,17 +85,18 @@ void ViewportPanel::open_clip(const ImportedClip& clip) {
   m_followed_root = m_source_model[0].translation;
 }
 
-void ViewportPanel::update_poses(const StudioState& state, std::span<const Transform> decoded_local) {
+void ViewportPanel::update_poses(const StudioState& state, const DecodedFrame& decoded) {
   const ImportedClip& clip = *state.clip;
   const std::span<const int32_t> parents = clip.skeleton.parents;
   source_pose_at(clip.clip, state.frame_time, m_source_model);
   local_to_model(parents, m_source_model, m_source_model);  // in place: parents come first
-  m_has_decoded = decoded_local.size() == m_source_model.size();
-  if (m_has_decoded) local_to_model(parents, decoded_local, m_decoded_model);
+  m_has_decoded = decoded.pose.size() == m_source_model.size();
+  if (m_has_decoded) local_to_model(parents, decoded.pose, m_decoded_model);
   update_errors(state);
   if (m_renderer.has_mesh()) {
     skinning_palette(clip.skeleton, m_source_model, m_source_palette);
     if (m_has_decoded) skinning_palette(clip.skeleton, m_decoded_model, m_decoded_palette);
+    update_morph_weights(state, decoded);
   }
   bone_shapes(clip.skeleton, m_source_model, m_source_shapes);
   if (m_has_decoded) bone_shapes(clip.skeleton, m_decoded_model, m_decoded_shapes);
@@ -98,6 +106,30 @@ void ViewportPanel::update_poses(const StudioState& state, std::span<const Trans
     m_camera.target += glm::vec3(root.x - m_followed_root.x, 0.f, root.z - m_followed_root.z);
     m_followed_root = root;
   }
+}
+
+void ViewportPanel::update_morph_weights(const StudioState& state, const DecodedFrame& decoded) {
+  if (m_source_morph_weights.empty()) return;
+  const std::vector<MorphTarget>& targets = m_clip->mesh->morph_targets;
+  source_morph_weights(targets, m_clip->clip, m_source_morph_tracks, state.frame_time, m_source_morph_weights);
+  const FitResult* result = state.current_result();
+  if (!m_has_decoded || result == nullptr) return;
+  if (result != m_bound_result) {
+    // The stream names what each scalar track drives; one packed without
+    // its metadata has the clip's tracks, in the clip's order.
+    const StreamView& view = result->view;
+    const std::vector<StreamScalarInfo>& stored = view.metadata().scalars;
+    std::vector<MorphTrackKey> keys;
+    if (stored.size() == view.scalar_track_count()) {
+      keys = morph_track_keys(stored);
+    } else if (m_clip->clip.scalars.size() == view.scalar_track_count()) {
+      keys = morph_track_keys(m_clip->clip.scalars);
+    }
+    m_decoded_morph_tracks = bind_morph_tracks(targets, keys);
+    m_bound_result = result;
+  }
+  decoded_morph_weights(targets, decoded.scalar_values, decoded.scalar_offsets, m_decoded_morph_tracks,
+                        m_decoded_morph_weights);
 }
 
 void ViewportPanel::update_errors(const StudioState& state) {
@@ -186,13 +218,16 @@ void ViewportPanel::render(const StudioState& state, int width, int height) {
     // translucent surfaces at one depth only z-fight into stripes).
     if (original && mesh) {
       const glm::vec4 tint = compressed ? kOverlayOriginal : glm::vec4(1.f);
-      m_renderer.draw_mesh({m_source_palette, {}, tint});
+      MeshDraw source{m_source_palette, {}, tint};
+      source.morph_weights = m_source_morph_weights;
+      m_renderer.draw_mesh(source);
     }
     if (compressed && mesh) {
       MeshDraw decoded{m_decoded_palette,
                        by_error ? std::span<const glm::vec3>(m_vertex_colors) : std::span<const glm::vec3>(),
                        glm::vec4(1.f)};
       decoded.wireframe = original;
+      decoded.morph_weights = m_decoded_morph_weights;
       m_renderer.draw_mesh(decoded);
     }
     // Over a mesh, the skeleton is optional; the selected bone always shows.
@@ -300,7 +335,7 @@ void ViewportPanel::handle_mouse(StudioState& state, glm::vec2 image_min, glm::v
   }
 }
 
-void ViewportPanel::draw(StudioState& state, std::span<const Transform> decoded_local) {
+void ViewportPanel::draw(StudioState& state, const DecodedFrame& decoded) {
   if (!ImGui::Begin("Viewport")) {
     ImGui::End();
     return;
@@ -311,7 +346,7 @@ void ViewportPanel::draw(StudioState& state, std::span<const Transform> decoded_
     return;
   }
   if (m_clip != state.clip.get()) open_clip(*state.clip);
-  update_poses(state, decoded_local);
+  update_poses(state, decoded);
   draw_controls(state);
   draw_tolerance_controls(state);
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "app/studio/morph_weights.h"
 #include "app/studio/orbit_camera.h"
 #include "app/studio/scene_renderer.h"
 #include "app/studio/studio_state.h"
@@ -44,6 +45,14 @@ struct ViewportSettings {
   float fixed_distance_m = 0.03f;    // kFixed: d, metres from each bone; default 3 cm
 };
 
+/// The player's output at state.frame_time, empty while there is no fit of
+/// the open clip.
+struct DecodedFrame {
+  std::span<const Transform> pose;           // local, one per bone
+  std::span<const float> scalar_values;      // Player::sample_frame's scalar values
+  std::span<const uint32_t> scalar_offsets;  // per scalar track, Player::scalar_value_offset
+};
+
 /// A view's place in the window, in framebuffer pixels from the top-left
 /// (screenshot mode prints them so tests can compare the halves).
 struct ViewRect {
@@ -56,9 +65,8 @@ class ViewportPanel {
   /// Needs the window's GL context; loads the shaders from `shader_dir`.
   ViewportPanel(const std::filesystem::path& shader_dir, ViewportSettings settings);
 
-  /// Draws the "Viewport" window. `decoded_local` is the player's pose at
-  /// state.frame_time, empty while there is no fit of the open clip.
-  void draw(StudioState& state, std::span<const Transform> decoded_local);
+  /// Draws the "Viewport" window; `decoded` is what the player decoded.
+  void draw(StudioState& state, const DecodedFrame& decoded);
 
   const std::vector<ViewRect>& view_rects() const { return m_view_rects; }
   /// Compile errors of the viewport's shaders; empty when all build.
@@ -67,7 +75,8 @@ class ViewportPanel {
 
  private:
   void open_clip(const ImportedClip& clip);
-  void update_poses(const StudioState& state, std::span<const Transform> decoded_local);
+  void update_poses(const StudioState& state, const DecodedFrame& decoded);
+  void update_morph_weights(const StudioState& state, const DecodedFrame& decoded);
   void update_errors(const StudioState& state);
   void draw_controls(const StudioState& state);
   void draw_tolerance_controls(const StudioState& state);
@@ -92,6 +101,11 @@ class ViewportPanel {
   bool m_has_decoded = false;           // the decoded pose is there (a fit of this clip exists)
   std::vector<Transform> m_source_model, m_decoded_model;  // per bone; the source's is local until converted
   std::vector<Mat4> m_source_palette, m_decoded_palette;
+  // Per mesh morph target: the scalar track driving it in the clip and in
+  // the stream of m_bound_result (-1: none), and its weight now.
+  std::vector<int32_t> m_source_morph_tracks, m_decoded_morph_tracks;
+  const FitResult* m_bound_result = nullptr;
+  std::vector<float> m_source_morph_weights, m_decoded_morph_weights;
   // Per bone: the tolerance and distance the colours are read against, the
   // object-space error now at that distance, and it as a fraction of the tolerance.
   std::vector<float> m_reference_tolerance_m, m_reference_distance_m, m_errors_m, m_fractions;

@@ -71,6 +71,26 @@ Status SkinnedMesh::validate(size_t bone_count) const {
     }
     if (part.texture >= 0 && uvs.empty()) return Error{where + " is textured but the mesh has no uvs"};
   }
+  for (size_t t = 0; t < morph_targets.size(); ++t) {
+    const MorphTarget& target = morph_targets[t];
+    const std::string where = "mesh morph target " + std::to_string(t);
+    const size_t run = target.position_deltas.size();
+    if (target.first_vertex > n || run > n - target.first_vertex) {
+      return Error{where + " moves vertices " + std::to_string(target.first_vertex) + " + " + std::to_string(run) +
+                   " but there are " + std::to_string(n)};
+    }
+    if (!target.normal_deltas.empty() && target.normal_deltas.size() != run) {
+      return Error{where + " has " + std::to_string(run) + " position deltas but " +
+                   std::to_string(target.normal_deltas.size()) + " normal deltas"};
+    }
+    if (!std::isfinite(target.default_weight)) return Error{where + ": default weight is not finite"};
+    for (size_t v = 0; v < run; ++v) {
+      if (!is_finite(target.position_deltas[v]) ||
+          (!target.normal_deltas.empty() && !is_finite(target.normal_deltas[v]))) {
+        return Error{where + ": the delta of vertex " + std::to_string(target.first_vertex + v) + " is not finite"};
+      }
+    }
+  }
   return {};
 }
 

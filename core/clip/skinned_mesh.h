@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/runtime/result.h"
@@ -26,6 +27,19 @@ struct MeshPart {
   int32_t texture = -1;      // into SkinnedMesh::textures; -1: the vertex colours alone
 };
 
+/// One morph target of the mesh one node draws: displacements of a run of
+/// SkinnedMesh vertices, added in bind pose (before skinning) times its weight.
+struct MorphTarget {
+  std::string name;                   // the mesh's extras.targetNames entry, else the target's index
+  std::string node;                   // the node drawing it, as morph-weight scalar tracks name it (ScalarTrack::node)
+  uint32_t mesh = 0;                  // the source's mesh index
+  uint32_t target_index = 0;          // in that mesh, as ScalarTrack::target_index counts
+  float default_weight = 0.f;         // the node's (else the mesh's) default weight, for when no track drives it
+  uint32_t first_vertex = 0;          // the run of vertices it moves starts here
+  std::vector<Vec3> position_deltas;  // metres, one per vertex of the run
+  std::vector<Vec3> normal_deltas;    // empty, or one per vertex of the run
+};
+
 /// Triangle mesh with up to four bone influences per vertex, in bind pose,
 /// model space, metres.
 struct SkinnedMesh {
@@ -39,6 +53,7 @@ struct SkinnedMesh {
   std::vector<std::array<float, 2>> uvs;          // empty, or one per vertex (glTF's, v down)
   std::vector<MeshTexture> textures;
   std::vector<MeshPart> parts;                    // empty: one untextured part of every index
+  std::vector<MorphTarget> morph_targets;         // glTF morph targets, in node and target order
 
   size_t vertex_count() const { return positions.size(); }
 
@@ -48,7 +63,9 @@ struct SkinnedMesh {
   /// below the vertex count; uvs are empty or one per vertex, finite;
   /// textures hold width * height * 4 bytes; parts lie within the indices,
   /// on whole triangles, name a texture that exists (or -1), and need uvs
-  /// when they name one.
+  /// when they name one; a morph target's run lies within the vertices, its
+  /// normal deltas are none or one per position delta, its deltas and
+  /// default weight are finite.
   Status validate(size_t bone_count) const;
 };
 

@@ -5,13 +5,22 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <span>
 
 #include "core/io/gltf_accessor.h"
+#include "core/io/gltf_morph_targets.h"
 #include "core/io/gltf_texture.h"
 
 namespace ks::gltf {
 
 namespace {
+
+// Vertices the meshes drawn without a skin may add, at least: a node
+// hierarchy can draw one mesh from thousands of nodes, each a copy.
+constexpr uint64_t kMinRigidVertices = uint64_t{1} << 18;
+// ... or one per this many bytes of the file's buffers, where that is more
+// (a position alone takes 12).
+constexpr uint64_t kBufferBytesPerRigidVertex = 4;
 
 struct PrimitiveData {
   std::vector<Vec3> positions;
@@ -25,7 +34,15 @@ struct PrimitiveData {
   int image = -1;
   std::vector<std::array<float, 2>> uvs;
   std::string texture_problem;  // why a texture the material names is not used, for a warning
+  PrimitiveTargets targets;     // morph displacements, when kept
+  bool targets_dropped = false;  // kept mesh, but its displacements were past the budget
 };
+
+uint64_t buffer_bytes(const tinygltf::Model& model) {
+  uint64_t bytes = 0;
+  for (const tinygltf::Buffer& buffer : model.buffers) bytes += buffer.data.size();
+  return bytes;
+}
 
 // The material's base colour texture as an image index and TEXCOORD set;
 // -1 when it has none or names one that does not exist (`problem` says).
@@ -72,9 +89,11 @@ std::vector<Vec3> compute_normals(const std::vector<Vec3>& positions, const std:
 }
 
 // Reads and checks one triangle primitive. `skinned` asks for joints and
-// weights, `textured` for the base colour texture's image and coordinates.
+// weights, `textured` for the base colour texture's image and coordinates,
+// `kept` for its morph displacements while `budget` lasts.
 Result<PrimitiveData> read_primitive(const tinygltf::Model& model, const tinygltf::Primitive& primitive,
-                                     const std::string& where, bool skinned, bool textured) {
+                                     const std::string& where, bool skinned, bool textured, bool kept,
+                                     MorphBudget& budget) {
   PrimitiveData data;
   const auto position = primitive.attributes.find("POSITION");
   if (position == primitive.attributes.end()) return Error{where + " has no POSITION attribute"};
@@ -125,6 +144,13 @@ Result<PrimitiveData> read_primitive(const tinygltf::Model& model, const tinyglt
   } else {
     data.normals = compute_normals(data.positions, data.indices);
   }
+
+  // Every target is checked; a drawn mesh keeps them while the budget lasts.
+  const bool keep_targets = kept && budget.take(morph_bytes(primitive.targets.size(), vertex_count));
+  Result<PrimitiveTargets> targets = read_primitive_targets(model, primitive, vertex_count, where, keep_targets);
+  if (!targets) return Error{targets.error()};
+  data.targets = std::move(targets.value());
+  data.targets_dropped = kept && !keep_targets;
 
   if (primitive.material >= 0) {
     if (static_cast<size_t>(primitive.material) >= model.materials.size()) {
@@ -228,6 +254,7 @@ Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, con
                                                const std::vector<int>& bone_of_node, bool read_textures,
                                                std::vector<std::string>& warnings) {
   std::vector<char> skinned(model.meshes.size(), 0);  // some node draws the mesh with a usable skin
+  std::vector<char> rigid(model.meshes.size(), 0);    // some node draws it in a file without skins
   for (size_t i = 0; i < model.nodes.size(); ++i) {
     const tinygltf::Node& node = model.nodes[i];
     if (node.mesh >= 0 && static_cast<size_t>(node.mesh) >= model.meshes.size()) {
@@ -239,9 +266,13 @@ Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, con
     if (node.mesh >= 0 && node.skin >= 0 && usable_skin[static_cast<size_t>(node.skin)]) {
       skinned[static_cast<size_t>(node.mesh)] = 1;
     }
+    if (node.mesh >= 0 && model.skins.empty()) rigid[static_cast<size_t>(node.mesh)] = 1;
   }
+  if (Status s = check_morph_declarations(model); !s) return Error{s.error()};
+  const uint64_t morph_limit = morph_byte_limit(model);
+  MorphBudget read_budget{morph_limit}, draw_budget{morph_limit};
 
-  // Every triangle primitive is read and checked; the skinned ones are kept.
+  // Every triangle primitive is read and checked; the drawn ones are kept.
   std::vector<std::vector<std::pair<std::string, PrimitiveData>>> primitives(model.meshes.size());
   size_t skipped_primitives = 0;
   for (size_t m = 0; m < model.meshes.size(); ++m) {
@@ -252,9 +283,11 @@ Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, con
         continue;
       }
       const std::string where = "mesh " + std::to_string(m) + " primitive " + std::to_string(p);
-      Result<PrimitiveData> data = read_primitive(model, primitive, where, skinned[m] != 0, read_textures);
+      const bool kept = skinned[m] != 0 || rigid[m] != 0;
+      Result<PrimitiveData> data =
+          read_primitive(model, primitive, where, skinned[m] != 0, read_textures, kept, read_budget);
       if (!data) return Error{data.error()};
-      if (skinned[m]) primitives[m].emplace_back(where, std::move(data.value()));
+      if (kept) primitives[m].emplace_back(where, std::move(data.value()));
     }
   }
   if (skipped_primitives > 0) {
@@ -262,23 +295,49 @@ Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, con
   }
 
   // Each node that draws a mesh with a usable skin adds its primitives, in
-  // bind pose, their joints mapped through that node's skin to bones.
+  // bind pose, their joints mapped through that node's skin to bones; in a
+  // file without skins every node is a bone, and draws its mesh rigidly.
   std::optional<SkinnedMesh> result;
+  const uint64_t rigid_vertex_limit = std::max(kMinRigidVertices, buffer_bytes(model) / kBufferBytesPerRigidVertex);
+  uint64_t rigid_vertices_left = rigid_vertex_limit;
+  size_t undrawn_nodes = 0, unmorphed_nodes = 0;
   std::vector<int> texture_of_image(model.images.size(), -2);  // -2: not decoded yet, -1: does not decode
   size_t untextured = 0;
   uint64_t texture_bytes = 0;  // decoded so far, against kMaxTextureBytes
   std::string texture_problem;
-  for (const tinygltf::Node& node : model.nodes) {
-    if (node.mesh < 0 || node.skin < 0 || !usable_skin[static_cast<size_t>(node.skin)]) continue;
-    const std::vector<int>& joints = model.skins[static_cast<size_t>(node.skin)].joints;
-    for (const auto& [where, data] : primitives[static_cast<size_t>(node.mesh)]) {
+  for (size_t n = 0; n < model.nodes.size(); ++n) {
+    const tinygltf::Node& node = model.nodes[n];
+    const bool skinned_node = node.mesh >= 0 && node.skin >= 0 && usable_skin[static_cast<size_t>(node.skin)];
+    const bool rigid_node = node.mesh >= 0 && model.skins.empty() && bone_of_node[n] >= 0;
+    if (!skinned_node && !rigid_node) continue;
+    const auto& node_primitives = primitives[static_cast<size_t>(node.mesh)];
+    if (rigid_node) {
+      uint64_t vertices = 0;
+      for (const auto& entry : node_primitives) vertices += entry.second.positions.size();
+      if (vertices > rigid_vertices_left) {
+        ++undrawn_nodes;
+        continue;
+      }
+      rigid_vertices_left -= vertices;
+    }
+    const std::span<const int> joints = skinned_node
+                                            ? std::span<const int>(model.skins[static_cast<size_t>(node.skin)].joints)
+                                            : std::span<const int>();
+    const uint32_t node_first_vertex = result ? static_cast<uint32_t>(result->positions.size()) : 0;
+    std::vector<const PrimitiveTargets*> node_targets;
+    bool targets_whole = true;
+    for (const auto& [where, data] : node_primitives) {
       if (!result) result.emplace();
       SkinnedMesh& mesh = *result;
       const size_t base = mesh.positions.size();
       if (base + data.positions.size() > 0xffffffffu) return Error{"the skinned meshes have too many vertices"};
+      node_targets.push_back(&data.targets);
+      targets_whole = targets_whole && !data.targets_dropped;
       for (size_t v = 0; v < data.positions.size(); ++v) {
-        std::array<uint16_t, 4> bones{};
-        for (size_t k = 0; k < 4; ++k) {
+        // Rigid: the node's own bone carries every vertex.
+        std::array<uint16_t, 4> bones{static_cast<uint16_t>(rigid_node ? bone_of_node[n] : 0), 0, 0, 0};
+        const std::array<float, 4> weights = rigid_node ? std::array<float, 4>{1.f, 0.f, 0.f, 0.f} : data.weights[v];
+        for (size_t k = 0; !rigid_node && k < 4; ++k) {
           const uint32_t joint = data.joints[v][k];
           if (data.weights[v][k] > 0.f && joint >= joints.size()) {
             return Error{where + ": vertex " + std::to_string(v) + " uses joint " + std::to_string(joint) +
@@ -288,7 +347,7 @@ Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, con
           bones[k] = static_cast<uint16_t>(data.weights[v][k] > 0.f ? bone : 0);
         }
         mesh.joints.push_back(bones);
-        mesh.weights.push_back(data.weights[v]);
+        mesh.weights.push_back(weights);
         mesh.positions.push_back(data.positions[v]);
         mesh.normals.push_back(data.normals[v]);
         mesh.colors.push_back(data.color);
@@ -324,6 +383,28 @@ Result<std::optional<SkinnedMesh>> read_meshes(const tinygltf::Model& model, con
       untextured += part.texture < 0 && (data.image >= 0 || !data.texture_problem.empty()) ? 1 : 0;
       mesh.parts.push_back(part);
     }
+    // The node's morph targets, over the vertices it just added, while the budget lasts.
+    const std::vector<tinygltf::Primitive>& declared = model.meshes[static_cast<size_t>(node.mesh)].primitives;
+    const size_t target_count = declared.empty() ? 0 : declared[0].targets.size();
+    if (!result || node_targets.empty() || target_count == 0) continue;
+    const uint64_t bytes = morph_bytes(target_count, result->positions.size() - node_first_vertex);
+    if (targets_whole && draw_budget.take(bytes)) {
+      append_node_targets(model, static_cast<int>(n), node_targets, node_first_vertex, *result);
+    } else {
+      ++unmorphed_nodes;
+    }
+  }
+  if (undrawn_nodes > 0) {
+    warnings.push_back("the meshes of " + std::to_string(undrawn_nodes) +
+                       " nodes are not drawn: the file's meshes would make more vertices than the " +
+                       std::to_string(rigid_vertex_limit) + " kept for its " + std::to_string(buffer_bytes(model)) +
+                       " bytes of buffers");
+  }
+  if (unmorphed_nodes > 0) {
+    warnings.push_back("the morph targets of " + std::to_string(unmorphed_nodes) +
+                       " nodes are not drawn: their displacements would take more than the " +
+                       std::to_string(morph_limit >> 20) + " MB kept for the file's " +
+                       std::to_string(buffer_bytes(model)) + " bytes of buffers");
   }
   if (untextured > 0) {
     warnings.push_back(std::to_string(untextured) + " textured mesh primitives are drawn in their base colour: " +

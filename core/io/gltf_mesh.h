@@ -1,6 +1,7 @@
 #pragma once
 // Skinned mesh extraction from a glTF model (internal to the glTF importer):
-// triangle primitives read and checked, skin joints mapped to skeleton bones.
+// triangle primitives read and checked, skin joints mapped to skeleton bones,
+// morph targets kept.
 
 #include <optional>
 #include <string>
@@ -15,12 +16,18 @@ class Model;
 
 namespace ks::gltf {
 
-/// Checks every triangle primitive of every mesh (so that a malformed file is
-/// refused even where the broken mesh is not a skinned one) and gathers the
-/// primitives of the nodes that use a skin marked in `usable_skin` into one
-/// mesh, in bind pose, with the four largest weights of each vertex and
-/// joints mapped through the node's skin to bones (`bone_of_node`). nullopt
-/// when no node uses such a skin.
+/// Checks every triangle primitive of every mesh, morph targets included
+/// (so that a malformed file is refused even where the broken mesh is not
+/// drawn), and gathers the primitives of the nodes that use a skin marked in
+/// `usable_skin` into one mesh, in bind pose, with the four largest weights
+/// of each vertex and joints mapped through the node's skin to bones
+/// (`bone_of_node`). In a file without skins, where every node is a bone,
+/// each node's mesh is drawn rigidly with its bone instead (the vertices
+/// all its nodes add bounded by the file's buffers; past that, with a
+/// warning). nullopt when no node draws such a mesh.
+/// Each drawing node's morph targets become SkinnedMesh::morph_targets
+/// (gltf_morph_targets.h), as many as morph_byte_limit allows, then with a
+/// warning.
 /// Primitives that are not triangle lists are skipped with a warning; a
 /// primitive without NORMAL gets area-weighted vertex normals. With
 /// `read_textures`, each primitive's base colour texture (its image bytes

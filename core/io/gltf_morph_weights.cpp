@@ -9,12 +9,6 @@ namespace ks::gltf {
 
 namespace {
 
-// "mesh 3 'Face'", as errors and warnings name a mesh.
-std::string mesh_label(const tinygltf::Model& model, int mesh) {
-  const std::string& name = model.meshes[static_cast<size_t>(mesh)].name;
-  return "mesh " + std::to_string(mesh) + (name.empty() ? "" : " '" + excerpt(name) + "'");
-}
-
 // The morph-target count of a mesh: the glTF specification has every
 // primitive of a mesh hold the same number of targets, in the same order.
 Result<size_t> target_count(const tinygltf::Mesh& mesh, const std::string& mesh_where) {
@@ -30,30 +24,6 @@ Result<size_t> target_count(const tinygltf::Mesh& mesh, const std::string& mesh_
     }
   }
   return count;
-}
-
-// The name of each of the mesh's `count` targets: extras.targetNames (the
-// convention Blender, three.js and Babylon follow) where it holds a
-// non-empty string per target, else the target's index. A list that does not
-// fit is not trusted in part: its names could belong to other targets.
-std::vector<std::string> target_names(const tinygltf::Mesh& mesh, size_t count, const std::string& mesh_where,
-                                      std::vector<std::string>& warnings) {
-  std::vector<std::string> names(count);
-  for (size_t t = 0; t < count; ++t) names[t] = std::to_string(t);
-  if (!mesh.extras.Has("targetNames")) return names;
-  const tinygltf::Value& listed = mesh.extras.Get("targetNames");
-  bool usable = listed.IsArray() && listed.ArrayLen() == count;
-  for (size_t t = 0; usable && t < count; ++t) {
-    const tinygltf::Value& name = listed.Get(static_cast<int>(t));
-    usable = name.IsString() && !name.Get<std::string>().empty();
-  }
-  if (!usable) {
-    warnings.push_back(mesh_where + ": extras.targetNames is not one non-empty string for each of its " +
-                       std::to_string(count) + " morph targets; the targets are named by index");
-    return names;
-  }
-  for (size_t t = 0; t < count; ++t) names[t] = listed.Get(static_cast<int>(t)).Get<std::string>();
-  return names;
 }
 
 // `name`, or where a track already has it, `name#2`, `name#3`... the first
@@ -77,7 +47,7 @@ uint32_t add_node_tracks(const tinygltf::Model& model, int node, const std::stri
                          const std::string& where, MorphWeightTracks& tracks, std::vector<std::string>& warnings) {
   const int mesh = model.nodes[static_cast<size_t>(node)].mesh;
   const std::vector<std::string> names =
-      target_names(model.meshes[static_cast<size_t>(mesh)], count, mesh_label(model, mesh), warnings);
+      morph_target_names(model.meshes[static_cast<size_t>(mesh)], count, mesh_label(model, mesh), warnings);
   const auto first = static_cast<uint32_t>(tracks.tracks.size());
   size_t renamed = 0;
   std::string first_renamed;
@@ -120,6 +90,35 @@ std::vector<float> target_values(const std::vector<float>& values, size_t keys, 
 }
 
 }  // namespace
+
+std::string mesh_label(const tinygltf::Model& model, int mesh) {
+  const std::string& name = model.meshes[static_cast<size_t>(mesh)].name;
+  return "mesh " + std::to_string(mesh) + (name.empty() ? "" : " '" + excerpt(name) + "'");
+}
+
+// The name of each of the mesh's `count` targets: extras.targetNames (the
+// convention Blender, three.js and Babylon follow) where it holds a
+// non-empty string per target, else the target's index. A list that does not
+// fit is not trusted in part: its names could belong to other targets.
+std::vector<std::string> morph_target_names(const tinygltf::Mesh& mesh, size_t count, const std::string& mesh_where,
+                                            std::vector<std::string>& warnings) {
+  std::vector<std::string> names(count);
+  for (size_t t = 0; t < count; ++t) names[t] = std::to_string(t);
+  if (!mesh.extras.Has("targetNames")) return names;
+  const tinygltf::Value& listed = mesh.extras.Get("targetNames");
+  bool usable = listed.IsArray() && listed.ArrayLen() == count;
+  for (size_t t = 0; usable && t < count; ++t) {
+    const tinygltf::Value& name = listed.Get(static_cast<int>(t));
+    usable = name.IsString() && !name.Get<std::string>().empty();
+  }
+  if (!usable) {
+    warnings.push_back(mesh_where + ": extras.targetNames is not one non-empty string for each of its " +
+                       std::to_string(count) + " morph targets; the targets are named by index");
+    return names;
+  }
+  for (size_t t = 0; t < count; ++t) names[t] = listed.Get(static_cast<int>(t)).Get<std::string>();
+  return names;
+}
 
 std::string morph_node_name(const tinygltf::Model& model, int node) {
   const std::string& name = model.nodes[static_cast<size_t>(node)].name;

@@ -16,6 +16,7 @@
 
 namespace tinygltf {
 class Model;
+struct Mesh;
 }
 
 namespace ks::gltf {
@@ -36,6 +37,15 @@ struct MorphWeightTracks {
 
 /// The name a node goes by in scalar track names: its own, or "node N".
 std::string morph_node_name(const tinygltf::Model& model, int node);
+
+/// "mesh 3 'Face'", as errors and warnings name a mesh.
+std::string mesh_label(const tinygltf::Model& model, int mesh);
+
+/// The name of each of `mesh`'s `count` targets: extras.targetNames where it
+/// holds a non-empty string per target, else the target's index (with a
+/// warning naming `mesh_where` when the list is there but does not fit).
+std::vector<std::string> morph_target_names(const tinygltf::Mesh& mesh, size_t count, const std::string& mesh_where,
+                                            std::vector<std::string>& warnings);
 
 /// Adds channel `channel_index` of an animation (`where` names it in errors),
 /// which animates the morph-target weights of node `node` with keys `times`

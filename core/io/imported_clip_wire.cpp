@@ -160,6 +160,19 @@ void write_mesh(Writer& w, const SkinnedMesh& m) {
     w.pods(t.rgba);
   }
   w.pods(m.parts);
+  // The FBX and Collada readers make no morph targets today; the wire
+  // carries them anyway, so a reader that does cannot lose them here.
+  w.pod(static_cast<uint64_t>(m.morph_targets.size()));
+  for (const MorphTarget& t : m.morph_targets) {
+    w.text(t.name);
+    w.text(t.node);
+    w.pod(t.mesh);
+    w.pod(t.target_index);
+    w.pod(t.default_weight);
+    w.pod(t.first_vertex);
+    w.pods(t.position_deltas);
+    w.pods(t.normal_deltas);
+  }
 }
 
 void read_mesh(Reader& r, SkinnedMesh& m) {
@@ -179,6 +192,20 @@ void read_mesh(Reader& r, SkinnedMesh& m) {
     r.pods(texture.rgba);
   }
   r.pods(m.parts);
+  uint64_t targets = 0;
+  // No reserve: each target read takes bytes, so a forged count fails at the end of the message.
+  r.pod(targets);
+  for (uint64_t t = 0; r.ok() && t < targets; ++t) {
+    MorphTarget& target = m.morph_targets.emplace_back();
+    r.text(target.name);
+    r.text(target.node);
+    r.pod(target.mesh);
+    r.pod(target.target_index);
+    r.pod(target.default_weight);
+    r.pod(target.first_vertex);
+    r.pods(target.position_deltas);
+    r.pods(target.normal_deltas);
+  }
 }
 
 }  // namespace

@@ -92,6 +92,26 @@ TEST(CompressCommand, OverridesKeepTheirOrderAndInheritTheirDistance) {
   EXPECT_NE(c.text.find("'" + hand + "'"), std::string::npos) << c.text;  // quoted for the space
 }
 
+TEST(CompressCommand, ScalarPrecisionsReadBackInEitherMode) {
+  for (const ErrorMode mode : {ErrorMode::kObjectSpace, ErrorMode::kLocal}) {
+    CodecSettings s;
+    s.fit.error_mode = mode;
+    s.fit.scalar_precision = 0.0033333334f;
+    s.fit.scalar_precisions = {{"Face/smile", 0.00012345679f}, {" padded", 0.5f}};
+    const CompressCommand c = compress_command(kSource, {}, s, kOut);
+    const auto first = std::find(c.args.begin(), c.args.end(), "--scalar-precision");
+    ASSERT_NE(first, c.args.end()) << c.text;
+    EXPECT_EQ(read(*(first + 1)), s.fit.scalar_precision) << c.text;
+    const auto smile = std::find(first + 2, c.args.end(), "--scalar-precision");
+    ASSERT_NE(smile, c.args.end()) << c.text;
+    ASSERT_EQ((smile + 1)->rfind("Face/smile=", 0), 0u) << c.text;
+    EXPECT_EQ(read((smile + 1)->substr(11)), 0.00012345679f) << c.text;
+    // A name the command line would trim is reported, not dropped.
+    ASSERT_EQ(c.caveats.size(), 1u) << c.text;
+    EXPECT_NE(c.caveats[0].find("cannot name scalar track ' padded'"), std::string::npos) << c.caveats[0];
+  }
+}
+
 TEST(CompressCommand, ImportAndPackOptionsThatDifferFromTheDefaults) {
   ImportSettings import;
   import.animation_index = 2;

@@ -187,5 +187,54 @@ TEST(SkinnedMeshValidate, RefusesAPartNamingNoTextureOrTexturedWithoutUvs) {
   EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"part 0", "no uvs"}));
 }
 
+// The quad with a target moving vertices 1 and 2 (normals too).
+SkinnedMesh make_morphed_quad() {
+  SkinnedMesh m = make_quad();
+  MorphTarget& target = m.morph_targets.emplace_back();
+  target.name = "smile";
+  target.node = "face";
+  target.first_vertex = 1;
+  target.position_deltas = {{0.f, 0.1f, 0.f}, {0.f, 0.2f, 0.f}};
+  target.normal_deltas = {{0.f, 0.f, 0.f}, {0.1f, 0.f, 0.f}};
+  return m;
+}
+
+TEST(SkinnedMeshValidate, AcceptsMorphTargetsWithAndWithoutNormals) {
+  SkinnedMesh m = make_morphed_quad();
+  Status status = m.validate(kBones);
+  EXPECT_TRUE(status.ok()) << status.error();
+  m.morph_targets[0].normal_deltas.clear();
+  status = m.validate(kBones);
+  EXPECT_TRUE(status.ok()) << status.error();
+}
+
+TEST(SkinnedMeshValidate, RefusesAMorphTargetPastTheVertices) {
+  SkinnedMesh m = make_morphed_quad();
+  m.morph_targets[0].first_vertex = 3;
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"morph target 0", "3 + 2", "4"}));
+  m.morph_targets[0].first_vertex = 0xffffffffu;  // first + run would wrap around in 32 bits
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"morph target 0", "4294967295 + 2"}));
+}
+
+TEST(SkinnedMeshValidate, RefusesMorphNormalsThatAreNotOnePerPosition) {
+  SkinnedMesh m = make_morphed_quad();
+  m.morph_targets[0].normal_deltas.pop_back();
+  EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"morph target 0", "2 position deltas but 1 normal deltas"}));
+}
+
+TEST(SkinnedMeshValidate, RefusesNonFiniteMorphDeltasAndWeights) {
+  for (const float bad : {kNaN, kInf}) {
+    SkinnedMesh m = make_morphed_quad();
+    m.morph_targets[0].position_deltas[1].y = bad;
+    EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"morph target 0", "vertex 2", "not finite"}));
+    m = make_morphed_quad();
+    m.morph_targets[0].normal_deltas[0].z = bad;
+    EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"morph target 0", "vertex 1", "not finite"}));
+    m = make_morphed_quad();
+    m.morph_targets[0].default_weight = bad;
+    EXPECT_TRUE(refused_mentioning(m.validate(kBones), {"morph target 0", "default weight"}));
+  }
+}
+
 }  // namespace
 }  // namespace ks

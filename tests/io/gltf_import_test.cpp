@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 
 #include "tests/io/gltf_test_files.h"
@@ -205,7 +206,42 @@ TEST(GltfImport, FileWithoutSkinImportsItsNodeHierarchy) {
   EXPECT_EQ(c.skeleton.bone_count(), 12u);
   EXPECT_TRUE(c.skeleton.inverse_bind.empty());
   EXPECT_TRUE(c.skeleton.skin_joints.empty());
-  EXPECT_FALSE(c.mesh.has_value());
+  // Its ten meshes (nine cubes and a plane), each drawn rigidly with its node's bone.
+  ASSERT_TRUE(c.mesh.has_value());
+  EXPECT_TRUE(c.mesh->validate(c.skeleton.bone_count()).ok());
+  std::set<uint16_t> bones;
+  for (size_t v = 0; v < c.mesh->vertex_count(); ++v) {
+    EXPECT_EQ(c.mesh->weights[v][0], 1.f) << "vertex " << v;
+    bones.insert(c.mesh->joints[v][0]);
+  }
+  EXPECT_EQ(bones.size(), 10u);
+}
+
+// Nodes of a file without skins can each draw one mesh of many buffer-less
+// vertices: past the vertices its buffers allow, the rest are not drawn.
+TEST(GltfImport, MeshesDrawnWithoutASkinAreBoundedByTheFile) {
+  test::GltfDocument doc;
+  const int times = doc.buffer.add_floats({0.f, 1.f}, "SCALAR", 1);
+  const int rotations = doc.buffer.add_floats({0, 0, 0, 1, 0, 0, 0.6f, 0.8f}, "VEC4", 4);
+  doc.buffer.accessors.push_back({{"componentType", 5126}, {"count", 150000}, {"type", "VEC3"}});
+  const int positions = static_cast<int>(doc.buffer.accessors.size() - 1);
+  doc.json = {{"asset", {{"version", "2.0"}}},
+              {"scene", 0},
+              {"scenes", {{{"nodes", {0, 1, 2}}}}},
+              {"nodes", {{{"name", "a"}, {"mesh", 0}}, {{"name", "b"}, {"mesh", 0}}, {{"name", "c"}, {"mesh", 0}}}},
+              {"meshes", {{{"primitives", {{{"attributes", {{"POSITION", positions}}}}}}}}},
+              {"animations",
+               {{{"samplers", {{{"input", times}, {"output", rotations}}}},
+                 {"channels", {{{"sampler", 0}, {"target", {{"node", 0}, {"path", "rotation"}}}}}}}}}};
+  const TempDir dir;
+  const ImportedClip c = import_ok(doc.write(dir.path(), "instanced"));
+  ASSERT_TRUE(c.mesh.has_value());
+  EXPECT_EQ(c.mesh->vertex_count(), 150000u);  // the first node's; a second would pass 2^18
+  bool warned = false;
+  for (const std::string& w : c.warnings) {
+    warned = warned || w.find("the meshes of 2 nodes are not drawn") != std::string::npos;
+  }
+  EXPECT_TRUE(warned);
 }
 
 // ---------------------------------------------------------------------------

@@ -19,6 +19,7 @@
 #include "core/io/assimp_import.h"
 #include "core/io/import.h"
 #include "core/io/imported_clip_wire.h"
+#include "tests/io/morph_test_files.h"
 #include "tests/refused_mentioning.h"
 #include "tests/temp_dir.h"
 
@@ -201,6 +202,48 @@ TEST(ImportedClipWire, ForgedCountsAreRefusedWithoutAllocatingThem) {
     const uint64_t huge = uint64_t{1} << 60;
     std::memcpy(forged.data() + at, &huge, 8);
     bool well_formed = false;
+    (void)decode_import_result(forged, well_formed);
+  }
+}
+
+// The wire carries a mesh's morph targets whole; every cut through them is
+// refused, and a forged count anywhere allocates nothing it has not read.
+TEST(ImportedClipWire, MorphTargetsArriveIntact) {
+  const test::TempDir dir;
+  const std::filesystem::path path = dir / "morph.gltf";
+  test::write_skinned_morph_file(path);
+  const Result<ImportedClip> clip = import_clip(path);
+  ASSERT_TRUE(clip.ok()) << clip.error();
+  ASSERT_TRUE(clip.value().mesh.has_value());
+  const std::vector<MorphTarget>& sent = clip.value().mesh->morph_targets;
+  ASSERT_EQ(sent.size(), 3u);
+  const std::string message = encode_import_result(clip);
+  bool well_formed = false;
+  const Result<ImportedClip> decoded = decode_import_result(message, well_formed);
+  ASSERT_TRUE(decoded.ok() && well_formed) << (decoded.ok() ? "not well formed" : decoded.error());
+  ASSERT_TRUE(decoded.value().mesh.has_value());
+  const std::vector<MorphTarget>& received = decoded.value().mesh->morph_targets;
+  ASSERT_EQ(received.size(), sent.size());
+  for (size_t t = 0; t < sent.size(); ++t) {
+    EXPECT_EQ(received[t].name, sent[t].name);
+    EXPECT_EQ(received[t].node, sent[t].node);
+    EXPECT_EQ(received[t].mesh, sent[t].mesh);
+    EXPECT_EQ(received[t].target_index, sent[t].target_index);
+    EXPECT_EQ(received[t].default_weight, sent[t].default_weight);
+    EXPECT_EQ(received[t].first_vertex, sent[t].first_vertex);
+    ASSERT_EQ(received[t].position_deltas.size(), sent[t].position_deltas.size());
+    EXPECT_EQ(0, std::memcmp(received[t].position_deltas.data(), sent[t].position_deltas.data(),
+                             sent[t].position_deltas.size() * sizeof(Vec3)));
+    EXPECT_EQ(received[t].normal_deltas.size(), sent[t].normal_deltas.size());
+  }
+  for (size_t cut = 0; cut < message.size(); ++cut) {
+    const Result<ImportedClip> r = decode_import_result(std::string_view(message).substr(0, cut), well_formed);
+    ASSERT_FALSE(r.ok() && well_formed) << "a message cut at " << cut << " was read";
+  }
+  for (size_t at = 5; at + 8 <= message.size(); ++at) {
+    std::string forged = message;
+    const uint64_t huge = uint64_t{1} << 60;
+    std::memcpy(forged.data() + at, &huge, 8);
     (void)decode_import_result(forged, well_formed);
   }
 }
