@@ -99,11 +99,16 @@ int run_export(const std::vector<std::string_view>& raw_args) {
     return 1;
   }
   const DecodedStream decoded = decode_stream(file.value()->view);
-  Result<std::vector<uint8_t>> glb = export_gltf(decoded.skeleton, decoded.clip, source, allow_outside_uris);
+  std::vector<std::string> warnings;  // scalar tracks the export cannot place
+  Result<std::vector<uint8_t>> glb =
+      export_gltf(decoded.skeleton, decoded.clip, source, allow_outside_uris, &warnings);
   if (!glb) {
     std::fprintf(stderr, "keystream: %s: cannot export: %s\n", shown_path(path).c_str(),
                  shown_message(glb.error()).c_str());
     return 1;
+  }
+  for (const std::string& warning : warnings) {
+    std::fprintf(stderr, "keystream: %s: warning: %s\n", shown_path(path).c_str(), shown_message(warning).c_str());
   }
   const std::vector<uint8_t>& bytes = glb.value();
   if (Status s = write_file_atomically(out, std::span<const unsigned char>(bytes.data(), bytes.size())); !s) {

@@ -13,100 +13,22 @@
 #include <system_error>
 
 #include "core/clip/excerpt.h"
+#include "core/clip/skinned_mesh.h"
 #include "core/io/file_io.h"
 #include "core/io/gltf_document.h"
+#include "core/io/gltf_export_animation.h"
 #include "core/io/gltf_hierarchy.h"
 #include "core/io/gltf_schema.h"
-#include "core/clip/skinned_mesh.h"
 #include "core/io/import.h"
 
 namespace ks {
 
 namespace {
 
-// The importer reads uniform keys whose rate is this close (relative) to a
-// whole number back at the whole number (gltf_animation.cpp); keep in step.
-constexpr double kWholeRateTolerance = 1e-3;
 // A .glb stores its total length in 32 bits; leave room for the JSON chunk.
 constexpr size_t kMaxBinaryBytes = size_t{0xF0000000};
 
-// The rate key times are written at: see the header for why whole rates win.
-double key_rate(float sample_rate_hz) {
-  const double rate = sample_rate_hz;
-  const double whole = std::round(rate);
-  return std::fabs(rate - whole) < kWholeRateTolerance * rate ? whole : rate;
-}
-
-// ---------------------------------------------------------------------------
-// Buffer: everything goes into buffer 0, which becomes the .glb's BIN chunk.
-
-// Appends `size` bytes as a new buffer view; returns its index.
-int append_view(tinygltf::Model& model, const void* data, size_t size) {
-  std::vector<unsigned char>& bytes = model.buffers[0].data;
-  bytes.resize((bytes.size() + 3) / 4 * 4, 0);  // accessors need 4-byte alignment
-  tinygltf::BufferView view;
-  view.buffer = 0;
-  view.byteOffset = bytes.size();
-  view.byteLength = size;
-  const auto* first = static_cast<const unsigned char*>(data);
-  bytes.insert(bytes.end(), first, first + size);
-  model.bufferViews.push_back(view);
-  return static_cast<int>(model.bufferViews.size() - 1);
-}
-
-int append_floats(tinygltf::Model& model, const std::vector<float>& values, int type, size_t components) {
-  tinygltf::Accessor accessor;
-  accessor.bufferView = append_view(model, values.data(), values.size() * sizeof(float));
-  accessor.componentType = TINYGLTF_COMPONENT_TYPE_FLOAT;
-  accessor.type = type;
-  accessor.count = values.size() / components;
-  if (type == TINYGLTF_TYPE_SCALAR && !values.empty()) {  // animation inputs must state their range
-    accessor.minValues = {values.front()};
-    accessor.maxValues = {values.back()};
-  }
-  model.accessors.push_back(accessor);
-  return static_cast<int>(model.accessors.size() - 1);
-}
-
-// Adds `clip` as an animation, bone b driving node node_of_bone[b].
-void append_animation(tinygltf::Model& model, const RawClip& clip, const std::vector<int>& node_of_bone) {
-  const double rate = key_rate(clip.sample_rate_hz);
-  std::vector<float> times(clip.frame_count);
-  for (uint32_t f = 0; f < clip.frame_count; ++f) times[f] = static_cast<float>(f / rate);
-  const int input = append_floats(model, times, TINYGLTF_TYPE_SCALAR, 1);
-
-  tinygltf::Animation animation;
-  animation.name = clip.name;
-  auto add_channel = [&](int node, const char* path, const std::vector<float>& values, int type, size_t components) {
-    tinygltf::AnimationSampler sampler;
-    sampler.input = input;
-    sampler.output = append_floats(model, values, type, components);
-    sampler.interpolation = "LINEAR";
-    animation.samplers.push_back(sampler);
-    tinygltf::AnimationChannel channel;
-    channel.sampler = static_cast<int>(animation.samplers.size() - 1);
-    channel.target_node = node;
-    channel.target_path = path;
-    animation.channels.push_back(channel);
-  };
-  std::vector<float> values;
-  for (size_t b = 0; b < clip.bones.size(); ++b) {
-    const BoneTracks& tracks = clip.bones[b];
-    values.clear();
-    for (const Vec3& t : tracks.translations) values.insert(values.end(), {t.x, t.y, t.z});
-    add_channel(node_of_bone[b], "translation", values, TINYGLTF_TYPE_VEC3, 3);
-    values.clear();
-    for (const Quat& r : tracks.rotations) {
-      const Quat q = normalize(r);  // glTF requires unit rotations; validate() allows 1e-4 off
-      values.insert(values.end(), {q.x, q.y, q.z, q.w});
-    }
-    add_channel(node_of_bone[b], "rotation", values, TINYGLTF_TYPE_VEC4, 4);
-    values.clear();
-    for (const Vec3& s : tracks.scales) values.insert(values.end(), {s.x, s.y, s.z});
-    add_channel(node_of_bone[b], "scale", values, TINYGLTF_TYPE_VEC3, 3);
-  }
-  model.animations.push_back(std::move(animation));
-}
+using gltf::append_view;
 
 void set_trs(tinygltf::Node& node, const Transform& t) {
   node.matrix.clear();
@@ -335,8 +257,7 @@ Result<tinygltf::Model> source_model(const std::filesystem::path& path, bool all
 // as the importer keeps it (every mesh in one, skinned), bound to them.
 
 template <typename T>
-int append_accessor(tinygltf::Model& model, const std::vector<T>& values, int type, int component_type,
-                    size_t count) {
+int append_accessor(tinygltf::Model& model, const std::vector<T>& values, int type, int component_type, size_t count) {
   tinygltf::Accessor accessor;
   accessor.bufferView = append_view(model, values.data(), values.size() * sizeof(T));
   accessor.componentType = component_type;
@@ -437,26 +358,32 @@ Result<tinygltf::Model> assimp_source_model(const std::filesystem::path& path, c
 }  // namespace
 
 Result<std::vector<uint8_t>> export_gltf(const Skeleton& skeleton, const RawClip& clip,
-                                         const std::optional<std::filesystem::path>& source,
-                                         bool allow_outside_uris) {
+                                         const std::optional<std::filesystem::path>& source, bool allow_outside_uris,
+                                         std::vector<std::string>* warnings) {
   if (Status s = skeleton.validate(); !s) return Error{"cannot export an invalid skeleton: " + s.error()};
   if (Status s = clip.validate(skeleton); !s) return Error{"cannot export an invalid clip: " + s.error()};
 
   std::vector<int> node_of_bone;
   tinygltf::Model model;
+  std::string document;  // what the export is, for warnings about what it cannot hold
   const std::string source_ext = source ? lowercase_extension(*source) : "";
   if (source_ext == ".fbx" || source_ext == ".dae" || source_ext == ".zae") {
     Result<tinygltf::Model> loaded = assimp_source_model(*source, skeleton, node_of_bone);
     if (!loaded) return Error{loaded.error()};
     model = std::move(loaded.value());
+    document = "the export onto " + excerpt(source->string(), kPathExcerptChars) +
+               " (its meshes merged into one, without morph targets)";
   } else if (source) {
     Result<tinygltf::Model> loaded = source_model(*source, allow_outside_uris, skeleton, node_of_bone);
     if (!loaded) return Error{loaded.error()};
     model = std::move(loaded.value());
+    document = "the source " + excerpt(source->string(), kPathExcerptChars);
   } else {
     model = skeleton_model(skeleton, node_of_bone);
+    document = "the export without a source (bones only, no mesh)";
   }
-  append_animation(model, clip, node_of_bone);
+  std::vector<std::string> dropped_warnings;
+  gltf::append_animation(model, clip, node_of_bone, document, warnings ? *warnings : dropped_warnings);
   model.asset.version = "2.0";
   model.asset.generator = "keystream";
   if (model.buffers[0].data.size() > kMaxBinaryBytes) {

@@ -51,14 +51,42 @@ DecodedStream decode_stream(const StreamView& stream) {
     tracks.rotations.resize(clip.frame_count);
     tracks.scales.resize(clip.frame_count);
   }
+  // Scalar tracks as the metadata describes them, when it does usably
+  // (a name each, unique, as RawClip::validate wants); else "scalar_<i>" curves.
+  const std::span<const StreamTrack> scalar_tracks = stream.scalar_tracks();
+  bool scalars_usable = meta.scalars.size() == scalar_tracks.size();
+  seen.clear();
+  for (const StreamScalarInfo& info : meta.scalars) {
+    scalars_usable = scalars_usable && !info.name.empty() && seen.insert(info.name).second;
+  }
+  clip.scalars.resize(scalar_tracks.size());
+  for (size_t s = 0; s < scalar_tracks.size(); ++s) {
+    ScalarTrack& track = clip.scalars[s];
+    track.components = scalar_tracks[s].components;
+    track.values.reserve(size_t{clip.frame_count} * track.components);
+    if (!scalars_usable) {
+      track.name = "scalar_" + std::to_string(s);
+      continue;
+    }
+    const StreamScalarInfo& info = meta.scalars[s];
+    track.name = info.name;
+    track.target = info.target == 1 ? ScalarTarget::kMorphWeight : ScalarTarget::kCurve;
+    track.node = info.node;
+    track.target_index = info.target_index;
+  }
   Player player(stream);
   std::vector<Transform> pose(bones);
+  std::vector<float> scalar_values(player.scalar_value_count());
   for (uint32_t f = 0; f < clip.frame_count; ++f) {
-    player.sample_frame(static_cast<float>(f), pose);
+    player.sample_frame(static_cast<float>(f), pose, scalar_values);
     for (uint32_t b = 0; b < bones; ++b) {
       clip.bones[b].translations[f] = pose[b].translation;
       clip.bones[b].rotations[f] = pose[b].rotation;
       clip.bones[b].scales[f] = pose[b].scale;
+    }
+    for (size_t s = 0; s < clip.scalars.size(); ++s) {
+      const float* first = scalar_values.data() + player.scalar_value_offset(static_cast<uint32_t>(s));
+      clip.scalars[s].values.insert(clip.scalars[s].values.end(), first, first + clip.scalars[s].components);
     }
     if (f == 0) skeleton.rest_pose = pose;
   }

@@ -33,7 +33,8 @@ Status write_stream_file(const std::filesystem::path& path, std::span<const uint
 
 /// A stream decoded through the Player at every frame: the bones (named from
 /// the metadata, or "bone_<i>" when the stream stores no usable names; rest
-/// pose = the decoded frame 0) and the clip (rotations made continuous).
+/// pose = the decoded frame 0) and the clip (rotations made continuous; the
+/// scalar tracks named and targeted from the metadata, or "scalar_<i>" curves).
 struct DecodedStream {
   Skeleton skeleton;
   RawClip clip;

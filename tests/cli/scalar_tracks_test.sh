@@ -209,4 +209,15 @@ else
   echo "note: $cube is absent (assimp-testmodels); AnimatedMorphCube skipped"
 fi
 
+# --- export writes the weights back: the decoded glb, imported again, has the
+# same tracks, and the stream verifies against it (its weights are the
+# decoded ones; tests/io/gltf_morph_export_test.cpp checks them against the
+# source).
+run 0 "$ks" export "$work/morph.ks" -o "$work/morph_decoded.glb" --source "$morph"
+run 0 "$ks" verify "$work/morph_decoded.glb" "$work/morph.ks"
+shows "every scalar track within its precision at every frame"
+run 0 "$ks" inspect "$work/morph_decoded.glb" --scalars
+shows "scalars     3 (3 morph weights, 0 curves)"
+shows "face/frown                       1 component, morph weight 2 of 'face'"
+
 echo "scalar tracks: compress, verify, info, inspect and measure report them; precisions from flags and files hold"
