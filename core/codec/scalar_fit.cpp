@@ -1,11 +1,10 @@
 #include "core/codec/scalar_fit.h"
 
-#include <atomic>
 #include <cmath>
-#include <thread>
 #include <unordered_map>
 
 #include "core/clip/excerpt.h"
+#include "core/codec/parallel_for.h"
 
 namespace ks {
 
@@ -40,24 +39,18 @@ Status fit_scalar_tracks(const RawClip& clip, float default_precision, const std
   }
   const size_t first = tracks.size();
   tracks.resize(first + clip.scalars.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
+  std::vector<size_t> all(clip.scalars.size());
+  for (size_t s = 0; s < all.size(); ++s) all[s] = s;
+  parallel_for(all, threads, nullptr, [&](size_t s) {
+    const ScalarTrack& source = clip.scalars[s];
     std::vector<Sample> samples(clip.frame_count);
-    for (size_t s = next++; s < clip.scalars.size(); s = next++) {
-      const ScalarTrack& source = clip.scalars[s];
-      for (uint32_t f = 0; f < clip.frame_count; ++f) source.value_at(f, samples[f].data());
-      TrackFitter fitter(TrackKind::kScalar, samples, options);
-      fitter.fit(precisions.value()[s]);
-      FittedTrack& track = tracks[first + s];
-      track = std::move(fitter.track());
-      track.bone = static_cast<uint32_t>(s);
-    }
-  };
-  const size_t workers = std::min<size_t>(std::max(1u, threads), clip.scalars.size());
-  std::vector<std::thread> pool;
-  for (size_t w = 1; w < workers; ++w) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+    for (uint32_t f = 0; f < clip.frame_count; ++f) source.value_at(f, samples[f].data());
+    TrackFitter fitter(TrackKind::kScalar, samples, options);
+    fitter.fit(precisions.value()[s]);
+    FittedTrack& track = tracks[first + s];
+    track = std::move(fitter.track());
+    track.bone = static_cast<uint32_t>(s);
+  });
   for (size_t s = 0; s < clip.scalars.size(); ++s) {
     const ScalarTrack& source = clip.scalars[s];
     scalars.push_back({source.name, source.components, precisions.value()[s], source.target, source.node,
