@@ -54,6 +54,16 @@ const char* const kToleranceOptionsHelp =
     "  --scalar-precisions FILE many of them: one NAME=X per line, as in a\n"
     "                           --bone-tolerances file\n";
 
+const char* const kAdditiveOptionHelp =
+    "  --additive-base first-frame|bind-pose|FILE[#ANIMATION]\n"
+    "                           store the clip as an additive layer: per frame\n"
+    "                           its difference to the base (rotation base^-1 q,\n"
+    "                           translation difference, scale ratio). The bound\n"
+    "                           holds on the pose composed on the base. A base\n"
+    "                           FILE (an animation of it by name or index) must\n"
+    "                           have the clip's bones; it is sampled at the\n"
+    "                           clip's frame times, its last frame held\n";
+
 const char* const kCodecOptionsHelp =
     "  --split largest-error|midpoint\n"
     "                           where a new key splits a segment (default\n"
@@ -109,6 +119,17 @@ bool Arguments::whole_number(std::string_view option, long lo, long hi, long& ou
     return fail(std::string(option) + ": '" + excerpt(s) + "' is not a whole number in " + std::to_string(lo) + ".." +
                 std::to_string(hi));
   }
+  return true;
+}
+
+bool parse_additive_option(Arguments& args, std::string_view arg, std::optional<AdditiveBaseSpec>& spec, bool& ok) {
+  if (arg != "--additive-base") return false;
+  std::string_view text;
+  ok = args.value(arg, text);
+  if (!ok) return true;
+  Result<AdditiveBaseSpec> parsed = parse_additive_base(text);
+  ok = parsed ? true : args.fail(std::string(arg) + ": " + parsed.error());
+  if (ok) spec = std::move(parsed.value());
   return true;
 }
 

@@ -5,11 +5,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/codec/fit.h"
+#include "core/io/additive_import.h"
 #include "core/io/import.h"
 #include "core/codec/pack.h"
 
@@ -48,6 +50,11 @@ class Arguments {
 /// Import options: --animation, --sample-rate, --bvh-unit-scale. Returns
 /// true when `arg` was one of them (and consumed its value).
 bool parse_import_option(Arguments& args, std::string_view arg, ImportSettings& settings, bool& ok);
+
+/// --additive-base first-frame|bind-pose|FILE[#ANIMATION] (a base file must
+/// exist). Returns true when `arg` was it; `ok` false (with a message) for a
+/// bad value.
+bool parse_additive_option(Arguments& args, std::string_view arg, std::optional<AdditiveBaseSpec>& spec, bool& ok);
 
 /// Where an override (a bone tolerance, a scalar precision) came from: the
 /// option that gave it, and for a file its line, so that messages can say
@@ -116,5 +123,6 @@ bool collect_sources(Arguments& args, const std::vector<std::filesystem::path>& 
 extern const char* const kImportOptionsHelp;
 extern const char* const kToleranceOptionsHelp;
 extern const char* const kCodecOptionsHelp;
+extern const char* const kAdditiveOptionHelp;
 
 }  // namespace ks::cli

@@ -156,6 +156,7 @@ void add_measurement(ClipReport& report, const ClipMeasurement& m, const FittedC
   report.scalar_errors = scalar_errors(scalar_tracks_of(fitted), m);
   report.scalars_over = count_over(report.scalar_errors);
   report.scalar_bytes = m.sizes.scalar_bytes;
+  report.additive = fitted.additive;
   if (report.local_mode) {
     // Measured on the decoded stream, as verify will; the fit's floor says why.
     for (size_t t = 0; t < m.tracks.size() && t < fitted.tracks.size(); ++t) {
@@ -193,6 +194,10 @@ std::string one_line(const ClipReport& r) {
             " scalar tracks MISS their precision (worst " + describe(worst) + ")";
   } else if (!r.scalar_errors.empty()) {
     line += ", " + std::to_string(r.scalar_errors.size()) + " scalar tracks within their precision";
+  }
+  if (r.additive.base != AdditiveBase::kNone) {
+    line += ", additive to " + (r.additive.base_name.empty() ? std::string(to_string(r.additive.base))
+                                                             : shown_name(r.additive.base_name));
   }
   line += r.written         ? " -> " + shown_path(r.output)
           : r.kept_existing ? " (not written: " + shown_path(r.output) + " exists and is kept; --force replaces it)"
@@ -364,6 +369,9 @@ std::string reports_json(const std::vector<ClipReport>& reports, const FitSettin
       nlohmann::json scalars = nlohmann::json::array();
       for (const ScalarError& e : r.scalar_errors) scalars.push_back(to_json(e));
       c["scalar_tracks"] = scalars;
+      if (r.additive.base != AdditiveBase::kNone) {
+        c["additive"] = {{"base", to_string(r.additive.base)}, {"base_name", r.additive.base_name}};
+      }
       c["fit_ms"] = r.fit_ms;
       nlohmann::json object = nlohmann::json::array();
       for (size_t d = 0; d < r.distances_m.size(); ++d) {

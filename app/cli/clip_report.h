@@ -98,6 +98,7 @@ struct ClipReport {
   size_t scalars_over = 0;                 // scalar tracks whose error exceeds their precision
   size_t scalar_bytes = 0;                 // the scalar tracks' share of written_bytes
   size_t metadata_bytes = 0;
+  AdditiveInfo additive;  // the base the stream is the difference to; errors are on the composed pose
   bool written = false;
   std::vector<std::string> warnings;  // what the import accepted with a fix-up or could not use
   bool kept_existing = false;  // missed its bound, so the file already at `output` was kept (no --force)

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -83,6 +84,7 @@ struct Job {
 struct Options {
   ImportSettings import;
   CodecOptions codec;
+  std::optional<AdditiveBaseSpec> additive;  // --additive-base
   bool all_animations = false;
   bool force = false;  // replace an existing stream even when the clip misses its bound
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
@@ -127,10 +129,15 @@ std::string file_key(const fs::path& path) {
 }
 
 // Compresses one animation of an imported clip into `output`.
-ClipReport compress_clip(const ImportedClip& imported, const Options& options, const fs::path& output,
+ClipReport compress_clip(ImportedClip& imported, const Options& options, const fs::path& output,
                          unsigned fit_threads) {
   ClipReport report = start_report(imported);
   report.output = output;
+  if (options.additive) {
+    if (Status s = make_imported_additive(imported, *options.additive, options.import); !s) {
+      return failed(std::move(report), s.error());
+    }
+  }
   const auto start = std::chrono::steady_clock::now();
   const FitSettings& fit = options.codec.fit;
   Result<FittedClip> fitted = fit_clip(imported.skeleton, imported.clip, fit, fit_threads);
@@ -251,8 +258,8 @@ std::vector<ClipReport> run_job(const Job& job, const Options& options, unsigned
 
 int run_compress(const std::vector<std::string_view>& raw_args) {
   if (wants_help(raw_args)) {
-    std::printf("%s%s%s%s  -h, --help               show this help\n", kCompressHelp, kImportOptionsHelp,
-                kToleranceOptionsHelp, kCodecOptionsHelp);
+    std::printf("%s%s%s%s%s  -h, --help               show this help\n", kCompressHelp, kImportOptionsHelp,
+                kToleranceOptionsHelp, kCodecOptionsHelp, kAdditiveOptionHelp);
     return 0;
   }
   Arguments args("compress", raw_args);
@@ -265,7 +272,8 @@ int run_compress(const std::vector<std::string_view>& raw_args) {
     bool ok = true;
     long n = 0;
     std::string_view text;
-    if (parse_import_option(args, arg, options.import, ok) || parse_codec_option(args, arg, options.codec, ok)) {
+    if (parse_import_option(args, arg, options.import, ok) || parse_codec_option(args, arg, options.codec, ok) ||
+        parse_additive_option(args, arg, options.additive, ok)) {
       if (!ok) return 2;
     } else if (arg == "-o" || arg == "--output") {
       if (!args.value(arg, text)) return 2;

@@ -93,7 +93,7 @@ std::string describe_additive(const StreamView& view) {
   const StreamMetadata& meta = view.metadata();
   if (!view.additive() && meta.additive_base == AdditiveBase::kNone) return "no";
   std::string text = std::string(view.additive() ? "yes" : "no (but the metadata names a base)") + ", base " +
-                     additive_base_name(meta.additive_base);
+                     to_string(meta.additive_base);
   if (!meta.additive_base_name.empty()) text += " '" + shown_name(meta.additive_base_name) + "'";
   return text;
 }
@@ -164,7 +164,7 @@ Json info_json(const StreamFile& file, bool list_tracks, bool list_runs) {
   out["version"] = view.version();
   out["flags"] = {{"zstd_key_stream", zstd}, {"additive", view.additive()}};
   out["additive"] = {{"additive", view.additive()},
-                     {"base", additive_base_name(meta.additive_base)},
+                     {"base", to_string(meta.additive_base)},
                      {"base_name", meta.additive_base_name}};
   // The bound of the stream's mode; the other is null (its stored values are
   // the fit's defaults, which bound nothing).

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -52,6 +53,10 @@ void print_report(const ImportedClip& imported, const FittedClip& fitted, const 
     std::printf("tolerance        %.4g mm at %.4g cm (object space), %zu bone override%s, %u fit rounds\n",
                 s.tolerance_m * 1000.f, s.shell_distance_m * 100.f, s.bone_tolerances.size(),
                 s.bone_tolerances.size() == 1 ? "" : "s", fitted.rounds);
+  }
+  if (fitted.additive.base != AdditiveBase::kNone) {
+    std::printf("additive         to %s%s (errors on the pose composed on it)\n", to_string(fitted.additive.base),
+                fitted.additive.base_name.empty() ? "" : (" " + shown_name(fitted.additive.base_name)).c_str());
   }
   std::printf("settings         split %s, discontinuity ratio %.3g, jump interval %u frames\n", to_string(s.split_rule),
               s.discontinuity_ratio, stream.jump_interval_frames());
@@ -151,11 +156,11 @@ void print_report(const ImportedClip& imported, const FittedClip& fitted, const 
 int run_measure(const std::vector<std::string_view>& raw_args) {
   if (wants_help(raw_args)) {
     std::printf(
-        "%s%s%s%s  --threads N              fit threads (default: all cores)\n"
+        "%s%s%s%s%s  --threads N              fit threads (default: all cores)\n"
         "  --tracks                 list every track (scalar tracks too), not only\n"
         "                           those that missed\n"
         "  -h, --help               show this help\n",
-        kMeasureHelp, kImportOptionsHelp, kToleranceOptionsHelp, kCodecOptionsHelp);
+        kMeasureHelp, kImportOptionsHelp, kToleranceOptionsHelp, kCodecOptionsHelp, kAdditiveOptionHelp);
     return 0;
   }
   Arguments args("measure", raw_args);
@@ -166,11 +171,13 @@ int run_measure(const std::vector<std::string_view>& raw_args) {
   const PackSettings& pack_settings = codec.pack;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   bool list_tracks = false;
+  std::optional<AdditiveBaseSpec> additive;
   while (!args.done()) {
     const std::string_view arg = args.next();
     bool ok = true;
     long n = 0;
-    if (parse_import_option(args, arg, import, ok) || parse_codec_option(args, arg, codec, ok)) {
+    if (parse_import_option(args, arg, import, ok) || parse_codec_option(args, arg, codec, ok) ||
+        parse_additive_option(args, arg, additive, ok)) {
       if (!ok) return 2;
     } else if (arg == "--threads") {
       if (!args.whole_number(arg, 1, 256, n)) return 2;
@@ -192,6 +199,12 @@ int run_measure(const std::vector<std::string_view>& raw_args) {
   if (!imported) {
     std::fprintf(stderr, "keystream: %s\n", shown_message(imported.error()).c_str());
     return 1;
+  }
+  if (additive) {
+    if (Status s = make_imported_additive(imported.value(), *additive, import); !s) {
+      std::fprintf(stderr, "keystream: %s: %s\n", shown_path(source).c_str(), shown_message(s.error()).c_str());
+      return 1;
+    }
   }
   const ImportedClip& clip = imported.value();
   if (!check_bone_tolerances(args, codec, clip.skeleton, source.string()) ||

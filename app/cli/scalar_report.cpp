@@ -128,14 +128,4 @@ nlohmann::json to_json(const ScalarError& e) {
   return j;
 }
 
-const char* additive_base_name(AdditiveBase base) {
-  switch (base) {
-    case AdditiveBase::kNone: return "none";
-    case AdditiveBase::kFirstFrame: return "first-frame";
-    case AdditiveBase::kBindPose: return "bind-pose";
-    case AdditiveBase::kClip: return "clip";
-  }
-  return "unknown";
-}
-
 }  // namespace ks::cli

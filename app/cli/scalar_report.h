@@ -65,8 +65,4 @@ std::string describe(const ScalarError& error);
 /// JSON: the track's fields and max, mean, worst_frame, ratio, ok.
 nlohmann::json to_json(const ScalarError& error);
 
-/// "none", "first-frame", "bind-pose" or "clip": an additive clip's base.
-/// (Not to_string: the core may name one so, and ADL would find both.)
-const char* additive_base_name(AdditiveBase base);
-
 }  // namespace ks::cli

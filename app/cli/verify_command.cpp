@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <optional>
 #include <string>
 
 #include "app/cli/arguments.h"
@@ -47,7 +48,8 @@ constexpr const char* kVerifyHelp =
     "stream's default precision (keeping its per-track ones), and NAME=X or\n"
     "--scalar-precisions FILE replace its per-track ones. The animation of a\n"
     "glTF SOURCE is, unless --animation picks one, the one named as the\n"
-    "stream's clip.\n"
+    "stream's clip. An additive stream is checked on the pose composed on\n"
+    "its base, which the stream records.\n"
     "\n"
     "options:\n";
 
@@ -203,6 +205,9 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
         "  --bones                  list every bone, not the %zu worst\n"
         "  --json                   print the report as JSON (every bone and scalar\n"
         "                           track)\n"
+        "  --additive-base first-frame|bind-pose|FILE[#ANIMATION]\n"
+        "                           an additive stream's base, when its recorded\n"
+        "                           base file has moved (the kind must match)\n"
         "  -h, --help               show this help\n",
         kVerifyHelp, kImportOptionsHelp, kToleranceOptionsHelp, kWorstListed);
     return 0;
@@ -214,12 +219,14 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
                        &given.fit.rotation_error_deg, &given.fit.scale_error, &given.fit.scalar_precision}) {
     *value = kNotGiven;
   }
+  std::optional<AdditiveBaseSpec> additive;
   bool animation_given = false, list_tracks = false, list_bones = false, json = false;
   std::vector<std::filesystem::path> files;
   while (!args.done()) {
     const std::string_view arg = args.next();
     bool ok = true;
-    if (parse_import_option(args, arg, import, ok) || parse_tolerance_option(args, arg, given, ok)) {
+    if (parse_import_option(args, arg, import, ok) || parse_tolerance_option(args, arg, given, ok) ||
+        parse_additive_option(args, arg, additive, ok)) {
       if (!ok) return 2;
       animation_given = animation_given || arg == "--animation";
     } else if (arg == "--tracks") {
@@ -254,6 +261,9 @@ int run_verify(const std::vector<std::string_view>& raw_args) {
     }
   }
   if (!imported) return std::fprintf(stderr, "keystream: %s\n", shown_message(imported.error()).c_str()), 1;
+  if (Status s = make_additive_as_stream(imported.value(), stream, files[1], additive, import); !s) {
+    return std::fprintf(stderr, "keystream verify: %s: %s\n", stream_name.c_str(), shown_message(s.error()).c_str()), 1;
+  }
   const ImportedClip& clip = imported.value();
   // What the import could not use is part of the answer: a clean bound over
   // a clip that lost a channel would be a false "ok".

@@ -82,7 +82,32 @@ Status RawClip::validate(const Skeleton& skeleton) const {
       }
     }
   }
+  if (Status s = validate_additive_base(skeleton); !s) return s;
   return validate_scalars();
+}
+
+Status RawClip::validate_additive_base(const Skeleton& skeleton) const {
+  if (!additive_base.additive()) return {};
+  if (!key_poses.empty()) return Error{"an additive clip has key poses between frames, where its base is not defined"};
+  const size_t n = skeleton.bone_count();
+  if (additive_base.poses.size() != n && additive_base.poses.size() != n * frame_count) {
+    return Error{"the additive base holds " + std::to_string(additive_base.poses.size()) + " transforms; " +
+                 std::to_string(n) + " (one pose) or " + std::to_string(n * frame_count) + " (one per frame) were expected"};
+  }
+  for (size_t i = 0; i < additive_base.poses.size(); ++i) {
+    const Transform& t = additive_base.poses[i];
+    const std::string where = "the additive base's bone " + std::to_string(i % n) + " '" +
+                              excerpt(skeleton.bone_names[i % n]) + "'" +
+                              (additive_base.poses.size() > n ? " at frame " + std::to_string(i / n) : "");
+    if (!is_finite(t.translation) || !is_finite(t.scale) || !is_finite(t.rotation) ||
+        std::fabs(length(t.rotation) - 1.f) > kUnitTolerance) {
+      return Error{where + " is not finite or its rotation is not a unit quaternion"};
+    }
+    if (t.scale.x == 0.f || t.scale.y == 0.f || t.scale.z == 0.f) {
+      return Error{where + " has a scale component 0: a scale ratio to it cannot be taken"};
+    }
+  }
+  return {};
 }
 
 Status RawClip::validate_scalars() const {
@@ -112,6 +137,16 @@ Status RawClip::validate_scalars() const {
     }
   }
   return {};
+}
+
+const char* to_string(AdditiveBase base) {
+  switch (base) {
+    case AdditiveBase::kNone: return "none";
+    case AdditiveBase::kFirstFrame: return "first-frame";
+    case AdditiveBase::kBindPose: return "bind-pose";
+    case AdditiveBase::kClip: return "clip";
+  }
+  return "unknown";
 }
 
 const char* to_string(ScalarTarget target) {

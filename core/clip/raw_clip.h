@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/clip/additive_base.h"
 #include "core/clip/skeleton.h"
 #include "core/runtime/curve.h"
 #include "core/runtime/result.h"
@@ -71,6 +72,9 @@ struct RawClip {
   std::vector<BoneTracks> bones;   // one per skeleton bone, same order
   std::vector<SourceKeyPose> key_poses;  // the source at its keys between frames, in time order
   std::vector<ScalarTrack> scalars;      // morph weights and user curves, each at every frame
+  /// When additive: the bones hold the difference to these poses, and every
+  /// error is measured on the composed pose (core/clip/additive.h).
+  AdditiveBasePoses additive_base;
 
   /// Seconds from the first frame to the last.
   float duration_s() const {
@@ -90,10 +94,15 @@ struct RawClip {
   /// - key poses lie between the first and last frame, one finite transform
   ///   per bone with unit rotations;
   /// - scalar tracks: at most kMaxScalarTracks, unique names of at most
-  ///   65535 bytes, 1..4 components, frame_count values each, all finite.
+  ///   65535 bytes, 1..4 components, frame_count values each, all finite;
+  /// - an additive clip: no key poses (its base is not defined between
+  ///   frames), one base pose or one per frame, finite, unit rotations, no
+  ///   scale component 0.
   Status validate(const Skeleton& skeleton) const;
   /// The scalar-track rules of validate() alone.
   Status validate_scalars() const;
+  /// The additive-base rules of validate() alone.
+  Status validate_additive_base(const Skeleton& skeleton) const;
 };
 
 /// Normalises every quaternion and negates those whose dot product with the

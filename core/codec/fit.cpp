@@ -4,8 +4,10 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <thread>
 
+#include "core/clip/additive.h"
 #include "core/clip/excerpt.h"
 #include "core/codec/object_space_error.h"
 #include "core/codec/parallel_for.h"
@@ -119,13 +121,19 @@ class ObjectSpaceFit {
   std::vector<BoneFit> run(std::vector<FittedTrack>& tracks, uint32_t& rounds) {
     m_tracks = &tracks;
     const size_t track_count = 3 * m_bones;
-    m_model = model_space_frames(m_skeleton, m_clip);
+    // An additive clip is measured composed on its base (DESIGN §3): the
+    // source and the levers are the composed clip's.
+    std::optional<RawClip> composed;
+    const RawClip& reference = m_clip.additive_base.additive() ? composed.emplace(composed_clip(m_clip)) : m_clip;
+    m_model = model_space_frames(m_skeleton, reference);
     m_key_model.resize(m_clip.key_poses.size() * m_bones);
     for (size_t k = 0; k < m_clip.key_poses.size(); ++k) {
       local_to_model(m_skeleton.parents, m_clip.key_poses[k].pose,
                      std::span<Transform>(m_key_model.data() + k * m_bones, m_bones));
     }
-    m_levers = bone_levers(m_skeleton, m_clip, m_model, m_tolerances.shell_distance_m);
+    m_levers = bone_levers(m_skeleton, reference, m_model, m_tolerances.shell_distance_m);
+    scale_levers_by_base();
+    composed.reset();
     // Only an animated track is ever refitted, so only it keeps a fitter
     // (its state lets tightening go on from where it stopped); the others
     // are fitted once straight into `tracks`.
@@ -205,6 +213,19 @@ class ObjectSpaceFit {
     decode_track(track(t), decoded(t));
   }
 
+  // A scale ratio's error reaches the composed scale times the base's.
+  void scale_levers_by_base() {
+    const AdditiveBasePoses& base = m_clip.additive_base;
+    if (!base.additive()) return;
+    std::vector<float> largest(m_bones, 0.f);
+    for (size_t i = 0; i < base.poses.size(); ++i) {
+      const Vec3 s = base.poses[i].scale;
+      float& l = largest[i % m_bones];
+      l = std::max({l, std::fabs(s.x), std::fabs(s.y), std::fabs(s.z)});
+    }
+    for (size_t b = 0; b < m_bones; ++b) m_levers[b].scale_m *= largest[b];
+  }
+
   // Every bone's largest object-space error over the frames and the key
   // poses (reported at their nearest frame), from the decoded tracks.
   void measure(std::vector<BoneFit>& bones) {
@@ -231,6 +252,7 @@ class ObjectSpaceFit {
         const Sample& s = m_decoded[(3 * b + 2) * m_clip.frame_count + f];
         local[b] = {Vec3{t[0], t[1], t[2]}, Quat{r[0], r[1], r[2], r[3]}, Vec3{s[0], s[1], s[2]}};
       }
+      compose_on_base(m_clip, f, local);
       compare(std::span<const Transform>(m_model.data() + size_t{f} * m_bones, m_bones), f);
     }
     for (size_t k = 0; k < m_clip.key_poses.size(); ++k) {
@@ -512,6 +534,7 @@ Result<FittedClip> fit_clip(const Skeleton& skeleton, const RawClip& clip, const
   fitted.parents = skeleton.parents;
   fitted.bone_names = skeleton.bone_names;
   fitted.settings = settings;
+  fitted.additive = {clip.additive_base.kind, clip.additive_base.name};
 
   const TrackSources sources(clip, track_count);
   const TrackFitOptions options{settings.split_rule, settings.discontinuity_ratio};

@@ -8,8 +8,9 @@
 // threshold (track_fit.h); the decoded clip is measured in object space,
 // exactly as the player will decode it, and the chains of bones over their
 // tolerance are tightened and refitted until every bone holds or a
-// quantization floor stops it. The per-kind local thresholds of version 1
-// remain as the explicit local mode.
+// quantization floor stops it. An additive clip (RawClip::additive_base)
+// is measured on the pose composed on its base. The per-kind local
+// thresholds of version 1 remain as the explicit local mode.
 
 #include <cstdint>
 #include <string>

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/clip/additive.h"
 #include "core/clip/excerpt.h"
 #include "core/codec/fit.h"
 #include "core/runtime/player.h"
@@ -79,6 +80,11 @@ Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, c
                    " components in the stream, " + std::to_string(clip.scalars[s].components) + " in clip \"" +
                    excerpt(clip.name) + "\""};
     }
+  }
+  if (stream.additive() != clip.additive_base.additive()) {
+    return Error{std::string(stream.additive() ? "the stream is additive, clip \"" : "the stream is not additive, clip \"") +
+                 excerpt(clip.name) + (clip.additive_base.additive() ? "\" is" : "\" is not") +
+                 " (an additive stream is measured on its base)"};
   }
   const size_t bone_count = skeleton.bone_count();
   const uint32_t frame_count = clip.frame_count;
@@ -157,7 +163,10 @@ Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, c
         frame_max = std::max(frame_max, e);
       }
     }
-    // Object space: errors of parents carry into their children here.
+    // Object space: errors of parents carry into their children here, on
+    // the composed pose of an additive clip (no key poses: validate()).
+    compose_on_base(clip, f, source);
+    compose_on_base(clip, f, decoded);
     local_to_model(skeleton.parents, source, source);
     local_to_model(skeleton.parents, decoded, decoded);
     const std::vector<Transform>& source_model = source;

@@ -94,7 +94,9 @@ struct ClipMeasurement {
 /// source's keys between frames, RawClip::key_poses) and measures it against
 /// `clip`. A key pose counts in every maximum (reported at its nearest
 /// frame), not in the per-frame figures, means or percentiles. Refuses a
-/// stream whose bones, scalar tracks, frames or rate do not match the clip.
+/// stream whose bones, scalar tracks, frames, rate or additivity do not
+/// match the clip. An additive clip's object-space errors are on the pose
+/// composed on its base (its track errors on the additive values).
 Result<ClipMeasurement> measure(const Skeleton& skeleton, const RawClip& clip, const StreamView& stream,
                                 const MeasureSettings& settings = {});
 

@@ -95,7 +95,7 @@
 //
 // Additive clips (kFlagAdditive): the stream holds the difference to a base
 // pose per frame (rotation base^-1 q, translation difference, scale ratio),
-// which apply_additive (transform.h) composes onto any pose.
+// which apply_additive (additive.h) composes onto any pose.
 //
 // Version 8 had no scalar tracks, no additive flag and no metadata
 // extensions.
