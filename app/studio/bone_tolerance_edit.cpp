@@ -41,19 +41,21 @@ int overriding_bone(const Skeleton& skeleton, const FitSettings& settings, int b
 }
 
 std::string format_error_pair_mm(float error_m, float tolerance_m) {
-  const double error_mm = static_cast<double>(error_m) * 1000.0;
-  const double tolerance_mm = static_cast<double>(tolerance_m) * 1000.0;
-  // Two significant digits of the tolerance: 0.10, 1.0, 0.010.
+  return format_error_pair(static_cast<double>(error_m) * 1000.0, static_cast<double>(tolerance_m) * 1000.0, 6) + " mm";
+}
+
+std::string format_error_pair(double error, double bound, int max_decimals) {
+  // Two significant digits of the bound: 0.10, 1.0, 0.010.
   // (The nudge keeps 0.0001f, a hair under 0.1 mm, at 0.1's decimals.)
-  int decimals = tolerance_mm > 0.0 ? 1 - static_cast<int>(std::floor(std::log10(tolerance_mm) + 1e-6)) : 2;
-  decimals = std::clamp(decimals, 1, 6);
-  char error_text[32], tolerance_text[32];
+  int decimals = bound > 0.0 ? 1 - static_cast<int>(std::floor(std::log10(bound) + 1e-6)) : 2;
+  decimals = std::clamp(decimals, 1, max_decimals);
+  char error_text[32], bound_text[32];
   for (;; ++decimals) {
-    std::snprintf(error_text, sizeof error_text, "%.*f", decimals, error_mm);
-    std::snprintf(tolerance_text, sizeof tolerance_text, "%.*f", decimals, tolerance_mm);
-    if (decimals >= 6 || !(error_mm > tolerance_mm) || std::string_view(error_text) != tolerance_text) break;
+    std::snprintf(error_text, sizeof error_text, "%.*f", decimals, error);
+    std::snprintf(bound_text, sizeof bound_text, "%.*f", decimals, bound);
+    if (decimals >= max_decimals || !(error > bound) || std::string_view(error_text) != bound_text) break;
   }
-  return std::string(error_text) + " / " + tolerance_text + " mm";
+  return std::string(error_text) + " / " + bound_text;
 }
 
 }  // namespace ks::studio

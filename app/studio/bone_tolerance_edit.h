@@ -33,4 +33,8 @@ int overriding_bone(const Skeleton& skeleton, const FitSettings& settings, int b
 /// would read as equal.
 std::string format_error_pair_mm(float error_m, float tolerance_m);
 
+/// "0.08 / 0.10": the same for any error and its bound in one unit, with at
+/// most `max_decimals` decimals.
+std::string format_error_pair(double error, double bound, int max_decimals);
+
 }  // namespace ks::studio

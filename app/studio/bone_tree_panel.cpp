@@ -4,7 +4,8 @@
 // the bone for the curves and the viewport. Under the tree, the selected
 // bone's tolerance: an override of E and d set there (or from a row's
 // right-click menu) becomes a BoneTolerance in the fit settings (it and the
-// bones below it) and refits; it can be removed again.
+// bones below it) and refits; it can be removed again. The Curves group
+// below the tree is bone_tree_curves.cpp.
 
 #include "app/studio/bone_tree_panel.h"
 
@@ -21,12 +22,6 @@
 namespace ks::studio {
 
 namespace {
-
-const ImVec4 kMetColor(0.45f, 0.9f, 0.45f, 1.f);
-const ImVec4 kOverColor(1.f, 0.35f, 0.3f, 1.f);
-// Bones without an animated track: their error is their parents', and
-// dimming them lets the bones that move stand out.
-const ImVec4 kStillColor(0.5f, 0.5f, 0.52f, 1.f);
 
 constexpr float kMinIndentStep = 4.f;  // pixels: levels stay apart on the deepest rigs
 constexpr int kScrollFrames = 3;       // frames a selection made elsewhere is scrolled to
@@ -65,7 +60,7 @@ void bone_tooltip(const StudioState& state, const FitResult& r, size_t bone) {
   ImGui::Text("object-space max %.4f mm at frame %u", static_cast<double>(r.measurement.bone_error_m[bone]) * 1000.0,
               r.measurement.bone_worst_frame[bone]);
   if (bone < r.fitted.bones.size() && !r.fitted.bones[bone].met()) {
-    ImGui::TextColored(kOverColor, "over: the codings on its chain cannot go below %.4f mm",
+    ImGui::TextColored(kTreeOverColor, "over: the codings on its chain cannot go below %.4f mm",
                        static_cast<double>(r.fitted.bones[bone].floor_m) * 1000.0);
   }
   static constexpr const char* kKinds[3] = {"translation", "rotation", "scale"};
@@ -133,11 +128,11 @@ void draw_override_fields(StudioState& state) {
 
 // What the colours and marks of the rows mean, on one line.
 void draw_legend() {
-  ImGui::TextColored(kMetColor, "within");
+  ImGui::TextColored(kTreeMetColor, "within");
   ImGui::SameLine();
-  ImGui::TextColored(kOverColor, "over");
+  ImGui::TextColored(kTreeOverColor, "over");
   ImGui::SameLine();
-  ImGui::TextColored(kStillColor, "still");
+  ImGui::TextColored(kTreeStillColor, "still");
   ImGui::SameLine();
   ImGui::TextDisabled("* override (?)");
   if (ImGui::IsItemHovered()) {
@@ -145,7 +140,8 @@ void draw_legend() {
         "Each bone's object-space max over the clip against its tolerance E, in mm.\n"
         "Green: within E; red: over E; grey: no animated track (one pose;\n"
         "its error is its parents'). * marks a bone with its own override;\n"
-        "right-click a bone to set one in place.");
+        "right-click a bone to set one in place. Curves: each scalar track's\n"
+        "largest error against its precision, in the track's unit.");
   }
 }
 
@@ -170,7 +166,7 @@ void BoneTreePanel::draw(StudioState& state) {
   if (m_clip.lock() != state.clip) open_clip(state.clip);
   draw_legend();
   ImGui::SetNextItemWidth(-FLT_MIN);
-  if (ImGui::InputTextWithHint("##filter", "filter bones by name", m_filter, sizeof m_filter)) m_rows_stale = true;
+  if (ImGui::InputTextWithHint("##filter", "filter by name", m_filter, sizeof m_filter)) m_rows_stale = true;
   // A selection made elsewhere (the viewport, --select, the default) opens
   // the branches above it and scrolls its row into view; one made by a
   // click in the tree is already in view.
@@ -194,7 +190,14 @@ void BoneTreePanel::draw(StudioState& state) {
   const FitResult* r = state.current_result();
   // The editor keeps its height at the bottom; the tree scrolls above it.
   const float editor_height = 6.f * ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
-  const float tree_height = std::max(ImGui::GetContentRegionAvail().y - editor_height, 4.f * ImGui::GetFrameHeight());
+  const float below_filter = std::max(ImGui::GetContentRegionAvail().y - editor_height, 4.f * ImGui::GetFrameHeight());
+  const float curves_height = curve_group_height(state, below_filter);
+  float tree_height = std::max(below_filter - curves_height, 4.f * ImGui::GetFrameHeight());
+  if (curves_height > 0.f) {
+    // The Curves group follows the bones' rows rather than the panel's foot.
+    const float rows_height = static_cast<float>(m_rows.size()) * table_row_height() + ImGui::GetStyle().ScrollbarSize;
+    tree_height = std::max(std::min(tree_height, rows_height), 4.f * ImGui::GetFrameHeight());
+  }
   m_report = {};
   m_report.rows = m_rows.size();
   m_report.selected_row = row_of_bone(m_rows, state.selected_bone);
@@ -232,8 +235,14 @@ void BoneTreePanel::draw(StudioState& state) {
     if (toggled) m_rows_stale = true;
   }
   if (m_rows.empty() && m_filter[0] != '\0') ImGui::TextDisabled("no bone name contains '%s'", m_filter);
+  if (curves_height > 0.f) draw_curve_group(state, r, curves_height);
   ImGui::Separator();
-  draw_override_fields(state);
+  // The editor of what the Curves panel shows: a scalar track's precision, or the bone's tolerance.
+  if (state.selected_scalar >= 0) {
+    draw_precision_fields(state);
+  } else {
+    draw_override_fields(state);
+  }
   ImGui::End();
 }
 
@@ -242,6 +251,7 @@ void BoneTreePanel::open_clip(const std::shared_ptr<const ImportedClip>& clip) {
   m_children = bone_children(clip->skeleton.parents);
   m_collapsed.assign(clip->skeleton.bone_count(), 0);
   m_seen_selection = -1;
+  m_seen_scalar = -1;
   m_rows_stale = true;
 }
 
@@ -251,6 +261,11 @@ void BoneTreePanel::rebuild_rows(const StudioState& state) {
     filtered_bone_rows(m_children, skeleton.parents, skeleton.bone_names, m_filter, m_rows);
   } else {
     visible_bone_rows(m_children, m_collapsed, m_rows);
+  }
+  m_curve_rows.clear();
+  const std::vector<ScalarTrack>& scalars = state.clip->clip.scalars;
+  for (size_t s = 0; s < scalars.size(); ++s) {
+    if (bone_name_matches(scalars[s].name, m_filter)) m_curve_rows.push_back(static_cast<int32_t>(s));
   }
   m_max_depth = 0;
   m_widest_label = 0.f;
@@ -275,7 +290,8 @@ bool BoneTreePanel::draw_row(StudioState& state, int32_t row_index, const FitRes
   ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_SpanAvailWidth | ImGuiTreeNodeFlags_NoTreePushOnOpen;
   flags |= leaf || filtered ? ImGuiTreeNodeFlags_Leaf : ImGuiTreeNodeFlags_OpenOnArrow;
   const bool selected = row.bone == state.selected_bone;
-  if (selected) flags |= ImGuiTreeNodeFlags_Selected;
+  // Highlighted while the curves show the bone's tracks, not a scalar track's.
+  if (selected && state.selected_scalar < 0) flags |= ImGuiTreeNodeFlags_Selected;
   float error_m = 0.f, tolerance_m = 0.f;
   const bool measured = bone_error(r, b, &error_m, &tolerance_m);
   const bool over = measured && error_m > tolerance_m;
@@ -286,12 +302,12 @@ bool BoneTreePanel::draw_row(StudioState& state, int32_t row_index, const FitRes
     // Millimetres, without the unit (the legend says it): the names get the room.
     std::string pair = format_error_pair_mm(error_m, tolerance_m);
     if (pair.size() > 3 && pair.compare(pair.size() - 3, 3, " mm") == 0) pair.resize(pair.size() - 3);
-    ImGui::TextColored(over ? kOverColor : dim ? kStillColor : kMetColor, "%s", pair.c_str());
+    ImGui::TextColored(over ? kTreeOverColor : dim ? kTreeStillColor : kTreeMetColor, "%s", pair.c_str());
   }
   ImGui::TableNextColumn();
   const float indent = static_cast<float>(row.depth) * m_indent_step;
   if (indent > 0.f) ImGui::Indent(indent);
-  if (over || dim) ImGui::PushStyleColor(ImGuiCol_Text, over ? kOverColor : kStillColor);
+  if (over || dim) ImGui::PushStyleColor(ImGuiCol_Text, over ? kTreeOverColor : kTreeStillColor);
   // A bone with an override of its own is marked with a star.
   const bool has_override = find_bone_tolerance(state.settings.fit, skeleton.bone_names[b]) != nullptr;
   const std::string label = excerpt(skeleton.bone_names[b], 120) + (has_override ? " *" : "");
@@ -302,8 +318,7 @@ bool BoneTreePanel::draw_row(StudioState& state, int32_t row_index, const FitRes
   const bool toggled = !filtered && ImGui::IsItemToggledOpen();
   if (toggled) m_collapsed[b] = open ? 0 : 1;
   if (ImGui::IsItemClicked() && !toggled) {
-    state.selected_bone = row.bone;
-    state.selection_chosen = true;
+    state.select_bone(row.bone);
     m_seen_selection = row.bone;  // in view already: no scroll
   }
   // Where the name's text ends, against the visible edge of the column (it
@@ -331,9 +346,8 @@ bool BoneTreePanel::draw_row(StudioState& state, int32_t row_index, const FitRes
   if (measured && ImGui::IsItemHovered()) bone_tooltip(state, *r, b);
   // The override editor in place: right-click selects the bone and opens it.
   if (ImGui::BeginPopupContextItem("override")) {
-    if (state.selected_bone != row.bone) {
-      state.selected_bone = row.bone;
-      state.selection_chosen = true;
+    if (state.selected_bone != row.bone || state.selected_scalar >= 0) {
+      state.select_bone(row.bone);
       m_seen_selection = row.bone;
     }
     draw_override_fields(state);

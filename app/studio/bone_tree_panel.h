@@ -6,7 +6,12 @@
 // costs the rows in view, not the bones in the rig. Made for deep rigs: a
 // filter box, indentation that shrinks so the deepest names stay in the
 // column, and a selection made elsewhere (viewport, --select, the default)
-// opens its branch and scrolls into view.
+// opens its branch and scrolls into view. Below the bones, a "Curves" group
+// lists the clip's scalar tracks (morph weights, user curves), each with its
+// error against its precision; selecting one shows it in the Curves panel
+// and puts its precision override under the tree (bone_tree_curves.cpp).
+
+#include <imgui.h>
 
 #include <cstdint>
 #include <memory>
@@ -14,9 +19,22 @@
 #include <vector>
 
 #include "app/studio/bone_tree_rows.h"
+#include "app/studio/screen_rect.h"
 #include "app/studio/studio_state.h"
 
 namespace ks::studio {
+
+/// The rows' colours: within the bound, over it, and still (no animated
+/// track: a bone's error is then its parents', a scalar track is exact;
+/// dimmed, so the tracks that move stand out).
+inline const ImVec4 kTreeMetColor(0.45f, 0.9f, 0.45f, 1.f);
+inline const ImVec4 kTreeOverColor(1.f, 0.35f, 0.3f, 1.f);
+inline const ImVec4 kTreeStillColor(0.5f, 0.5f, 0.52f, 1.f);
+
+/// Pixels of one row of the tree's tables (a line of text).
+inline float table_row_height() {
+  return ImGui::GetTextLineHeight() + 2.f * ImGui::GetStyle().CellPadding.y;
+}
 
 /// What the tree showed in the last frame drawn, for the screenshot mode's
 /// report (and its tests).
@@ -26,6 +44,10 @@ struct BoneTreeReport {
   int32_t selected_row = -1;        // the selected bone's row, -1 when no row shows it
   bool selected_in_view = false;    // its row was drawn inside the scrolled area
   bool selected_name_fits = false;  // and its whole name was in view, not scrolled off sideways
+  size_t curve_rows = 0;            // rows of the Curves group (scalar tracks, filtered)
+  int32_t selected_curve_row = -1;  // the selected scalar track's row, -1 when none shows it
+  bool selected_curve_in_view = false;
+  ScreenRect curve_group;  // the Curves group's rows, "bones-curves" (no name when not drawn)
 };
 
 class BoneTreePanel {
@@ -45,6 +67,14 @@ class BoneTreePanel {
   void rebuild_rows(const StudioState& state);
   /// One row; true when the user opened or closed its branch.
   bool draw_row(StudioState& state, int32_t row_index, const FitResult* r);
+  /// Pixels the Curves group takes of `available` (0 when the clip has no scalar track).
+  float curve_group_height(const StudioState& state, float available) const;
+  /// The Curves group: its header, and its rows when open, in `height` pixels.
+  void draw_curve_group(StudioState& state, const FitResult* r, float height);
+  void draw_curve_row(StudioState& state, int32_t row_index, const FitResult* r);
+  /// The selected scalar track's precision and its override editor (under
+  /// the tree, and in a curve row's right-click menu).
+  static void draw_precision_fields(StudioState& state);
 
   std::weak_ptr<const ImportedClip> m_clip;  // the clip the tree was built for (a freed one never matches)
   BoneChildren m_children;
@@ -59,6 +89,12 @@ class BoneTreePanel {
   int m_scroll_frames = 0;           // frames left to bring the selection into view
   float m_indent_step = 0.f;
   float m_frozen_width = 0.f;  // pixels: the error column, which does not scroll sideways
+
+  // The Curves group.
+  std::vector<int32_t> m_curve_rows;  // the scalar tracks it shows (the filter's)
+  bool m_curves_open = true;          // its header is open
+  int m_seen_scalar = -1;             // the scalar track selection last shown, as m_seen_selection
+  int m_scroll_curve_frames = 0;      // frames left to bring the selected scalar track into view
   BoneTreeReport m_report;
 };
 

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <utility>
 
 #include "app/studio/rotation_angles.h"
+#include "app/studio/scalar_precision_edit.h"
 #include "core/clip/excerpt.h"
 #include "core/codec/fit.h"
 #include "core/codec/key_cost.h"
@@ -57,6 +59,13 @@ const char* error_unit(TrackKind kind) {
   return kind == TrackKind::kTranslation ? " mm" : kind == TrackKind::kRotation ? " deg" : "";
 }
 
+// The fitted track of bone `bone` and `kind`, or of scalar track `bone` when
+// `kind` is kScalar (FittedClip::tracks orders them so).
+const FittedTrack& fitted_track(const FittedClip& fitted, int bone, TrackKind kind) {
+  const size_t b = static_cast<size_t>(bone);
+  return fitted.tracks[kind == TrackKind::kScalar ? fitted.bone_track_count() + b : 3 * b + static_cast<size_t>(kind)];
+}
+
 // q and -q are one rotation, but their components plot far apart: brings
 // `q` into the hemisphere of `reference`.
 void align_to(const float reference[4], float q[4]) {
@@ -83,6 +92,8 @@ CurvePanel::CurvePanel() {
 
 void CurvePanel::draw(StudioState& state) {
   m_report.clear();
+  m_shown_track.clear();
+  m_plot_rects.clear();
   // Handled here or dropped: a request must not frame the plots later, when
   // the user has forgotten pressing F.
   const bool frame_requested = std::exchange(state.frame_selection_requested, false);
@@ -105,21 +116,24 @@ void CurvePanel::draw(StudioState& state) {
     ImGui::End();
     return;
   }
-  const int bone = state.selected_bone;
-  const size_t bone_count = std::min(result->fitted.tracks.size() / 3, state.clip->clip.bones.size());
-  if (bone < 0 || static_cast<size_t>(bone) >= bone_count) {
+  // A scalar track selected in the Bones panel's Curves group, else the bone's track.
+  const bool scalar =
+      state.selected_scalar >= 0 && static_cast<size_t>(state.selected_scalar) < result->fitted.scalars.size();
+  const int bone = scalar ? state.selected_scalar : state.selected_bone;
+  const TrackKind kind = scalar ? TrackKind::kScalar : state.selected_kind;
+  const size_t bone_count = std::min(result->fitted.bone_track_count() / 3, state.clip->clip.bones.size());
+  if (!scalar && (bone < 0 || static_cast<size_t>(bone) >= bone_count)) {
     ImGui::TextDisabled("No bone selected.");
     ImGui::End();
     return;
   }
-  const FittedTrack& track =
-      result->fitted.tracks[3 * static_cast<size_t>(bone) + static_cast<size_t>(state.selected_kind)];
+  const FittedTrack& track = fitted_track(result->fitted, bone, kind);
   if (state.clip->clip.frame_count == 0) {
     ImGui::TextDisabled("The clip has no frames.");
     ImGui::End();
     return;
   }
-  if (!is_cached(state.result, bone, state.selected_kind)) sample_curves(state.result, bone, state.selected_kind);
+  if (!is_cached(state.result, bone, kind)) sample_curves(state.result, bone, kind);
   // A new clip shows all its frames; a refit or another bone keeps the view.
   if (m_framed_clip.owner_before(state.clip) || state.clip.owner_before(m_framed_clip) || m_framed_clip.expired()) {
     m_framed_clip = state.clip;
@@ -130,6 +144,8 @@ void CurvePanel::draw(StudioState& state) {
   m_error_plot.set_x_limits(clip_frames);
   for (PlotWidget& plot : m_component_plots) plot.set_x_limits(clip_frames);
   draw_header(state, *result, track);
+  m_shown_track = scalar ? "scalar track " + excerpt(result->fitted.scalars[static_cast<size_t>(bone)].name)
+                         : excerpt(result->fitted.bone_names[static_cast<size_t>(bone)]) + " " + kind_name(kind);
   if (frame_requested) frame_selection(track, state.frame_time);
   draw_plots(state, track);
   ImGui::End();
@@ -149,10 +165,14 @@ void CurvePanel::sample_curves(const std::shared_ptr<const FitResult>& result, i
   c.generation = result->generation;
   c.bone = bone;
   c.kind = kind;
-  const FittedTrack& track = result->fitted.tracks[3 * static_cast<size_t>(bone) + static_cast<size_t>(kind)];
-  const BoneTracks& source = result->clip->clip.bones[static_cast<size_t>(bone)];
-  const uint32_t frame_count = result->clip->clip.frame_count;
-  const int components = component_count(kind);
+  const FittedTrack& track = fitted_track(result->fitted, bone, kind);
+  const RawClip& clip = result->clip->clip;
+  const uint32_t frame_count = clip.frame_count;
+  const bool scalar = kind == TrackKind::kScalar;
+  const int components =
+      scalar ? static_cast<int>(result->fitted.scalars[static_cast<size_t>(bone)].components) : component_count(kind);
+  c.components = components;
+  c.morph_weight = scalar && result->fitted.scalars[static_cast<size_t>(bone)].target == ScalarTarget::kMorphWeight;
   const float scale = display_scale(kind);
   const int per_frame = points_per_frame(frame_count);
   const size_t point_count = static_cast<size_t>(frame_count - 1) * static_cast<size_t>(per_frame) + 1;
@@ -185,7 +205,11 @@ void CurvePanel::sample_curves(const std::shared_ptr<const FitResult>& result, i
   for (uint32_t f = 0; f < frame_count; ++f) {
     const float t = static_cast<float>(f);
     float sample[4], ideal[4], decoded[4];
-    track_value(source, kind, f, sample);
+    if (scalar) {
+      clip.scalars[static_cast<size_t>(bone)].value_at(f, sample);
+    } else {
+      track_value(clip.bones[static_cast<size_t>(bone)], kind, f, sample);
+    }
     evaluate_fitted(track, t, decoded);
     evaluate_ideal(track, t, ideal);
     c.frames[f] = t;
@@ -241,18 +265,26 @@ void CurvePanel::sample_euler_angles(const FittedTrack& track, int per_frame) {
 }
 
 void CurvePanel::draw_header(StudioState& state, const FitResult& result, const FittedTrack& track) {
-  const size_t bone = static_cast<size_t>(state.selected_bone);
-  const std::vector<std::string>& names = result.fitted.bone_names;
-  ImGui::TextUnformatted(bone < names.size() ? excerpt(names[bone], 120).c_str() : "?");
-  ImGui::SameLine();
-  ImGui::TextDisabled("bone %zu", bone);
-  for (TrackKind kind : {TrackKind::kTranslation, TrackKind::kRotation, TrackKind::kScale}) {
+  const bool scalar = track.kind == TrackKind::kScalar;
+  const size_t index = static_cast<size_t>(m_curves.bone);  // the bone, or the scalar track
+  if (scalar) {
+    ImGui::TextUnformatted(excerpt(result.fitted.scalars[index].name, 120).c_str());
     ImGui::SameLine();
-    if (ImGui::RadioButton(kind_name(kind), state.selected_kind == kind)) {
-      state.selected_kind = kind;  // the panel edits the selection as the bone tree does
+    ImGui::TextDisabled("%s %zu: %s", kind_name(track.kind), index,
+                        excerpt(describe_scalar_track(result.clip->clip.scalars[index]), 120).c_str());
+  } else {
+    const std::vector<std::string>& names = result.fitted.bone_names;
+    ImGui::TextUnformatted(index < names.size() ? excerpt(names[index], 120).c_str() : "?");
+    ImGui::SameLine();
+    ImGui::TextDisabled("bone %zu", index);
+    for (TrackKind kind : {TrackKind::kTranslation, TrackKind::kRotation, TrackKind::kScale}) {
+      ImGui::SameLine();
+      if (ImGui::RadioButton(kind_name(kind), state.selected_kind == kind)) {
+        state.selected_kind = kind;  // the panel edits the selection as the bone tree does
+      }
     }
   }
-  if (state.selected_kind == TrackKind::kRotation) {
+  if (track.kind == TrackKind::kRotation) {
     ImGui::SameLine();
     ImGui::TextDisabled("|");
     ImGui::SameLine();
@@ -305,25 +337,27 @@ void CurvePanel::draw_header(StudioState& state, const FitResult& result, const 
     ImGui::SameLine();
     ImGui::Text("| %u discontinuities", track.discontinuities);
   }
-  ImGui::Text("threshold %.4g%s | max error %.4g%s", static_cast<double>(track.threshold * scale), unit,
-              static_cast<double>(track.max_error * scale), unit);
-  const size_t t = 3 * bone + static_cast<size_t>(track.kind);
-  if (t < result.measurement.tracks.size()) {
+  // A scalar track's threshold is its precision (FittedScalar::precision).
+  ImGui::Text("%s %.4g%s | max error %.4g%s", scalar ? "precision" : "threshold",
+              static_cast<double>(track.threshold * scale), unit, static_cast<double>(track.max_error * scale), unit);
+  const std::vector<TrackError>& measured = scalar ? result.measurement.scalar_tracks : result.measurement.tracks;
+  const size_t t = scalar ? index : 3 * index + static_cast<size_t>(track.kind);
+  if (t < measured.size()) {
     ImGui::SameLine();
-    ImGui::Text("at frame %u", result.measurement.tracks[t].worst_frame);
+    ImGui::Text("at frame %u", measured[t].worst_frame);
   }
   ImGui::SameLine();
   ImGui::Text("| floor %.3g%s", static_cast<double>(track.floor * scale), unit);
   if (!track.threshold_met) {
     ImGui::SameLine();
-    ImGui::TextColored(kWarningColor, "threshold missed: below this coding's floor");
+    ImGui::TextColored(kWarningColor, "%s missed: below this coding's floor", scalar ? "precision" : "threshold");
   }
 }
 
 void CurvePanel::draw_plots(StudioState& state, const FittedTrack& track) {
   const Curves& c = m_curves;
   const bool euler = c.kind == TrackKind::kRotation && m_euler_view;
-  const int components = euler ? 3 : component_count(c.kind);
+  const int components = euler ? 3 : c.components;
   const float spacing = ImGui::GetStyle().ItemSpacing.y;
   // The error plot takes one and a half shares of the height.
   const float share = (ImGui::GetContentRegionAvail().y - spacing * static_cast<float>(components)) /
@@ -352,8 +386,9 @@ void CurvePanel::draw_plots(StudioState& state, const FittedTrack& track) {
   const float scale = display_scale(c.kind);
   const char* unit = error_unit(c.kind);
   char threshold_label[48], floor_label[48];
-  std::snprintf(threshold_label, sizeof threshold_label, "threshold %.3g%s",
-                static_cast<double>(track.threshold * scale), unit);
+  std::snprintf(threshold_label, sizeof threshold_label, "%s %.3g%s",
+                c.kind == TrackKind::kScalar ? "precision" : "threshold", static_cast<double>(track.threshold * scale),
+                unit);
   std::snprintf(floor_label, sizeof floor_label, "floor %.3g%s", static_cast<double>(track.floor * scale), unit);
   m_error_plot.set_x_range(m_x_min, m_x_max);
   m_error_plot.add_vertical_markers(c.key_frames, kKeyLineColor);
@@ -373,8 +408,10 @@ void CurvePanel::draw_plots(StudioState& state, const FittedTrack& track) {
   std::snprintf(title, sizeof title, "%s",
                 c.kind == TrackKind::kTranslation ? "error (mm)"
                 : c.kind == TrackKind::kRotation  ? "error: angle to the source (deg)"
+                : c.kind == TrackKind::kScalar    ? "error: largest component difference"
                                                   : "error");
   follow(m_error_plot.draw("error", ImVec2(0.f, std::max(1.5f * share, 120.f)), title), m_error_plot);
+  m_plot_rects.push_back(last_item_rect("plot-0"));
   m_report = title;
 
   for (int k = 0; k < components; ++k) {
@@ -395,12 +432,17 @@ void CurvePanel::draw_plots(StudioState& state, const FittedTrack& track) {
       std::snprintf(title, sizeof title, "%s (deg)", kComponentNames[k]);
     } else if (c.kind == TrackKind::kRotation) {
       std::snprintf(title, sizeof title, "q%s", kComponentNames[k]);
+    } else if (c.kind == TrackKind::kScalar) {
+      // A morph weight is one number; a user curve's components are named as a vector's.
+      std::snprintf(title, sizeof title, "%s%s%s", c.morph_weight ? "weight" : "value", c.components > 1 ? " " : "",
+                    c.components > 1 ? kComponentNames[k] : "");
     } else {
       std::snprintf(title, sizeof title, "%s %s%s", c.kind == TrackKind::kScale ? "scale" : "translation",
                     kComponentNames[k], c.kind == TrackKind::kTranslation ? " (mm)" : "");
     }
     plot.set_content_version(m_samples_version);
     follow(plot.draw(kComponentNames[k], ImVec2(0.f, std::max(share, 90.f)), title), plot);
+    m_plot_rects.push_back(last_item_rect("plot-" + std::to_string(k + 1)));
     m_report += std::string(", ") + title;
   }
   char range[64];

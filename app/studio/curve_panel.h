@@ -1,9 +1,10 @@
 #pragma once
 // CurvePanel: the "Curves" window (DESIGN §9). For the selected bone and
-// track it plots the error over frames first (split into fit and
-// quantization error, against the threshold; for rotations the angle to the
-// source in degrees), then, per component, the source samples, the curve
-// the fit chose before quantization, the decoded curve and its keys.
+// track, or the selected scalar track (morph weight, user curve), it plots
+// the error over frames first (split into fit and quantization error,
+// against the threshold or precision; for rotations the angle to the source
+// in degrees), then, per component, the source samples, the curve the fit
+// chose before quantization, the decoded curve and its keys.
 // Rotations show as quaternion components or as XYZ Euler angles in degrees.
 // Every plot shows the current time and shares one frame range, which never
 // leaves the clip.
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "app/studio/plot_widget.h"
+#include "app/studio/screen_rect.h"
 #include "app/studio/studio_state.h"
 
 namespace ks::studio {
@@ -23,7 +25,8 @@ class CurvePanel {
  public:
   CurvePanel();
 
-  /// Draws the window for state.selected_bone and state.selected_kind; call
+  /// Draws the window for state.selected_scalar, else for
+  /// state.selected_bone and state.selected_kind; call
   /// once a frame between ImGui::NewFrame and ImGui::Render. A click in a
   /// plot sets state.frame_time (to the nearest frame). It handles and clears
   /// state.frame_selection_requested: the plots then show the four keys of
@@ -41,6 +44,10 @@ class CurvePanel {
   /// What the last frame drawn showed, for the screenshot mode's report:
   /// "PLOT, PLOT, ... over frames LO..HI" (titles top to bottom), or empty.
   const std::string& report() const { return m_report; }
+  /// The track the last frame showed: "BONE KIND" or "scalar track NAME", or empty.
+  const std::string& shown_track() const { return m_shown_track; }
+  /// Where the last frame drew its plots, top to bottom: "plot-0" the error, then "plot-1"...
+  const std::vector<ScreenRect>& plot_rects() const { return m_plot_rects; }
 
  private:
   /// One track sampled for plotting, in display units (mm for translations,
@@ -49,8 +56,11 @@ class CurvePanel {
   struct Curves {
     std::weak_ptr<const FitResult> result;  // identifies the result without keeping it alive
     uint64_t generation = 0;
-    int bone = -1;
+    int bone = -1;  // the bone, or for kind kScalar the scalar track (FittedTrack::bone)
     TrackKind kind = TrackKind::kTranslation;
+    int components = 3;         // plotted: a scalar track's own count, else the kind's
+    bool morph_weight = false;  // a scalar track that is a morph-target weight
+
     std::vector<float> frames;                  // 0 .. frame_count-1
     std::array<std::vector<float>, 4> source;   // per frame, rotations in the decoded hemisphere
     std::vector<float> curve_x;                 // several points per frame, for the curves' shape
@@ -84,6 +94,8 @@ class CurvePanel {
   Curves m_curves;
   bool m_euler_view = false;  // rotations as Euler angles (degrees) instead of quaternion components
   std::string m_report;
+  std::string m_shown_track;
+  std::vector<ScreenRect> m_plot_rects;
   std::array<PlotWidget, 4> m_component_plots;
   PlotWidget m_error_plot;
   uint64_t m_samples_version = 0;  // counts sample_curves: the plots' content version

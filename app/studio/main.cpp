@@ -1,8 +1,9 @@
 // keystream-studio: tune the codec on a clip and see what it does.
 //   keystream-studio [FILE] [--animation NAME|INDEX] [--screenshot OUT.png]
-//                    [--frame N] [--select BONE] [--bone-filter TEXT] [--size WxH] [--view MODE]
-//                    [--color MODE] [--colors-against MM[@CM]] [--tolerance MM]
-//                    [--shell-distance CM] [--bone-tolerance NAME=MM[@CM]]...
+//                    [--frame N] [--select BONE] [--select-curve TRACK] [--bone-filter TEXT]
+//                    [--size WxH] [--view MODE] [--color MODE] [--colors-against MM[@CM]]
+//                    [--tolerance MM] [--shell-distance CM] [--bone-tolerance NAME=MM[@CM]]...
+//                    [--scalar-precision X|NAME=X]...
 //                    [--local [--translation-error MM] [--rotation-error DEG]
 //                    [--scale-error X]] [--shaders DIR] [--save-stream OUT.ks]
 //                    [--export-glb OUT.glb] [--print-command] [--show-file-menu]
@@ -37,8 +38,10 @@ constexpr const char* kUsage =
     "  --frame N                start at frame N\n"
     "  --select BONE            select a bone by name or index (default: the\n"
     "                           bone with the largest error, once fitted)\n"
-    "  --bone-filter TEXT       show only the bones whose names contain TEXT\n"
-    "                           (and their ancestors) in the Bones panel\n"
+    "  --select-curve TRACK     show a scalar track (morph weight or user curve,\n"
+    "                           by name or index) in the Curves panel\n"
+    "  --bone-filter TEXT       show only the bones (and curves) whose names\n"
+    "                           contain TEXT (and their ancestors) in the Bones panel\n"
     "  --curve-view quaternion|euler\n"
     "                           Curves: rotations as quaternion components\n"
     "                           (default) or XYZ Euler angles in degrees\n"
@@ -60,6 +63,11 @@ constexpr const char* kUsage =
     "  --bone-tolerance NAME=MM[@CM]\n"
     "                           another E (and d) for bone NAME and the bones\n"
     "                           below it; repeatable\n"
+    "  --scalar-precision X     precision of every scalar track (morph-target\n"
+    "                           weights, user curves), in the track's unit\n"
+    "                           (default 0.0001)\n"
+    "  --scalar-precision NAME=X\n"
+    "                           another precision for scalar track NAME; repeatable\n"
     "  --local                  fit per-kind local thresholds instead (version 1):\n"
     "  --translation-error MM     translation threshold, mm (default 0.5)\n"
     "  --rotation-error DEG       rotation threshold, degrees (default 0.1)\n"
@@ -129,6 +137,7 @@ bool parse_tolerance_at(const std::string& text, float* tolerance_m, float* dist
 int main(int argc, char** argv) {
   ks::studio::StudioOptions options;
   std::unordered_set<std::string> bones_given;  // --bone-tolerance names, each once
+  std::unordered_set<std::string> scalars_given;  // --scalar-precision names, each once
   options.clip = KS_DEMO_CLIP;
   options.shader_dir = KS_SHADER_DIR;
   bool have_clip = false;
@@ -219,6 +228,24 @@ int main(int argc, char** argv) {
       }
       options.fit->bone_tolerances.push_back(bone);
       tolerance_option = arg;
+    } else if (arg == "--scalar-precision") {
+      // X, or NAME=X split at the last '=' (names may hold one), as keystream compress reads it.
+      if (!value(text)) return usage_error("--scalar-precision needs X or NAME=X");
+      const size_t equals = text.rfind('=');
+      float precision = 0.f;
+      if (!parse_threshold(equals == std::string::npos ? text : text.substr(equals + 1), &precision) || equals == 0) {
+        return usage_error("--scalar-precision: '" + text + "' is not X or NAME=X with a number above 0");
+      }
+      if (!options.fit) options.fit = ks::FitSettings{};
+      if (equals == std::string::npos) {
+        options.fit->scalar_precision = precision;
+      } else {
+        const std::string name = text.substr(0, equals);
+        if (!scalars_given.insert(name).second) {
+          return usage_error("--scalar-precision: scalar track '" + ks::excerpt(name) + "' is given twice");
+        }
+        options.fit->scalar_precisions.push_back({name, precision});
+      }
     } else if (arg == "--local") {
       if (!options.fit) options.fit = ks::FitSettings{};
       options.fit->error_mode = ks::ErrorMode::kLocal;
@@ -271,6 +298,10 @@ int main(int argc, char** argv) {
       options.shader_dir = text;
     } else if (arg == "--select") {
       if (!value(options.select)) return usage_error("--select needs a bone name or index");
+    } else if (arg == "--select-curve") {
+      if (!value(options.select_curve) || options.select_curve.empty()) {
+        return usage_error("--select-curve needs a scalar track name or index");
+      }
     } else if (arg == "--bone-filter") {
       if (!value(options.bone_filter)) return usage_error("--bone-filter needs a text");
     } else if (arg == "--curve-view") {

@@ -1,6 +1,7 @@
 // The Settings panel: what the fit promises first (the object-space
 // tolerance E at the shell distance d, and the per-bone overrides the Bones
-// panel sets), then, under a collapsed "Advanced" header, the local mode's
+// panel sets; the scalar tracks' precision and its per-track overrides when
+// the clip has any), then, under a collapsed "Advanced" header, the local mode's
 // per-kind thresholds, the fitter's and the stream's details. Any change
 // asks the app for a re-fit (the worker drops stale requests).
 
@@ -13,6 +14,7 @@
 #include "app/studio/bone_tolerance_edit.h"
 #include "app/studio/panels.h"
 #include "app/studio/refit_worker.h"
+#include "app/studio/scalar_precision_edit.h"
 #include "core/clip/excerpt.h"
 
 namespace ks::studio {
@@ -81,6 +83,41 @@ bool draw_tolerance(FitSettings& fit) {
     }
   }
   ImGui::EndDisabled();
+  return changed;
+}
+
+// The scalar tracks' precision (either mode promises it), and the per-track
+// overrides with a button to remove each.
+bool draw_scalar_precision(FitSettings& fit) {
+  bool changed = slider("scalar precision", &fit.scalar_precision, kLeastEditedScalarPrecision,
+                        kMostEditedScalarPrecision, "%.3g", true);
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip(
+        "Morph-target weights and user curves: at every source frame, every component of\n"
+        "the decoded value within this of the source's, in the track's unit. Default\n"
+        "0.0001, as ACL's. Ctrl+click to type.");
+  }
+  if (fit.scalar_precisions.empty()) {
+    ImGui::TextDisabled("no per-track precisions (set one in Bones > Curves)");
+    return changed;
+  }
+  ImGui::TextDisabled("per-track precisions:");
+  ImGui::PushID("scalar precisions");  // apart from the bone overrides' buttons
+  for (size_t i = 0; i < fit.scalar_precisions.size(); ++i) {
+    const ScalarPrecision& o = fit.scalar_precisions[i];
+    ImGui::PushID(static_cast<int>(i));
+    if (ImGui::SmallButton("x")) {
+      remove_scalar_precision(fit, std::string(o.track));  // a copy: the call erases o
+      changed = true;
+      ImGui::PopID();
+      break;
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Remove this precision");
+    ImGui::SameLine();
+    ImGui::Text("%s: %.3g", excerpt(o.track, 120).c_str(), static_cast<double>(o.precision));
+    ImGui::PopID();
+  }
+  ImGui::PopID();
   return changed;
 }
 
@@ -187,6 +224,7 @@ void draw_settings_panel(StudioState& state) {
   ImGui::PushItemWidth(-ImGui::CalcTextSize("discontinuity ratio ").x);
   CodecSettings& s = state.settings;
   bool changed = draw_tolerance(s.fit);
+  if (state.clip && !state.clip->clip.scalars.empty()) changed |= draw_scalar_precision(s.fit);
   if (ImGui::CollapsingHeader("Advanced")) changed |= draw_advanced(s);
   if (ImGui::Button("Reset to defaults")) {
     s = CodecSettings{};
@@ -196,7 +234,8 @@ void draw_settings_panel(StudioState& state) {
   ImGui::PopItemWidth();
   if (changed) {
     state.refit_requested = true;
-    state.override_edit.bone = -1;  // the Bones panel's editor refills from the new settings
+    state.override_edit.bone = -1;  // the Bones panel's editors refill from the new settings
+    state.precision_edit.track = -1;
   }
   ImGui::Separator();
   draw_fit_status(state);

@@ -19,6 +19,7 @@
 #include "app/studio/layout.h"
 #include "app/studio/panels.h"
 #include "app/studio/open_choice.h"
+#include "app/studio/scalar_precision_edit.h"
 #include "core/clip/excerpt.h"
 #include "core/io/file_io.h"
 #include "core/io/import.h"
@@ -138,6 +139,10 @@ Status StudioApp::open_clip(const std::filesystem::path& path, const ImportSetti
                                  [&](const BoneTolerance& o) { return !bones.contains(o.bone); }),
                   overrides.end());
   m_state.override_edit.bone = -1;
+  drop_foreign_scalar_precisions(m_state.settings.fit, m_state.clip->clip);
+  m_state.precision_edit.track = -1;
+  m_state.selected_scalar =
+      scalar_track_after_open(previous ? &previous->clip : nullptr, m_state.selected_scalar, m_state.clip->clip);
   // Another clip starts at its first frame, on the bone of the same name
   // (bone indices of another rig mean another bone); the viewport and the
   // curves frame a new clip themselves.
@@ -380,6 +385,21 @@ int StudioApp::run() {
         if (bones.contains(o.bone)) continue;
         std::fprintf(stderr, "keystream-studio: --bone-tolerance: %s has no bone '%s'\n",
                      excerpt(m_options.clip.string(), kPathExcerptChars).c_str(), excerpt(o.bone).c_str());
+        return 2;
+      }
+      for (const ScalarPrecision& o : m_options.fit->scalar_precisions) {
+        if (find_scalar_track(m_state.clip->clip, o.track) >= 0) continue;
+        std::fprintf(stderr, "keystream-studio: --scalar-precision: %s has no scalar track '%s'\n",
+                     excerpt(m_options.clip.string(), kPathExcerptChars).c_str(), excerpt(o.track).c_str());
+        return 2;
+      }
+    }
+    if (!m_options.select_curve.empty()) {
+      m_state.selected_scalar = scalar_track_by_name_or_index(m_state.clip->clip, m_options.select_curve);
+      if (m_state.selected_scalar < 0) {
+        std::fprintf(stderr, "keystream-studio: --select-curve: %s has no scalar track '%s'\n",
+                     excerpt(m_options.clip.string(), kPathExcerptChars).c_str(),
+                     excerpt(m_options.select_curve).c_str());
         return 2;
       }
     }

@@ -33,6 +33,7 @@ struct StudioOptions {
   std::optional<std::filesystem::path> screenshot;  // render once the fit is done, save, exit
   std::optional<float> frame;                  // start at this frame
   std::string select;                          // bone name or index to select
+  std::string select_curve;                    // scalar track name or index to show in the curves
   std::string bone_filter;                     // the Bones panel's filter text
   bool curve_euler = false;                    // the Curves panel shows rotations as Euler angles
   std::optional<FitSettings> fit;              // thresholds given on the command line
@@ -100,6 +101,7 @@ class StudioApp {
   std::optional<int> scripted_frame(int width, int height);
   bool simulate_drag(double now, double frame_ms);
   void report_overflowing_panels() const;
+  void report_scalar_values() const;
   bool simulate_play(double now, double frame_ms, double viewport_ms);
 
   StudioOptions m_options;

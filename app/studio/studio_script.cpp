@@ -11,6 +11,7 @@
 #include "app/studio/png_writer.h"
 #include "app/studio/studio_app.h"
 #include "core/clip/excerpt.h"
+#include "core/codec/track_fit.h"
 
 namespace ks::studio {
 
@@ -151,7 +152,23 @@ std::optional<int> StudioApp::scripted_frame(int width, int height) {
               excerpt(m_state.clip->skeleton.bone_names[static_cast<size_t>(m_state.selected_bone)], 80).c_str(),
               bones.selected_row, bones.selected_in_view ? "in view" : "not in view",
               bones.selected_name_fits ? "fits" : "cut");
+  // The Bones panel's Curves group, when the clip has scalar tracks (morph weights, user curves).
+  if (!m_state.clip->clip.scalars.empty()) {
+    const int scalar = m_state.selected_scalar;
+    const std::string name =
+        scalar >= 0 ? excerpt(m_state.clip->clip.scalars[static_cast<size_t>(scalar)].name, 80) : "none";
+    std::printf("curve tracks %zu rows, selected %s row %d, %s\n", bones.curve_rows, name.c_str(),
+                bones.selected_curve_row, bones.selected_curve_in_view ? "in view" : "not in view");
+  }
+  if (!m_curves.shown_track().empty()) std::printf("curves track %s\n", m_curves.shown_track().c_str());
+  report_scalar_values();
   if (!m_curves.report().empty()) std::printf("curves %s\n", excerpt(m_curves.report(), kMessageExcerptChars).c_str());
+  // Where the Curves group and the plots are, for the tests to look at them in the PNG.
+  std::vector<ScreenRect> rects = m_curves.plot_rects();
+  if (!bones.curve_group.name.empty()) rects.push_back(bones.curve_group);
+  for (const ScreenRect& rect : rects) {
+    std::printf("rect %s %d %d %d %d\n", rect.name.c_str(), rect.x, rect.y, rect.width, rect.height);
+  }
   if (!m_rd_panel.report().empty()) std::printf("%s\n", excerpt(m_rd_panel.report(), kMessageExcerptChars).c_str());
   report_overflowing_panels();
   if (const FitResult* r = m_state.current_result()) {
@@ -165,6 +182,24 @@ std::optional<int> StudioApp::scripted_frame(int width, int height) {
     return 1;
   }
   return m_script_ok ? 0 : 1;
+}
+
+// The Curves panel plots a scalar track's decoded curve from its fitted
+// keys (evaluate_fitted), which promises the player's values bit for bit:
+// "scalar values at frame F: player and curves differ by at most D (N tracks)".
+void StudioApp::report_scalar_values() const {
+  const FitResult* r = m_state.current_result();
+  if (r == nullptr || r->fitted.scalars.empty() || !m_player || m_player_result.get() != r) return;
+  float largest = 0.f;
+  for (size_t s = 0; s < r->fitted.scalars.size(); ++s) {
+    float plotted[4];
+    evaluate_fitted(r->fitted.tracks[r->fitted.bone_track_count() + s], m_state.frame_time, plotted);
+    for (uint32_t c = 0; c < r->fitted.scalars[s].components; ++c) {
+      largest = std::max(largest, std::fabs(plotted[c] - m_scalar_values[m_scalar_offsets[s] + c]));
+    }
+  }
+  std::printf("scalar values at frame %g: player and curves differ by at most %g (%zu tracks)\n",
+              static_cast<double>(m_state.frame_time), static_cast<double>(largest), r->fitted.scalars.size());
 }
 
 // Each panel whose contents reached past its right edge last frame (text or

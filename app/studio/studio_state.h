@@ -36,6 +36,9 @@ struct StudioState {
   // selects its moving bone with the largest error, the one worth looking at.
   bool selection_chosen = false;
   TrackKind selected_kind = TrackKind::kRotation;
+  // The scalar track (morph weight or user curve, by index in the clip) the
+  // Curves panel shows instead of the bone's track; -1 shows the bone's.
+  int selected_scalar = -1;
 
   // The Bones panel's override editor: the values typed for the selected
   // bone, filled from its tolerance whenever the selection moves to another.
@@ -44,6 +47,11 @@ struct StudioState {
     float tolerance_mm = 0.1f;
     float shell_distance_cm = 3.f;
   } override_edit;
+  // The same for the selected scalar track's precision.
+  struct PrecisionEdit {
+    int track = -1;  // the scalar track the value was filled for
+    float precision = 0.f;
+  } precision_edit;
 
   // Time, in frames (fractional), and playback.
   float frame_time = 0.f;
@@ -65,6 +73,14 @@ struct StudioState {
   std::filesystem::path open_requested;        // a file to open
   int open_animation = 0;                      // the animation of it to open (glTF), by index
   bool frame_selection_requested = false;      // F: frame the selection in the curves
+
+  /// Selects `bone` (a click in the tree or the viewport): the Curves panel
+  /// shows its tracks again rather than a scalar track's.
+  void select_bone(int bone) {
+    selected_bone = bone;
+    selected_scalar = -1;
+    selection_chosen = true;
+  }
 
   /// The fit result when it belongs to the open clip, else null.
   const FitResult* current_result() const {

@@ -329,10 +329,7 @@ void ViewportPanel::handle_mouse(StudioState& state, glm::vec2 image_min, glm::v
                                                                                         : m_source_shapes;
   const glm::mat4 view_projection = m_camera.projection(view_width / image_size.y) * m_camera.view();
   const int32_t bone = pick_bone(shapes, view_projection, {view_width, image_size.y}, local, 8.f);
-  if (bone >= 0) {
-    state.selected_bone = bone;
-    state.selection_chosen = true;
-  }
+  if (bone >= 0) state.select_bone(bone);
 }
 
 void ViewportPanel::draw(StudioState& state, const DecodedFrame& decoded) {
