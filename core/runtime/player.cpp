@@ -103,8 +103,15 @@ Player::Player(const StreamView& stream, size_t key_cache_bytes)
     return stream.tracks()[a].key_count > stream.tracks()[b].key_count;
   };
   std::stable_sort(animated_tracks.begin(), animated_tracks.end(), by_key_count);
-  std::stable_partition(animated_tracks.begin(), animated_tracks.end(),
-                        [&](uint32_t t) { return stream.tracks()[t].kind == TrackKind::kRotation; });
+  const auto rotations_end =
+      std::stable_partition(animated_tracks.begin(), animated_tracks.end(),
+                            [&](uint32_t t) { return stream.tracks()[t].kind == TrackKind::kRotation; });
+  // Scalar lanes last, so that sample_scalars evaluates their blocks alone.
+  const auto scalars_begin = std::stable_partition(
+      rotations_end, animated_tracks.end(), [&](uint32_t t) { return stream.tracks()[t].kind != TrackKind::kScalar; });
+  m_first_scalar_block = static_cast<uint32_t>(scalars_begin == animated_tracks.end()
+                                                   ? (animated_tracks.size() + kLanesPerBlock - 1) / kLanesPerBlock
+                                                   : (scalars_begin - animated_tracks.begin()) / kLanesPerBlock);
   // Each animated track's lane.
   std::vector<uint32_t> lane_of(stream.tracks().size(), 0);
   for (uint32_t l = 0; l < animated_tracks.size(); ++l) lane_of[animated_tracks[l]] = l;
@@ -739,7 +746,31 @@ void Player::evaluate(float frame_time, std::span<Transform> local_pose, std::sp
   const LaneOutputs out{reinterpret_cast<unsigned char*>(local_pose.data()), bones * sizeof(Transform),
                         reinterpret_cast<unsigned char*>(m_scalar_slots.data()), m_scalar_slots.size() * sizeof(float)};
   build_and_evaluate_lanes(std::span<SegmentLanes>(m_lanes.blocks), frame_time, out);
-  // From four floats per track to each track's components, packed.
+  copy_scalar_values(scalar_values);
+}
+
+void Player::sample_scalars(float t_seconds, std::span<float> scalar_values) {
+  sample_frame_scalars(frame_time_at(t_seconds), scalar_values);
+}
+
+void Player::sample_frame_scalars(float frame_time, std::span<float> scalar_values) {
+  frame_time = clamp_frame_time(frame_time);
+  seek_frame(frame_time);
+  evaluate_scalars(frame_time, scalar_values);
+}
+
+// The blocks of bone lanes are left as the keys read made them (stale, keys
+// staged): the next pose builds them, as if this evaluation had not been.
+void Player::evaluate_scalars(float frame_time, std::span<float> scalar_values) {
+  assert(scalar_values.size() >= m_scalar_value_count);
+  const LaneOutputs out{nullptr, 0, reinterpret_cast<unsigned char*>(m_scalar_slots.data()),
+                        m_scalar_slots.size() * sizeof(float)};
+  build_and_evaluate_lanes(std::span<SegmentLanes>(m_lanes.blocks).subspan(m_first_scalar_block), frame_time, out);
+  copy_scalar_values(scalar_values);
+}
+
+// From four floats per track to each track's components, packed.
+void Player::copy_scalar_values(std::span<float> scalar_values) const {
   const std::span<const StreamTrack> scalars = m_stream->scalar_tracks();
   for (size_t s = 0; s < scalars.size(); ++s) {
     const size_t at = m_scalar_offsets[s];

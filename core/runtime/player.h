@@ -88,13 +88,19 @@ class Player {
   /// `scalar_values` (scalar_value_count() floats), the scalar tracks too:
   /// each track's components in turn, in track order (scalar_value_offset).
   /// An additive stream gives the additive pose: compose it with
-  /// apply_additive (transform.h).
+  /// apply_additive (additive.h).
   void sample(float t_seconds, std::span<Transform> local_pose, std::span<float> scalar_values);
   void sample(float t_seconds, std::span<Transform> local_pose);
   /// Local pose at frame time `frame_time` (frames, fractional), clamped to
   /// 0..last frame.
   void sample_frame(float frame_time, std::span<Transform> local_pose, std::span<float> scalar_values);
   void sample_frame(float frame_time, std::span<Transform> local_pose);
+  /// The scalar tracks alone (an engine reading curves only): the same
+  /// values sample() gives, without evaluating a bone. The key walk is the
+  /// same (bones and curves share one stream sorted by need), the
+  /// evaluation only the blocks of scalar lanes.
+  void sample_scalars(float t_seconds, std::span<float> scalar_values);
+  void sample_frame_scalars(float frame_time, std::span<float> scalar_values);
   /// Floats of every scalar track's value: the sum of their components.
   uint32_t scalar_value_count() const { return m_scalar_value_count; }
   /// Where scalar track `s`'s components start among the scalar values.
@@ -173,6 +179,9 @@ class Player {
   // The pose alone, or with the scalar values (when given: not empty).
   void evaluate(float frame_time, std::span<Transform> local_pose);
   void evaluate(float frame_time, std::span<Transform> local_pose, std::span<float> scalar_values);
+  void evaluate_scalars(float frame_time, std::span<float> scalar_values);
+  // The slots the lanes wrote, to each track's components in `scalar_values`.
+  void copy_scalar_values(std::span<float> scalar_values) const;
   float clamp_frame_time(float frame_time) const;
   // The plain key stream and the bytes after it a 64-bit load may read.
   std::span<const uint8_t> key_stream() const;
@@ -189,6 +198,7 @@ class Player {
   std::vector<float> m_scalar_slots;
   std::vector<uint32_t> m_scalar_offsets;
   uint32_t m_scalar_value_count = 0;
+  uint32_t m_first_scalar_block = 0;  // scalar lanes come last: the blocks from here hold them all
   std::vector<uint8_t> m_plain_key_stream;  // a zstd stream's key stream, decompressed once
   // The state a restore reads (its first bit in the jump states) and its jump frame.
   uint64_t m_restore_state_bit = 0;

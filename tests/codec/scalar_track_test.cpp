@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,46 @@ TEST(ScalarTracks, SeeksDecodeWhatPlayDecodes) {
       seeking.sample_frame(static_cast<float>(rng.integer(0, rc.clip.frame_count - 1)), pose, sought);
       seeking.sample_frame(static_cast<float>(f), pose, sought);
       ASSERT_EQ(played, sought) << "frame " << f;
+    }
+  }
+}
+
+// sample_scalars gives the bits sample() does, played forward or sought,
+// with or without a key cache, and a pose sampled after it is the pose a
+// player that never sampled scalars alone gives.
+TEST(ScalarTracks, SampledAloneTheyAreWhatTheFullSampleGives) {
+  for (uint32_t seed = 0; seed < 40; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    test::RandomClip rc = test::make_random_clip(seed, {.min_bones = 2, .max_bones = 12, .min_frames = 40, .max_frames = 200});
+    test::TestRandom rng(seed);
+    test::add_random_scalar_tracks(rc.clip, seed, rng.integer(1, 12));
+    PackSettings pack_settings;
+    pack_settings.jump_interval_s = rng.chance(0.5f) ? 0.2f : 0.f;
+    const Packed packed = fit_and_pack(rc, FitSettings{}, pack_settings);
+    Result<StreamView> view = StreamView::open(packed.bytes, "random", StreamCheck::kFull);
+    ASSERT_TRUE(view.ok()) << view.error();
+    for (const size_t cache_bytes : {size_t{0}, Player::kDefaultKeyCacheBytes}) {
+      SCOPED_TRACE("key cache " + std::to_string(cache_bytes));
+      Player full(view.value(), cache_bytes), alone(view.value(), cache_bytes);
+      const uint32_t values = full.scalar_value_count();
+      std::vector<Transform> pose(rc.skeleton.bone_count()), other_pose(rc.skeleton.bone_count());
+      std::vector<float> expected(values), got(values);
+      for (uint32_t step = 0; step < 3 * rc.clip.frame_count; ++step) {
+        // Mostly play forward in small steps, sometimes jump anywhere.
+        const float frame = rng.chance(0.2f) ? rng.uniform(0.f, static_cast<float>(rc.clip.frame_count - 1))
+                                             : static_cast<float>(step / 3) + rng.unit();
+        full.sample_frame(frame, pose, expected);
+        if (rng.chance(0.7f)) {
+          alone.sample_frame_scalars(frame, got);
+          ASSERT_EQ(expected, got) << "frame " << frame;
+        } else {
+          alone.sample_frame(frame, other_pose, got);
+          ASSERT_EQ(expected, got) << "frame " << frame;
+          for (size_t b = 0; b < pose.size(); ++b) {
+            ASSERT_EQ(0, std::memcmp(&pose[b], &other_pose[b], sizeof(Transform))) << "frame " << frame << " bone " << b;
+          }
+        }
+      }
     }
   }
 }
