@@ -66,6 +66,10 @@ mkdir -p elsewhere && cd elsewhere
 run 0 "$ks" verify ../robot.glb ../wave_on_idle.ks
 cd "$work"
 
+# --- export writes the layer, and says so.
+run 0 "$ks" export wave_first-frame.ks -o wave_layer.glb
+shows "the stream is an additive layer (to first-frame): the animation written is the layer itself"
+
 # --- bad bases.
 run 2 "$ks" compress robot.glb --additive-base no_such.glb -o bad.ks
 shows "--additive-base: the additive base \"no_such.glb\" is neither first-frame, bind-pose nor an existing file"
