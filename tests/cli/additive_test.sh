@@ -39,6 +39,9 @@ assert c['bones_over'] == 0" "$base.json" "$base" || fail "compress --json does 
   run 0 "$ks" measure robot.glb --animation Robot_Wave --additive-base "$base"
   shows "additive         to $base (errors on the pose composed on it)"
 done
+# inspect shows how far the layer moves the bones.
+run 0 "$ks" inspect robot.glb --animation Robot_Wave --additive-base robot.glb#Robot_Idle
+shows "additive    to clip robot.glb#Robot_Idle: rotations up to 96.77 deg (bone 'LowerArm.R', frame 16)"
 # A stream is checked as what it is: not against the clip as it is.
 run 0 "$ks" compress robot.glb --animation Robot_Wave -o plain.ks
 run 1 "$ks" verify robot.glb plain.ks --additive-base first-frame
