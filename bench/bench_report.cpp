@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <utility>
@@ -104,6 +103,68 @@ void print_curve_chart(const BenchReport& report, std::FILE* out) {
                right.c_str(), legend.c_str());
 }
 
+// The note under a table for a point with bones over their tolerance;
+// empty when none is.
+std::string bone_note(const RateDistortionPoint& p) {
+  if (p.bones_over == 0) return "";
+  std::string note = p.bones_over_without_floor > 0
+                         ? "VIOLATION at " + p.label + ": " + std::to_string(p.bones_over_without_floor) + " of " +
+                               std::to_string(p.bones_over) + " bones over with no floor reported"
+                         : p.label + ": " + std::to_string(p.bones_over) + " bones over, at a floor";
+  if (p.bones_over_floor_below_tolerance > 0) {
+    note += " (" + std::to_string(p.bones_over_floor_below_tolerance) +
+            " of them with a floor below the tolerance: the fit stopped short)";
+  }
+  note += "; worst " + excerpt(p.worst_bone) + " " + format("%.4g", static_cast<double>(p.worst_bone_error_m) * 1e3) +
+          " mm > " + format("%.4g", static_cast<double>(p.worst_bone_tolerance_m) * 1e3) + " mm at frame " +
+          std::to_string(p.worst_bone_frame) + ", floor " +
+          (p.worst_bone_floor_m > 0.f ? format("%.4g mm", static_cast<double>(p.worst_bone_floor_m) * 1e3)
+                                      : std::string("none"));
+  return note;
+}
+
+// ---- scalar tracks in the rate–distortion tables ----------------------------
+
+// Only a clip with scalar tracks gets their columns: a bone-only clip's
+// table reads as it did before there were any.
+bool has_scalar_columns(const ClipRateDistortion& clip) {
+  if (clip.scalar_tracks > 0 || (clip.at_tolerance && clip.at_tolerance->scalar_tracks > 0)) return true;
+  return std::any_of(clip.points.begin(), clip.points.end(),
+                     [](const RateDistortionPoint& p) { return p.scalar_tracks > 0; });
+}
+
+// "230 (39.2%)": bytes and their share of the whole stream.
+std::string bytes_and_share(size_t bytes, double share) {
+  return std::to_string(bytes) + " (" + format("%.1f", share * 100.0) + "%)";
+}
+
+// The scalar-track cells that end a row of a clip with scalar tracks.
+std::string scalar_cells(const RateDistortionPoint& p) {
+  std::string worst = "-";
+  if (p.scalar_tracks > 0) {
+    worst = format("%.3g", static_cast<double>(p.worst_scalar_error)) + " / " +
+            format("%g", static_cast<double>(p.worst_scalar_precision));
+  }
+  if (p.scalars_over > 0) worst += ", " + std::to_string(p.scalars_over) + " over";
+  if (p.scalars_over_without_floor > 0) worst += " **VIOLATION**";
+  return " " + std::to_string(p.scalar_tracks) + " | " + bytes_and_share(p.bone_bytes(), p.bone_share()) + " | " +
+         bytes_and_share(p.scalar_bytes, p.scalar_share()) + " | " + worst + " |";
+}
+
+// The note under a table for a point whose scalar tracks missed their
+// precision; empty when none did.
+std::string scalar_note(const RateDistortionPoint& p) {
+  if (p.scalars_over == 0) return "";
+  const std::string over = std::to_string(p.scalars_over) + " of " + std::to_string(p.scalar_tracks);
+  std::string note = p.scalars_over_without_floor > 0
+                         ? "VIOLATION at " + p.label + ": " + over + " scalar tracks over their precision, " +
+                               std::to_string(p.scalars_over_without_floor) + " with no floor reported"
+                         : p.label + ": " + over + " scalar tracks over their precision, at a floor";
+  return note + "; worst " + excerpt(p.worst_scalar) + " " + format("%.4g", static_cast<double>(p.worst_scalar_error)) +
+         " > " + format("%.4g", static_cast<double>(p.worst_scalar_precision)) + " at frame " +
+         std::to_string(p.worst_scalar_frame);
+}
+
 }  // namespace
 
 bool ClipRateDistortion::violation() const {
@@ -180,43 +241,48 @@ void print_rate_distortion(const BenchReport& report, std::FILE* out) {
                "decodes without a serial chain of Rice codes) over what they took as Rice-coded differences (format "
                "version 4).\n",
                static_cast<double>(report.shell_distance_m) * 100.0);
+  if (std::any_of(report.rate_distortion.begin(), report.rate_distortion.end(), has_scalar_columns)) {
+    std::fprintf(out,
+                 "\nA clip with scalar tracks (morph-target weights, user curves) has four more columns. Its scalar "
+                 "tracks are fitted at their default precision (%g, in each track's unit) on every line. bone bytes: "
+                 "the stream without metadata less the scalar bytes (so header and jump frames count with the bones); "
+                 "scalar bytes: the scalar tracks' records and keys, as `keystream measure` counts them; each with "
+                 "its share of the whole stream (bytes). worst scalar error / precision: the decoded scalar track "
+                 "furthest from the source relative to its precision, over every source frame. A scalar track over "
+                 "its precision that the fit believed within it is a VIOLATION too.\n",
+                 static_cast<double>(kDefaultScalarPrecision));
+  }
   for (const ClipRateDistortion& clip : report.rate_distortion) {
-    std::fprintf(out, "\n### %s: %u bones, %u frames at %g Hz\n\n", clip_text(clip.clip).c_str(), clip.bones,
-                 clip.frames, static_cast<double>(clip.sample_rate_hz));
+    const bool scalars = has_scalar_columns(clip);
+    const std::string scalar_count =
+        scalars ? std::to_string(clip.scalar_tracks) + " scalar track" + (clip.scalar_tracks == 1 ? ", " : "s, ") : "";
+    std::fprintf(out, "\n### %s: %u bones, %s%u frames at %g Hz\n\n", clip_text(clip.clip).c_str(), clip.bones,
+                 scalar_count.c_str(), clip.frames, static_cast<double>(clip.sample_rate_hz));
     if (!clip.error.empty()) {
       std::fprintf(out, "FAILED: %s\n", excerpt(clip.error, kMessageExcerptChars).c_str());
       continue;
     }
-    std::fprintf(out,
-                 "| tolerance | bytes | bytes w/o metadata | zstd bytes | keys | bits/key | ratio | max 3 cm mm | p99 3 cm mm "
-                 "| max 1 m mm | p99 1 m mm | over | floor mm | fixed-width keys / Rice |\n"
-                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::fprintf(
+        out,
+        "| tolerance | bytes | bytes w/o metadata | zstd bytes | keys | bits/key | ratio | max 3 cm mm | p99 3 cm mm "
+        "| max 1 m mm | p99 1 m mm | over | floor mm | fixed-width keys / Rice |%s\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|%s\n",
+        scalars ? " scalar tracks | bone bytes | scalar bytes | worst scalar error / precision |" : "",
+        scalars ? "---|---|---|---|" : "");
     std::vector<std::string> notes;
     auto row = [&](const RateDistortionPoint& p, bool bold) {
       const std::string label = bold ? "**" + p.label + "**" : p.label;
       std::string over = std::to_string(p.bones_over);
-      if (p.violation()) over += " **VIOLATION**";
-      std::fprintf(out, "| %s | %zu | %zu | %zu | %zu | %.1f | %.1f:1 | %s | %s | %s | %s | %s | %s | %.3f |\n",
+      if (p.bones_over_without_floor > 0) over += " **VIOLATION**";
+      std::fprintf(out, "| %s | %zu | %zu | %zu | %zu | %.1f | %.1f:1 | %s | %s | %s | %s | %s | %s | %.3f |%s\n",
                    label.c_str(), p.stream_bytes, p.stream_bytes_without_metadata(), p.zstd_bytes, p.key_count,
                    p.bits_per_key, p.ratio, mm(p.max_object_error_m[0]).c_str(), mm(p.p99_object_error_m[0]).c_str(),
                    mm(p.max_object_error_m[1]).c_str(), mm(p.p99_object_error_m[1]).c_str(), over.c_str(),
-                   p.floor_m > 0.f ? mm(p.floor_m).c_str() : "-", p.fixed_width_key_ratio());
-      if (p.bones_over == 0) return;
-      std::string note = p.violation() ? "VIOLATION at " + p.label + ": " + std::to_string(p.bones_over_without_floor) +
-                                             " of " + std::to_string(p.bones_over) +
-                                             " bones over with no floor reported"
-                                       : p.label + ": " + std::to_string(p.bones_over) + " bones over, at a floor";
-      if (p.bones_over_floor_below_tolerance > 0) {
-        note += " (" + std::to_string(p.bones_over_floor_below_tolerance) +
-                " of them with a floor below the tolerance: the fit stopped short)";
+                   p.floor_m > 0.f ? mm(p.floor_m).c_str() : "-", p.fixed_width_key_ratio(),
+                   scalars ? scalar_cells(p).c_str() : "");
+      for (std::string note : {bone_note(p), scalar_note(p)}) {
+        if (!note.empty()) notes.push_back(std::move(note));
       }
-      note += "; worst " + excerpt(p.worst_bone) + " " +
-              format("%.4g", static_cast<double>(p.worst_bone_error_m) * 1e3) + " mm > " +
-              format("%.4g", static_cast<double>(p.worst_bone_tolerance_m) * 1e3) + " mm at frame " +
-              std::to_string(p.worst_bone_frame) + ", floor " +
-              (p.worst_bone_floor_m > 0.f ? format("%.4g mm", static_cast<double>(p.worst_bone_floor_m) * 1e3)
-                                          : std::string("none"));
-      notes.push_back(std::move(note));
     };
     for (const RateDistortionPoint& p : clip.points) row(p, false);
     if (clip.at_tolerance) row(*clip.at_tolerance, true);
@@ -225,7 +291,10 @@ void print_rate_distortion(const BenchReport& report, std::FILE* out) {
   }
   print_curve_chart(report, out);
   if (const size_t n = violations(report); n > 0) {
-    std::fprintf(out, "\n**VIOLATION: %zu points have bones over their tolerance with no floor reported.**\n", n);
+    std::fprintf(out,
+                 "\n**VIOLATION: %zu points have bones over their tolerance with no floor reported, or scalar tracks "
+                 "over their precision that the fit believed within it.**\n",
+                 n);
   }
 }
 
@@ -242,8 +311,11 @@ void print_sampling(const BenchReport& report, std::FILE* out) {
                "sequential and zstd rows read the default stream, whose jump interval --jump-interval auto chose.\n",
                run.repetitions, run.min_time_s, report.timing_settings.cold_working_set_bytes >> 20, "4096");
   for (const ClipTimings& clip : report.timings) {
-    std::fprintf(out, "\n### %s: %u bones, %u frames at %g Hz, %zu keys\n\n", clip_text(clip.name).c_str(), clip.bones,
-                 clip.frames, static_cast<double>(clip.sample_rate_hz), clip.keys);
+    const std::string scalar_count = clip.scalar_tracks > 0 ? std::to_string(clip.scalar_tracks) + " scalar track" +
+                                                                  (clip.scalar_tracks == 1 ? ", " : "s, ")
+                                                            : "";
+    std::fprintf(out, "\n### %s: %u bones, %s%u frames at %g Hz, %zu keys\n\n", clip_text(clip.name).c_str(),
+                 clip.bones, scalar_count.c_str(), clip.frames, static_cast<double>(clip.sample_rate_hz), clip.keys);
     if (!clip.error.empty() && clip.rows.empty()) {
       std::fprintf(out, "FAILED: %s\n", excerpt(clip.error, kMessageExcerptChars).c_str());
       continue;
@@ -263,6 +335,13 @@ void print_sampling(const BenchReport& report, std::FILE* out) {
             std::max<double>(1.0, static_cast<double>(clip.default_stream_bytes)),
         spread_text(clip.open_s, 1e6).c_str(), spread_text(clip.open_full_s, 1e6).c_str(), clip.default_player_bytes,
         key_cache.c_str());
+    if (clip.scalar_tracks > 0) {
+      std::fprintf(out,
+                   "Every row samples the %u scalar tracks too (%u floats a pose, player and baseline alike), but the "
+                   "\"%s\" rows: the same stream read for its bones alone, what an engine that ignores the curves "
+                   "pays.\n\n",
+                   clip.scalar_tracks, clip.scalar_values, kBonesOnly);
+    }
     std::fprintf(out,
                  "| measure | cache | stream bytes | copies | player ns/pose | player ns/bone | keys read/pose | "
                  "baseline ns/pose | baseline ns/bone | player / baseline |\n"
@@ -371,161 +450,6 @@ void print_markdown(const BenchReport& report, std::FILE* out) {
   print_sampling(report, out);
   print_fit_times(report, out);
   print_crowd(report, out);
-}
-
-namespace {
-
-nlohmann::json spread_json(const Spread& s) {
-  if (s.empty()) return nullptr;
-  return {{"median", s.median}, {"min", s.min}, {"max", s.max}, {"samples", s.samples}};
-}
-
-nlohmann::json point_json(const RateDistortionPoint& p) {
-  return {{"label", p.label},
-          {"tolerance_m", p.tolerance_m},
-          {"shell_distance_m", p.shell_distance_m},
-          {"raw_bytes", p.raw_bytes},
-          {"stream_bytes", p.stream_bytes},
-          {"metadata_bytes", p.metadata_bytes},
-          {"stream_bytes_without_metadata", p.stream_bytes_without_metadata()},
-          {"table_bytes", p.table_bytes},
-          {"key_bytes", p.key_bytes},
-          {"jump_frame_bytes", p.jump_frame_bytes},
-          {"zstd_bytes", p.zstd_bytes},
-          {"key_count", p.key_count},
-          {"bits_per_key", p.bits_per_key},
-          {"rice_key_bits", p.rice_key_bits},
-          {"written_key_bits", p.written_key_bits},
-          {"ratio", p.ratio},
-          {"tracks_by_coding", {{"identity", p.tracks_by_coding[0]},
-                                {"constant", p.tracks_by_coding[1]},
-                                {"animated", p.tracks_by_coding[2]}}},
-          {"max_object_error_m", {{"at_0_03_m", p.max_object_error_m[0]}, {"at_1_m", p.max_object_error_m[1]}}},
-          {"p99_object_error_m", {{"at_0_03_m", p.p99_object_error_m[0]}, {"at_1_m", p.p99_object_error_m[1]}}},
-          {"max_joint_position_error_m", p.max_joint_position_error_m},
-          {"bones_over", p.bones_over},
-          {"bones_over_without_floor", p.bones_over_without_floor},
-          {"bones_over_floor_below_tolerance", p.bones_over_floor_below_tolerance},
-          {"floor_m", p.floor_m},
-          {"violation", p.violation()},
-          {"worst_bone", p.bones_over > 0 ? nlohmann::json{{"bone", p.worst_bone},
-                                                           {"error_m", p.worst_bone_error_m},
-                                                           {"tolerance_m", p.worst_bone_tolerance_m},
-                                                           {"floor_m", p.worst_bone_floor_m},
-                                                           {"frame", p.worst_bone_frame}}
-                                          : nlohmann::json(nullptr)},
-          {"fit_rounds", p.fit_rounds},
-          {"fit_ms", p.fit_ms}};
-}
-
-}  // namespace
-
-std::string report_json(const BenchReport& report) {
-  nlohmann::json j;
-  j["command_line"] = report.command_line;
-  j["machine"] = report.machine;
-  j["build"] = report.build;
-  j["shell_distance_m"] = report.shell_distance_m;
-  j["violations"] = violations(report);
-  nlohmann::json rd = nlohmann::json::array();
-  for (const ClipRateDistortion& clip : report.rate_distortion) {
-    nlohmann::json c = {{"clip", clip.clip},
-                        {"bones", clip.bones},
-                        {"frames", clip.frames},
-                        {"sample_rate_hz", clip.sample_rate_hz},
-                        {"points", nlohmann::json::array()}};
-    for (const RateDistortionPoint& p : clip.points) c["points"].push_back(point_json(p));
-    c["at_tolerance"] = clip.at_tolerance ? point_json(*clip.at_tolerance) : nlohmann::json(nullptr);
-    c["violation"] = clip.violation();
-    if (!clip.error.empty()) c["error"] = clip.error;
-    rd.push_back(std::move(c));
-  }
-  j["rate_distortion"] = std::move(rd);
-
-  const TimingSettings& ts = report.timing_settings;
-  j["timing_settings"] = {{"repetitions", ts.run.repetitions},
-                          {"min_time_s", ts.run.min_time_s},
-                          {"jump_intervals_s", ts.jump_intervals_s},
-                          {"game_rate_hz", ts.game_rate_hz},
-                          {"cold_working_set_bytes", ts.cold_working_set_bytes}};
-  nlohmann::json timings = nlohmann::json::array();
-  for (const ClipTimings& clip : report.timings) {
-    nlohmann::json c = {{"clip", clip.name},
-                        {"bones", clip.bones},
-                        {"frames", clip.frames},
-                        {"sample_rate_hz", clip.sample_rate_hz},
-                        {"keys", clip.keys},
-                        {"animated_tracks", clip.animated_tracks},
-                        {"auto_jump_interval_frames", clip.auto_jump_interval_frames},
-                        {"auto_jump_frame_bytes", clip.auto_jump_frame_bytes},
-                        {"default_stream_bytes", clip.default_stream_bytes},
-                        {"default_player_bytes", clip.default_player_bytes},
-                        {"default_key_cache_bytes", clip.default_key_cache_bytes},
-                        {"open_s", spread_json(clip.open_s)},
-                        {"open_full_s", spread_json(clip.open_full_s)},
-                        {"fit_s", spread_json(clip.fit_s)},
-                        {"local_fit_s", spread_json(clip.local_fit_s)},
-                        {"fit_ms_per_1000_frames", clip.fit_ms_per_1000_frames()},
-                        {"rows", nlohmann::json::array()}};
-    for (const SamplingRow& r : clip.rows) {
-      c["rows"].push_back({{"measure", r.measure},
-                           {"cache", to_string(r.cache)},
-                           {"stream_bytes", r.stream_bytes},
-                           {"copies", r.copies},
-                           {"player_s_per_pose", spread_json(r.player_s)},
-                           {"baseline_s_per_pose", spread_json(r.baseline_s)},
-                           {"player_keys_per_pose", r.player_keys_per_pose},
-                           {"baseline_keys_per_pose", r.baseline_keys_per_pose},
-                           {"player_over_baseline", r.ratio()},
-                           {"error", r.error}});
-    }
-    if (!clip.error.empty()) c["error"] = clip.error;
-    timings.push_back(std::move(c));
-  }
-  j["timings"] = std::move(timings);
-
-  if (report.crowd) {
-    const CrowdReport& crowd = *report.crowd;
-    const CrowdSettings& s = crowd.result.settings;
-    nlohmann::json c = {{"settings", {{"characters", s.characters},
-                                      {"game_frames", s.game_frames},
-                                      {"game_rate_hz", s.game_rate_hz},
-                                      {"jump_interval_s", s.jump_interval_s},
-                                      {"seed", s.seed},
-                                      {"same_phase", s.same_phase}}},
-                        {"clips", nlohmann::json::array()},
-                        {"rows", nlohmann::json::array()},
-                        {"poses_identical", crowd.result.poses_identical}};
-    for (const CrowdClipInfo& clip : crowd.result.clips) {
-      c["clips"].push_back({{"name", clip.name},
-                            {"bones", clip.bones},
-                            {"tracks", clip.tracks},
-                            {"animated_tracks", clip.animated_tracks},
-                            {"keys", clip.keys},
-                            {"frame_count", clip.frame_count},
-                            {"sample_rate_hz", clip.sample_rate_hz},
-                            {"characters", clip.characters},
-                            {"stream_bytes_without_jump_frames", clip.stream_bytes_without_jump_frames},
-                            {"stream_bytes", clip.stream_bytes}});
-    }
-    for (size_t i = 0; i < crowd.result.rows.size(); ++i) {
-      const CrowdRow& r = crowd.result.rows[i];
-      c["rows"].push_back({{"variant", r.label},
-                           {"keys_read", r.keys_read},
-                           {"state_updates", r.state_updates},
-                           {"jump_frames_used", r.jump_frames_used},
-                           {"restarts", r.restarts},
-                           {"caches", r.caches},
-                           {"cache_bytes", r.cache_bytes},
-                           {"pose_checksum", r.pose_checksum},
-                           {"run_s", i < crowd.run_seconds.size() ? spread_json(crowd.run_seconds[i])
-                                                                  : nlohmann::json(nullptr)}});
-    }
-    if (!crowd.error.empty()) c["error"] = crowd.error;
-    j["crowd"] = std::move(c);
-  }
-  // Names come from files: invalid UTF-8 becomes U+FFFD rather than an exception.
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace ks::bench

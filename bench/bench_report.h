@@ -19,6 +19,7 @@ namespace ks::bench {
 struct ClipRateDistortion {
   std::string clip;
   uint32_t bones = 0;
+  uint32_t scalar_tracks = 0;  // morph weights and user curves: the table's scalar columns when not 0
   uint32_t frames = 0;
   float sample_rate_hz = 0.f;
   std::vector<RateDistortionPoint> points;          // one per tolerance of the sweep, tightest first
@@ -48,7 +49,8 @@ struct BenchReport {
 };
 
 /// Points of the rate–distortion tables with a bone over its tolerance and
-/// no floor reported (the error bound broken), over every clip.
+/// no floor reported, or a scalar track over its precision that the fit
+/// believed within it (the error bound broken), over every clip.
 size_t violations(const BenchReport& report);
 
 /// The machine and build lines of a report, as Google Benchmark sees the CPU.

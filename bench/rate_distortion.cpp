@@ -70,6 +70,38 @@ void count_bones_over(const FittedClip& fitted, std::span<const float> bone_erro
   }
 }
 
+void count_scalars_over(const FittedClip& fitted, std::span<const TrackError> scalar_errors,
+                        RateDistortionPoint& point) {
+  point.scalar_tracks = scalar_errors.size();
+  point.max_scalar_error = 0.f;
+  point.scalars_over = point.scalars_over_without_floor = 0;
+  point.worst_scalar.clear();
+  point.worst_scalar_error = point.worst_scalar_precision = 0.f;
+  point.worst_scalar_frame = 0;
+  float worst_ratio = -1.f;
+  for (size_t s = 0; s < scalar_errors.size(); ++s) {
+    // A track the fit has no record of was promised nothing it can explain.
+    const size_t t = fitted.bone_track_count() + s;
+    const FittedTrack* track = t < fitted.tracks.size() ? &fitted.tracks[t] : nullptr;
+    const float precision = s < fitted.scalars.size() ? fitted.scalars[s].precision : 0.f;
+    const float error = scalar_errors[s].max;
+    point.max_scalar_error = std::max(point.max_scalar_error, error);
+    if (error > precision) {
+      ++point.scalars_over;
+      // As for bones: the fit must itself have seen the track miss.
+      if (track == nullptr || track->threshold_met) ++point.scalars_over_without_floor;
+    }
+    const float ratio = precision > 0.f ? error / precision : INFINITY;
+    if (ratio > worst_ratio) {
+      worst_ratio = ratio;
+      point.worst_scalar = s < fitted.scalars.size() ? fitted.scalars[s].name : "scalar " + std::to_string(s);
+      point.worst_scalar_error = error;
+      point.worst_scalar_precision = precision;
+      point.worst_scalar_frame = scalar_errors[s].worst_frame;
+    }
+  }
+}
+
 std::vector<float> default_tolerances_m() {
   return {0.00001f, 0.00003f, 0.0001f, 0.0003f, 0.001f, 0.003f, 0.01f};
 }
@@ -165,6 +197,11 @@ Result<RateDistortionPoint> measure_point(const ImportedClip& clip, float tolera
   }
   point.max_joint_position_error_m = m.max_joint_position_error;
   count_bones_over(fitted.value(), m.bone_error_m, m.bone_worst_frame, clip.skeleton.bone_names, point);
+  if (m.scalar_tracks.size() != clip.clip.scalars.size()) {
+    return Error{where + "the measurement has no error per scalar track"};
+  }
+  point.scalar_bytes = m.sizes.scalar_bytes;
+  count_scalars_over(fitted.value(), m.scalar_tracks, point);
   return point;
 }
 

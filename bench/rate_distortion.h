@@ -11,7 +11,10 @@
 // stream: every bone within its tolerance at its shell distance at every
 // frame, or, for each bone over, a quantization floor the fit reported.
 // A bone over without one is a violation (RateDistortionPoint::violation()).
+// Scalar tracks (morph weights, user curves) are fitted at their default
+// precision at every point, and held to it the same way.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -19,6 +22,7 @@
 #include <vector>
 
 #include "core/codec/fit.h"
+#include "core/codec/measure.h"
 #include "core/io/import.h"
 #include "core/runtime/result.h"
 
@@ -84,13 +88,42 @@ struct RateDistortionPoint {
   float worst_bone_floor_m = 0.f;
   uint32_t worst_bone_frame = 0;
 
+  /// Scalar tracks (morph weights, user curves); all 0 for a bone-only clip.
+  size_t scalar_tracks = 0;
+  size_t scalar_bytes = 0;  // their track records and keys (StreamSizes::scalar_bytes)
+  /// Largest decoded error over the scalar tracks, each in its own unit.
+  float max_scalar_error = 0.f;
+  /// Scalar tracks over their precision; of those, the ones the fit believed
+  /// within it (it reported no floor): the promise broken.
+  size_t scalars_over = 0;
+  size_t scalars_over_without_floor = 0;
+  /// The scalar track with the largest error relative to its precision,
+  /// over it or not (empty without scalar tracks).
+  std::string worst_scalar;
+  float worst_scalar_error = 0.f;
+  float worst_scalar_precision = 0.f;
+  uint32_t worst_scalar_frame = 0;
+
   uint32_t fit_rounds = 0;  // fit, measure, tighten rounds the fit ran
   double fit_ms = 0.0;      // wall time of the fit, milliseconds (informational)
 
   /// The stream an engine needs: everything but the metadata.
   size_t stream_bytes_without_metadata() const { return stream_bytes - metadata_bytes; }
-  /// A bone over its tolerance with no floor to explain it.
-  bool violation() const { return bones_over_without_floor > 0; }
+  /// The rest of that, the bones' part: header, bone tracks and jump frames
+  /// (whose states hold the scalar lanes too: the split is by track, as
+  /// `keystream measure` reports it).
+  size_t bone_bytes() const {
+    return stream_bytes_without_metadata() - std::min(scalar_bytes, stream_bytes_without_metadata());
+  }
+  /// Shares of the whole stream, 0..1: bones, scalars and metadata add up to 1.
+  double bone_share() const { return stream_share(bone_bytes()); }
+  double scalar_share() const { return stream_share(scalar_bytes); }
+  double stream_share(size_t bytes) const {
+    return stream_bytes > 0 ? static_cast<double>(bytes) / static_cast<double>(stream_bytes) : 0.0;
+  }
+  /// A bone over its tolerance with no floor to explain it, or a scalar
+  /// track over its precision that the fit believed within it.
+  bool violation() const { return bones_over_without_floor > 0 || scalars_over_without_floor > 0; }
 };
 
 /// The default sweep, metres: 0.01, 0.03, 0.1, 0.3, 1, 3 and 10 mm, ascending.
@@ -119,6 +152,13 @@ Result<RateDistortionPoint> measure_point(const ImportedClip& clip, float tolera
 void count_bones_over(const FittedClip& fitted, std::span<const float> bone_error_m,
                       std::span<const uint32_t> bone_worst_frame, std::span<const std::string> bone_names,
                       RateDistortionPoint& point);
+
+/// Counts into `point` (scalar_tracks, scalars_over, the worst scalar track)
+/// the scalar tracks of `fitted` against their precision, given their
+/// decoded errors (ClipMeasurement::scalar_tracks, one per track). A track
+/// over is explained only when the fit also saw it miss (a floor).
+void count_scalars_over(const FittedClip& fitted, std::span<const TrackError> scalar_errors,
+                        RateDistortionPoint& point);
 
 /// One point per tolerance, in the given order. Refuses the whole sweep if
 /// any tolerance is invalid (before fitting anything).

@@ -91,6 +91,7 @@ struct ClipBench {
   std::vector<float> sequential_times;  // one loop at the clip's rate, frame times
   std::vector<float> game_rate_times;   // one loop at the game rate
   std::vector<float> seek_times;        // random frame times, fixed seed
+  uint32_t scalar_values = 0;           // floats of the scalar tracks' values per pose (0: bones only)
 
   std::string cold_owner;  // "player N" (copies of pack N) or "baseline": cases of one owner share copies
   std::unique_ptr<PlayerCopies> cold_players;
@@ -135,6 +136,7 @@ Result<std::unique_ptr<ClipBench>> prepare(const TimedClip& clip, const TimingSe
   Result<FittedClip> fitted = fit_clip(clip.imported->skeleton, clip.imported->clip, FitSettings{}, 2);
   if (!fitted.ok()) return Error{fitted.error()};
   bench->fitted = std::move(fitted.value());
+  for (const FittedScalar& scalar : bench->fitted.scalars) bench->scalar_values += scalar.components;
   auto add_pack = [&](float jump_s, bool automatic, bool zstd) -> Status {
     PackSettings ps;
     ps.jump_interval_s = jump_s;
@@ -196,18 +198,24 @@ inline size_t time_index(size_t g, size_t copies, size_t n, bool sequential) {
 // The timed loop of every sampling case: sample g plays copy g % k at its
 // time, carrying on from `next`; then the keys read per pose, counted apart.
 // `Copies` holds Players or BinarySearchSamplers, which count keys the same
-// way.
-template <class Copies>
-void sample_copies(benchmark::State& state, Copies& copies, size_t bones, const std::vector<float>& times,
-                   bool sequential, size_t& next) {
+// way. With kScalars, each sample writes `values` as well. Not inlined: a
+// bone-only clip's loop stays the code it was before scalar tracks.
+template <bool kScalars, class Copies>
+[[gnu::noinline]] void sample_copies(benchmark::State& state, Copies& copies, size_t bones, std::span<float> values,
+                                     const std::vector<float>& times, bool sequential, size_t& next) {
   const size_t k = copies.size();
   std::vector<Transform> pose(bones);
   const size_t n = times.size();
   size_t g = next;
   for (auto _ : state) {
-    copies[g % k].sample_frame(times[time_index(g, k, n, sequential)], pose);
+    if constexpr (kScalars) {
+      copies[g % k].sample_frame(times[time_index(g, k, n, sequential)], pose, values);
+    } else {
+      copies[g % k].sample_frame(times[time_index(g, k, n, sequential)], pose);
+    }
     ++g;
     benchmark::DoNotOptimize(pose.data());
+    if constexpr (kScalars) benchmark::DoNotOptimize(values.data());
     benchmark::ClobberMemory();
   }
   next = g;
@@ -217,21 +225,35 @@ void sample_copies(benchmark::State& state, Copies& copies, size_t bones, const 
   // ran, as each copy's first sample reads a whole state.
   for (int pass = 0; pass < 2; ++pass) {
     if (pass == 1) copies[0].reset_counters();
-    for (size_t i = 0; i < n; ++i) copies[0].sample_frame(times[time_index(i, 1, n, sequential)], pose);
+    for (size_t i = 0; i < n; ++i) {
+      if constexpr (kScalars) {
+        copies[0].sample_frame(times[time_index(i, 1, n, sequential)], pose, values);
+      } else {
+        copies[0].sample_frame(times[time_index(i, 1, n, sequential)], pose);
+      }
+    }
   }
   set_pose_counters(state, static_cast<double>(copies[0].counters().keys_read), n, k);
 }
 
-void time_player(benchmark::State& state, ClipBench& bench, size_t pack,
-                 const std::vector<float>& times, bool sequential, CacheState cache,
-                 const TimingSettings& settings) {
-  const Pack& p = bench.packs[pack];
+// sample_copies with the scalar tracks when `scalars`, else bones only.
+template <class Copies>
+void sample_copies(benchmark::State& state, Copies& copies, const ClipBench& bench, bool scalars,
+                   const std::vector<float>& times, bool sequential, size_t& next) {
   const size_t bones = bench.fitted.parents.size();
+  if (!scalars) return sample_copies<false>(state, copies, bones, {}, times, sequential, next);
+  std::vector<float> values(bench.scalar_values);
+  sample_copies<true>(state, copies, bones, values, times, sequential, next);
+}
+
+void time_player(benchmark::State& state, ClipBench& bench, size_t pack, const std::vector<float>& times,
+                 bool sequential, CacheState cache, bool scalars, const TimingSettings& settings) {
+  const Pack& p = bench.packs[pack];
   if (cache == CacheState::kWarm) {
     Result<std::unique_ptr<PlayerCopies>> warm = PlayerCopies::make(p.bytes, 1, bench.name);
     if (!warm.ok()) return state.SkipWithError(warm.error().c_str());
     size_t next = 0;
-    return sample_copies(state, *warm.value(), bones, times, sequential, next);
+    return sample_copies(state, *warm.value(), bench, scalars, times, sequential, next);
   }
   const std::string owner = "player " + std::to_string(pack);
   if (bench.cold_owner != owner || !bench.cold_players) {
@@ -244,18 +266,16 @@ void time_player(benchmark::State& state, ClipBench& bench, size_t pack,
     bench.cold_owner = owner;
     bench.cold_next_sample = 0;
   }
-  sample_copies(state, *bench.cold_players, bones, times, sequential, bench.cold_next_sample);
+  sample_copies(state, *bench.cold_players, bench, scalars, times, sequential, bench.cold_next_sample);
 }
 
-void time_baseline(benchmark::State& state, ClipBench& bench,
-                   const std::vector<float>& times, bool sequential, CacheState cache,
-                   const TimingSettings& settings) {
-  const size_t bones = bench.fitted.parents.size();
+void time_baseline(benchmark::State& state, ClipBench& bench, const std::vector<float>& times, bool sequential,
+                   CacheState cache, bool scalars, const TimingSettings& settings) {
   if (cache == CacheState::kWarm) {
     std::vector<BinarySearchSampler> warm;
     warm.emplace_back(bench.fitted);
     size_t next = 0;
-    return sample_copies(state, warm, bones, times, sequential, next);
+    return sample_copies(state, warm, bench, scalars, times, sequential, next);
   }
   if (bench.cold_owner != "baseline" || bench.cold_baselines.empty()) {
     bench.cold_players.reset();
@@ -265,7 +285,7 @@ void time_baseline(benchmark::State& state, ClipBench& bench,
     bench.cold_owner = "baseline";
     bench.cold_next_sample = 0;
   }
-  sample_copies(state, bench.cold_baselines, bones, times, sequential, bench.cold_next_sample);
+  sample_copies(state, bench.cold_baselines, bench, scalars, times, sequential, bench.cold_next_sample);
 }
 
 // One fit and pack on one thread, in `mode` with its default settings.
@@ -327,6 +347,11 @@ std::vector<ClipTimings> time_clips(std::span<const TimedClip> clips, const Timi
     t.animated_tracks = static_cast<uint32_t>(std::count_if(
         b->fitted.tracks.begin(), b->fitted.tracks.end(),
         [](const FittedTrack& track) { return track.coding == TrackCoding::kAnimated; }));
+    t.scalar_tracks = static_cast<uint32_t>(b->fitted.scalars.size());
+    t.scalar_values = b->scalar_values;
+    // A clip with scalar tracks samples them in every row, as an engine
+    // playing its curves would, and again without them in the bones-only rows.
+    const bool scalars = b->scalar_values > 0;
 
     const size_t jumps = settings.jump_intervals_s.size();
     const size_t sequential_pack = b->default_pack;
@@ -356,21 +381,24 @@ std::vector<ClipTimings> time_clips(std::span<const TimedClip> clips, const Timi
         return cases.size() - 1;
       };
       auto player_case = [&](const std::string& name, size_t pack_index, const std::vector<float>* times,
-                             bool sequential) {
-        return add_case(name, [b, pack_index, times, sequential, cache, &settings](benchmark::State& s) {
-          time_player(s, *b, pack_index, *times, sequential, cache, settings);
+                             bool sequential, bool with_scalars) {
+        return add_case(name, [b, pack_index, times, sequential, cache, with_scalars, &settings](benchmark::State& s) {
+          time_player(s, *b, pack_index, *times, sequential, cache, with_scalars, settings);
         });
       };
-      auto baseline_case = [&](const std::string& name, const std::vector<float>* times, bool sequential) {
-        return add_case(name, [b, times, sequential, cache, &settings](benchmark::State& s) {
-          time_baseline(s, *b, *times, sequential, cache, settings);
+      auto baseline_case = [&](const std::string& name, const std::vector<float>* times, bool sequential,
+                               bool with_scalars) {
+        return add_case(name, [b, times, sequential, cache, with_scalars, &settings](benchmark::State& s) {
+          time_baseline(s, *b, *times, sequential, cache, with_scalars, settings);
         });
       };
-      auto plan = [&](const std::string& measure, size_t pack_index, size_t player, size_t baseline) {
+      auto plan = [&](const std::string& measure, size_t pack_index, size_t player, size_t baseline,
+                      bool with_scalars) {
         PlannedRow p;
         p.clip = c;
         p.row.measure = measure;
         p.row.cache = cache;
+        p.row.scalars = with_scalars;
         p.row.stream_bytes = b->packs[pack_index].bytes.size();
         p.player_case = player;
         p.baseline_case = baseline;
@@ -384,24 +412,33 @@ std::vector<ClipTimings> time_clips(std::span<const TimedClip> clips, const Timi
                           : format_seconds(static_cast<float>(chosen.jump_interval_frames) / b->fitted.sample_rate_hz) +
                                 " s") +
           ")";
-      const size_t base_clip = baseline_case("baseline/sequential", &b->sequential_times, true);
-      const size_t base_game = baseline_case("baseline/game_rate", &b->game_rate_times, true);
-      const size_t base_seek = baseline_case("baseline/random", &b->seek_times, false);
+      const size_t base_clip = baseline_case("baseline/sequential", &b->sequential_times, true, scalars);
+      const size_t base_game = baseline_case("baseline/game_rate", &b->game_rate_times, true, scalars);
+      const size_t base_seek = baseline_case("baseline/random", &b->seek_times, false, scalars);
       plan(clip_rate, sequential_pack,
-           player_case("player/sequential", sequential_pack, &b->sequential_times, true), base_clip);
+           player_case("player/sequential", sequential_pack, &b->sequential_times, true, scalars), base_clip, scalars);
       plan(game_rate, sequential_pack,
-           player_case("player/game_rate", sequential_pack, &b->game_rate_times, true), base_game);
+           player_case("player/game_rate", sequential_pack, &b->game_rate_times, true, scalars), base_game, scalars);
       plan(clip_rate + ", zstd", zstd_pack,
-           player_case("player/sequential_zstd", zstd_pack, &b->sequential_times, true), base_clip);
+           player_case("player/sequential_zstd", zstd_pack, &b->sequential_times, true, scalars), base_clip, scalars);
       for (size_t j = 0; j < jumps; ++j) {
         const std::string js = format_seconds(settings.jump_intervals_s[j]);
-        plan("seek, J = " + js + " s", j, player_case("player/seek_J" + js + "s", j, &b->seek_times, false),
-             base_seek);
+        plan("seek, J = " + js + " s", j, player_case("player/seek_J" + js + "s", j, &b->seek_times, false, scalars),
+             base_seek, scalars);
       }
       plan("seek, J = " + auto_j, sequential_pack,
-           player_case("player/seek_auto", sequential_pack, &b->seek_times, false), base_seek);
+           player_case("player/seek_auto", sequential_pack, &b->seek_times, false, scalars), base_seek, scalars);
       plan("seek, zstd, J = " + auto_j, zstd_pack,
-           player_case("player/seek_zstd_auto", zstd_pack, &b->seek_times, false), base_seek);
+           player_case("player/seek_zstd_auto", zstd_pack, &b->seek_times, false, scalars), base_seek, scalars);
+      if (scalars) {
+        // The same stream without reading the curves out: what they cost.
+        plan(clip_rate + ", " + kBonesOnly, sequential_pack,
+             player_case("player/sequential_bones_only", sequential_pack, &b->sequential_times, true, false),
+             baseline_case("baseline/sequential_bones_only", &b->sequential_times, true, false), false);
+        plan("seek, J = " + auto_j + ", " + kBonesOnly, sequential_pack,
+             player_case("player/seek_auto_bones_only", sequential_pack, &b->seek_times, false, false),
+             baseline_case("baseline/random_bones_only", &b->seek_times, false, false), false);
+      }
     }
     cases.push_back({prefix + "fit", [b](benchmark::State& s) { time_fit(s, *b, ErrorMode::kObjectSpace); }});
     fit_case[c] = cases.size() - 1;

@@ -10,6 +10,8 @@
 // - each warm (one player sampling over and over: its data stays in L1/L2)
 //   and cold (each sample plays the next of many copies of the clip, as a
 //   crowd does, so the data comes from L3 or memory, not L1/L2);
+// - on a clip with scalar tracks (morph weights, curves), every row samples
+//   them too, and two rows per cache state sample the bones only;
 // - and the fit of each clip, per clip and per thousand frames.
 
 #include <cstddef>
@@ -45,11 +47,16 @@ struct TimingSettings {
 enum class CacheState : uint8_t { kWarm, kCold };
 const char* to_string(CacheState state);
 
+/// What ends the measure of a row that samples a clip's bones and not its
+/// scalar tracks.
+inline constexpr const char* kBonesOnly = "bones only";
+
 /// One row of a clip's sampling table: the player and the baseline at the
 /// same times, seconds per pose.
 struct SamplingRow {
   std::string measure;      // e.g. "sequential at 60 Hz", "seek, J = 1 s", "seek, zstd, J = 1 s"
   CacheState cache = CacheState::kWarm;
+  bool scalars = false;     // the scalar tracks sampled with the bones (a clip with some, but its bones-only rows)
   size_t stream_bytes = 0;  // the stream the player read
   size_t copies = 1;        // players (and baselines) cycled through: 1 warm, many cold
   Spread player_s;          // seconds per pose
@@ -70,6 +77,8 @@ struct ClipTimings {
   float sample_rate_hz = 0.f;
   size_t keys = 0;
   uint32_t animated_tracks = 0;  // tracks with keys: the baseline looks up these (4 keys each per pose)
+  uint32_t scalar_tracks = 0;    // morph weights and user curves (counted in animated_tracks when they have keys)
+  uint32_t scalar_values = 0;    // floats of their values per pose (Player::scalar_value_count)
   uint32_t auto_jump_interval_frames = 0;  // what --jump-interval auto chose (0: no jump frames)
   size_t auto_jump_frame_bytes = 0;        // the default stream's jump index and states
   size_t default_stream_bytes = 0;         // the default stream (metadata included)

@@ -96,6 +96,7 @@ void run_rate_distortion(const BenchOptions& o, const std::vector<LoadedClip>& c
     bench::ClipRateDistortion rd;
     rd.clip = clip.name;
     rd.bones = static_cast<uint32_t>(clip.imported.skeleton.bone_count());
+    rd.scalar_tracks = static_cast<uint32_t>(clip.imported.clip.scalars.size());
     rd.frames = clip.imported.clip.frame_count;
     rd.sample_rate_hz = clip.imported.clip.sample_rate_hz;
     Result<std::vector<bench::RateDistortionPoint>> points =

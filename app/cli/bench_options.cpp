@@ -24,19 +24,28 @@ const char* const kBenchHelp =
     "                   max and 99th-percentile object-space error at 3 cm and\n"
     "                   1 m, bones over their tolerance and the floor the fit\n"
     "                   reported for them; a last line at the clip's own\n"
-    "                   tolerance (--tolerance). A bone over with no floor is a\n"
-    "                   VIOLATION of the error bound: the bench exits 1;\n"
+    "                   tolerance (--tolerance). A clip with scalar tracks\n"
+    "                   (morph weights, curves) adds their count, the bone and\n"
+    "                   scalar shares of the bytes and the worst scalar error\n"
+    "                   against its precision (the default, 0.0001). A bone or\n"
+    "                   scalar track over with no floor is a VIOLATION of the\n"
+    "                   error bound: the bench exits 1;\n"
     "  timing           per pose and per bone: sequential playback at the clip\n"
     "                   rate and at 60 Hz, random seeks with several jump\n"
     "                   intervals, warm and cold, against the binary-search\n"
-    "                   baseline timed in the same run; and the fit time;\n"
+    "                   baseline timed in the same run; and the fit time. A\n"
+    "                   clip's scalar tracks are sampled with its bones, and\n"
+    "                   again without them in rows marked \"bones only\";\n"
     "  x42              a crowd of characters looping idle clips: keys read\n"
     "                   and state updates of the baseline, a player per\n"
     "                   character, with jump frames, and shared caches.\n"
     "\n"
     "CLIP is a .gltf, .glb, .bvh, .fbx, .dae or .zae file, FILE#ANIMATION, or a\n"
-    "folder (searched recursively). Default: the demo clip and every clip in\n"
+    "folder (searched recursively). Default: the demo clip, every clip in\n"
     "  " KS_CLIPS_DIR "\n"
+    "and, for morph-target weights, glTF's sample (when assimp-testmodels is\n"
+    "installed; the shared clips have none)\n"
+    "  " KS_MORPH_CLIP "\n"
     "Of a file with several animations the longest is measured, unless\n"
     "--all-animations. Progress goes to stderr. A full run takes minutes.\n"
     "\n"
@@ -272,6 +281,7 @@ int parse_bench_options(const std::vector<std::string_view>& raw, BenchOptions& 
     o.clips.push_back({fs::path(KS_DEMO_CLIP), ""});
     std::error_code ec;
     if (fs::is_directory(KS_CLIPS_DIR, ec)) folders_and_files.emplace_back(KS_CLIPS_DIR);
+    if (fs::is_regular_file(KS_MORPH_CLIP, ec)) folders_and_files.emplace_back(KS_MORPH_CLIP);
   }
   for (const std::string_view input : inputs) {
     ClipChoice choice = parse_clip(input);

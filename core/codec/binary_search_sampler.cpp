@@ -13,33 +13,52 @@ BinarySearchSampler::BinarySearchSampler(const FittedClip& clip)
   m_values.reserve(4 * key_count);
   // The bones' tracks: the baseline of the pose's sampling time.
   for (size_t t = 0; t < clip.bone_track_count(); ++t) {
-    const FittedTrack& track = clip.tracks[t];
-    assert(track.kind == static_cast<TrackKind>(t % 3));
-    m_tracks[t].first_key = static_cast<uint32_t>(m_frames.size());
-    if (track.coding != TrackCoding::kAnimated) {
-      // Held as a track of one key, the form evaluate_track reads.
-      m_tracks[t].key_count = 1;
-      m_frames.push_back(0.f);
-      m_values.insert(m_values.end(), constant_value(track), constant_value(track) + 4);
-      continue;
-    }
-    m_tracks[t].key_count = static_cast<uint32_t>(track.keys.size());
-    for (const FittedKey& key : track.keys) {
-      m_frames.push_back(static_cast<float>(key.frame));
-      m_values.insert(m_values.end(), key.decoded.value, key.decoded.value + 4);
-    }
+    assert(clip.tracks[t].kind == static_cast<TrackKind>(t % 3));
+    m_tracks[t] = hold_keys(clip.tracks[t]);
+  }
+  // The scalar tracks, after every bone's keys.
+  for (size_t t = clip.bone_track_count(); t < clip.tracks.size(); ++t) {
+    assert(clip.tracks[t].kind == TrackKind::kScalar);
+    const size_t s = t - clip.bone_track_count();
+    const uint32_t components = s < clip.scalars.size() ? clip.scalars[s].components : 1;
+    m_scalar_tracks.push_back(hold_keys(clip.tracks[t]));
+    m_scalar_components.push_back(components);
+    m_scalar_value_count += components;
   }
 }
 
-size_t BinarySearchSampler::memory_bytes() const {
-  return m_tracks.size() * sizeof(TrackKeys) + m_frames.size() * sizeof(float) + m_values.size() * sizeof(float);
+BinarySearchSampler::TrackKeys BinarySearchSampler::hold_keys(const FittedTrack& track) {
+  TrackKeys keys;
+  keys.first_key = static_cast<uint32_t>(m_frames.size());
+  if (track.coding != TrackCoding::kAnimated) {
+    // Held as a track of one key, the form evaluate_keys reads.
+    keys.key_count = 1;
+    m_frames.push_back(0.f);
+    m_values.insert(m_values.end(), constant_value(track), constant_value(track) + 4);
+    return keys;
+  }
+  keys.key_count = static_cast<uint32_t>(track.keys.size());
+  for (const FittedKey& key : track.keys) {
+    m_frames.push_back(static_cast<float>(key.frame));
+    m_values.insert(m_values.end(), key.decoded.value, key.decoded.value + 4);
+  }
+  return keys;
 }
 
-void BinarySearchSampler::evaluate_track(size_t track_index, float frame_time, float out[4]) {
-  const TrackKeys& track = m_tracks[track_index];
-  const float* frames = m_frames.data() + track.first_key;
-  const float* values = m_values.data() + 4 * size_t{track.first_key};
-  const size_t n = track.key_count;
+size_t BinarySearchSampler::memory_bytes() const {
+  return (m_tracks.size() + m_scalar_tracks.size()) * sizeof(TrackKeys) +
+         m_scalar_components.size() * sizeof(uint32_t) + m_frames.size() * sizeof(float) +
+         m_values.size() * sizeof(float);
+}
+
+namespace {
+
+// The track's kind is asked for only once the segment is read, and the code
+// is inlined into its callers, so that the bones' baseline compiles as it did
+// before scalar tracks shared it: it is the yardstick of the timings.
+template <class KindOf>
+[[gnu::always_inline]] inline void evaluate_keys(const float* frames, const float* values, size_t n, KindOf kind_of,
+                                                 float frame_time, float out[4], BinarySearchCounters& counters) {
   if (n == 1) {
     // A constant track: its stored value exactly, unnormalised, as the
     // player and evaluate_fitted return it.
@@ -64,19 +83,32 @@ void BinarySearchSampler::evaluate_track(size_t track_index, float frame_time, f
     std::copy(values + 4 * index[k], values + 4 * index[k] + 4, keys[k].value);
     keys[k].frame = frames[index[k]];
   }
-  m_counters.keys_read += 4;
-  ++m_counters.track_lookups;
-  const TrackKind kind = static_cast<TrackKind>(track_index % 3);
+  counters.keys_read += 4;
+  ++counters.track_lookups;
+  const TrackKind kind = kind_of();
   evaluate_segment(keys[0], keys[1], keys[2], keys[3], frame_time, component_count(kind), out);
   if (kind == TrackKind::kRotation) normalize_rotation(out);
 }
 
-void BinarySearchSampler::sample_frame(float frame_time, std::span<Transform> local_pose) {
-  assert(local_pose.size() >= bone_count());
-  // Clamped as Player::sample_frame clamps (NaN to frame 0).
+}  // namespace
+
+void BinarySearchSampler::evaluate_track(size_t track_index, float frame_time, float out[4]) {
+  const TrackKeys& track = m_tracks[track_index];
+  evaluate_keys(
+      m_frames.data() + track.first_key, m_values.data() + 4 * size_t{track.first_key}, track.key_count,
+      [track_index] { return static_cast<TrackKind>(track_index % 3); }, frame_time, out, m_counters);
+}
+
+float BinarySearchSampler::clamp_frame_time(float frame_time) const {
+  // As Player::sample_frame clamps (NaN to frame 0).
   const float last = static_cast<float>(m_frame_count - 1);
   if (!(frame_time > 0.f)) frame_time = 0.f;
-  if (frame_time > last) frame_time = last;
+  return frame_time > last ? last : frame_time;
+}
+
+void BinarySearchSampler::sample_frame(float frame_time, std::span<Transform> local_pose) {
+  assert(local_pose.size() >= bone_count());
+  frame_time = clamp_frame_time(frame_time);
   const size_t bones = std::min<size_t>(local_pose.size(), bone_count());
   for (size_t bone = 0; bone < bones; ++bone) {
     Transform& out = local_pose[bone];
@@ -87,6 +119,26 @@ void BinarySearchSampler::sample_frame(float frame_time, std::span<Transform> lo
     out.rotation = {value[0], value[1], value[2], value[3]};
     evaluate_track(3 * bone + 2, frame_time, value);
     out.scale = {value[0], value[1], value[2]};
+  }
+}
+
+void BinarySearchSampler::sample_frame(float frame_time, std::span<Transform> local_pose,
+                                       std::span<float> scalar_values) {
+  sample_frame(frame_time, local_pose);
+  assert(scalar_values.size() >= m_scalar_value_count);
+  frame_time = clamp_frame_time(frame_time);
+  size_t at = 0;
+  for (size_t s = 0; s < m_scalar_tracks.size(); ++s) {
+    float value[4];
+    const TrackKeys& track = m_scalar_tracks[s];
+    evaluate_keys(
+        m_frames.data() + track.first_key, m_values.data() + 4 * size_t{track.first_key}, track.key_count,
+        [] { return TrackKind::kScalar; }, frame_time, value, m_counters);
+    // A release build writes what fits and nothing past it, as the Player does.
+    const size_t room = scalar_values.size() - std::min(at, scalar_values.size());
+    const size_t count = std::min<size_t>(m_scalar_components[s], room);
+    std::copy(value, value + count, scalar_values.data() + at);
+    at += m_scalar_components[s];
   }
 }
 

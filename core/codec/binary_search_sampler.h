@@ -26,16 +26,22 @@ struct BinarySearchCounters {
 
 class BinarySearchSampler {
  public:
-  /// Copies the decoded keys of `clip` (three tracks per bone, each with at
-  /// least one key, frames non-decreasing: what fit_clip produces).
+  /// Copies the decoded keys of `clip` (three tracks per bone, then its
+  /// scalar tracks, each with at least one key, frames non-decreasing: what
+  /// fit_clip produces).
   explicit BinarySearchSampler(const FittedClip& clip);
 
   /// Local pose (one Transform per bone) at frame time `frame_time` (frames,
   /// fractional), clamped to 0..last frame as Player::sample_frame clamps it.
   /// Allocates nothing.
   void sample_frame(float frame_time, std::span<Transform> local_pose);
+  /// The same and the scalar tracks' values (scalar_value_count() floats,
+  /// each track's components in turn), as the Player writes them.
+  void sample_frame(float frame_time, std::span<Transform> local_pose, std::span<float> scalar_values);
 
   uint32_t bone_count() const { return static_cast<uint32_t>(m_tracks.size() / 3); }
+  /// Floats of every scalar track's value: the sum of their components.
+  uint32_t scalar_value_count() const { return m_scalar_value_count; }
   uint32_t frame_count() const { return m_frame_count; }
   float sample_rate_hz() const { return m_sample_rate_hz; }
 
@@ -52,6 +58,9 @@ class BinarySearchSampler {
     uint32_t key_count = 0;
   };
 
+  // Appends `track`'s keys to the key arrays; a constant track as one key.
+  TrackKeys hold_keys(const FittedTrack& track);
+  float clamp_frame_time(float frame_time) const;
   void evaluate_track(size_t track_index, float frame_time, float out[4]);
 
   float m_sample_rate_hz = 0.f;
@@ -60,6 +69,11 @@ class BinarySearchSampler {
   std::vector<float> m_frames;      // frame of every key, track after track
   std::vector<float> m_values;      // 4 floats per key (decoded, hemisphere-aligned), same order
   BinarySearchCounters m_counters;
+  // Apart from the bones' tracks (their keys after the bones' in m_frames),
+  // so that sampling bones alone is what it was.
+  std::vector<TrackKeys> m_scalar_tracks;
+  std::vector<uint32_t> m_scalar_components;
+  uint32_t m_scalar_value_count = 0;
 };
 
 }  // namespace ks

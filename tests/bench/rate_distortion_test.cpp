@@ -3,7 +3,8 @@
 // sizes that agree with an independent pack and StreamSizes, sizes that fall
 // as the tolerance loosens, and the bones-over count that tells a floor the
 // fit reported from a broken bound. On the committed demo clip always, and
-// on a shared BVH clip when ../shared/clips is there.
+// on a shared BVH clip when ../shared/clips is there. (Clips with scalar
+// tracks: rate_distortion_scalar_test.cpp.)
 
 #include "bench/rate_distortion.h"
 
@@ -20,72 +21,25 @@
 #include "core/codec/measure.h"
 #include "core/codec/pack.h"
 #include "core/runtime/stream_view.h"
+#include "tests/bench/rate_distortion_checks.h"
 
 namespace ks::bench {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr float kAclDefaultTolerance_m = 0.0001f;  // ACL's default: 0.1 mm ...
-constexpr float kAclDefaultShell_m = 0.03f;        // ... for vertices 3 cm from each bone
-
-unsigned test_threads() {
-  return std::max(1u, std::thread::hardware_concurrency());
-}
+using checks::expect_bound_held;
+using checks::expect_sizes_consistent;
+using checks::fitted_with_bones;
+using checks::import_or_fail;
+using checks::kAclDefaultShell_m;
+using checks::kAclDefaultTolerance_m;
+using checks::test_threads;
 
 fs::path demo_path() {
   return fs::path(KS_ASSETS_DIR) / "demo_walk.glb";
 }
 fs::path bvh_path() {
   return fs::path(KS_CLIPS_DIR) / "cmu_cc4_001_14.bvh";
-}
-
-ImportedClip import_or_fail(const fs::path& path) {
-  Result<ImportedClip> imported = import_clip(path);
-  EXPECT_TRUE(imported.ok()) << imported.error();
-  return imported.ok() ? std::move(imported.value()) : ImportedClip{};
-}
-
-// Every bone within its tolerance on the decoded stream; with the shell at
-// 3 cm (the first measured distance), so is the clip's max error there.
-void expect_bound_held(const RateDistortionPoint& point) {
-  SCOPED_TRACE(point.label);
-  EXPECT_EQ(point.bones_over, 0u) << "worst " << point.worst_bone << " " << point.worst_bone_error_m * 1e3f
-                                  << " mm at frame " << point.worst_bone_frame;
-  EXPECT_EQ(point.bones_over_without_floor, 0u);
-  EXPECT_FALSE(point.violation());
-  EXPECT_EQ(point.floor_m, 0.f);
-  EXPECT_TRUE(point.worst_bone.empty());
-  if (point.shell_distance_m == kRateDistortionDistances_m[0]) {
-    EXPECT_LE(point.max_object_error_m[0], point.tolerance_m);
-  }
-}
-
-// Sizes that hold together whatever the clip: the ratio is raw over stream
-// bytes, raw is ten float32 per bone-frame, the metadata is part of the
-// stream, and bits per key come from a whole number of key bytes that fit in
-// the stream without its metadata.
-void expect_sizes_consistent(const RateDistortionPoint& point, const ImportedClip& clip) {
-  SCOPED_TRACE(point.label);
-  EXPECT_EQ(point.raw_bytes, size_t{clip.clip.frame_count} * clip.skeleton.bone_count() * 10 * sizeof(float));
-  ASSERT_GT(point.stream_bytes, 0u);
-  EXPECT_DOUBLE_EQ(point.ratio, double(point.raw_bytes) / double(point.stream_bytes));
-  EXPECT_GT(point.metadata_bytes, 0u);  // bone names at least
-  EXPECT_EQ(point.stream_bytes_without_metadata() + point.metadata_bytes, point.stream_bytes);
-  // The parts fit in the stream (the rest is section alignment and the like).
-  EXPECT_LE(point.table_bytes + point.key_bytes + point.jump_frame_bytes, point.stream_bytes_without_metadata());
-  EXPECT_GT(point.zstd_bytes, 0u);
-  EXPECT_EQ(point.tracks_by_coding[0] + point.tracks_by_coding[1] + point.tracks_by_coding[2],
-            3 * clip.skeleton.bone_count());
-  if (point.key_count > 0) {
-    const double key_bytes = point.bits_per_key * double(point.key_count) / 8.0;
-    EXPECT_NEAR(key_bytes, std::round(key_bytes), 1e-6 * key_bytes);
-    EXPECT_LT(key_bytes, double(point.stream_bytes_without_metadata()));
-  }
-  for (int d = 0; d < 2; ++d) EXPECT_LE(point.p99_object_error_m[d], point.max_object_error_m[d]);
-  // Errors of parents carry into children: a vertex further out moves more.
-  EXPECT_LE(point.max_object_error_m[0], point.max_object_error_m[1]);
-  EXPECT_GE(point.fit_rounds, 1u);
 }
 
 TEST(RateDistortionSettings, RefusesTolerancesAndDistancesThatAreNotPositiveNumbers) {
@@ -250,19 +204,6 @@ TEST(RateDistortionSweep, DemoStreamShrinksAsTheToleranceLoosens) {
   }
   // Three decades looser is far smaller: the sweep measures something.
   EXPECT_LT(2 * points.back().stream_bytes_without_metadata(), points.front().stream_bytes_without_metadata());
-}
-
-// A fitted clip of `n` bones, each with tolerance 1 mm at 3 cm that the fit
-// saw met.
-FittedClip fitted_with_bones(size_t n) {
-  FittedClip fitted;
-  fitted.bones.resize(n);
-  for (BoneFit& bone : fitted.bones) {
-    bone.tolerance_m = 0.001f;
-    bone.shell_distance_m = 0.03f;
-    bone.max_error_m = 0.0005f;
-  }
-  return fitted;
 }
 
 TEST(RateDistortionBonesOver, NoneWhenEveryBoneIsWithinItsTolerance) {

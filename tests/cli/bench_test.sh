@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # keystream bench, end to end on the demo clip with --quick (a smoke run: the
 # numbers are not measurements, but every table must be there and agree with
-# what the other commands say). Arguments: the keystream binary, the assets
-# folder, a temp folder.
+# what the other commands say), and on a skinned clip with morph weights.
+# Arguments: the keystream binary, the assets folder, a temp folder, the
+# write_morph_file test tool.
 set -euo pipefail
 keystream=$1
 assets=$2
 work=$3
+write_morph_file=$4
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
@@ -23,6 +25,8 @@ done
 grep -qF "decoded the same poses bit for bit: yes" tables.md || fail "crowd variants decode different poses"
 grep -qE "A Player of it owns [0-9]+ bytes, [0-9]+ of them its key cache\." tables.md || fail "no player memory line"
 grep -qF "rate-distortion 1/1: demo_walk.glb#walk" progress.txt || fail "no progress on stderr"
+# A bone-only clip: no scalar columns, rows or notes.
+if grep -qiE "scalar|bones only" tables.md; then fail "the demo's tables mention scalar tracks"; fi
 
 # The JSON holds the same tables, and agrees with keystream compress.
 "$keystream" compress "$demo" -o demo.ks --json compress.json >/dev/null
@@ -112,6 +116,11 @@ for r in rows:
         check(r["player_keys_per_pose"] >= 0.25 * w,
               "cold %s reads %.1f keys per pose, warm %.1f" % (r["measure"], r["player_keys_per_pose"], w))
 check(rows[0]["stream_bytes"] == default["stream_bytes"], "the timed stream is the default point's stream")
+check(t["scalar_tracks"] == 0 and t["scalar_values"] == 0 and not any(r["scalars"] for r in rows),
+      "a bone-only clip samples no scalar tracks")
+for p in points:
+    check(p["scalar_tracks"] == 0 and p["scalar_bytes"] == 0 and p["worst_scalar"] is None, "no scalar tracks")
+    check(p["bone_bytes"] == p["stream_bytes_without_metadata"], "the bones are the stream without metadata")
 
 crowd = report["crowd"]
 check(crowd["settings"]["characters"] == 56 and crowd["settings"]["game_frames"] == 556, "x42 defaults")
@@ -124,6 +133,64 @@ check(base["keys_read"] == 56 * 556 * animated * 4,
       "baseline keys read = characters x frames x animated tracks x 4")
 check(all(r["keys_read"] < base["keys_read"] for r in crowd["rows"][1:]), "players read fewer keys")
 check(all(r["run_s"]["median"] > 0 for r in crowd["rows"]), "crowd runs timed")
+PY
+
+# A skinned clip with three morph weights: the scalar columns, the bytes
+# split as keystream compress reports them, and the bones-only sampling rows.
+"$write_morph_file" morph.gltf >/dev/null
+"$keystream" bench --quick --only rd,timing --json morph.json morph.gltf >morph.md 2>morph_progress.txt ||
+  { cat morph_progress.txt >&2; fail "bench --quick on the morph clip exited $?"; }
+grep -qF "### morph.gltf: 3 bones, 3 scalar tracks, " morph.md || fail "no scalar track count in the headings"
+grep -qF "| scalar tracks | bone bytes | scalar bytes | worst scalar error / precision |" morph.md ||
+  fail "no scalar columns in the rate-distortion table"
+grep -qF "Every row samples the 3 scalar tracks too (3 floats a pose" morph.md || fail "no scalar sampling note"
+"$keystream" compress morph.gltf -o morph.ks --json compress_morph.json >/dev/null
+python3 - morph.json compress_morph.json <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+compressed = json.load(open(sys.argv[2]))["clips"][0]
+def check(cond, what):
+    if not cond:
+        sys.exit("FAIL: " + what)
+rd = report["rate_distortion"][0]
+check(rd["scalar_tracks"] == 3 and not rd["violation"], "three scalar tracks, no violation")
+points = rd["points"]
+for p in points:
+    what = " at " + p["label"]
+    check(p["scalar_tracks"] == 3, "scalar tracks" + what)
+    check(p["scalar_bytes"] > 0 and p["bone_bytes"] > 0, "both parts have bytes" + what)
+    check(p["bone_bytes"] + p["scalar_bytes"] + p["metadata_bytes"] == p["stream_bytes"], "the parts make the stream" + what)
+    check(abs(p["bone_share_of_stream"] + p["scalar_share_of_stream"] + p["metadata_bytes"] / p["stream_bytes"] - 1) < 1e-9,
+          "the shares add up" + what)
+    check(p["scalars_over"] == 0 and p["max_scalar_error"] <= 1e-4, "within the default precision" + what)
+    w = p["worst_scalar"]
+    check(w is not None and w["track"].startswith("face/") and abs(w["precision"] - 1e-4) < 1e-10, "worst scalar" + what)
+# The default point is what keystream compress says of the default stream.
+default = points[0]
+check(abs(default["tolerance_m"] - 1e-4) < 1e-10, "the first --quick point is 0.1 mm")
+check(default["stream_bytes"] == compressed["packed_bytes"] and default["scalar_bytes"] == compressed["scalar_bytes"],
+      "bench's stream and scalar bytes %d, %d are compress's %d, %d"
+      % (default["stream_bytes"], default["scalar_bytes"], compressed["packed_bytes"], compressed["scalar_bytes"]))
+check(compressed["scalar_track_count"] == 3, "compress sees the three weights too")
+
+t = report["timings"][0]
+check(t["scalar_tracks"] == 3 and t["scalar_values"] == 3, "the timed clip's scalar tracks")
+rows = t["rows"]
+bones_only = [r for r in rows if r["measure"].endswith(", bones only")]
+check(len(rows) == 2 * (8 + 2) and len(bones_only) == 4, "8 measures with scalars and 2 bones only, warm and cold")
+for r in rows:
+    check(r["error"] == "", "row %s ran" % r["measure"])
+    check(r["scalars"] == (r not in bones_only), "row %s samples the scalar tracks unless bones only" % r["measure"])
+    check(r["player_s_per_pose"]["median"] > 0 and r["baseline_s_per_pose"]["median"] > 0, "times measured")
+with_scalars = {(r["measure"], r["cache"]): r for r in rows if r["scalars"]}
+for r in bones_only:
+    full = with_scalars[(r["measure"][:-len(", bones only")], r["cache"])]
+    # The baseline reads 4 keys per animated track it samples: fewer without the weights.
+    check(r["baseline_keys_per_pose"] < full["baseline_keys_per_pose"], "bones only reads fewer baseline keys")
+for r in rows:
+    if r["scalars"]:
+        check(abs(r["baseline_keys_per_pose"] - 4 * t["animated_tracks"]) < 1e-9,
+              "with scalars the baseline reads 4 keys per animated track, weights included")
 PY
 
 # A clip's own tolerance, without the sweep: the bytes keystream compress

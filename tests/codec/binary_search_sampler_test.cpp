@@ -15,10 +15,12 @@
 #include <vector>
 
 #include "core/codec/fit.h"
-#include "core/io/import.h"
 #include "core/codec/pack.h"
+#include "core/io/import.h"
 #include "core/runtime/player.h"
 #include "core/runtime/stream_view.h"
+#include "tests/io/morph_test_files.h"
+#include "tests/temp_dir.h"
 
 namespace ks {
 namespace {
@@ -27,6 +29,8 @@ namespace fs = std::filesystem;
 
 const fs::path kDemo = fs::path(KS_ASSETS_DIR) / "demo_walk.glb";
 const fs::path kCgspeed = fs::path(KS_CLIPS_DIR) / "cmu_cgspeed_01_01.bvh";
+const fs::path kMorphCube =
+    fs::path(KS_ASSIMP_MODELS_DIR) / "glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf";
 
 // A fitted clip from `path`, its first `max_frames` frames at most.
 FittedClip fit_file(const fs::path& path, uint32_t max_frames) {
@@ -173,6 +177,84 @@ TEST(BinarySearchSampler, ReadsFourKeysPerAnimatedTrackPerSample) {
   sampler.reset_counters();
   EXPECT_EQ(sampler.counters().keys_read, 0u);
   EXPECT_EQ(sampler.counters().track_lookups, 0u);
+}
+
+// ---- scalar tracks ---------------------------------------------------------
+
+// With scalar tracks, the pose and the values both the Player's bit for bit,
+// and the bones-only call the same pose: the bench times both against the
+// player's two calls.
+void expect_scalars_same_as_player(const FittedClip& clip) {
+  ASSERT_FALSE(clip.scalars.empty());
+  const size_t bones = clip.parents.size();
+  for (float jump_interval_s : {0.f, 0.25f}) {
+    SCOPED_TRACE("jump interval " + std::to_string(jump_interval_s) + " s");
+    std::unique_ptr<PlayedStream> played = play(clip, jump_interval_s);
+    ASSERT_NE(played, nullptr);
+    BinarySearchSampler sampler(clip);
+    ASSERT_EQ(sampler.scalar_value_count(), played->player->scalar_value_count());
+    std::vector<Transform> player_pose(bones), baseline_pose(bones), bones_only_pose(bones);
+    std::vector<float> player_values(sampler.scalar_value_count()), baseline_values(sampler.scalar_value_count());
+    for (float t : test_times(clip.frame_count)) {
+      played->player->sample_frame(t, player_pose, player_values);
+      sampler.sample_frame(t, baseline_pose, baseline_values);
+      ASSERT_TRUE(same_bits(player_pose, baseline_pose)) << "at frame time " << t;
+      ASSERT_EQ(std::memcmp(player_values.data(), baseline_values.data(), player_values.size() * sizeof(float)), 0)
+          << "scalar values at frame time " << t;
+      sampler.sample_frame(t, bones_only_pose);
+      ASSERT_TRUE(same_bits(baseline_pose, bones_only_pose)) << "bones only at frame time " << t;
+    }
+  }
+}
+
+TEST(BinarySearchSampler, MatchesThePlayersScalarValuesBitForBitOnASkinnedMorphClip) {
+  const test::TempDir dir;
+  for (const char* interpolation : {"LINEAR", "STEP", "CUBICSPLINE"}) {
+    SCOPED_TRACE(interpolation);
+    test::MorphFileOptions options;
+    options.interpolation = interpolation;
+    const fs::path path = dir / (std::string(interpolation) + ".gltf");
+    test::write_skinned_morph_file(path, options);
+    const FittedClip clip = fit_file(path, kMaxFrameCount);
+    ASSERT_EQ(clip.scalars.size(), 3u);
+    expect_scalars_same_as_player(clip);
+  }
+}
+
+TEST(BinarySearchSampler, MatchesThePlayersScalarValuesBitForBitOnAnimatedMorphCube) {
+  if (!fs::exists(kMorphCube)) GTEST_SKIP() << kMorphCube << " is not there";
+  const FittedClip clip = fit_file(kMorphCube, kMaxFrameCount);
+  ASSERT_EQ(clip.scalars.size(), 2u);
+  expect_scalars_same_as_player(clip);
+}
+
+// The bones-only call reads the bones' keys alone, as it did before scalar
+// tracks; with values, four more per animated scalar track.
+TEST(BinarySearchSampler, ReadsTheScalarTracksKeysOnlyWhenAskedForTheirValues) {
+  const test::TempDir dir;
+  const fs::path path = dir / "morph.gltf";
+  test::write_skinned_morph_file(path);
+  const FittedClip clip = fit_file(path, kMaxFrameCount);
+  ASSERT_FALSE(clip.scalars.empty());
+  auto animated = [&](size_t first, size_t end) {
+    return static_cast<size_t>(std::count_if(clip.tracks.begin() + static_cast<std::ptrdiff_t>(first),
+                                             clip.tracks.begin() + static_cast<std::ptrdiff_t>(end),
+                                             [](const FittedTrack& t) { return t.coding == TrackCoding::kAnimated; }));
+  };
+  const size_t bone_tracks = animated(0, clip.bone_track_count());
+  const size_t scalar_tracks = animated(clip.bone_track_count(), clip.tracks.size());
+  ASSERT_GT(scalar_tracks, 0u);
+  BinarySearchSampler sampler(clip);
+  EXPECT_EQ(sampler.bone_count(), clip.parents.size());
+  EXPECT_EQ(sampler.scalar_value_count(), clip.scalars.size());  // one float each: morph weights
+  std::vector<Transform> pose(clip.parents.size());
+  std::vector<float> values(sampler.scalar_value_count());
+  sampler.sample_frame(2.5f, pose);
+  EXPECT_EQ(sampler.counters().keys_read, 4 * bone_tracks);
+  sampler.reset_counters();
+  sampler.sample_frame(2.5f, pose, values);
+  EXPECT_EQ(sampler.counters().keys_read, 4 * (bone_tracks + scalar_tracks));
+  EXPECT_EQ(sampler.counters().track_lookups, bone_tracks + scalar_tracks);
 }
 
 }  // namespace
