@@ -339,8 +339,9 @@ void print_sampling(const BenchReport& report, std::FILE* out) {
       std::fprintf(out,
                    "Every row samples the %u scalar tracks too (%u floats a pose, player and baseline alike), but the "
                    "\"%s\" rows: the same stream read for its bones alone, what an engine that ignores the curves "
-                   "pays.\n\n",
-                   clip.scalar_tracks, clip.scalar_values, kBonesOnly);
+                   "pays; and the \"%s\" rows: the curves alone (Player::sample_scalars), what an engine that "
+                   "reads only them pays.\n\n",
+                   clip.scalar_tracks, clip.scalar_values, kBonesOnly, kCurvesOnly);
     }
     std::fprintf(out,
                  "| measure | cache | stream bytes | copies | player ns/pose | player ns/bone | keys read/pose | "

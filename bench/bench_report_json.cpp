@@ -122,6 +122,7 @@ std::string report_json(const BenchReport& report) {
       c["rows"].push_back({{"measure", r.measure},
                            {"cache", to_string(r.cache)},
                            {"scalars", r.scalars},
+                           {"curves_only", r.curves_only},
                            {"stream_bytes", r.stream_bytes},
                            {"copies", r.copies},
                            {"player_s_per_pose", spread_json(r.player_s)},

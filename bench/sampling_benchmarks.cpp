@@ -198,9 +198,12 @@ inline size_t time_index(size_t g, size_t copies, size_t n, bool sequential) {
 // The timed loop of every sampling case: sample g plays copy g % k at its
 // time, carrying on from `next`; then the keys read per pose, counted apart.
 // `Copies` holds Players or BinarySearchSamplers, which count keys the same
-// way. With kScalars, each sample writes `values` as well. Not inlined: a
+// way. kParts says what a sample writes: the pose, the pose and `values`,
+// or `values` alone (Player::sample_frame_scalars). Not inlined: a
 // bone-only clip's loop stays the code it was before scalar tracks.
-template <bool kScalars, class Copies>
+enum class SampledParts : uint8_t { kBones, kBonesAndScalars, kScalars };
+
+template <SampledParts kParts, class Copies>
 [[gnu::noinline]] void sample_copies(benchmark::State& state, Copies& copies, size_t bones, std::span<float> values,
                                      const std::vector<float>& times, bool sequential, size_t& next) {
   const size_t k = copies.size();
@@ -208,14 +211,16 @@ template <bool kScalars, class Copies>
   const size_t n = times.size();
   size_t g = next;
   for (auto _ : state) {
-    if constexpr (kScalars) {
+    if constexpr (kParts == SampledParts::kBonesAndScalars) {
       copies[g % k].sample_frame(times[time_index(g, k, n, sequential)], pose, values);
+    } else if constexpr (kParts == SampledParts::kScalars) {
+      copies[g % k].sample_frame_scalars(times[time_index(g, k, n, sequential)], values);
     } else {
       copies[g % k].sample_frame(times[time_index(g, k, n, sequential)], pose);
     }
     ++g;
-    benchmark::DoNotOptimize(pose.data());
-    if constexpr (kScalars) benchmark::DoNotOptimize(values.data());
+    if constexpr (kParts != SampledParts::kScalars) benchmark::DoNotOptimize(pose.data());
+    if constexpr (kParts != SampledParts::kBones) benchmark::DoNotOptimize(values.data());
     benchmark::ClobberMemory();
   }
   next = g;
@@ -226,8 +231,10 @@ template <bool kScalars, class Copies>
   for (int pass = 0; pass < 2; ++pass) {
     if (pass == 1) copies[0].reset_counters();
     for (size_t i = 0; i < n; ++i) {
-      if constexpr (kScalars) {
+      if constexpr (kParts == SampledParts::kBonesAndScalars) {
         copies[0].sample_frame(times[time_index(i, 1, n, sequential)], pose, values);
+      } else if constexpr (kParts == SampledParts::kScalars) {
+        copies[0].sample_frame_scalars(times[time_index(i, 1, n, sequential)], values);
       } else {
         copies[0].sample_frame(times[time_index(i, 1, n, sequential)], pose);
       }
@@ -236,24 +243,29 @@ template <bool kScalars, class Copies>
   set_pose_counters(state, static_cast<double>(copies[0].counters().keys_read), n, k);
 }
 
-// sample_copies with the scalar tracks when `scalars`, else bones only.
+// sample_copies of `parts`.
 template <class Copies>
-void sample_copies(benchmark::State& state, Copies& copies, const ClipBench& bench, bool scalars,
+void sample_copies(benchmark::State& state, Copies& copies, const ClipBench& bench, SampledParts parts,
                    const std::vector<float>& times, bool sequential, size_t& next) {
   const size_t bones = bench.fitted.parents.size();
-  if (!scalars) return sample_copies<false>(state, copies, bones, {}, times, sequential, next);
+  if (parts == SampledParts::kBones) {
+    return sample_copies<SampledParts::kBones>(state, copies, bones, {}, times, sequential, next);
+  }
   std::vector<float> values(bench.scalar_values);
-  sample_copies<true>(state, copies, bones, values, times, sequential, next);
+  if (parts == SampledParts::kScalars) {
+    return sample_copies<SampledParts::kScalars>(state, copies, bones, values, times, sequential, next);
+  }
+  sample_copies<SampledParts::kBonesAndScalars>(state, copies, bones, values, times, sequential, next);
 }
 
 void time_player(benchmark::State& state, ClipBench& bench, size_t pack, const std::vector<float>& times,
-                 bool sequential, CacheState cache, bool scalars, const TimingSettings& settings) {
+                 bool sequential, CacheState cache, SampledParts parts, const TimingSettings& settings) {
   const Pack& p = bench.packs[pack];
   if (cache == CacheState::kWarm) {
     Result<std::unique_ptr<PlayerCopies>> warm = PlayerCopies::make(p.bytes, 1, bench.name);
     if (!warm.ok()) return state.SkipWithError(warm.error().c_str());
     size_t next = 0;
-    return sample_copies(state, *warm.value(), bench, scalars, times, sequential, next);
+    return sample_copies(state, *warm.value(), bench, parts, times, sequential, next);
   }
   const std::string owner = "player " + std::to_string(pack);
   if (bench.cold_owner != owner || !bench.cold_players) {
@@ -266,16 +278,16 @@ void time_player(benchmark::State& state, ClipBench& bench, size_t pack, const s
     bench.cold_owner = owner;
     bench.cold_next_sample = 0;
   }
-  sample_copies(state, *bench.cold_players, bench, scalars, times, sequential, bench.cold_next_sample);
+  sample_copies(state, *bench.cold_players, bench, parts, times, sequential, bench.cold_next_sample);
 }
 
 void time_baseline(benchmark::State& state, ClipBench& bench, const std::vector<float>& times, bool sequential,
-                   CacheState cache, bool scalars, const TimingSettings& settings) {
+                   CacheState cache, SampledParts parts, const TimingSettings& settings) {
   if (cache == CacheState::kWarm) {
     std::vector<BinarySearchSampler> warm;
     warm.emplace_back(bench.fitted);
     size_t next = 0;
-    return sample_copies(state, warm, bench, scalars, times, sequential, next);
+    return sample_copies(state, warm, bench, parts, times, sequential, next);
   }
   if (bench.cold_owner != "baseline" || bench.cold_baselines.empty()) {
     bench.cold_players.reset();
@@ -285,7 +297,7 @@ void time_baseline(benchmark::State& state, ClipBench& bench, const std::vector<
     bench.cold_owner = "baseline";
     bench.cold_next_sample = 0;
   }
-  sample_copies(state, bench.cold_baselines, bench, scalars, times, sequential, bench.cold_next_sample);
+  sample_copies(state, bench.cold_baselines, bench, parts, times, sequential, bench.cold_next_sample);
 }
 
 // One fit and pack on one thread, in `mode` with its default settings.
@@ -352,6 +364,7 @@ std::vector<ClipTimings> time_clips(std::span<const TimedClip> clips, const Timi
     // A clip with scalar tracks samples them in every row, as an engine
     // playing its curves would, and again without them in the bones-only rows.
     const bool scalars = b->scalar_values > 0;
+    const SampledParts all = scalars ? SampledParts::kBonesAndScalars : SampledParts::kBones;
 
     const size_t jumps = settings.jump_intervals_s.size();
     const size_t sequential_pack = b->default_pack;
@@ -381,24 +394,25 @@ std::vector<ClipTimings> time_clips(std::span<const TimedClip> clips, const Timi
         return cases.size() - 1;
       };
       auto player_case = [&](const std::string& name, size_t pack_index, const std::vector<float>* times,
-                             bool sequential, bool with_scalars) {
-        return add_case(name, [b, pack_index, times, sequential, cache, with_scalars, &settings](benchmark::State& s) {
-          time_player(s, *b, pack_index, *times, sequential, cache, with_scalars, settings);
+                             bool sequential, SampledParts parts) {
+        return add_case(name, [b, pack_index, times, sequential, cache, parts, &settings](benchmark::State& s) {
+          time_player(s, *b, pack_index, *times, sequential, cache, parts, settings);
         });
       };
       auto baseline_case = [&](const std::string& name, const std::vector<float>* times, bool sequential,
-                               bool with_scalars) {
-        return add_case(name, [b, times, sequential, cache, with_scalars, &settings](benchmark::State& s) {
-          time_baseline(s, *b, *times, sequential, cache, with_scalars, settings);
+                               SampledParts parts) {
+        return add_case(name, [b, times, sequential, cache, parts, &settings](benchmark::State& s) {
+          time_baseline(s, *b, *times, sequential, cache, parts, settings);
         });
       };
       auto plan = [&](const std::string& measure, size_t pack_index, size_t player, size_t baseline,
-                      bool with_scalars) {
+                      SampledParts parts) {
         PlannedRow p;
         p.clip = c;
         p.row.measure = measure;
         p.row.cache = cache;
-        p.row.scalars = with_scalars;
+        p.row.scalars = parts != SampledParts::kBones;
+        p.row.curves_only = parts == SampledParts::kScalars;
         p.row.stream_bytes = b->packs[pack_index].bytes.size();
         p.player_case = player;
         p.baseline_case = baseline;
@@ -412,32 +426,38 @@ std::vector<ClipTimings> time_clips(std::span<const TimedClip> clips, const Timi
                           : format_seconds(static_cast<float>(chosen.jump_interval_frames) / b->fitted.sample_rate_hz) +
                                 " s") +
           ")";
-      const size_t base_clip = baseline_case("baseline/sequential", &b->sequential_times, true, scalars);
-      const size_t base_game = baseline_case("baseline/game_rate", &b->game_rate_times, true, scalars);
-      const size_t base_seek = baseline_case("baseline/random", &b->seek_times, false, scalars);
-      plan(clip_rate, sequential_pack,
-           player_case("player/sequential", sequential_pack, &b->sequential_times, true, scalars), base_clip, scalars);
-      plan(game_rate, sequential_pack,
-           player_case("player/game_rate", sequential_pack, &b->game_rate_times, true, scalars), base_game, scalars);
+      const size_t base_clip = baseline_case("baseline/sequential", &b->sequential_times, true, all);
+      const size_t base_game = baseline_case("baseline/game_rate", &b->game_rate_times, true, all);
+      const size_t base_seek = baseline_case("baseline/random", &b->seek_times, false, all);
+      plan(clip_rate, sequential_pack, player_case("player/sequential", sequential_pack, &b->sequential_times, true, all),
+           base_clip, all);
+      plan(game_rate, sequential_pack, player_case("player/game_rate", sequential_pack, &b->game_rate_times, true, all),
+           base_game, all);
       plan(clip_rate + ", zstd", zstd_pack,
-           player_case("player/sequential_zstd", zstd_pack, &b->sequential_times, true, scalars), base_clip, scalars);
+           player_case("player/sequential_zstd", zstd_pack, &b->sequential_times, true, all), base_clip, all);
       for (size_t j = 0; j < jumps; ++j) {
         const std::string js = format_seconds(settings.jump_intervals_s[j]);
-        plan("seek, J = " + js + " s", j, player_case("player/seek_J" + js + "s", j, &b->seek_times, false, scalars),
-             base_seek, scalars);
+        plan("seek, J = " + js + " s", j, player_case("player/seek_J" + js + "s", j, &b->seek_times, false, all),
+             base_seek, all);
       }
       plan("seek, J = " + auto_j, sequential_pack,
-           player_case("player/seek_auto", sequential_pack, &b->seek_times, false, scalars), base_seek, scalars);
+           player_case("player/seek_auto", sequential_pack, &b->seek_times, false, all), base_seek, all);
       plan("seek, zstd, J = " + auto_j, zstd_pack,
-           player_case("player/seek_zstd_auto", zstd_pack, &b->seek_times, false, scalars), base_seek, scalars);
+           player_case("player/seek_zstd_auto", zstd_pack, &b->seek_times, false, all), base_seek, all);
       if (scalars) {
-        // The same stream without reading the curves out: what they cost.
-        plan(clip_rate + ", " + kBonesOnly, sequential_pack,
-             player_case("player/sequential_bones_only", sequential_pack, &b->sequential_times, true, false),
-             baseline_case("baseline/sequential_bones_only", &b->sequential_times, true, false), false);
-        plan("seek, J = " + auto_j + ", " + kBonesOnly, sequential_pack,
-             player_case("player/seek_auto_bones_only", sequential_pack, &b->seek_times, false, false),
-             baseline_case("baseline/random_bones_only", &b->seek_times, false, false), false);
+        // The same stream without reading the curves out, and the curves
+        // without the bones: what each costs.
+        for (const SampledParts parts : {SampledParts::kBones, SampledParts::kScalars}) {
+          const bool bones = parts == SampledParts::kBones;
+          const std::string only = std::string(", ") + (bones ? kBonesOnly : kCurvesOnly);
+          const std::string tag = bones ? "_bones_only" : "_curves_only";
+          plan(clip_rate + only, sequential_pack,
+               player_case("player/sequential" + tag, sequential_pack, &b->sequential_times, true, parts),
+               baseline_case("baseline/sequential" + tag, &b->sequential_times, true, parts), parts);
+          plan("seek, J = " + auto_j + only, sequential_pack,
+               player_case("player/seek_auto" + tag, sequential_pack, &b->seek_times, false, parts),
+               baseline_case("baseline/random" + tag, &b->seek_times, false, parts), parts);
+        }
       }
     }
     cases.push_back({prefix + "fit", [b](benchmark::State& s) { time_fit(s, *b, ErrorMode::kObjectSpace); }});

@@ -50,6 +50,9 @@ const char* to_string(CacheState state);
 /// What ends the measure of a row that samples a clip's bones and not its
 /// scalar tracks.
 inline constexpr const char* kBonesOnly = "bones only";
+/// What ends the measure of a row that samples a clip's scalar tracks alone
+/// (Player::sample_scalars).
+inline constexpr const char* kCurvesOnly = "curves only";
 
 /// One row of a clip's sampling table: the player and the baseline at the
 /// same times, seconds per pose.
@@ -57,6 +60,7 @@ struct SamplingRow {
   std::string measure;      // e.g. "sequential at 60 Hz", "seek, J = 1 s", "seek, zstd, J = 1 s"
   CacheState cache = CacheState::kWarm;
   bool scalars = false;     // the scalar tracks sampled with the bones (a clip with some, but its bones-only rows)
+  bool curves_only = false; // the scalar tracks sampled without the bones
   size_t stream_bytes = 0;  // the stream the player read
   size_t copies = 1;        // players (and baselines) cycled through: 1 warm, many cold
   Spread player_s;          // seconds per pose

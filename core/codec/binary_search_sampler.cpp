@@ -125,6 +125,10 @@ void BinarySearchSampler::sample_frame(float frame_time, std::span<Transform> lo
 void BinarySearchSampler::sample_frame(float frame_time, std::span<Transform> local_pose,
                                        std::span<float> scalar_values) {
   sample_frame(frame_time, local_pose);
+  sample_frame_scalars(frame_time, scalar_values);
+}
+
+void BinarySearchSampler::sample_frame_scalars(float frame_time, std::span<float> scalar_values) {
   assert(scalar_values.size() >= m_scalar_value_count);
   frame_time = clamp_frame_time(frame_time);
   size_t at = 0;

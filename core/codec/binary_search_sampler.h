@@ -38,6 +38,8 @@ class BinarySearchSampler {
   /// The same and the scalar tracks' values (scalar_value_count() floats,
   /// each track's components in turn), as the Player writes them.
   void sample_frame(float frame_time, std::span<Transform> local_pose, std::span<float> scalar_values);
+  /// The scalar tracks' values alone (Player::sample_frame_scalars).
+  void sample_frame_scalars(float frame_time, std::span<float> scalar_values);
 
   uint32_t bone_count() const { return static_cast<uint32_t>(m_tracks.size() / 3); }
   /// Floats of every scalar track's value: the sum of their components.

@@ -198,9 +198,14 @@ ClipTimings timings(const std::string& name, uint32_t scalar_tracks) {
   row.scalars = scalar_tracks > 0;
   t.rows.push_back(row);
   if (scalar_tracks > 0) {
-    row.measure += std::string(", ") + kBonesOnly;
-    row.scalars = false;
-    t.rows.push_back(row);
+    SamplingRow bones = row;
+    bones.measure += std::string(", ") + kBonesOnly;
+    bones.scalars = false;
+    t.rows.push_back(bones);
+    SamplingRow curves = row;
+    curves.measure += std::string(", ") + kCurvesOnly;
+    curves.curves_only = true;
+    t.rows.push_back(curves);
   }
   return t;
 }
@@ -217,6 +222,8 @@ TEST(BenchReportSampling, OnlyAClipWithScalarTracksSaysWhichRowsSampleThem) {
   ASSERT_NE(note, std::string::npos) << text;
   EXPECT_GT(note, face);  // under the clip that has them, not the bone-only one
   EXPECT_NE(text.find("| sequential at the clip's 10 Hz, bones only | warm |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| sequential at the clip's 10 Hz, curves only | warm |"), std::string::npos) << text;
+  EXPECT_NE(text.find("the \"curves only\" rows: the curves alone (Player::sample_scalars)"), std::string::npos) << text;
 
   const nlohmann::json j = nlohmann::json::parse(report_json(report));
   EXPECT_EQ(j["timings"][0]["scalar_tracks"], 0);
@@ -224,6 +231,8 @@ TEST(BenchReportSampling, OnlyAClipWithScalarTracksSaysWhichRowsSampleThem) {
   EXPECT_EQ(j["timings"][1]["scalar_values"], 3);
   EXPECT_EQ(j["timings"][1]["rows"][0]["scalars"], true);
   EXPECT_EQ(j["timings"][1]["rows"][1]["scalars"], false);
+  EXPECT_EQ(j["timings"][1]["rows"][2]["curves_only"], true);
+  EXPECT_EQ(j["timings"][1]["rows"][0]["curves_only"], false);
 }
 
 }  // namespace

@@ -177,18 +177,26 @@ t = report["timings"][0]
 check(t["scalar_tracks"] == 3 and t["scalar_values"] == 3, "the timed clip's scalar tracks")
 rows = t["rows"]
 bones_only = [r for r in rows if r["measure"].endswith(", bones only")]
-check(len(rows) == 2 * (8 + 2) and len(bones_only) == 4, "8 measures with scalars and 2 bones only, warm and cold")
+curves_only = [r for r in rows if r["measure"].endswith(", curves only")]
+check(len(rows) == 2 * (8 + 2 + 2) and len(bones_only) == 4 and len(curves_only) == 4,
+      "8 measures with scalars, 2 bones only and 2 curves only, warm and cold")
 for r in rows:
     check(r["error"] == "", "row %s ran" % r["measure"])
     check(r["scalars"] == (r not in bones_only), "row %s samples the scalar tracks unless bones only" % r["measure"])
+    check(r["curves_only"] == (r in curves_only), "row %s is curves only as its measure says" % r["measure"])
     check(r["player_s_per_pose"]["median"] > 0 and r["baseline_s_per_pose"]["median"] > 0, "times measured")
-with_scalars = {(r["measure"], r["cache"]): r for r in rows if r["scalars"]}
+with_scalars = {(r["measure"], r["cache"]): r for r in rows if r["scalars"] and not r["curves_only"]}
 for r in bones_only:
     full = with_scalars[(r["measure"][:-len(", bones only")], r["cache"])]
     # The baseline reads 4 keys per animated track it samples: fewer without the weights.
     check(r["baseline_keys_per_pose"] < full["baseline_keys_per_pose"], "bones only reads fewer baseline keys")
+for r in curves_only:
+    full = with_scalars[(r["measure"][:-len(", curves only")], r["cache"])]
+    # The player's key walk is the full sample's; the baseline reads the weights' keys alone.
+    check(r["player_keys_per_pose"] == full["player_keys_per_pose"], "curves only walks the keys a full sample does")
+    check(abs(r["baseline_keys_per_pose"] - 4 * 3) < 1e-9, "curves only: the baseline reads the 3 weights' keys")
 for r in rows:
-    if r["scalars"]:
+    if r["scalars"] and not r["curves_only"]:
         check(abs(r["baseline_keys_per_pose"] - 4 * t["animated_tracks"]) < 1e-9,
               "with scalars the baseline reads 4 keys per animated track, weights included")
 PY
