@@ -271,4 +271,20 @@ Result<std::vector<uint32_t>> read_unsigned(const tinygltf::Model& model, int in
   return out;
 }
 
+Result<std::vector<float>> read_key_times(const tinygltf::Model& model, int input, const std::string& where) {
+  Result<std::vector<float>> times =
+      read_floats(model, input, {TINYGLTF_TYPE_SCALAR, {TINYGLTF_COMPONENT_TYPE_FLOAT}}, where + " input");
+  if (!times) return Error{times.error()};
+  const std::vector<float>& t = times.value();
+  if (t.empty()) return Error{where + " has no keys"};
+  for (size_t k = 0; k < t.size(); ++k) {
+    if (t[k] < 0.f) return Error{where + " key " + std::to_string(k) + " has a negative time"};
+    if (k > 0 && t[k] < t[k - 1]) {
+      return Error{where + " key times are not increasing (key " + std::to_string(k) + " at " + std::to_string(t[k]) +
+                   " s comes after " + std::to_string(t[k - 1]) + " s)"};
+    }
+  }
+  return times;
+}
+
 }  // namespace ks::gltf

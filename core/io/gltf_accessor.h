@@ -38,4 +38,8 @@ Result<std::vector<uint32_t>> read_unsigned(const tinygltf::Model& model, int in
 /// Number of components of a TINYGLTF_TYPE_* value (SCALAR 1 ... MAT4 16); 0 if unknown.
 int component_count(int type);
 
+/// A sampler's key times (accessor `input`, SCALAR FLOAT, seconds): at least
+/// one, none negative, never decreasing; errors name `where`.
+Result<std::vector<float>> read_key_times(const tinygltf::Model& model, int input, const std::string& where);
+
 }  // namespace ks::gltf

@@ -9,6 +9,7 @@
 #include "core/io/gltf_accessor.h"
 #include "core/io/gltf_channel.h"
 #include "core/io/gltf_morph_weights.h"
+#include "core/io/gltf_user_curves.h"
 
 namespace ks::gltf {
 
@@ -21,23 +22,6 @@ Result<Interpolation> sampler_interpolation(const tinygltf::AnimationSampler& sa
   if (sampler.interpolation == "CUBICSPLINE") return Interpolation::kCubicSpline;
   return Error{where + " has interpolation '" + excerpt(sampler.interpolation) +
                "' (expected LINEAR, STEP or CUBICSPLINE)"};
-}
-
-// A sampler's key times: at least one, none negative, never decreasing.
-Result<std::vector<float>> read_key_times(const tinygltf::Model& model, int input, const std::string& where) {
-  Result<std::vector<float>> times =
-      read_floats(model, input, {TINYGLTF_TYPE_SCALAR, {TINYGLTF_COMPONENT_TYPE_FLOAT}}, where + " input");
-  if (!times) return Error{times.error()};
-  const std::vector<float>& t = times.value();
-  if (t.empty()) return Error{where + " has no keys"};
-  for (size_t k = 0; k < t.size(); ++k) {
-    if (t[k] < 0.f) return Error{where + " key " + std::to_string(k) + " has a negative time"};
-    if (k > 0 && t[k] < t[k - 1]) {
-      return Error{where + " key times are not increasing (key " + std::to_string(k) + " at " + std::to_string(t[k]) +
-                   " s comes after " + std::to_string(t[k - 1]) + " s)"};
-    }
-  }
-  return times;
 }
 
 // The channels of one animation, bone and morph-weight ones alike, with the
@@ -127,6 +111,11 @@ Result<AnimationChannels> read_channels(const tinygltf::Model& model, int animat
     }
     seen[key] = c;
     channels.push_back(std::move(channel));
+  }
+  // User curves (what keystream export writes for them), after the weights
+  // so that a morph weight keeps its name.
+  if (Status s = add_user_curves(model, animation, anim_name, read.morph_weights, channels, warnings); !s) {
+    return Error{s.error()};
   }
   if (off_skeleton > 0) {
     warnings.push_back(std::to_string(off_skeleton) + " channels animate nodes outside the skeleton and were ignored");

@@ -26,21 +26,6 @@ Result<size_t> target_count(const tinygltf::Mesh& mesh, const std::string& mesh_
   return count;
 }
 
-// `name`, or where a track already has it, `name#2`, `name#3`... the first
-// not taken. The next suffix tried is kept per name, so that a mesh of
-// thousands of targets of one name costs linear time, not quadratic.
-std::string unique_track_name(const std::string& name, MorphWeightTracks& tracks) {
-  if (tracks.names.insert(name).second) return name;
-  size_t& suffix = tracks.next_suffix.try_emplace(name, 2).first->second;
-  for (;; ++suffix) {
-    std::string candidate = name + "#" + std::to_string(suffix);
-    if (tracks.names.insert(candidate).second) {
-      ++suffix;
-      return candidate;
-    }
-  }
-}
-
 // Adds one ScalarTrack per target of node `node`'s mesh; returns the index
 // of the first.
 uint32_t add_node_tracks(const tinygltf::Model& model, int node, const std::string& node_name, size_t count,
@@ -90,6 +75,20 @@ std::vector<float> target_values(const std::vector<float>& values, size_t keys, 
 }
 
 }  // namespace
+
+// The next suffix tried is kept per name, so that a mesh of thousands of
+// targets of one name costs linear time, not quadratic.
+std::string unique_track_name(const std::string& name, MorphWeightTracks& tracks) {
+  if (tracks.names.insert(name).second) return name;
+  size_t& suffix = tracks.next_suffix.try_emplace(name, 2).first->second;
+  for (;; ++suffix) {
+    std::string candidate = name + "#" + std::to_string(suffix);
+    if (tracks.names.insert(candidate).second) {
+      ++suffix;
+      return candidate;
+    }
+  }
+}
 
 std::string mesh_label(const tinygltf::Model& model, int mesh) {
   const std::string& name = model.meshes[static_cast<size_t>(mesh)].name;

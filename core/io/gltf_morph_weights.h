@@ -35,6 +35,10 @@ struct MorphWeightTracks {
   std::unordered_map<std::string, size_t> next_suffix;  // per wanted name, the next "#N" to try
 };
 
+/// `name`, or where a track already has it, `name#2`, `name#3`... the first
+/// not taken; taken from then on.
+std::string unique_track_name(const std::string& name, MorphWeightTracks& tracks);
+
 /// The name a node goes by in scalar track names: its own, or "node N".
 std::string morph_node_name(const tinygltf::Model& model, int node);
 

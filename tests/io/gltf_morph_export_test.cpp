@@ -422,3 +422,62 @@ TEST(GltfMorphExport, UserCurvesGoUnderTheAnimationsExtrasAsSamplers) {
 
 }  // namespace
 }  // namespace ks
+
+namespace ks {
+namespace {
+
+// What export writes under extras.keystream_curves, import reads back: the
+// curve at every frame, bit for bit, beside the morph weights.
+TEST(GltfMorphExport, UserCurvesComeBackOnImport) {
+  TempDir dir;
+  const fs::path source = write_edited(dir, "morph", [](nlohmann::json&) {});
+  const ImportedClip original = import_ok(source);
+  RawClip clip = original.clip;
+  ScalarTrack& curve = clip.scalars.emplace_back();
+  curve.name = "gameplay/foot_contact";
+  curve.components = 2;
+  for (uint32_t f = 0; f < clip.frame_count; ++f) curve.values.insert(curve.values.end(), {0.25f * f, 1.f - 0.5f * f});
+  const ImportedClip back = reimport(export_ok(original.skeleton, clip, source).glb, dir);
+  ASSERT_EQ(back.clip.scalars.size(), clip.scalars.size());
+  const ScalarTrack& read = back.clip.scalars.back();
+  EXPECT_EQ(read.name, "gameplay/foot_contact");
+  EXPECT_EQ(read.target, ScalarTarget::kCurve);
+  EXPECT_EQ(read.components, 2u);
+  EXPECT_EQ(read.values, curve.values);
+}
+
+TEST(GltfMorphExport, BadUserCurvesAreRefusedOrIgnoredNamingThem) {
+  TempDir dir;
+  // A curve whose output holds another count of values than its keys.
+  const fs::path miscounted = write_edited(dir, "miscounted", [](nlohmann::json& json) {
+    const int input = json["animations"][0]["samplers"][0]["input"];
+    json["animations"][0]["extras"]["keystream_curves"]["blink"] = {{"input", input}, {"output", 0}};
+  });
+  Result<ImportedClip> refused = import_clip(miscounted);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("curve 'blink'"), std::string::npos) << refused.error();
+  // Accessor indices missing or out of range.
+  const fs::path no_output = write_edited(dir, "no_output", [](nlohmann::json& json) {
+    json["animations"][0]["extras"]["keystream_curves"]["blink"] = {{"input", 0}};
+  });
+  refused = import_clip(no_output);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("is not an object with accessor indices"), std::string::npos) << refused.error();
+  const fs::path far = write_edited(dir, "far", [](nlohmann::json& json) {
+    const int input = json["animations"][0]["samplers"][0]["input"];
+    json["animations"][0]["extras"]["keystream_curves"]["blink"] = {{"input", input}, {"output", 999999}};
+  });
+  refused = import_clip(far);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("accessor 999999 does not exist"), std::string::npos) << refused.error();
+  // Not an object of curves: another tool's extras, left alone with a warning.
+  const fs::path other = write_edited(
+      dir, "other", [](nlohmann::json& json) { json["animations"][0]["extras"]["keystream_curves"] = 5; });
+  const ImportedClip ignored = import_ok(other);
+  EXPECT_TRUE(std::any_of(ignored.warnings.begin(), ignored.warnings.end(), [](const std::string& w) {
+    return w.find("extras.keystream_curves is not an object of curves") != std::string::npos;
+  }));
+}
+
+}  // namespace
+}  // namespace ks
