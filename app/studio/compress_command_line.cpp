@@ -124,7 +124,8 @@ std::string shell_quote(const std::string& arg) {
 }
 
 CompressCommand compress_command(const std::filesystem::path& source, const ImportSettings& import,
-                                 const CodecSettings& settings, const std::filesystem::path& output) {
+                                 const CodecSettings& settings, const std::filesystem::path& output,
+                                 const AdditiveBaseSpec& additive) {
   CompressCommand out;
   Builder b{out};
   std::error_code ec;
@@ -155,6 +156,17 @@ CompressCommand compress_command(const std::filesystem::path& source, const Impo
   if (import.max_bone_frames != defaults_import.max_bone_frames) {
     b.add("--max-bone-frames");
     b.add(std::to_string(import.max_bone_frames));
+  }
+
+  // The additive base: the stream records a base file's name as the studio
+  // gave it, so the command must spell that very name.
+  if (additive.base != AdditiveBase::kNone) {
+    b.add("--additive-base");
+    b.add(to_string(additive));
+    if (additive.base == AdditiveBase::kClip && !additive.file.is_absolute()) {
+      out.caveats.push_back("the additive base file " + excerpt(additive.file.string(), kPathExcerptChars) +
+                            " is relative: the command finds it only from the studio's folder");
+    }
   }
 
   // The error bound. The stream's metadata records both modes' values, but

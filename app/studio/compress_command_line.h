@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/studio/fit_job.h"
+#include "core/io/additive_import.h"
 #include "core/io/import.h"
 
 namespace ks::studio {
@@ -24,10 +25,13 @@ struct CompressCommand {
 };
 
 /// The command compressing `source` (imported with `import`, the animation
-/// given by index) with `settings` into `output`. Paths are made absolute
-/// so the command runs from any folder.
+/// given by index) with `settings` into `output`, as an additive layer to
+/// `additive` unless kNone. Paths are made absolute so the command runs
+/// from any folder; a base file is spelled as given (the stream records it
+/// so), with a caveat when that is not absolute.
 CompressCommand compress_command(const std::filesystem::path& source, const ImportSettings& import,
-                                 const CodecSettings& settings, const std::filesystem::path& output);
+                                 const CodecSettings& settings, const std::filesystem::path& output,
+                                 const AdditiveBaseSpec& additive = {});
 
 /// `arg` as one word of a shell: as it is when it holds only characters no
 /// shell treats specially; in $'...' (bash, zsh, POSIX.1-2024) with \xHH

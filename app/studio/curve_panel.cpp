@@ -276,7 +276,13 @@ void CurvePanel::draw_header(StudioState& state, const FitResult& result, const 
     const std::vector<std::string>& names = result.fitted.bone_names;
     ImGui::TextUnformatted(index < names.size() ? excerpt(names[index], 120).c_str() : "?");
     ImGui::SameLine();
-    ImGui::TextDisabled("bone %zu", index);
+    // An additive clip's tracks are its layer, what the stream holds (the viewport composes it).
+    const bool layer = result.clip->clip.additive_base.additive();
+    ImGui::TextDisabled("bone %zu%s", index, layer ? ", additive layer" : "");
+    if (layer && ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("The difference to the additive base (rotation base^-1 q, translation\n"
+                        "difference, scale ratio): what is fitted and stored");
+    }
     for (TrackKind kind : {TrackKind::kTranslation, TrackKind::kRotation, TrackKind::kScale}) {
       ImGui::SameLine();
       if (ImGui::RadioButton(kind_name(kind), state.selected_kind == kind)) {

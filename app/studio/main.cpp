@@ -3,7 +3,7 @@
 //                    [--frame N] [--select BONE] [--select-curve TRACK] [--bone-filter TEXT]
 //                    [--size WxH] [--view MODE] [--color MODE] [--colors-against MM[@CM]]
 //                    [--tolerance MM] [--shell-distance CM] [--bone-tolerance NAME=MM[@CM]]...
-//                    [--scalar-precision X|NAME=X]...
+//                    [--scalar-precision X|NAME=X]... [--additive-base BASE] [--layer-alone]
 //                    [--local [--translation-error MM] [--rotation-error DEG]
 //                    [--scale-error X]] [--shaders DIR] [--save-stream OUT.ks]
 //                    [--export-glb OUT.glb] [--print-command] [--show-file-menu]
@@ -68,6 +68,11 @@ constexpr const char* kUsage =
     "                           (default 0.0001)\n"
     "  --scalar-precision NAME=X\n"
     "                           another precision for scalar track NAME; repeatable\n"
+    "  --additive-base first-frame|bind-pose|FILE[#ANIMATION]\n"
+    "                           fit the clip as an additive layer to this base,\n"
+    "                           as keystream compress does (Settings > additive base)\n"
+    "  --layer-alone            viewport: an additive clip's layer on the bind\n"
+    "                           pose, not composed on its base\n"
     "  --local                  fit per-kind local thresholds instead (version 1):\n"
     "  --translation-error MM     translation threshold, mm (default 0.5)\n"
     "  --rotation-error DEG       rotation threshold, degrees (default 0.1)\n"
@@ -246,6 +251,13 @@ int main(int argc, char** argv) {
         }
         options.fit->scalar_precisions.push_back({name, precision});
       }
+    } else if (arg == "--additive-base") {
+      if (!value(text)) return usage_error("--additive-base needs first-frame, bind-pose or FILE[#ANIMATION]");
+      ks::Result<ks::AdditiveBaseSpec> base = ks::parse_additive_base(text);
+      if (!base) return usage_error("--additive-base: " + base.error());
+      options.additive = std::move(base.value());
+    } else if (arg == "--layer-alone") {
+      options.viewport.layer_alone = true;
     } else if (arg == "--local") {
       if (!options.fit) options.fit = ks::FitSettings{};
       options.fit->error_mode = ks::ErrorMode::kLocal;

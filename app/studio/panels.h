@@ -12,6 +12,10 @@ namespace ks::studio {
 /// under "Advanced", local mode and its thresholds, split rule,
 /// discontinuity ratio, jump interval, zstd; reset; the fit's progress and time.
 void draw_settings_panel(StudioState& state);
+/// Settings' additive base: none, first frame, bind pose, an animation of
+/// the open file or another file; a choice asks the app for the clip made
+/// additive to it (StudioState::additive_requested).
+void draw_additive_settings(StudioState& state);
 /// "Stats": object-space max against the tolerance, bones over, floors;
 /// bytes with and without metadata, bits per key, tracks by coding, keys,
 /// errors, what the player read.

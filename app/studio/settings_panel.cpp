@@ -225,6 +225,7 @@ void draw_settings_panel(StudioState& state) {
   CodecSettings& s = state.settings;
   bool changed = draw_tolerance(s.fit);
   if (state.clip && !state.clip->clip.scalars.empty()) changed |= draw_scalar_precision(s.fit);
+  if (state.clip) draw_additive_settings(state);
   if (ImGui::CollapsingHeader("Advanced")) changed |= draw_advanced(s);
   if (ImGui::Button("Reset to defaults")) {
     s = CodecSettings{};

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cstdarg>
+#include <string>
 
+#include "app/studio/additive_choice.h"
 #include "app/studio/bone_tolerance_edit.h"
 #include "app/studio/panels.h"
 #include "core/clip/excerpt.h"
@@ -144,6 +146,14 @@ void draw_stats_panel(StudioState& state) {
   if (ImGui::BeginTable("stats", 2, ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("keys read, last frame ").x);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
+    if (const std::string additive = additive_label(r->clip->clip.additive_base); !additive.empty()) {
+      row("clip", "%s (errors on the composed pose)", excerpt(additive, 200).c_str());
+      if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip(
+            "The stream holds the layer (its difference to the base); the object-space\n"
+            "errors are on the pose composed on the base, the track errors on the layer");
+      }
+    }
     promise_rows(*r);
     size_rows(*r);
     error_rows(*r);

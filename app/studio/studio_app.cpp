@@ -15,6 +15,7 @@
 #include <fstream>
 #include <string>
 
+#include "app/studio/additive_choice.h"
 #include "app/studio/curve_panel.h"
 #include "app/studio/layout.h"
 #include "app/studio/panels.h"
@@ -128,7 +129,9 @@ Status StudioApp::open_clip(const std::filesystem::path& path, const ImportSetti
   m_state.load_error.clear();
   m_state.warnings_dismissed = false;
   const std::shared_ptr<const ImportedClip> previous = std::move(m_state.clip);
+  const std::filesystem::path previous_path = m_state.clip_path;
   m_state.clip = std::make_shared<const ImportedClip>(std::move(loaded.value()));
+  m_state.imported = m_state.clip;
   m_state.clip_path = path;
   m_state.import_settings = settings;
   // Overrides name bones: those of another skeleton would fail the fit.
@@ -156,6 +159,26 @@ Status StudioApp::open_clip(const std::filesystem::path& path, const ImportSetti
   m_state.frame_time = 0.f;
   m_state.refit_requested = true;
   remember_recent(path);
+  // The base stays chosen for the new clip when it can be its base.
+  const AdditiveBaseSpec base = base_after_open(m_state.additive, previous_path, path);
+  m_state.additive = {};
+  m_state.additive_error.clear();
+  if (base.base != AdditiveBase::kNone) static_cast<void>(set_additive_base(base));  // Settings shows a failure
+  return {};
+}
+
+Status StudioApp::set_additive_base(const AdditiveBaseSpec& requested) {
+  if (!m_state.imported) return Error{"no clip is open"};
+  const AdditiveBaseSpec spec = absolute_base(requested);
+  Result<std::shared_ptr<const ImportedClip>> made = clip_to_fit(m_state.imported, spec, m_state.import_settings);
+  if (!made) {
+    m_state.additive_error = made.error();
+    return Error{made.error()};
+  }
+  m_state.additive_error.clear();
+  m_state.additive = spec;
+  m_state.clip = std::move(made.value());
+  m_state.refit_requested = true;
   return {};
 }
 
@@ -190,6 +213,11 @@ void StudioApp::handle_requests() {
     settings.animation_index = m_state.open_animation;
     static_cast<void>(open_clip(path, settings));  // a failure is shown in the UI; the current clip stays
     m_show_open = !m_state.load_error.empty();     // the Open panel closes once its file is open
+  }
+  if (m_state.additive_requested) {
+    const AdditiveBaseSpec spec = std::move(*m_state.additive_requested);
+    m_state.additive_requested.reset();
+    static_cast<void>(set_additive_base(spec));  // a failure is shown in Settings; the clip stays
   }
   if (m_state.refit_requested && m_state.clip) {
     m_state.refit_requested = false;
@@ -375,6 +403,12 @@ int StudioApp::run() {
     std::fprintf(stderr, "keystream-studio: %s\n", excerpt(s.error(), kMessageExcerptChars).c_str());
     if (m_options.unattended()) return 1;
     m_show_open = true;
+  }
+  if (m_state.clip && m_options.additive) {
+    if (Status s = set_additive_base(*m_options.additive); !s) {
+      std::fprintf(stderr, "keystream-studio: --additive-base: %s\n", excerpt(s.error(), kMessageExcerptChars).c_str());
+      if (m_options.unattended()) return 1;
+    }
   }
   if (m_state.clip) {
     const Skeleton& skeleton = m_state.clip->skeleton;

@@ -37,6 +37,7 @@ struct StudioOptions {
   std::string bone_filter;                     // the Bones panel's filter text
   bool curve_euler = false;                    // the Curves panel shows rotations as Euler angles
   std::optional<FitSettings> fit;              // thresholds given on the command line
+  std::optional<AdditiveBaseSpec> additive;    // the clip fitted as an additive layer to this base
   ViewportSettings viewport;
   std::filesystem::path shader_dir;            // the viewport's GLSL files
   float play_seconds = 0.f;                    // > 0: play the clip for this long, then print frame times
@@ -84,6 +85,9 @@ class StudioApp {
  private:
   bool init_window();
   Status open_clip(const std::filesystem::path& path, const ImportSettings& settings);
+  /// Fits the imported clip made additive to `spec` (kNone: as imported);
+  /// on failure keeps the clip and says why in Settings.
+  Status set_additive_base(const AdditiveBaseSpec& spec);
   void handle_requests();
   void handle_keys();
   void advance_time(float dt_seconds);

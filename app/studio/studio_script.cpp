@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/studio/additive_choice.h"
 #include "app/studio/png_writer.h"
 #include "app/studio/studio_app.h"
 #include "core/clip/excerpt.h"
@@ -144,6 +145,11 @@ std::optional<int> StudioApp::scripted_frame(int width, int height) {
   if (!m_options.screenshot) return m_script_ok ? 0 : 1;
   for (const ViewRect& view : m_viewport->view_rects()) {
     std::printf("view %s %d %d %d %d\n", view.name.c_str(), view.x, view.y, view.width, view.height);
+  }
+  // An additive clip as Stats names it, and what the viewport draws of it.
+  if (const std::string additive = additive_label(m_state.clip->clip.additive_base); !additive.empty()) {
+    std::printf("clip %s (errors on the composed pose), viewport %s\n", excerpt(additive, 200).c_str(),
+                m_viewport->layer_alone() ? "layer alone on the bind pose" : "composed on the base");
   }
   // What the Bones panel shows of the selection (deep rigs, the filter).
   const BoneTreeReport& bones = m_bone_tree.report();

@@ -5,17 +5,24 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "app/studio/fit_job.h"
+#include "core/io/additive_import.h"
 #include "core/runtime/curve.h"
 
 namespace ks::studio {
 
 struct StudioState {
-  // The open clip (null until one loads) and where it came from.
+  // The open clip (null until one loads) and where it came from. `clip` is
+  // what is fitted and shown: `imported`, or a copy of it made additive to
+  // the base Settings chooses, so that choosing none gives it back.
   std::shared_ptr<const ImportedClip> clip;
+  std::shared_ptr<const ImportedClip> imported;
+  AdditiveBaseSpec additive;   // what `clip` is additive to; kNone: it is `imported`
+  std::string additive_error;  // the last base that could not be used, shown in Settings
   std::filesystem::path clip_path;
   ImportSettings import_settings;  // those the open clip was imported with
   std::string load_error;  // the last open that failed, shown until the next succeeds
@@ -53,6 +60,13 @@ struct StudioState {
     float precision = 0.f;
   } precision_edit;
 
+  // The Settings panel's additive-base editor: the choice shown (-1: the
+  // one of `additive`; set while a file is typed but not yet applied) and the file typed.
+  struct AdditiveEdit {
+    int choice = -1;
+    std::string file;
+  } additive_edit;
+
   // Time, in frames (fractional), and playback.
   float frame_time = 0.f;
   bool playing = false;
@@ -70,6 +84,7 @@ struct StudioState {
 
   // Requests the panels make of the app, handled after drawing.
   bool refit_requested = false;                // settings changed
+  std::optional<AdditiveBaseSpec> additive_requested;  // another additive base (kNone: none)
   std::filesystem::path open_requested;        // a file to open
   int open_animation = 0;                      // the animation of it to open (glTF), by index
   bool frame_selection_requested = false;      // F: frame the selection in the curves

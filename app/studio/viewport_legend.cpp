@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "app/studio/bone_tolerance_edit.h"
 #include "app/studio/viewport_panel.h"
@@ -83,7 +84,20 @@ void ViewportPanel::draw_labels(const StudioState& state, glm::vec2 image_min) c
                         : rect.name == "compressed" ? "compressed (decoded by the player)"
                         : mesh                      ? "original, the compressed pose's edges over it"
                                                     : "compressed, original translucent";
-    draw_list->AddText(corner, text, label);
+    std::string shown = label;
+    if (state.clip->clip.additive_base.additive()) {
+      // Short: a side is half the viewport.
+      const char* on = m_settings.layer_alone ? " on the bind pose" : " on its base";
+      shown = rect.name == "original"     ? std::string("original: source layer") + on
+              : rect.name == "compressed" ? std::string("compressed: decoded layer") + on
+                                          : shown + ", layer" + on;
+    }
+    draw_list->AddText(corner, text, shown.c_str());
+    const bool colored = m_settings.coloring == ErrorColoring::kError && m_has_decoded;
+    if (state.clip->clip.additive_base.additive() && m_settings.layer_alone && colored && rect.name != "original") {
+      draw_list->AddText(ImVec2(corner.x, corner.y + 18.f), IM_COL32(170, 170, 180, 255),
+                         "colours: the error of the pose composed on its base");
+    }
   }
   if (!m_has_decoded) {
     const ViewRect& last = m_view_rects.back();

@@ -11,6 +11,7 @@
 
 #include <glm/gtc/type_ptr.hpp>
 
+#include "app/studio/additive_pose.h"
 #include "app/studio/flow_layout.h"
 #include "core/runtime/player.h"
 
@@ -55,7 +56,7 @@ void ViewportPanel::frame_box(const Box& box) {
   m_camera.frame(box.lo, box.hi, m_aspect);
 }
 
-void ViewportPanel::open_clip(const ImportedClip& clip) {
+void ViewportPanel::open_clip(const ImportedClip& clip, bool frame) {
   m_clip = &clip;
   const size_t bones = clip.skeleton.bone_count();
   m_source_model.assign(bones, Transform{});
@@ -75,8 +76,10 @@ void ViewportPanel::open_clip(const ImportedClip& clip) {
   m_bound_result = nullptr;
   m_source_morph_weights.assign(targets.size(), 0.f);
   m_decoded_morph_weights.assign(targets.size(), 0.f);
+  if (!frame) return;
   // Frame the first pose; the size sets the grid spacing and the bone widths.
   source_pose_at(clip.clip, 0.f, m_source_model);
+  shown_pose(clip.clip, clip.skeleton.rest_pose, 0.f, false, m_source_model);
   local_to_model(clip.skeleton.parents, m_source_model, m_source_model);  // in place: parents come first
   const Box box = character_box(clip, m_source_model);
   const glm::vec3 extent = box.hi - box.lo;
@@ -85,14 +88,28 @@ void ViewportPanel::open_clip(const ImportedClip& clip) {
   m_followed_root = m_source_model[0].translation;
 }
 
+void ViewportPanel::model_poses(const ImportedClip& clip, const DecodedFrame& decoded, float frame_time,
+                                bool layer_alone) {
+  const std::span<const int32_t> parents = clip.skeleton.parents;
+  source_pose_at(clip.clip, frame_time, m_source_model);
+  shown_pose(clip.clip, clip.skeleton.rest_pose, frame_time, layer_alone, m_source_model);
+  local_to_model(parents, m_source_model, m_source_model);  // in place: parents come first
+  if (!m_has_decoded) return;
+  std::copy(decoded.pose.begin(), decoded.pose.end(), m_decoded_model.begin());
+  shown_pose(clip.clip, clip.skeleton.rest_pose, frame_time, layer_alone, m_decoded_model);
+  local_to_model(parents, m_decoded_model, m_decoded_model);
+}
+
 void ViewportPanel::update_poses(const StudioState& state, const DecodedFrame& decoded) {
   const ImportedClip& clip = *state.clip;
-  const std::span<const int32_t> parents = clip.skeleton.parents;
-  source_pose_at(clip.clip, state.frame_time, m_source_model);
-  local_to_model(parents, m_source_model, m_source_model);  // in place: parents come first
   m_has_decoded = decoded.pose.size() == m_source_model.size();
-  if (m_has_decoded) local_to_model(parents, decoded.pose, m_decoded_model);
+  // The colours read the composed pose (the fit's promise) even while the
+  // layer alone is drawn, whose error the fit never measured.
+  model_poses(clip, decoded, state.frame_time, false);
   update_errors(state);
+  if (m_settings.layer_alone && clip.clip.additive_base.additive()) {
+    model_poses(clip, decoded, state.frame_time, true);
+  }
   if (m_renderer.has_mesh()) {
     skinning_palette(clip.skeleton, m_source_model, m_source_palette);
     if (m_has_decoded) skinning_palette(clip.skeleton, m_decoded_model, m_decoded_palette);
@@ -279,6 +296,17 @@ void ViewportPanel::draw_controls(const StudioState& state) {
   same_line_if_fits(check_width("follow"));
   ImGui::Checkbox("follow", &m_settings.follow_root);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("The camera moves with the root bone");
+  // Always there, so the views keep their size when the clip turns additive.
+  same_line_if_fits(check_width("layer alone"));
+  ImGui::BeginDisabled(!state.clip->clip.additive_base.additive());
+  ImGui::Checkbox("layer alone", &m_settings.layer_alone);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+    ImGui::SetTooltip(
+        "An additive clip (Settings > additive base): its layer on the bind pose, on both\n"
+        "sides, rather than composed on its base. The colours stay those of the composed\n"
+        "pose, which the fit bounds.");
+  }
   same_line_if_fits(button_width("frame"));
   if (ImGui::Button("frame")) {
     frame_box(character_box(*state.clip, m_source_model));
@@ -286,7 +314,9 @@ void ViewportPanel::draw_controls(const StudioState& state) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Frame the character (or double-click the view)");
   same_line_if_fits(button_width("frame motion"));
   if (ImGui::Button("frame motion") && state.clip) {
-    frame_box(clip_bounds(state.clip->skeleton, state.clip->clip));
+    // An additive clip moves as the clip it was made from: its layer's joints are not where it is drawn.
+    const ImportedClip& moving = state.imported ? *state.imported : *state.clip;
+    frame_box(clip_bounds(moving.skeleton, moving.clip));
   }
 }
 
@@ -342,7 +372,10 @@ void ViewportPanel::draw(StudioState& state, const DecodedFrame& decoded) {
     ImGui::End();
     return;
   }
-  if (m_clip != state.clip.get()) open_clip(*state.clip);
+  if (m_clip != state.clip.get()) {
+    open_clip(*state.clip, m_framed != state.imported.get());
+    m_framed = state.imported.get();
+  }
   update_poses(state, decoded);
   draw_controls(state);
   draw_tolerance_controls(state);

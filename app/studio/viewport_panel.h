@@ -7,8 +7,10 @@
 // fraction of a tolerance shown in a legend: by default each bone's own E
 // at its own shell distance d from the fit, so a fit that keeps its promise
 // is green; a control views against one fixed E at d instead. Clicking a
-// bone selects it for the bone tree and the curves. (The reference
-// controls, labels and legend are in viewport_legend.cpp.)
+// bone selects it for the bone tree and the curves. An additive clip shows
+// on both sides composed on its base, or its layer alone on the bind pose;
+// its colours are always on the composed pose, which the fit bounds. (The
+// reference controls, labels and legend are in viewport_legend.cpp.)
 
 #include <filesystem>
 #include <memory>
@@ -40,6 +42,7 @@ struct ViewportSettings {
   bool skeleton_over_mesh = false;  // all bones drawn through the mesh (without a mesh they always are)
   bool show_grid = true;
   bool follow_root = true;          // the camera moves with the root bone
+  bool layer_alone = false;         // an additive clip: its layer on the bind pose, not composed on its base
   ErrorReference reference = ErrorReference::kFit;
   float fixed_tolerance_m = 0.001f;  // kFixed: E, metres (the end of the green); default 1 mm
   float fixed_distance_m = 0.03f;    // kFixed: d, metres from each bone; default 3 cm
@@ -69,13 +72,16 @@ class ViewportPanel {
   void draw(StudioState& state, const DecodedFrame& decoded);
 
   const std::vector<ViewRect>& view_rects() const { return m_view_rects; }
+  /// An additive clip is drawn as its layer on the bind pose.
+  bool layer_alone() const { return m_settings.layer_alone; }
   /// Compile errors of the viewport's shaders; empty when all build.
   std::string shader_errors() const { return m_renderer.shader_errors(); }
   void reload_shaders() { m_renderer.reload_shaders(); }
 
  private:
-  void open_clip(const ImportedClip& clip);
+  void open_clip(const ImportedClip& clip, bool frame);
   void update_poses(const StudioState& state, const DecodedFrame& decoded);
+  void model_poses(const ImportedClip& clip, const DecodedFrame& decoded, float frame_time, bool layer_alone);
   void update_morph_weights(const StudioState& state, const DecodedFrame& decoded);
   void update_errors(const StudioState& state);
   void draw_controls(const StudioState& state);
@@ -95,6 +101,9 @@ class ViewportPanel {
   SceneRenderer m_renderer;
   OrbitCamera m_camera;
   const ImportedClip* m_clip = nullptr;  // the clip the poses below belong to
+  // The clip as imported that the camera framed: made additive (or back)
+  // it is the same character, left where the user put it.
+  const ImportedClip* m_framed = nullptr;
   float m_aspect = 1.f;                 // of one view, width / height, as last drawn
   float m_character_size_m = 1.f;       // extent of the character at its first pose
   Vec3 m_followed_root{};               // root position the camera last followed

@@ -197,5 +197,23 @@ TEST(ShellQuote, SpellsControlAndStrayBytesAsEscapes) {
   EXPECT_EQ(shell_quote("h\xc3\xa9 x"), "'h\xc3\xa9 x'");  // well-formed UTF-8 needs no escape
 }
 
+TEST(CompressCommand, AdditiveBaseIsSpelledAsTheStreamRecordsIt) {
+  const CompressCommand none = compress_command(kSource, {}, {}, kOut, {});
+  EXPECT_EQ(after(none, "--additive-base"), "");
+  const CompressCommand first = compress_command(kSource, {}, {}, kOut, {AdditiveBase::kFirstFrame, {}, {}});
+  EXPECT_EQ(after(first, "--additive-base"), "first-frame");
+  EXPECT_EQ(after(compress_command(kSource, {}, {}, kOut, {AdditiveBase::kBindPose, {}, {}}), "--additive-base"),
+            "bind-pose");
+  const CompressCommand idle =
+      compress_command(kSource, {}, {}, kOut, {AdditiveBase::kClip, "/clips/walk.glb", "Idle"});
+  EXPECT_EQ(after(idle, "--additive-base"), "/clips/walk.glb#Idle");
+  EXPECT_NE(idle.text.find("--additive-base '/clips/walk.glb#Idle'"), std::string::npos) << idle.text;  // '#' quoted
+  EXPECT_TRUE(idle.caveats.empty());
+  // A relative base is recorded so in the stream: the command says it runs only from here.
+  const CompressCommand relative = compress_command(kSource, {}, {}, kOut, {AdditiveBase::kClip, "idle.glb", {}});
+  EXPECT_EQ(after(relative, "--additive-base"), "idle.glb");
+  EXPECT_EQ(relative.caveats.size(), 1u);
+}
+
 }  // namespace
 }  // namespace ks::studio
