@@ -101,9 +101,7 @@ int run_export(const std::vector<std::string_view>& raw_args) {
   const DecodedStream decoded = decode_stream(file.value()->view);
   std::vector<std::string> warnings;  // scalar tracks the export cannot place
   if (const StreamView& view = file.value()->view; view.additive()) {
-    warnings.push_back(std::string("the stream is an additive layer (to ") + to_string(view.metadata().additive_base) +
-                       "): the animation written is the layer itself, its difference to that base, not a pose a "
-                       "viewer shows on its own");
+    warnings.push_back(additive_layer_export_warning(view.metadata().additive_base));
   }
   Result<std::vector<uint8_t>> glb =
       export_gltf(decoded.skeleton, decoded.clip, source, allow_outside_uris, &warnings);

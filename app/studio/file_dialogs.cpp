@@ -90,6 +90,7 @@ Status SaveDialog::save(const StudioState& state) {
   const std::filesystem::path path(m_path_text);
   const char* extension = m_kind == SaveKind::kStream ? ".ks" : ".glb";
   Result<size_t> written = Error{};
+  std::vector<std::string> warnings;
   if (const std::string why = not_ready(state); !why.empty()) {
     written = Error{why};
   } else if (path.filename().empty()) {
@@ -99,7 +100,7 @@ Status SaveDialog::save(const StudioState& state) {
   } else if (m_kind == SaveKind::kStream) {
     written = save_stream(*state.current_result(), path);
   } else {
-    written = export_decoded_glb(*state.current_result(), path, state.import_settings.allow_outside_uris);
+    written = export_decoded_glb(*state.current_result(), path, state.import_settings.allow_outside_uris, warnings);
   }
   m_failed = !written;
   if (!written) {
@@ -114,6 +115,7 @@ Status SaveDialog::save(const StudioState& state) {
     const std::string ext = lowercase_extension(state.clip_path);
     m_message += is_importable(state.clip_path) && ext != ".bvh" ? " (with the source's meshes)"
                                                                  : " (skeleton only: no mesh source)";
+    for (const std::string& warning : warnings) m_message += "\nWarning: " + warning;
   }
   return {};
 }

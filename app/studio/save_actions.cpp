@@ -35,14 +35,17 @@ Result<size_t> save_stream(const FitResult& result, const std::filesystem::path&
   return result.stream.size();
 }
 
-Result<size_t> export_decoded_glb(const FitResult& result, const std::filesystem::path& path, bool allow_outside_uris) {
+Result<size_t> export_decoded_glb(const FitResult& result, const std::filesystem::path& path, bool allow_outside_uris,
+                                  std::vector<std::string>& warnings) {
   assert(result.error.empty() && result.clip);
   const std::filesystem::path& source = result.clip->source;
   const std::string ext = lowercase_extension(source);
   const std::optional<std::filesystem::path> mesh_source =
       is_importable(source) && ext != ".bvh" ? std::optional(source) : std::nullopt;
   const DecodedStream decoded = decode_stream(result.view);
-  Result<std::vector<uint8_t>> glb = export_gltf(decoded.skeleton, decoded.clip, mesh_source, allow_outside_uris);
+  if (result.view.additive()) warnings.push_back(additive_layer_export_warning(result.view.metadata().additive_base));
+  Result<std::vector<uint8_t>> glb =
+      export_gltf(decoded.skeleton, decoded.clip, mesh_source, allow_outside_uris, &warnings);
   if (!glb) return Error{path.string() + ": cannot export: " + glb.error()};
   const std::vector<uint8_t>& bytes = glb.value();
   if (Status s = write_file_atomically(path, std::span<const unsigned char>(bytes.data(), bytes.size())); !s) {

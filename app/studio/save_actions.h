@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "app/studio/fit_job.h"
 #include "core/runtime/result.h"
@@ -29,7 +31,10 @@ Result<size_t> save_stream(const FitResult& result, const std::filesystem::path&
 /// when the clip came from a .gltf or .glb file (its buffers read as the
 /// import read them, `allow_outside_uris`), with the source's meshes when it
 /// came from an FBX or Collada file, a bare skeleton otherwise.
-/// Returns the bytes written; the error names the file.
-Result<size_t> export_decoded_glb(const FitResult& result, const std::filesystem::path& path, bool allow_outside_uris);
+/// Returns the bytes written; the error names the file. What the export
+/// leaves out (scalar tracks it cannot place) or a reader should know (an
+/// additive stream's glTF is its layer) goes to `warnings`.
+Result<size_t> export_decoded_glb(const FitResult& result, const std::filesystem::path& path, bool allow_outside_uris,
+                                  std::vector<std::string>& warnings);
 
 }  // namespace ks::studio

@@ -404,4 +404,10 @@ Result<std::vector<uint8_t>> export_gltf(const Skeleton& skeleton, const RawClip
   return std::vector<uint8_t>(bytes.begin(), bytes.end());
 }
 
+std::string additive_layer_export_warning(AdditiveBase base) {
+  return std::string("the stream is an additive layer (to ") + to_string(base) +
+         "): the animation written is the layer itself, its difference to that base, not a pose a viewer shows on "
+         "its own";
+}
+
 }  // namespace ks

@@ -62,4 +62,8 @@ Result<std::vector<uint8_t>> export_gltf(const Skeleton& skeleton, const RawClip
                                          const std::optional<std::filesystem::path>& source = std::nullopt,
                                          bool allow_outside_uris = false, std::vector<std::string>* warnings = nullptr);
 
+/// The warning an export of an additive stream (to `base`) carries: the
+/// animation written is the layer, which a viewer shows on no base.
+std::string additive_layer_export_warning(AdditiveBase base);
+
 }  // namespace ks

@@ -50,8 +50,10 @@ TEST(SaveActions, SavesTheFittedStreamByteForByte) {
 
 TEST(SaveActions, ExportsTheDecodedAnimationOntoTheSourceMesh) {
   test::TempDir dir;
-  Result<size_t> written = export_decoded_glb(*demo_fit(), dir / "walk.decoded.glb", false);
+  std::vector<std::string> warnings;
+  Result<size_t> written = export_decoded_glb(*demo_fit(), dir / "walk.decoded.glb", false, warnings);
   ASSERT_TRUE(written.ok()) << written.error();
+  EXPECT_TRUE(warnings.empty());
   Result<ImportedClip> back = import_clip(dir / "walk.decoded.glb");
   ASSERT_TRUE(back.ok()) << back.error();
   ASSERT_TRUE(back.value().mesh.has_value());
@@ -68,7 +70,8 @@ TEST(SaveActions, AFailedWriteNamesTheFileAndKeepsWhatWasThere) {
   EXPECT_NE(written.error().find("no such folder"), std::string::npos) << written.error();
   // A folder where the file should go: refused, the folder left alone.
   std::filesystem::create_directories(dir / "taken.glb");
-  Result<size_t> exported = export_decoded_glb(*demo_fit(), dir / "taken.glb", false);
+  std::vector<std::string> warnings;
+  Result<size_t> exported = export_decoded_glb(*demo_fit(), dir / "taken.glb", false, warnings);
   ASSERT_FALSE(exported.ok());
   EXPECT_NE(exported.error().find("taken.glb"), std::string::npos) << exported.error();
   EXPECT_TRUE(std::filesystem::is_directory(dir / "taken.glb"));
