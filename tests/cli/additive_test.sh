@@ -8,18 +8,8 @@
 set -euo pipefail
 ks=$1 clips=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-# run CODE CMD...: CMD exits with CODE; stdout in $work/out, stderr in $work/err.
-run() {
-  local code=$1; shift
-  local rc=0
-  "$@" >"$work/out" 2>"$work/err" || rc=$?
-  [ "$rc" -eq "$code" ] || fail "'$*' exited $rc, expected $code: $(cat "$work/out" "$work/err")"
-}
-# shows TEXT: the last run's stdout or stderr holds TEXT.
-shows() {
-  grep -qF -- "$1" "$work/out" "$work/err" || fail "the output does not show '$1': $(cat "$work/out" "$work/err")"
-}
+# shellcheck source=SCRIPTDIR/cli_test_env.sh
+source "$(dirname "$0")/cli_test_env.sh"
 
 robot="$work/robot.glb"
 cp "$clips/robot.glb" "$robot"

@@ -11,19 +11,8 @@
 set -euo pipefail
 ks=$1 write_morph=$2 models=$3 work=$4
 rm -rf "$work" && mkdir -p "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-# run CODE CMD...: CMD exits with CODE; stdout in $work/out, stderr in $work/err.
-run() {
-  local code=$1; shift
-  local rc=0
-  "$@" >"$work/out" 2>"$work/err" || rc=$?
-  [ "$rc" -eq "$code" ] || fail "'$*' exited $rc, expected $code: $(cat "$work/out" "$work/err")"
-}
-# shows TEXT: the last run's stdout or stderr holds TEXT. (Not `cat | grep -q`:
-# grep may exit before cat is done, and pipefail takes cat's SIGPIPE for a miss.)
-shows() {
-  grep -qF -- "$1" "$work/out" "$work/err" || fail "the output does not show '$1': $(cat "$work/out" "$work/err")"
-}
+# shellcheck source=SCRIPTDIR/cli_test_env.sh
+source "$(dirname "$0")/cli_test_env.sh"
 # check_json FILE PYTHON ARGS...: runs PYTHON with the JSON document in d and ARGS in args.
 check_json() {
   local file=$1 code=$2; shift 2

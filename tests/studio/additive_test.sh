@@ -51,33 +51,12 @@ shot() {
   expect_exit "$name" 0
   "$png_check" "$work/$name.png" --size 1600x1000 --not-blank --has-panels 6 >"$work/$name.check" 2>&1 ||
     fail "$name: bad screenshot: $(cat "$work/$name.check")"
-  local kind x y w h
-  original='' compressed=''
-  while read -r _ kind x y w h; do
-    local body="$x,$((y + LABEL_ROWS)),$w,$((h - 2 * LABEL_ROWS))"
-    case $kind in
-      original) original=$body ;;
-      compressed) compressed=$body ;;
-    esac
-  done < <(grep '^view ' "$work/$name.out" || true)
-  if [ -z "$original" ] || [ -z "$compressed" ]; then
-    fail "$name: no original and compressed view lines on stdout: $(cat "$work/$name.out")"
-  fi
+  view_bodies "$name"
 }
 # expect_line NAME LINE: run NAME printed LINE, whole.
 expect_line() {
   grep -qxF -- "$2" "$work/$1.out" || fail "$1: expected '$2', got: $(cat "$work/$1.out")"
   echo "ok: $1: $2"
-}
-# check_that WHAT CHECKS...: ks_png_check passes; its report goes to the log.
-check_that() {
-  local what=$1; shift
-  local out rc_check=0
-  out=$("$png_check" "$@" 2>&1) || rc_check=$?
-  [ "$rc_check" -eq 0 ] || fail "$what: ks_png_check $* exited $rc_check:
-$out"
-  echo "ok: $what"
-  echo "$out"
 }
 # compare A B max|min MEAN: both views of run A against the same views of
 # run B (the views of both runs are where the last shot put them).

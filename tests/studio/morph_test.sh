@@ -41,30 +41,9 @@ shot() {
     --screenshot "$work/$name.png"
   expect_exit "$name" 0
   [ -s "$work/$name.png" ] || fail "$name: exited 0 but wrote no PNG"
-  local kind x y w h
-  original='' compressed=''
-  while read -r _ kind x y w h; do
-    local body="$x,$((y + LABEL_ROWS)),$w,$((h - 2 * LABEL_ROWS))"
-    case $kind in
-      original) original=$body ;;
-      compressed) compressed=$body ;;
-    esac
-  done < <(grep '^view ' "$work/$name.out" || true)
-  if [ -z "$original" ] || [ -z "$compressed" ]; then
-    fail "$name: no original and compressed view lines on stdout: $(cat "$work/$name.out")"
-  fi
+  view_bodies "$name"
 }
 
-# check_that WHAT CHECKS...: ks_png_check passes; its report goes to the log.
-check_that() {
-  local what=$1; shift
-  local out rc_check=0
-  out=$("$png_check" "$@" 2>&1) || rc_check=$?
-  [ "$rc_check" -eq 0 ] || fail "$what: ks_png_check $* exited $rc_check:
-$out"
-  echo "ok: $what"
-  echo "$out"
-}
 
 # agree NAME MEAN: the original and compressed views of run NAME differ by at most MEAN.
 agree() {

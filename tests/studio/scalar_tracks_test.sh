@@ -87,16 +87,6 @@ rect() {
   if [ "$w" -le 0 ] || [ "$h" -le 0 ]; then fail "$1: $2 is not in view: $line"; fi
   echo "$x,$y,$w,$h"
 }
-# check_that WHAT ARGS...: ks_png_check ARGS passes; its report goes to the log.
-check_that() {
-  local what=$1; shift
-  local out rc_check=0
-  out=$("$png_check" "$@" 2>&1) || rc_check=$?
-  [ "$rc_check" -eq 0 ] || fail "$what: ks_png_check $* exited $rc_check:
-$out"
-  echo "ok: $what"
-  echo "$out" | grep -v '^ *most common' || true
-}
 
 # a) face/blink plotted.
 shot a_blink "$morph" --select-curve face/blink "${loose[@]}"

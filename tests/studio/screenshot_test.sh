@@ -98,18 +98,6 @@ shot() {
   [ -s "$png" ] || fail "'$ran' exited 0 but wrote no $png"
 }
 
-# check_that WHAT PNG CHECKS...: ks_png_check passes; its report goes to the
-# test log. A failure names WHAT and shows ks_png_check's FAIL lines, which
-# carry the values measured.
-check_that() {
-  local what=$1; shift
-  local out rc_check=0
-  out=$("$png_check" "$@" 2>&1) || rc_check=$?
-  [ "$rc_check" -eq 0 ] || fail "$what: ks_png_check $* exited $rc_check:
-$out"
-  echo "ok: $what"
-  echo "$out"
-}
 
 # check PNG CHECKS...: check_that, named after the PNG.
 check() { check_that "$(basename "$1")" "$@"; }

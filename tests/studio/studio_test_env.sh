@@ -42,3 +42,33 @@ run_studio() {
 expect_exit() {
   [ "$rc" -eq "$2" ] || fail "$1: exited $rc, expected $2: $(cat "$work/$1.err")"
 }
+
+# check_that WHAT ARGS...: ks_png_check ($png_check) ARGS passes; its report
+# goes to the log.
+check_that() {
+  local what=$1; shift
+  local out rc_check=0
+  out=$("${png_check:?set png_check before check_that}" "$@" 2>&1) || rc_check=$?
+  [ "$rc_check" -eq 0 ] || fail "$what: ks_png_check $* exited $rc_check:
+$out"
+  echo "ok: $what"
+  echo "$out"
+}
+
+# view_bodies NAME: sets original and compressed to the bodies of run NAME's
+# two views (X,Y,W,H without the $LABEL_ROWS label rows at their top and
+# bottom), from the "view" lines the studio printed.
+view_bodies() {
+  local kind x y w h
+  original='' compressed=''
+  while read -r _ kind x y w h; do
+    local body="$x,$((y + ${LABEL_ROWS:?set LABEL_ROWS before view_bodies})),$w,$((h - 2 * LABEL_ROWS))"
+    case $kind in
+      original) original=$body ;;
+      compressed) compressed=$body ;;
+    esac
+  done < <(grep '^view ' "$work/$1.out" || true)
+  if [ -z "$original" ] || [ -z "$compressed" ]; then
+    fail "$1: no original and compressed view lines on stdout: $(cat "$work/$1.out")"
+  fi
+}
