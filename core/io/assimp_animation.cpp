@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "core/clip/excerpt.h"
+#include "core/io/assimp_morph.h"
 #include "core/io/channel_resample.h"
 
 namespace ks::assimp {
@@ -85,6 +86,7 @@ RawClip fold_clip(const SceneSkeleton& skeleton, const RawClip& targets) {
   clip.name = targets.name;
   clip.sample_rate_hz = targets.sample_rate_hz;
   clip.frame_count = targets.frame_count;
+  clip.scalars = targets.scalars;
   const size_t bones = skeleton.skeleton.bone_count();
   clip.bones.resize(bones);
   for (BoneTracks& tracks : clip.bones) {
@@ -123,7 +125,7 @@ std::vector<std::string> animation_names(const aiScene& scene) {
 }
 
 Result<RawClip> resample_animation(const aiScene& scene, const NodeTree& tree, const SceneSkeleton& skeleton,
-                                   unsigned index, const ImportSettings& settings, double& start_s,
+                                   unsigned index, bool collada, const ImportSettings& settings, double& start_s,
                                    std::vector<std::string>& warnings) {
   const aiAnimation& animation = *scene.mAnimations[index];
   const std::string clip_name =
@@ -135,12 +137,26 @@ Result<RawClip> resample_animation(const aiScene& scene, const NodeTree& tree, c
     ticks_per_second = kDefaultTicksPerSecond;
   }
 
+  MorphWeights morph = read_morph_weights(animation, tree, scene, ticks_per_second, quoted, warnings);
+  std::vector<int> morphed;  // nodes a morph channel names, read or not
+  for (unsigned c = 0; collada && animation.mMorphMeshChannels != nullptr && c < animation.mNumMorphMeshChannels; ++c) {
+    if (animation.mMorphMeshChannels[c] != nullptr) {
+      morphed.push_back(morph_channel_node(tree, animation.mMorphMeshChannels[c]->mName));
+    }
+  }
   std::vector<gltf::Channel> channels;
   std::vector<aiAnimBehaviour> behaviour;  // per channel: what it asks for outside its keys
   for (unsigned c = 0; c < animation.mNumChannels; ++c) {
     const aiNodeAnim* source = animation.mChannels[c];
     const int node = source == nullptr ? -1 : find_node(tree, source->mNodeName);
     if (node < 0) continue;  // read_skeleton warned
+    // assimp 5.2 writes a Collada node's morph weights into its first
+    // transform too, so the node channel it makes for that node is not the file's.
+    if (std::find(morphed.begin(), morphed.end(), node) != morphed.end()) {
+      warnings.push_back(quoted + " node '" + excerpt(source->mNodeName.C_Str()) +
+                         "': assimp 5.2 mixes its morph weights into its transform; the node keeps its rest pose");
+      continue;
+    }
     const std::string where = quoted + " node '" + excerpt(source->mNodeName.C_Str()) + "'";
     const size_t before = channels.size();
     if (Status s =
@@ -156,11 +172,11 @@ Result<RawClip> resample_animation(const aiScene& scene, const NodeTree& tree, c
     warnings.push_back(quoted + ": " + std::to_string(animation.mNumMeshChannels) +
                        " mesh (vertex) animation channels were ignored");
   }
-  if (animation.mNumMorphMeshChannels > 0) {
-    warnings.push_back(quoted + ": " + std::to_string(animation.mNumMorphMeshChannels) +
-                       " morph-target animation channels were ignored");
-  }
-  if (channels.empty()) return Error{quoted + " moves no node"};
+  // Morph weights hold their first and last keys, as glTF's do.
+  behaviour.insert(behaviour.end(), morph.channels.size(), aiAnimBehaviour_CONSTANT);
+  channels.insert(channels.end(), std::make_move_iterator(morph.channels.begin()),
+                  std::make_move_iterator(morph.channels.end()));
+  if (channels.empty()) return Error{quoted + " moves no node and no morph weight"};
 
   double first = channels.front().times.front(), last = channels.front().times.back();
   for (const gltf::Channel& channel : channels) {
@@ -187,7 +203,8 @@ Result<RawClip> resample_animation(const aiScene& scene, const NodeTree& tree, c
   // Sampled over the targets (the bones, or the bones and the helpers folded into them).
   const Skeleton& sampled = skeleton.folds_helpers ? skeleton.targets : skeleton.skeleton;
   // Without helpers, targets and bones are the same nodes in the same order.
-  Result<RawClip> clip = gltf::resample_channels(clip_name, sampled, channels, settings, start_s, warnings);
+  Result<RawClip> clip =
+      gltf::resample_channels(clip_name, sampled, channels, std::move(morph.tracks), settings, start_s, warnings);
   if (!clip || !skeleton.folds_helpers) return clip;
   return fold_clip(skeleton, clip.value());
 }

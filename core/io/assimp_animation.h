@@ -5,8 +5,8 @@
 // in seconds and metres, and are resampled by resample_channels
 // (channel_resample.h), which chooses the rate and keeps the file's key
 // times the frames miss as key poses; helper nodes are then folded into
-// their bones. Mesh and morph-target channels cannot be used and are
-// warnings.
+// their bones. Morph-target channels become scalar tracks (assimp_morph.h);
+// mesh (vertex) channels cannot be used and are a warning.
 
 #include <string>
 #include <vector>
@@ -27,9 +27,11 @@ std::vector<std::string> animation_names(const aiScene& scene);
 /// time of frame 0, seconds. Warns where the file's ticks per second are
 /// missing (assimp's 25 is used), where channels begin after or end before
 /// the animation with a behaviour other than holding their key, and where
-/// the file's duration runs past the last key.
+/// the file's duration runs past the last key. The morph weights become
+/// RawClip::scalars; in a `collada` file, the node channel assimp made for a
+/// node whose weights are animated is dropped with a warning.
 Result<RawClip> resample_animation(const aiScene& scene, const NodeTree& tree, const SceneSkeleton& skeleton,
-                                   unsigned index, const ImportSettings& settings, double& start_s,
+                                   unsigned index, bool collada, const ImportSettings& settings, double& start_s,
                                    std::vector<std::string>& warnings);
 
 }  // namespace ks::assimp

@@ -60,6 +60,17 @@ class ColladaCounts {
  public:
   // An element opened: `name`, its start tag and, for a list, its text.
   void open(std::string_view name, std::string_view tag, size_t tag_offset, std::string_view text) {
+    const int depth = depth_++;
+    if (name == "node") {
+      nodes_.push_back({std::string(attribute(tag, "id")), false});
+      node_stack_.push_back({nodes_.size() - 1, depth});
+    } else if (!node_stack_.empty() && node_stack_.back().depth + 1 == depth &&
+               (name == "matrix" || name == "translate" || name == "rotate" || name == "scale" || name == "lookat" ||
+                name == "skew")) {
+      nodes_[node_stack_.back().node].transformed = true;
+    } else if (name == "channel") {
+      channels_.push_back({std::string(attribute(tag, "target")), tag_offset});
+    }
     if (name.ends_with("_array")) {
       // assimp reads "count" as 0 when it is missing or no number.
       arrays_[std::string(attribute(tag, "id"))] = attribute_count(tag, "count").value_or(0);
@@ -122,6 +133,8 @@ class ColladaCounts {
   }
 
   void close(std::string_view name) {
+    --depth_;
+    if (name == "node" && !node_stack_.empty()) node_stack_.pop_back();
     if (name == "vertices") in_vertices_ = false;
     if (name == "polylist") in_polylist_ = false;
     if (name == "skin") in_skin_ = in_weights_ = false;
@@ -129,6 +142,7 @@ class ColladaCounts {
   }
 
   Status check() const {
+    if (Status s = check_channels(); !s) return s;
     // assimp 5.2 reads an accessor's values from its array without checking
     // that the array holds them (a wild read, found by fuzzing: a float4x4
     // from an array of 8 values).
@@ -194,6 +208,38 @@ class ColladaCounts {
     Input joint, weight;
   };
 
+  // assimp 5.2 applies a <channel> whose target has no '/' to every node
+  // whose id the target contains (and every node without an id), writing
+  // its values into the node's first transform: past the end of a node
+  // that has none. A morph-weights target with a '/' writes at index
+  // SIZE_MAX. Both crash (found by probing morph-weight channels).
+  Status check_channels() const {
+    std::vector<const Node*> bare;  // nodes without a transform
+    for (const Node& node : nodes_) {
+      if (!node.transformed) bare.push_back(&node);
+    }
+    uint64_t checks = 0;
+    for (const Channel& channel : channels_) {
+      const size_t slash = channel.target.find('/');
+      const std::string target = "Collada <channel> target '" + channel.target.substr(0, 200) + "'";
+      if (slash != std::string::npos) {
+        if (channel.target.find("morph-weights", slash) == std::string::npos) continue;
+        return Error{target + " names morph weights after a '/', which assimp 5.2 cannot read (it crashes)" +
+                     at(channel.at)};
+      }
+      if ((checks += bare.size()) > kMaxChannelChecks) {
+        return Error{"the Collada file has too many channels without a '/' and nodes without a transform to check" +
+                     at(channel.at)};
+      }
+      for (const Node* node : bare) {
+        if (channel.target.find(node->id) == std::string::npos) continue;
+        return Error{target + " applies to node '" + node->id.substr(0, 200) +
+                     "', which has no transform for assimp 5.2 to write it into (it crashes)" + at(channel.at)};
+      }
+    }
+    return {};
+  }
+
   static uint64_t saturating_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
   static uint64_t saturating_mul(uint64_t a, uint64_t b) { return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
 
@@ -250,6 +296,24 @@ class ColladaCounts {
     size_t at;
   };
   std::vector<Polylist> polylists_;
+  struct Node {
+    std::string id;
+    bool transformed = false;  // has a <matrix>, <translate>... of its own
+  };
+  struct Channel {
+    std::string target;
+    size_t at;
+  };
+  struct OpenNode {
+    size_t node;
+    int depth;
+  };
+  // Node-channel pairs checked at most: a channel without '/' is rare, a node without a transform too.
+  static constexpr uint64_t kMaxChannelChecks = uint64_t{1} << 24;
+  std::vector<Node> nodes_;
+  std::vector<OpenNode> node_stack_;
+  std::vector<Channel> channels_;
+  int depth_ = 0;
   std::string source_, geometry_, controller_;
   bool in_vertices_ = false, in_skin_ = false, in_weights_ = false, in_polylist_ = false;
 };

@@ -49,7 +49,9 @@ inline constexpr uint64_t kMaxDeflateRatio = 1032;
 /// within the count of the array it names (assimp 5.2 reads past it, and
 /// reads an array without a count as empty); every <polylist>'s <vcount>
 /// listing at least its count of polygon sizes (assimp 5.2 reads them
-/// unchecked); and,
+/// unchecked); no <channel> target without a '/' containing the id of a
+/// node without a transform, nor a morph-weights target with a '/' (assimp
+/// 5.2 writes past the node's transforms); and,
 /// in an FBX, no two bones (LimbNode models) of
 /// one name (assimp 5.2 frees their animation keys twice); an FBX's models
 /// and curves within the bounds of assimp_fbx_graph.h (count, depth, keys

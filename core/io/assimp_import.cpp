@@ -60,8 +60,8 @@ Result<ImportedClip> import_scene(const aiScene& scene, const std::string& ext, 
       still ? Result<RawClip>(still_clip(imported.animation_names[static_cast<size_t>(animation.value())],
                                          skeleton.value().skeleton, settings))
             : assimp::resample_animation(scene, tree.value(), skeleton.value(),
-                                         static_cast<unsigned>(animation.value()), settings, imported.source_start_s,
-                                         warnings);
+                                         static_cast<unsigned>(animation.value()), ext != ".fbx", settings,
+                                         imported.source_start_s, warnings);
   if (!clip) return Error{clip.error()};
 
   imported.skeleton = std::move(skeleton.value().skeleton);

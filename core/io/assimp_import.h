@@ -18,8 +18,10 @@ namespace ks {
 /// file's <unit>. The animation settings choose (by index or name) is
 /// resampled as a glTF LINEAR one is (gltf_import.h), the file's key times
 /// the frames miss kept as key poses (assimp_animation.h); every mesh is
-/// kept for the studio (assimp_mesh.h). What cannot be used (mesh and morph
-/// channels, sheared nodes, meshes that cannot be bound) is a warning.
+/// kept for the studio (assimp_mesh.h) with its morph targets, and morph
+/// weight channels become scalar tracks (assimp_morph.h). What cannot be
+/// used (mesh channels, sheared nodes, meshes that cannot be bound, morph
+/// channels naming no mesh) is a warning.
 /// Errors name the file and the problem, assimp's message shortened.
 /// assimp runs in a child process (import_sandbox.h): its crash, stack
 /// overflow, runaway memory or time is an error naming the file.

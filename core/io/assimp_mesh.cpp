@@ -11,6 +11,7 @@
 #include <glm/matrix.hpp>
 
 #include "core/clip/excerpt.h"
+#include "core/io/assimp_morph.h"
 
 namespace ks::assimp {
 
@@ -151,16 +152,16 @@ bool bind_skinned_mesh(Context& context, const aiMesh& mesh, int mesh_node, std:
 }
 
 struct Counts {
-  size_t unweighted = 0;   // vertices of skinned meshes no bone weighs
-  size_t other_faces = 0;  // points and lines
-  size_t morph_meshes = 0;
-  size_t degenerate = 0;  // meshes whose placement is not finite (a node scaled to 0)
+  size_t unweighted = 0;       // vertices of skinned meshes no bone weighs
+  size_t other_faces = 0;      // points and lines
+  size_t skipped_targets = 0;  // morph targets assimp gave with no usable positions
+  size_t degenerate = 0;       // meshes whose placement is not finite (a node scaled to 0)
 };
 
 // Pass 2: appends one mesh's triangles, placed by `placement` (model space
 // from mesh space); `rigid_bone` >= 0 for a mesh without bones.
-void append_mesh(Context& context, const aiMesh& mesh, int mesh_node, int rigid_bone, SkinnedMesh& out,
-                 Counts& counts) {
+void append_mesh(Context& context, const aiMesh& mesh, unsigned mesh_index, int mesh_node, int rigid_bone,
+                 SkinnedMesh& out, Counts& counts) {
   const size_t first = out.positions.size();
   const size_t n = mesh.mNumVertices;
   // The vertices no bone weighs (all of a rigid mesh's) go with this bone.
@@ -187,11 +188,13 @@ void append_mesh(Context& context, const aiMesh& mesh, int mesh_node, int rigid_
     }
   }
   const Vec3 color = mesh_color(context.scene, mesh);
+  std::vector<char> weighed_vertices(n, 0);  // placed by skinned_placement, for the morph targets
   for (size_t v = 0; v < n; ++v) {
     auto& slots = influences[v];
     float total = 0.f;
     for (const auto& slot : slots) total += slot.first;
     const bool weighed = total > 0.f;
+    weighed_vertices[v] = weighed;
     if (rigid_bone < 0 && !weighed) ++counts.unweighted;
     const glm::dmat4& placement = weighed ? skinned_placement : rigid;
     const aiVector3D& p = mesh.mVertices[v];
@@ -229,7 +232,11 @@ void append_mesh(Context& context, const aiMesh& mesh, int mesh_node, int rigid_
     }
     for (int k = 0; k < 3; ++k) out.indices.push_back(static_cast<uint32_t>(first + face.mIndices[k]));
   }
-  if (mesh.mNumAnimMeshes > 0) ++counts.morph_meshes;
+  if (mesh.mNumAnimMeshes > 0) {
+    append_morph_targets(mesh, mesh_index, node_name(context.tree, static_cast<size_t>(mesh_node)),
+                         static_cast<uint32_t>(first), skinned_placement, rigid, weighed_vertices, out,
+                         counts.skipped_targets);
+  }
 }
 
 }  // namespace
@@ -288,11 +295,11 @@ Result<std::optional<SkinnedMesh>> read_meshes(const aiScene& scene, const NodeT
   SkinnedMesh mesh;
   Counts counts;
   for (const Instance& instance : drawn_skinned) {
-    append_mesh(context, *scene.mMeshes[instance.mesh], instance.node, -1, mesh, counts);
+    append_mesh(context, *scene.mMeshes[instance.mesh], instance.mesh, instance.node, -1, mesh, counts);
   }
   for (const Instance& instance : rigid) {
-    append_mesh(context, *scene.mMeshes[instance.mesh], instance.node, bone_above(context, instance.node), mesh,
-                counts);
+    append_mesh(context, *scene.mMeshes[instance.mesh], instance.mesh, instance.node,
+                bone_above(context, instance.node), mesh, counts);
   }
   if (counts.unweighted > 0) {
     warnings.push_back(
@@ -303,8 +310,10 @@ Result<std::optional<SkinnedMesh>> read_meshes(const aiScene& scene, const NodeT
     warnings.push_back(std::to_string(counts.other_faces) +
                        " faces that are not triangles (points, lines) are not drawn");
   }
-  if (counts.morph_meshes > 0) {
-    warnings.push_back(std::to_string(counts.morph_meshes) + " meshes have morph targets, which are not drawn");
+  if (counts.skipped_targets > 0) {
+    warnings.push_back(std::to_string(counts.skipped_targets) +
+                       " morph targets have positions that are missing, of another vertex count or not finite, "
+                       "and are not drawn");
   }
   if (counts.degenerate > 0) {
     warnings.push_back(std::to_string(counts.degenerate) +

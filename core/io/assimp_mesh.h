@@ -26,8 +26,10 @@ namespace ks::assimp {
 /// transform where a rigid mesh hangs from them; skin_joints lists the first
 /// skinned mesh's bones. A mesh whose bones give a bone another bind matrix
 /// than an earlier mesh did, or name no node, is not drawn (with a warning);
-/// faces that are not triangles (points, lines) and morph targets are
-/// skipped with a warning. nullopt when the scene has no triangle.
+/// faces that are not triangles (points, lines) are skipped with a warning.
+/// Each drawn instance of a mesh with morph targets (aiAnimMesh) adds them
+/// to SkinnedMesh::morph_targets, named by the node drawing it
+/// (assimp_morph.h). nullopt when the scene has no triangle.
 Result<std::optional<SkinnedMesh>> read_meshes(const aiScene& scene, const NodeTree& tree, double metres_per_unit,
                                                SceneSkeleton& skeleton, std::vector<std::string>& warnings);
 

@@ -7,6 +7,7 @@
 
 #include "core/clip/excerpt.h"
 #include "core/clip/matrix_decompose.h"
+#include "core/io/assimp_morph.h"
 
 namespace ks::assimp {
 
@@ -61,6 +62,13 @@ std::vector<char> kept_nodes(const aiScene& scene, const NodeTree& tree, std::ve
     for (unsigned c = 0; c < animation->mNumChannels; ++c) {
       const int node = find_node(tree, animation->mChannels[c]->mNodeName);
       node < 0 ? static_cast<void>(++unknown_channels) : static_cast<void>(kept[static_cast<size_t>(node)] = 1);
+    }
+    // A node whose morph weights are animated is a bone too, so that a clip
+    // of weights alone has one (read_morph_weights names those it cannot use).
+    for (unsigned c = 0; animation->mMorphMeshChannels != nullptr && c < animation->mNumMorphMeshChannels; ++c) {
+      if (animation->mMorphMeshChannels[c] == nullptr) continue;
+      const int node = morph_channel_node(tree, animation->mMorphMeshChannels[c]->mName);
+      if (node >= 0) kept[static_cast<size_t>(node)] = 1;
     }
   }
   if (unknown_bones > 0) {

@@ -48,6 +48,7 @@ class Reader {
   explicit Reader(std::string_view bytes) : m_in(bytes) {}
   bool ok() const { return m_ok; }
   bool at_end() const { return m_in.empty(); }
+  void fail() { m_ok = false; }
 
   template <class T>
   bool pod(T& value) {
@@ -121,6 +122,16 @@ void write_clip(Writer& w, const RawClip& c) {
     w.pod(k.frame_time);
     w.pods(k.pose);
   }
+  // Imports make no additive base (the CLI sets it later), so it is not sent.
+  w.pod(static_cast<uint64_t>(c.scalars.size()));
+  for (const ScalarTrack& t : c.scalars) {
+    w.text(t.name);
+    w.pod(t.components);
+    w.pods(t.values);
+    w.pod(static_cast<uint8_t>(t.target));
+    w.text(t.node);
+    w.pod(t.target_index);
+  }
 }
 
 void read_clip(Reader& r, RawClip& c) {
@@ -143,6 +154,21 @@ void read_clip(Reader& r, RawClip& c) {
     r.pod(pose.frame_time);
     r.pods(pose.pose);
   }
+  uint64_t scalars = 0;
+  r.pod(scalars);
+  for (uint64_t s = 0; r.ok() && s < scalars; ++s) {
+    ScalarTrack& track = c.scalars.emplace_back();
+    uint8_t target = 0;
+    r.text(track.name);
+    r.pod(track.components);
+    r.pods(track.values);
+    r.pod(target);
+    r.text(track.node);
+    r.pod(track.target_index);
+    // An unknown target is malformed; counts and values are validate()'s.
+    if (target > static_cast<uint8_t>(ScalarTarget::kMorphWeight)) r.fail();
+    track.target = static_cast<ScalarTarget>(target);
+  }
 }
 
 void write_mesh(Writer& w, const SkinnedMesh& m) {
@@ -160,8 +186,6 @@ void write_mesh(Writer& w, const SkinnedMesh& m) {
     w.pods(t.rgba);
   }
   w.pods(m.parts);
-  // The FBX and Collada readers make no morph targets today; the wire
-  // carries them anyway, so a reader that does cannot lose them here.
   w.pod(static_cast<uint64_t>(m.morph_targets.size()));
   for (const MorphTarget& t : m.morph_targets) {
     w.text(t.name);

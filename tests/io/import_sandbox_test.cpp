@@ -1,7 +1,8 @@
 // Tests for core/io/import_sandbox.h and imported_clip_wire.h: whatever the
 // child does (crash, overflow its stack, allocate without end, spin, hang,
 // throw), the caller gets an error naming the file and carries on; what the
-// child imports arrives intact; a cut or forged message is refused.
+// child imports (morph targets and scalar tracks too) arrives intact; a cut
+// or forged message is refused.
 #include "core/io/import_sandbox.h"
 
 #include <gtest/gtest.h>
@@ -246,6 +247,42 @@ TEST(ImportedClipWire, MorphTargetsArriveIntact) {
     std::memcpy(forged.data() + at, &huge, 8);
     (void)decode_import_result(forged, well_formed);
   }
+}
+
+// The wire carries the clip's scalar tracks (morph weights) whole: names,
+// targets and every value; a forged target is refused.
+TEST(ImportedClipWire, ScalarTracksArriveIntact) {
+  const test::TempDir dir;
+  const std::filesystem::path path = dir / "morph.gltf";
+  test::write_skinned_morph_file(path);
+  const Result<ImportedClip> clip = import_clip(path);
+  ASSERT_TRUE(clip.ok()) << clip.error();
+  const std::vector<ScalarTrack>& sent = clip.value().clip.scalars;
+  ASSERT_EQ(sent.size(), 3u);
+  const std::string message = encode_import_result(clip);
+  bool well_formed = false;
+  const Result<ImportedClip> decoded = decode_import_result(message, well_formed);
+  ASSERT_TRUE(decoded.ok() && well_formed) << (decoded.ok() ? "not well formed" : decoded.error());
+  const std::vector<ScalarTrack>& received = decoded.value().clip.scalars;
+  ASSERT_EQ(received.size(), sent.size());
+  for (size_t t = 0; t < sent.size(); ++t) {
+    EXPECT_EQ(received[t].name, sent[t].name);
+    EXPECT_EQ(received[t].components, sent[t].components);
+    EXPECT_EQ(received[t].values, sent[t].values);
+    EXPECT_EQ(received[t].target, sent[t].target);
+    EXPECT_EQ(received[t].node, sent[t].node);
+    EXPECT_EQ(received[t].target_index, sent[t].target_index);
+  }
+  EXPECT_TRUE(received[0].target == ScalarTarget::kMorphWeight && !received[0].node.empty());
+  EXPECT_TRUE(decoded.value().clip.validate(decoded.value().skeleton).ok());
+  // The target byte follows the values of the first track: an unknown one is refused.
+  const size_t values_bytes = sent[0].values.size() * sizeof(float);
+  const std::string_view first_values(reinterpret_cast<const char*>(sent[0].values.data()), values_bytes);
+  const size_t at = message.find(first_values);
+  ASSERT_NE(at, std::string::npos);
+  std::string forged = message;
+  forged[at + values_bytes] = 7;
+  EXPECT_FALSE(decode_import_result(forged, well_formed).ok());
 }
 
 }  // namespace
