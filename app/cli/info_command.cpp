@@ -16,6 +16,8 @@
 #include "app/cli/shown_text.h"
 #include "core/codec/measure.h"
 #include "core/io/stream_file.h"
+#include "core/runtime/key_cache.h"
+#include "core/runtime/player.h"
 
 namespace ks::cli {
 
@@ -28,6 +30,7 @@ constexpr const char* kInfoHelp =
     "bound it was fitted to (object space: the tolerance, the shell distance\n"
     "and every per-bone override; local mode: the per-kind thresholds), clip\n"
     "and source names, bones, frames and rate, keys by kind, track codings,\n"
+    "the curves of the animated tracks (Hermite, linear or step),\n"
     "the scalar tracks (morph-target weights and user curves: how many, their\n"
     "precisions and their share of the bytes), whether the clip is additive\n"
     "and onto what, the size of each section, the compression ratio and the\n"
@@ -36,7 +39,7 @@ constexpr const char* kInfoHelp =
     "\n"
     "options:\n"
     "  --tracks                 also list every track (bone or scalar track, kind,\n"
-    "                           coding, keys, quantization step) and every scalar\n"
+    "                           coding, keys, quantization step, curve) and every scalar\n"
     "                           track's target and precision\n"
     "  --runs                   also list every animated track's run of stream\n"
     "                           keys (where it starts, keys, bits)\n"
@@ -131,6 +134,15 @@ double keys_per_second(const StreamView& view) {
 
 constexpr const char* kCodingNames[3] = {"identity", "constant", "animated"};
 
+/// Number of animated tracks of each interpolation (curves.md).
+std::map<std::string, int> track_curves(const StreamView& view) {
+  std::map<std::string, int> curves;
+  for (const StreamTrack& t : view.tracks()) {
+    if (t.coding == TrackCoding::kAnimated) ++curves[to_string(t.interpolation)];
+  }
+  return curves;
+}
+
 /// Number of tracks of each coding.
 std::map<std::string, int> track_codings(const StreamView& view) {
   std::map<std::string, int> codings;
@@ -223,6 +235,9 @@ Json info_json(const StreamFile& file, bool list_tracks, bool list_runs) {
   Json codings;
   for (const auto& [coding, count] : track_codings(view)) codings[coding] = count;
   out["track_codings"] = codings;
+  Json curves;
+  for (const auto& [interpolation, count] : track_curves(view)) curves[interpolation] = count;
+  out["track_curves"] = curves;
   out["sections"] = {{"header_and_tables", sections.header_and_tables},
                      {"key_widths", sections.key_widths},
                      {"initial_keys", sections.initial_keys},
@@ -252,7 +267,10 @@ Json info_json(const StreamFile& file, bool list_tracks, bool list_runs) {
                     {"kind", kKindNames[static_cast<int>(track.kind)]},
                     {"coding", kCodingNames[static_cast<int>(track.coding)]},
                     {"keys", track.key_count}};
-      if (track.coding == TrackCoding::kAnimated) entry["step"] = track.quantization.step;
+      if (track.coding == TrackCoding::kAnimated) {
+        entry["step"] = track.quantization.step;
+        entry["interpolation"] = to_string(track.interpolation);
+      }
       tracks.push_back(entry);
     }
     out["track_list"] = tracks;
@@ -321,6 +339,8 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_runs) {
               view.streamed_track_count(), kInitialKeysPerTrack);
   std::printf("track codings   ");
   for (const auto& [coding, count] : track_codings(view)) std::printf(" %s %d;", coding.c_str(), count);
+  std::printf("\ntrack curves    ");
+  for (const auto& [interpolation, count] : track_curves(view)) std::printf(" %s %d;", interpolation.c_str(), count);
   std::printf("\nsections\n");
   std::printf("  header+tables  %zu bytes\n", s.header_and_tables);
   std::printf("  key widths     %zu bytes\n", s.key_widths);
@@ -337,7 +357,10 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_runs) {
   std::printf("raw size         %zu bytes (float32 T/R/S and scalar values), ratio %.2f : 1\n", sizes.raw_bytes,
               sizes.ratio());
   if (view.jump_interval_frames() == 0) {
-    std::printf("jump frames      none (a seek replays from the start)\n");
+    // --jump-interval auto gives none to a clip the default player caches.
+    std::printf(KeyCache::bytes_for(view) <= Player::kDefaultKeyCacheBytes
+                    ? "jump frames      none (the player caches the keys: a seek reads none)\n"
+                    : "jump frames      none (a seek replays from the start)\n");
   } else {
     std::printf("jump frames      every %u frames (%.3g s), %zu frames, %zu bytes\n", view.jump_interval_frames(),
                 view.jump_interval_frames() / static_cast<double>(view.sample_rate_hz()), view.jump_frames().size(),
@@ -354,7 +377,9 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_runs) {
       std::printf("track %5zu %-28s %-11s %-8s %6u keys", t, shown_name(track_owner(view, track)).c_str(),
                   kKindNames[static_cast<int>(track.kind)], kCodingNames[static_cast<int>(track.coding)],
                   track.key_count);
-      if (track.coding == TrackCoding::kAnimated) std::printf(" step %.4g", track.quantization.step);
+      if (track.coding == TrackCoding::kAnimated) {
+        std::printf(" step %.4g, %s curve", track.quantization.step, to_string(track.interpolation));
+      }
       std::printf("\n");
     }
     for (const ScalarTrackInfo& scalar : scalars) {

@@ -78,6 +78,14 @@ Result<RawClip> make_additive(const Skeleton& skeleton, const RawClip& clip, con
     }
   }
   for (BoneTracks& bone : out.bones) make_rotations_continuous(bone.rotations);
+  // Against a constant base the difference (base^-1 q, t - tb, s / sb)
+  // interpolates between the source's keys as the clip does; against a base
+  // clip, which varies per frame, it does not.
+  if (source.base == AdditiveBase::kClip) {
+    for (BoneTracks& bone : out.bones) {
+      for (SourceKeys& keys : bone.source_keys) keys = {};
+    }
+  }
   return out;
 }
 

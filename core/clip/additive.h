@@ -27,9 +27,10 @@ struct AdditiveSource {
 /// (RawClip::additive_base); scalar tracks stay as they are, key poses
 /// between frames are dropped (the base is not defined there). A base clip
 /// is sampled at the clip's frame times (linearly between its frames, its
-/// last frame held past its end). Refuses kNone, an additive clip, a base
-/// clip of another bone count or an additive one, and a base with a scale
-/// component 0 (it has no ratio).
+/// last frame held past its end) and clears the bones' source keys; a
+/// first-frame or bind-pose base keeps them. Refuses kNone, an additive
+/// clip, a base clip of another bone count or an additive one, and a base
+/// with a scale component 0 (it has no ratio).
 Result<RawClip> make_additive(const Skeleton& skeleton, const RawClip& clip, const AdditiveSource& source);
 
 /// Composes an additive clip's pose at `frame` onto its base, in place, at

@@ -17,6 +17,24 @@ std::string at(const Skeleton& skeleton, size_t bone, const char* track, size_t 
          std::to_string(frame);
 }
 
+// What is wrong with a track's source keys, or "" (not keyed: the frames are ignored).
+std::string source_keys_problem(const SourceKeys& keys, uint32_t frame_count) {
+  if (!keys.keyed()) return {};
+  const std::string what = std::string("source keys (") + to_string(keys.interpolation) + ") ";
+  if (keys.frames.front() != 0) return what + "start at frame " + std::to_string(keys.frames.front()) + ", not 0";
+  if (keys.frames.back() != frame_count - 1) {
+    return what + "end at frame " + std::to_string(keys.frames.back()) + ", not the last frame " +
+           std::to_string(frame_count - 1);
+  }
+  for (size_t k = 1; k < keys.frames.size(); ++k) {
+    if (keys.frames[k] <= keys.frames[k - 1]) {
+      return what + "are not strictly increasing (frame " + std::to_string(keys.frames[k]) + " after " +
+             std::to_string(keys.frames[k - 1]) + ")";
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 std::vector<Transform> RawClip::pose_at(uint32_t frame) const {
@@ -59,6 +77,13 @@ Status RawClip::validate(const Skeleton& skeleton) const {
       if (f > 0 && dot(t.rotations[f - 1], q) < 0.f) {
         return Error{at(skeleton, b, "rotation", f) +
                      " is in the opposite hemisphere from the frame before (negative dot product)"};
+      }
+    }
+    const char* const kinds[3] = {"translation", "rotation", "scale"};  // TrackKind's order
+    for (size_t k = 0; k < 3; ++k) {
+      if (const std::string problem = source_keys_problem(t.source_keys[k], frame_count); !problem.empty()) {
+        return Error{"bone " + std::to_string(b) + " '" + excerpt(skeleton.bone_names[b]) + "' " + kinds[k] + " " +
+                     problem};
       }
     }
   }
@@ -134,6 +159,9 @@ Status RawClip::validate_scalars() const {
       if (!std::isfinite(track.values[i])) {
         return Error{where + " at frame " + std::to_string(i / track.components) + " is not finite"};
       }
+    }
+    if (const std::string problem = source_keys_problem(track.source_keys, frame_count); !problem.empty()) {
+      return Error{where + " " + problem};
     }
   }
   return {};

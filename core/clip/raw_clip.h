@@ -15,11 +15,24 @@
 
 namespace ks {
 
+/// A track's keys in its source file, where the file keys it sparsely with
+/// LINEAR or STEP interpolation and every key falls on a frame: the fit may
+/// keep a subset of these frames as keys of a curve of that interpolation
+/// (DESIGN §5). A hint only: the error is measured at every frame either way.
+struct SourceKeys {
+  Interpolation interpolation = Interpolation::kHermite;  // kHermite: sampled, no keys to keep
+  std::vector<uint32_t> frames;  // increasing, from 0 to the last frame
+
+  bool keyed() const { return interpolation != Interpolation::kHermite && frames.size() >= 2; }
+};
+
 /// The three tracks of one bone, each with one sample per frame.
 struct BoneTracks {
   std::vector<Vec3> translations;  // metres, in the parent's space
   std::vector<Quat> rotations;     // unit, each in the hemisphere of the one before
   std::vector<Vec3> scales;
+  /// Per TrackKind (translation, rotation, scale): the source's keys.
+  SourceKeys source_keys[3];
 };
 
 /// Limits shared by import and validation.
@@ -57,6 +70,7 @@ struct ScalarTrack {
   ScalarTarget target = ScalarTarget::kCurve;
   std::string node;           // morph weights: the node whose mesh the target belongs to
   uint32_t target_index = 0;  // morph weights: the target's index in that mesh
+  SourceKeys source_keys;     // the source's keys, where it keys the track sparsely
 
   /// Frame `frame`'s value as four floats (components past `components` 0).
   void value_at(uint32_t frame, float out[4]) const {
@@ -91,10 +105,13 @@ struct RawClip {
   /// - every value is finite;
   /// - every rotation is a unit quaternion (|length - 1| <= 1e-4);
   /// - consecutive rotations of a track have a non-negative dot product;
+  /// - a track's source keys, where keyed(): strictly increasing frames
+  ///   from 0 to the last frame;
   /// - key poses lie between the first and last frame, one finite transform
   ///   per bone with unit rotations;
   /// - scalar tracks: at most kMaxScalarTracks, unique names of at most
-  ///   65535 bytes, 1..4 components, frame_count values each, all finite;
+  ///   65535 bytes, 1..4 components, frame_count values each, all finite,
+  ///   source keys as a bone track's;
   /// - an additive clip: no key poses (its base is not defined between
   ///   frames), one base pose or one per frame, finite, unit rotations, no
   ///   scale component 0.

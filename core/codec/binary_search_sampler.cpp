@@ -38,6 +38,7 @@ BinarySearchSampler::TrackKeys BinarySearchSampler::hold_keys(const FittedTrack&
     return keys;
   }
   keys.key_count = static_cast<uint32_t>(track.keys.size());
+  keys.interpolation = track.interpolation;
   for (const FittedKey& key : track.keys) {
     m_frames.push_back(static_cast<float>(key.frame));
     m_values.insert(m_values.end(), key.decoded.value, key.decoded.value + 4);
@@ -57,8 +58,9 @@ namespace {
 // is inlined into its callers, so that the bones' baseline compiles as it did
 // before scalar tracks shared it: it is the yardstick of the timings.
 template <class KindOf>
-[[gnu::always_inline]] inline void evaluate_keys(const float* frames, const float* values, size_t n, KindOf kind_of,
-                                                 float frame_time, float out[4], BinarySearchCounters& counters) {
+[[gnu::always_inline]] inline void evaluate_keys(const float* frames, const float* values, size_t n, Interpolation interpolation,
+                                                 KindOf kind_of, float frame_time, float out[4],
+                                                 BinarySearchCounters& counters) {
   if (n == 1) {
     // A constant track: its stored value exactly, unnormalised, as the
     // player and evaluate_fitted return it.
@@ -86,7 +88,8 @@ template <class KindOf>
   counters.keys_read += 4;
   ++counters.track_lookups;
   const TrackKind kind = kind_of();
-  evaluate_segment(keys[0], keys[1], keys[2], keys[3], frame_time, component_count(kind), out);
+  evaluate_segment(keys[0], keys[1], keys[2], keys[3], frame_time, component_count(kind), out, interpolation,
+                   kind == TrackKind::kRotation);
   if (kind == TrackKind::kRotation) normalize_rotation(out);
 }
 
@@ -96,7 +99,7 @@ void BinarySearchSampler::evaluate_track(size_t track_index, float frame_time, f
   const TrackKeys& track = m_tracks[track_index];
   evaluate_keys(
       m_frames.data() + track.first_key, m_values.data() + 4 * size_t{track.first_key}, track.key_count,
-      [track_index] { return static_cast<TrackKind>(track_index % 3); }, frame_time, out, m_counters);
+      track.interpolation, [track_index] { return static_cast<TrackKind>(track_index % 3); }, frame_time, out, m_counters);
 }
 
 float BinarySearchSampler::clamp_frame_time(float frame_time) const {
@@ -137,7 +140,7 @@ void BinarySearchSampler::sample_frame_scalars(float frame_time, std::span<float
     const TrackKeys& track = m_scalar_tracks[s];
     evaluate_keys(
         m_frames.data() + track.first_key, m_values.data() + 4 * size_t{track.first_key}, track.key_count,
-        [] { return TrackKind::kScalar; }, frame_time, value, m_counters);
+        track.interpolation, [] { return TrackKind::kScalar; }, frame_time, value, m_counters);
     // A release build writes what fits and nothing past it, as the Player does.
     const size_t room = scalar_values.size() - std::min(at, scalar_values.size());
     const size_t count = std::min<size_t>(m_scalar_components[s], room);

@@ -58,6 +58,7 @@ class BinarySearchSampler {
   struct TrackKeys {
     uint32_t first_key = 0;  // index of its first key in m_frames (and / 4 into m_values)
     uint32_t key_count = 0;
+    Interpolation interpolation = Interpolation::kHermite;
   };
 
   // Appends `track`'s keys to the key arrays; a constant track as one key.

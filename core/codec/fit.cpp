@@ -51,13 +51,14 @@ constexpr float kMaxLoosening = 2.f;
 // array, its key poses (RawClip::key_poses) likewise of another. One
 // allocation each, not two per track: a rig of 50,000 bones has 150,000.
 struct TrackSources {
+  const RawClip* source = nullptr;
   uint32_t frames = 0;
   size_t key_poses = 0;
   std::vector<Sample> samples;
   std::vector<TimedSample> between;
 
   TrackSources(const RawClip& clip, size_t track_count)
-      : frames(clip.frame_count), key_poses(clip.key_poses.size()), samples(track_count * frames),
+      : source(&clip), frames(clip.frame_count), key_poses(clip.key_poses.size()), samples(track_count * frames),
         between(track_count * key_poses) {
     for (size_t t = 0; t < track_count; ++t) {
       const TrackKind kind = static_cast<TrackKind>(t % 3);
@@ -71,6 +72,7 @@ struct TrackSources {
   }
   std::span<const Sample> of(size_t t) const { return {samples.data() + t * frames, frames}; }
   std::span<const TimedSample> between_of(size_t t) const { return {between.data() + t * key_poses, key_poses}; }
+  const SourceKeys* keys_of(size_t t) const { return &source->bones[t / 3].source_keys[t % 3]; }
   /// Not the same value at every frame.
   bool animated(size_t t) const {
     const std::span<const Sample> s = of(t);
@@ -80,7 +82,7 @@ struct TrackSources {
 
 // Track t fitted once to `threshold`, keeping none of the fitter's state.
 FittedTrack fit_once(const TrackSources& sources, size_t t, const TrackFitOptions& options, float threshold) {
-  TrackFitter fitter(static_cast<TrackKind>(t % 3), sources.of(t), options, sources.between_of(t));
+  TrackFitter fitter(static_cast<TrackKind>(t % 3), sources.of(t), options, sources.between_of(t), sources.keys_of(t));
   fitter.fit(threshold);
   return std::move(fitter.track());
 }
@@ -143,7 +145,8 @@ class ObjectSpaceFit {
       animated[t] = m_sources.animated(t);
       if (!animated[t]) continue;
       m_fitter_of[t] = static_cast<uint32_t>(m_fitters.size());
-      m_fitters.emplace_back(static_cast<TrackKind>(t % 3), m_sources.of(t), m_options, m_sources.between_of(t));
+      m_fitters.emplace_back(static_cast<TrackKind>(t % 3), m_sources.of(t), m_options, m_sources.between_of(t),
+                             m_sources.keys_of(t));
     }
     const std::vector<float> shares = track_shares(m_skeleton.parents, m_tolerances.tolerance_m, animated);
     m_thresholds.assign(track_count, 0.f);

@@ -299,6 +299,7 @@ void put_track_records(BitWriter& tables, const FittedClip& clip, const std::vec
     }
     const TrackQuantization& q = track.quantization;
     tables.write(track.keys.size(), kKeyCountBits);
+    tables.write(static_cast<uint32_t>(track.interpolation), kInterpolationBits);
     if (track.kind == TrackKind::kRotation) {
       tables.write(static_cast<uint32_t>(q.rotation), 1);
       if (q.rotation == RotationCoding::kRelative) tables.write(q.reference_code, kReferenceCodeBits);

@@ -45,7 +45,7 @@ Status fit_scalar_tracks(const RawClip& clip, float default_precision, const std
     const ScalarTrack& source = clip.scalars[s];
     std::vector<Sample> samples(clip.frame_count);
     for (uint32_t f = 0; f < clip.frame_count; ++f) source.value_at(f, samples[f].data());
-    TrackFitter fitter(TrackKind::kScalar, samples, options);
+    TrackFitter fitter(TrackKind::kScalar, samples, options, {}, &source.source_keys);
     fitter.fit(precisions.value()[s]);
     FittedTrack& track = tracks[first + s];
     track = std::move(fitter.track());

@@ -18,11 +18,13 @@ namespace {
 // (key_segment_coefficients, then evaluate_key_coefficients): the same two
 // steps evaluate_segment takes, so the same bits, without rebuilding them
 // per frame (long mocap measures thousands of frames per segment build).
-SegmentCoefficients key_segment_coefficients(std::span<const FittedKey> keys, size_t i, TrackKind kind) {
+SegmentCoefficients key_segment_coefficients(std::span<const FittedKey> keys, size_t i, TrackKind kind,
+                                             Interpolation interpolation) {
   const size_t last = keys.size() - 1;
   const CurveKey& prev = keys[i > 0 ? i - 1 : 0].decoded;
   const CurveKey& next = keys[std::min(i + 2, last)].decoded;
-  return segment_coefficients(prev, keys[i].decoded, keys[std::min(i + 1, last)].decoded, next, component_count(kind));
+  return segment_coefficients(prev, keys[i].decoded, keys[std::min(i + 1, last)].decoded, next, component_count(kind),
+                              interpolation, kind == TrackKind::kRotation);
 }
 
 void evaluate_key_coefficients(const SegmentCoefficients& s, float t, TrackKind kind, float out[4]) {
@@ -30,8 +32,9 @@ void evaluate_key_coefficients(const SegmentCoefficients& s, float t, TrackKind 
   if (kind == TrackKind::kRotation) normalize_rotation(out);
 }
 
-void evaluate_key_segment(std::span<const FittedKey> keys, size_t i, float t, TrackKind kind, float out[4]) {
-  evaluate_key_coefficients(key_segment_coefficients(keys, i, kind), t, kind, out);
+void evaluate_key_segment(const FittedTrack& track, size_t i, float t, float out[4]) {
+  evaluate_key_coefficients(key_segment_coefficients(track.keys, i, track.kind, track.interpolation), t, track.kind,
+                            out);
 }
 
 // The segment frame time t falls in: the one starting at the last key at or
@@ -61,9 +64,18 @@ bool is_identity_value(TrackKind kind, const float* value) {
 }
 
 TrackFitter::TrackFitter(TrackKind kind, std::span<const Sample> samples, const TrackFitOptions& options,
-                         std::span<const TimedSample> between)
+                         std::span<const TimedSample> between, const SourceKeys* source_keys)
     : m_kind(kind), m_samples(samples), m_between(between), m_options(options) {
   m_track.kind = kind;
+  // Keys that do not run from the first frame to the last in order are no
+  // curve of this track: the fit keeps none of them.
+  if (source_keys != nullptr && source_keys->keyed() && source_keys->frames.front() == 0 &&
+      source_keys->frames.back() + 1 == samples.size() &&
+      std::adjacent_find(source_keys->frames.begin(), source_keys->frames.end(), std::greater_equal<uint32_t>()) ==
+          source_keys->frames.end()) {
+    m_source_frames = source_keys->frames;
+    m_source_interpolation = source_keys->interpolation;
+  }
 }
 
 void TrackFitter::fit(float threshold) {
@@ -74,7 +86,8 @@ void TrackFitter::fit(float threshold) {
   if (tighten_only) {
     refine();
     finish();
-    return;
+    // A keyed curve that ran out of source keys starts again (as Hermite).
+    if (m_track.threshold_met || m_track.interpolation == Interpolation::kHermite) return;
   }
   fit_from_start();
   m_fitted = true;
@@ -83,6 +96,7 @@ void TrackFitter::fit(float threshold) {
 void TrackFitter::fit_from_start() {
   m_track.keys.clear();
   m_track.discontinuities = 0;
+  m_track.interpolation = Interpolation::kHermite;
   m_track.floor = 0.f;
   m_track.floor_is_limit = false;
   m_track.quantization = {};
@@ -102,6 +116,28 @@ void TrackFitter::fit_from_start() {
   m_track.quantization = chosen.quantization;
   m_track.floor = chosen.floor;
   m_track.floor_is_limit = chosen.floor > m_options.key_error_share * m_threshold;
+  // The source's own keys and interpolation, when they meet the threshold
+  // with no more keys than a Hermite curve (DESIGN §5).
+  if (!m_source_frames.empty()) {
+    fit_curve(m_source_interpolation);
+    const size_t keyed_keys = m_track.threshold_met ? m_track.keys.size() : SIZE_MAX;
+    fit_curve(Interpolation::kHermite);
+    if (keyed_keys <= m_track.keys.size()) fit_curve(m_source_interpolation);
+    return;
+  }
+  fit_curve(Interpolation::kHermite);
+}
+
+void TrackFitter::fit_curve(Interpolation interpolation) {
+  m_track.keys.clear();
+  m_track.discontinuities = 0;
+  m_track.interpolation = interpolation;
+  m_pool.clear();
+  m_next.clear();
+  m_prev.clear();
+  m_segment_error.clear();
+  m_segment_worst.clear();
+  m_heap.clear();
   place_initial_keys();
   refine();
   finish();
@@ -178,7 +214,8 @@ void TrackFitter::place_initial_keys() {
   uint32_t newest = append_key(make_key(0, m_samples[0].data()), kNoKey);
   std::vector<float> steps(m_samples.size(), 0.f);  // steps[f]: change from frame f-1 to f
   for (size_t f = 1; f <= last; ++f) steps[f] = track_error(m_kind, m_samples[f - 1].data(), m_samples[f].data());
-  const float ratio = m_options.discontinuity_ratio;
+  // A source-keyed curve keeps the source's keys alone.
+  const float ratio = m_track.interpolation == Interpolation::kHermite ? m_options.discontinuity_ratio : 0.f;
   for (size_t f = 1; ratio > 0.f && f <= last; ++f) {
     const float before = f >= 2 ? steps[f - 1] : 0.f;
     const float after = f < last ? steps[f + 1] : 0.f;
@@ -254,7 +291,15 @@ void TrackFitter::measure_segment(uint32_t key) {
   uint32_t worst_frame = from;
   const SegmentCoefficients segment =
       segment_coefficients(m_pool[outer_before].decoded, m_pool[key].decoded, m_pool[after].decoded,
-                           m_pool[outer_after].decoded, component_count(m_kind));
+                           m_pool[outer_after].decoded, component_count(m_kind), m_track.interpolation,
+                           m_kind == TrackKind::kRotation);
+  // A source-keyed curve splits at the source key of largest error inside;
+  // with none inside (a rotation turning too far between two keys for the
+  // bent linear segment), at the frame of largest error, as Hermite does.
+  const bool keyed = m_track.interpolation != Interpolation::kHermite;
+  auto source_key = std::upper_bound(m_source_frames.begin(), m_source_frames.end(), from);
+  float worst_at_key = -1.f;
+  uint32_t worst_key_frame = from;
   for (uint32_t f = from + 1; f < to; ++f) {
     float value[4] = {0, 0, 0, 0};
     evaluate_key_coefficients(segment, static_cast<float>(f), m_kind, value);
@@ -263,7 +308,15 @@ void TrackFitter::measure_segment(uint32_t key) {
       worst = error;
       worst_frame = f;
     }
+    if (keyed && source_key != m_source_frames.end() && *source_key == f) {
+      if (error > worst_at_key) {
+        worst_at_key = error;
+        worst_key_frame = f;
+      }
+      ++source_key;
+    }
   }
+  if (worst_key_frame != from) worst_frame = worst_key_frame;
   const auto inside = std::upper_bound(m_between.begin(), m_between.end(), static_cast<float>(from),
                                        [](float t, const TimedSample& s) { return t < s.frame_time; });
   for (auto s = inside; s != m_between.end() && s->frame_time < static_cast<float>(to); ++s) {
@@ -273,7 +326,7 @@ void TrackFitter::measure_segment(uint32_t key) {
     if (error > worst) {
       worst = error;
       const uint32_t nearest = static_cast<uint32_t>(std::lround(s->frame_time));
-      worst_frame = to - from >= 2 ? std::clamp(nearest, from + 1, to - 1) : from;
+      if (!keyed || worst_key_frame == from) worst_frame = to - from >= 2 ? std::clamp(nearest, from + 1, to - 1) : from;
     }
   }
   m_segment_error[key] = worst;
@@ -356,7 +409,7 @@ void evaluate_fitted(const FittedTrack& track, float t, float out[4]) {
     std::copy(constant_value(track), constant_value(track) + 4, out);
     return;
   }
-  evaluate_key_segment(track.keys, segment_at(track.keys, t), t, track.kind, out);
+  evaluate_key_segment(track, segment_at(track.keys, t), t, out);
 }
 
 void decode_track(const FittedTrack& track, std::span<Sample> out) {
@@ -373,7 +426,7 @@ void decode_track(const FittedTrack& track, std::span<Sample> out) {
     size_t i = at_or_before > 0 ? at_or_before - 1 : 0;
     if (i >= keys.size() - 1) i = keys.size() - 2;
     if (i != built) {
-      segment = key_segment_coefficients(keys, i, track.kind);
+      segment = key_segment_coefficients(keys, i, track.kind, track.interpolation);
       built = i;
     }
     evaluate_key_coefficients(segment, static_cast<float>(f), track.kind, out[f].data());
@@ -396,7 +449,8 @@ void evaluate_ideal(const FittedTrack& track, float t, float out[4]) {
     std::copy(std::begin(keys[around[j]].ideal), std::end(keys[around[j]].ideal), k[j].value);
     if (track.kind == TrackKind::kRotation && j > 0) align_hemisphere(k[j - 1], k[j]);
   }
-  evaluate_segment(k[0], k[1], k[2], k[3], t, component_count(track.kind), out);
+  evaluate_segment(k[0], k[1], k[2], k[3], t, component_count(track.kind), out, track.interpolation,
+                   track.kind == TrackKind::kRotation);
   if (track.kind == TrackKind::kRotation) normalize_rotation(out);
 }
 

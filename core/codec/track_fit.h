@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "core/clip/raw_clip.h"
 #include "core/codec/quantize.h"
 #include "core/runtime/curve.h"
 #include "core/runtime/quantization.h"
@@ -43,6 +44,9 @@ struct FittedTrack {
   /// code range or float precision allows), not just the chosen step's.
   bool floor_is_limit = false;
   bool threshold_met = true;
+  /// How the curve runs between keys: Hermite, or the source's linear or
+  /// step interpolation through a subset of its keys (SourceKeys).
+  Interpolation interpolation = Interpolation::kHermite;
   /// Animated tracks: how their keys are coded. Constant and identity tracks
   /// code no component: their exact value is `quantization.constant`
   /// (constant_value), as in the stream's track table.
@@ -82,13 +86,19 @@ struct TimedSample {
 class TrackFitter {
  public:
   /// A fitter of the track of `kind` with these samples (one per frame, at
-  /// least two) and `between` (in time order), which must outlive it.
+  /// least two) and `between` (in time order), which must outlive it. With
+  /// `source_keys` (keyed(): the source keys the track sparsely, LINEAR or
+  /// STEP), the fit also tries a curve of that interpolation through a
+  /// subset of those keys, and keeps it when it needs no more keys than a
+  /// Hermite curve: never more keys than the source has, wherever the
+  /// threshold is within reach of the source's own keys.
   TrackFitter(TrackKind kind, std::span<const Sample> samples, const TrackFitOptions& options,
-              std::span<const TimedSample> between = {});
+              std::span<const TimedSample> between = {}, const SourceKeys* source_keys = nullptr);
 
   /// Fits the track to `threshold`. After a first fit, a lower threshold
   /// goes on inserting keys where the coding allows it; a higher one, or
-  /// one below the coding's floor, fits again from the start.
+  /// one below the coding's floor, fits again from the start (as does a
+  /// source-keyed curve that runs out of source keys).
   void fit(float threshold);
 
   const FittedTrack& track() const { return m_track; }
@@ -98,6 +108,7 @@ class TrackFitter {
   static constexpr uint32_t kNoKey = UINT32_MAX;
 
   void fit_from_start();
+  void fit_curve(Interpolation interpolation);
   bool try_constant();
   void place_initial_keys();
   uint32_t append_key(const FittedKey& key, uint32_t after);
@@ -112,6 +123,9 @@ class TrackFitter {
   TrackKind m_kind;
   std::span<const Sample> m_samples;
   std::span<const TimedSample> m_between;
+  // The source's key frames a keyed curve splits at (empty: none to keep).
+  std::span<const uint32_t> m_source_frames;
+  Interpolation m_source_interpolation = Interpolation::kHermite;
   TrackFitOptions m_options;
   float m_threshold = 0.f;
   bool m_fitted = false;

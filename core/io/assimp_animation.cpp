@@ -87,6 +87,7 @@ RawClip fold_clip(const SceneSkeleton& skeleton, const RawClip& targets) {
   clip.sample_rate_hz = targets.sample_rate_hz;
   clip.frame_count = targets.frame_count;
   clip.scalars = targets.scalars;
+  // No bone source keys: a folded bone mixes several nodes' keys, each at its own frames.
   const size_t bones = skeleton.skeleton.bone_count();
   clip.bones.resize(bones);
   for (BoneTracks& tracks : clip.bones) {

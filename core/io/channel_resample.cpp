@@ -108,6 +108,42 @@ Result<std::vector<SourceKeyPose>> key_poses(const std::vector<Channel>& channel
   return poses;
 }
 
+// The frames `channel`'s keys fall on, where a LINEAR or STEP channel has
+// every key on a frame (raw_clip.h SourceKeys), with frame 0 and the last
+// frame added: the value held before the first key and after the last is
+// what a key there holding it gives, linear or step alike.
+SourceKeys source_keys_of(const Channel& channel, double start, double rate, uint32_t frame_count) {
+  if (channel.interpolation == Interpolation::kCubicSpline) return {};
+  SourceKeys keys;
+  keys.interpolation =
+      channel.interpolation == Interpolation::kStep ? ks::Interpolation::kStep : ks::Interpolation::kLinear;
+  keys.frames.push_back(0);
+  for (size_t k = 0; k < channel.times.size(); ++k) {
+    const float t = channel.times[k];
+    if (!on_frame(t, start, rate)) return {};
+    // A last key within on_frame's slack past the last frame is on it.
+    const uint32_t frame = std::min(static_cast<uint32_t>(std::round((t - start) * rate)), frame_count - 1);
+    // Two keys at one frame (a jump) are no curve of one key per frame.
+    if (k > 0 && frame == keys.frames.back()) return {};
+    keys.frames.push_back(frame);
+  }
+  keys.frames.push_back(frame_count - 1);
+  keys.frames.erase(std::unique(keys.frames.begin(), keys.frames.end()), keys.frames.end());
+  return keys;
+}
+
+// Where a bone's source keys of `path` go in BoneTracks::source_keys.
+size_t track_index(Path path) {
+  switch (path) {
+    case Path::kTranslation: return static_cast<size_t>(TrackKind::kTranslation);
+    case Path::kRotation: return static_cast<size_t>(TrackKind::kRotation);
+    case Path::kScale: return static_cast<size_t>(TrackKind::kScale);
+    case Path::kWeight: break;
+  }
+  assert(false && "a weight channel drives a scalar track, not a bone's");
+  return 0;
+}
+
 // The source time at which `channel` is sampled for frame `frame`: a STEP
 // channel a hair late, so a key on a frame jumps at that frame.
 double sample_time(const Channel& channel, uint32_t frame, double start, double rate) {
@@ -151,6 +187,7 @@ Status sample_scalar_channels(const std::vector<Channel>& channels, double start
     assert(channel.scalar >= 0 && static_cast<size_t>(channel.scalar) < clip.scalars.size());
     ScalarTrack& track = clip.scalars[static_cast<size_t>(channel.scalar)];
     assert(channel.components >= 1 && static_cast<uint32_t>(channel.components) <= track.components);
+    track.source_keys = source_keys_of(channel, start, rate, clip.frame_count);
     for (uint32_t f = 0; f < clip.frame_count; ++f) {
       const std::array<double, 4> v = sample_channel(channel, scalar_sample_time(channel, f, start, rate));
       for (size_t c = 0; c < static_cast<size_t>(channel.components); ++c) {
@@ -230,6 +267,7 @@ Result<RawClip> resample_channels(const std::string& clip_name, const Skeleton& 
   for (const Channel& channel : channels) {
     if (channel.path == Path::kWeight) continue;
     BoneTracks& tracks = clip.bones[static_cast<size_t>(channel.bone)];
+    tracks.source_keys[track_index(channel.path)] = source_keys_of(channel, start, rate, clip.frame_count);
     for (uint32_t f = 0; f < clip.frame_count; ++f) {
       double length = 0.0;
       if (!store(channel, sample_channel(channel, sample_time(channel, f, start, rate)), tracks.translations[f],

@@ -24,7 +24,11 @@ namespace ks::gltf {
 /// a later channel for the same property overwrites an earlier one. A
 /// LINEAR or CUBICSPLINE key time between frames becomes a SourceKeyPose
 /// (the bound is measured there too) and a STEP one jumps at the next frame,
-/// each with a warning. Refuses more than 65535 frames, a clip past
+/// each with a warning. A track whose channel is LINEAR or STEP with every
+/// key on a frame gets its source_keys: those frames, plus frame 0 and the
+/// last frame (where it holds its first and last key), and its
+/// interpolation; other tracks none (the last channel of a property
+/// decides, as for its values). Refuses more than 65535 frames, a clip past
 /// settings.max_bone_frames (before allocating it) and a rotation of no
 /// direction, naming `clip_name` and the bone. `start_s` is set to the
 /// source time of frame 0, seconds.
@@ -36,10 +40,11 @@ Result<RawClip> resample_channels(const std::string& clip_name, const Skeleton& 
 /// become RawClip::scalars, each sampled at the same frames from the
 /// Path::kWeight channels whose Channel::scalar names it; at a frame one of
 /// its keys lands on (within on_frame's float noise), a track holds that
-/// key's value exactly. Their keys count for the start, the end and the
-/// rate as the bones' do; the size limit counts each scalar component as a
-/// bone (check_clip_size). A continuous scalar key between frames is not a
-/// key pose (those hold bones only): a warning says so.
+/// key's value exactly; its source_keys are set as a bone track's are.
+/// Their keys count for the start, the end and the rate as the bones' do;
+/// the size limit counts each scalar component as a bone (check_clip_size).
+/// A continuous scalar key between frames is not a key pose (those hold
+/// bones only): a warning says so.
 Result<RawClip> resample_channels(const std::string& clip_name, const Skeleton& skeleton,
                                   const std::vector<Channel>& channels, std::vector<ScalarTrack> scalars,
                                   const ImportSettings& settings, double& start_s, std::vector<std::string>& warnings);

@@ -59,10 +59,10 @@ class Reader {
     return true;
   }
   template <class T>
-  bool pods(std::vector<T>& values) {
+  bool pods(std::vector<T>& values, uint64_t max_count = UINT64_MAX) {
     uint64_t count = 0;
     // The count is checked against the bytes left before anything is allocated.
-    if (!pod(count) || count > m_in.size() / sizeof(T)) return m_ok = false;
+    if (!pod(count) || count > max_count || count > m_in.size() / sizeof(T)) return m_ok = false;
     values.resize(static_cast<size_t>(count));
     if (count > 0) std::memcpy(values.data(), m_in.data(), values.size() * sizeof(T));
     m_in.remove_prefix(values.size() * sizeof(T));
@@ -107,6 +107,23 @@ void read_skeleton(Reader& r, Skeleton& s) {
   r.pods(s.end_sites);
 }
 
+void write_source_keys(Writer& w, const SourceKeys& keys) {
+  w.pod(static_cast<uint8_t>(keys.interpolation));
+  w.pods(keys.frames);
+}
+
+// A track has at most one key per frame; their order is validate()'s.
+void read_source_keys(Reader& r, uint32_t frame_count, SourceKeys& keys) {
+  uint8_t interpolation = 0;
+  r.pod(interpolation);
+  r.pods(keys.frames, frame_count);
+  if (interpolation >= kInterpolationCount) r.fail();
+  for (const uint32_t frame : keys.frames) {
+    if (frame >= frame_count) r.fail();
+  }
+  keys.interpolation = static_cast<Interpolation>(interpolation);
+}
+
 void write_clip(Writer& w, const RawClip& c) {
   w.text(c.name);
   w.pod(c.sample_rate_hz);
@@ -116,6 +133,7 @@ void write_clip(Writer& w, const RawClip& c) {
     w.pods(b.translations);
     w.pods(b.rotations);
     w.pods(b.scales);
+    for (const SourceKeys& keys : b.source_keys) write_source_keys(w, keys);
   }
   w.pod(static_cast<uint64_t>(c.key_poses.size()));
   for (const SourceKeyPose& k : c.key_poses) {
@@ -131,6 +149,7 @@ void write_clip(Writer& w, const RawClip& c) {
     w.pod(static_cast<uint8_t>(t.target));
     w.text(t.node);
     w.pod(t.target_index);
+    write_source_keys(w, t.source_keys);
   }
 }
 
@@ -146,6 +165,7 @@ void read_clip(Reader& r, RawClip& c) {
     r.pods(tracks.translations);
     r.pods(tracks.rotations);
     r.pods(tracks.scales);
+    for (SourceKeys& keys : tracks.source_keys) read_source_keys(r, c.frame_count, keys);
   }
   uint64_t poses = 0;
   r.pod(poses);
@@ -165,6 +185,7 @@ void read_clip(Reader& r, RawClip& c) {
     r.pod(target);
     r.text(track.node);
     r.pod(track.target_index);
+    read_source_keys(r, c.frame_count, track.source_keys);
     // An unknown target is malformed; counts and values are validate()'s.
     if (target > static_cast<uint8_t>(ScalarTarget::kMorphWeight)) r.fail();
     track.target = static_cast<ScalarTarget>(target);

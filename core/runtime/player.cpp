@@ -210,6 +210,7 @@ void Player::set_up_lanes(const std::vector<uint32_t>& tracks) {
     }
     m_lanes.blocks[l / kLanesPerBlock].output[l % kLanesPerBlock] = output_offset(track);
     set_lane_dequantization(std::span<SegmentLanes>(m_lanes.blocks), l, track.quantization, track.kind);
+    set_lane_interpolation(std::span<SegmentLanes>(m_lanes.blocks), l, track.interpolation);
   }
 }
 

@@ -138,7 +138,9 @@ void build_scalar(SegmentLanes& b) {
     for (uint32_t i = 0; i < kKeysPerLane; ++i) {
       keys[i] = lane_key(std::span<const SegmentLanes>(block), lane, i);
     }
-    const SegmentCoefficients s = segment_coefficients(keys[0], keys[1], keys[2], keys[3], kLaneComponents);
+    const SegmentCoefficients s =
+        segment_coefficients(keys[0], keys[1], keys[2], keys[3], kLaneComponents,
+                             lane_interpolation(b, lane), lane_is_rotation(b, lane));
     b.start[lane] = s.start;
     b.span[lane] = s.span;
     for (int c = 0; c < kLaneComponents; ++c) {

@@ -53,6 +53,13 @@ struct LaneDequantization {
   float rotation[kLanesPerBlock];  // 1: a rotation, normalised after interpolation; 0: a vec3 (three components)
 };
 
+/// How each lane's segment runs between its keys (Interpolation, curve.h),
+/// as masks the kernels select with: a Hermite lane has 0 in both.
+struct LaneInterpolation {
+  float keyed[kLanesPerBlock];  // 1: linear or step, tangents from the segment's own ends
+  float held[kLanesPerBlock];   // 1: step, p held until q's frame
+};
+
 /// Keys staged in a block, at most one per lane, still as codes (or, from a
 /// key cache, as values): in play at the clip's rate or slower, the one key
 /// that arrived in each window since the last sample, dequantized and
@@ -116,6 +123,7 @@ struct alignas(32) SegmentLanes {
   float tangent_q[kLaneComponents][kLanesPerBlock];
   uint32_t output[kLanesPerBlock];
   alignas(32) LaneDequantization dequantization;
+  alignas(32) LaneInterpolation interpolation;
   alignas(32) LaneArrivals arrivals;
   /// Lanes that hold a vec3 or a scalar track (bit l: lane l): not
   /// normalised, uncoded components constant. Without any, the kernels
@@ -124,6 +132,9 @@ struct alignas(32) SegmentLanes {
   /// Of those, the scalar tracks' lanes: they write four floats, where a
   /// bone's vec3 writes three (the rest of its Transform follows).
   uint32_t scalar_lanes = 0;
+  /// Lanes whose track is linear or step (LaneInterpolation): without any,
+  /// the kernels build every lane as Hermite.
+  uint32_t keyed_lanes = 0;
   /// The keys changed since the coefficients were built (set by whoever
   /// changes them without building: build_and_evaluate_lanes builds the
   /// block then, fused with its evaluation).
@@ -179,6 +190,22 @@ inline void set_lane_dequantization(std::span<SegmentLanes> blocks, uint32_t lan
   d.rotation[l] = rotation ? 1.f : 0.f;
   b.vec3_lanes = rotation ? b.vec3_lanes & ~(1u << l) : b.vec3_lanes | (1u << l);
   b.scalar_lanes = kind == TrackKind::kScalar ? b.scalar_lanes | (1u << l) : b.scalar_lanes & ~(1u << l);
+}
+
+/// Sets how lane `lane`'s segments run between its keys.
+inline void set_lane_interpolation(std::span<SegmentLanes> blocks, uint32_t lane, Interpolation interpolation) {
+  SegmentLanes& b = blocks[lane / kLanesPerBlock];
+  const uint32_t l = lane % kLanesPerBlock;
+  const bool keyed = interpolation != Interpolation::kHermite;
+  b.interpolation.keyed[l] = keyed ? 1.f : 0.f;
+  b.interpolation.held[l] = interpolation == Interpolation::kStep ? 1.f : 0.f;
+  b.keyed_lanes = keyed ? b.keyed_lanes | (1u << l) : b.keyed_lanes & ~(1u << l);
+}
+
+/// The interpolation lane `lane` of `block` was set to.
+inline Interpolation lane_interpolation(const SegmentLanes& block, uint32_t lane) {
+  if (!(block.interpolation.keyed[lane] > 0.f)) return Interpolation::kHermite;
+  return block.interpolation.held[lane] > 0.f ? Interpolation::kStep : Interpolation::kLinear;
 }
 
 /// Stages the key (`codes`, `frame`, negated or not) as the next of lane

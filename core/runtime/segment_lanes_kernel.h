@@ -34,6 +34,16 @@ inline bool any_vec3(const Lanes& b) {
   return vec3s != 0;
 }
 
+// Whether `b` or one of the kBlocksPerVector - 1 blocks after it holds a
+// linear or step lane (SegmentLanes::keyed_lanes): only then do the builds
+// look at the lanes' interpolation.
+template <class V, class Lanes>
+inline bool any_keyed(const Lanes& b) {
+  uint32_t keyed = 0;
+  for (uint32_t i = 0; i < kBlocksPerVector<V>; ++i) keyed |= (&b)[i].keyed_lanes;
+  return keyed != 0;
+}
+
 template <class V, class Lanes>
 [[gnu::always_inline]] inline void load_segment(const Lanes& b, uint32_t lane, bool mixed, SegmentRegisters<V>& s) {
   s.rotation = mixed ? V::load(b.dequantization.rotation + lane) : V::zero();
@@ -236,9 +246,10 @@ inline void shift_in_arrivals(Lanes& b) {
 // stored and left in `s`, for an evaluation that follows.
 // Where the segment has no length the scalar code returns early; here both
 // results are computed and the held one selected (the tangent scales divide
-// by zero there, harmlessly: those lanes take zeros).
+// by zero there, harmlessly: those lanes take zeros). `keyed`: some lanes
+// are linear or step (LaneInterpolation).
 template <class V, class Lanes>
-[[gnu::always_inline]] inline void build_segment(Lanes& b, uint32_t lane, bool staged, bool mixed,
+[[gnu::always_inline]] inline void build_segment(Lanes& b, uint32_t lane, bool staged, bool mixed, bool keyed,
                                                  SegmentRegisters<V>& s) {
   const V zero = V::zero();
   V frame[kKeysPerLane];
@@ -253,7 +264,15 @@ template <class V, class Lanes>
       for (int c = 0; c < kLaneComponents; ++c) value[i][c] = V::load(b.key_value[i][c] + lane);
     }
   }
-  const V f0 = frame[0], f1 = frame[1], f2 = frame[2], f3 = frame[3];
+  V f0 = frame[0], f3 = frame[3];
+  const V f1 = frame[1], f2 = frame[2];
+  if (keyed) {
+    // A linear or step lane's neighbours sit at its ends' frames, so the
+    // ends replace them (segment_coefficients).
+    const auto linear = V::greater(V::load(b.interpolation.keyed + lane), zero);
+    f0 = V::select(linear, f1, f0);
+    f3 = V::select(linear, f2, f3);
+  }
   const V span = f2 - f1;
   const auto has_span = V::greater(span, zero);
   // A neighbour at its end key's frame is replaced by that end key.
@@ -264,8 +283,27 @@ template <class V, class Lanes>
   s.rotation = mixed ? V::load(b.dequantization.rotation + lane) : V::zero();
   s.start = f1;
   s.span = V::select(has_span, span, V::broadcast(std::numeric_limits<float>::infinity()));
+  if (keyed) {
+    // A step lane's span doubled: q is the nearer end at its own frame only.
+    s.span = V::select(V::greater(V::load(b.interpolation.held + lane), zero), s.span + s.span, s.span);
+  }
   s.start.store(b.start + lane);
   s.span.store(b.span + lane);
+  // A linear rotation lane's tangents bent toward slerp (slerp_tangent_scale);
+  // 1 in the other lanes, which leaves their tangents' bits as they are.
+  V bend = V::broadcast(1.f);
+  if (keyed) {
+    const V one = V::broadcast(1.f);
+    const V dot = value[1][0] * value[2][0] + value[1][1] * value[2][1] + value[1][2] * value[2][2] +
+                  value[1][3] * value[2][3];
+    const V clamped = V::select(V::greater(dot, zero), dot, zero);
+    const V x = one - V::select(V::greater(clamped, one), one, clamped);
+    const V k = x * (V::broadcast(kSlerpBend[0]) + x * (V::broadcast(kSlerpBend[1]) + x * V::broadcast(kSlerpBend[2])));
+    // 1 in a linear lane (keyed, not held), times 1 in a rotation's.
+    V linear_rotation = V::load(b.interpolation.keyed + lane) - V::load(b.interpolation.held + lane);
+    if (mixed) linear_rotation = linear_rotation * s.rotation;
+    bend = V::select(V::greater(linear_rotation, zero), one + V::broadcast(0.5f) * k, one);
+  }
   for (int c = 0; c < kLaneComponents; ++c) {
     const V v0 = value[0][c], v1 = value[1][c], v2 = value[2][c], v3 = value[3][c];
     const V before = V::select(before_is_prev, v0, v1);
@@ -275,6 +313,14 @@ template <class V, class Lanes>
     s.difference[c] = V::select(has_span, v2 - v1, zero);
     s.tangent_p[c] = V::select(has_span, (v2 - before) * scale_p, zero);
     s.tangent_q[c] = V::select(has_span, (after - v1) * scale_q, zero);
+    if (keyed) {
+      s.tangent_p[c] = s.tangent_p[c] * bend;
+      s.tangent_q[c] = s.tangent_q[c] * bend;
+      const auto held = V::greater(V::load(b.interpolation.held + lane), zero);
+      s.difference[c] = V::select(held, zero, s.difference[c]);
+      s.tangent_p[c] = V::select(held, zero, s.tangent_p[c]);
+      s.tangent_q[c] = V::select(held, zero, s.tangent_q[c]);
+    }
     s.p[c].store(b.p[c] + lane);
     s.q[c].store(b.q[c] + lane);
     s.difference[c].store(b.difference[c] + lane);
@@ -309,9 +355,10 @@ template <class V, class Lanes>
 inline void build_block(Lanes& b) {
   const bool staged = any_staged<V>(b);
   const bool mixed = any_vec3<V>(b);
+  const bool keyed = any_keyed<V>(b);
   for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
     SegmentRegisters<V> s;
-    build_segment<V>(b, lane, staged, mixed, s);
+    build_segment<V>(b, lane, staged, mixed, keyed, s);
   }
   mark_built<V>(b, staged);
 }
@@ -326,12 +373,16 @@ inline void evaluate_block(Lanes& b, float t, const LaneOutputs& out) {
   alignas(64) float values[kLanes][4];
   const V time = V::broadcast(t);
   bool staged = false;
-  if constexpr (Build) staged = any_staged<V>(b);
+  bool keyed = false;
+  if constexpr (Build) {
+    staged = any_staged<V>(b);
+    keyed = any_keyed<V>(b);
+  }
   const bool mixed = any_vec3<V>(b);
   for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
     SegmentRegisters<V> s;
     if constexpr (Build) {
-      build_segment<V>(b, lane, staged, mixed, s);
+      build_segment<V>(b, lane, staged, mixed, keyed, s);
     } else {
       load_segment<V>(b, lane, mixed, s);
     }

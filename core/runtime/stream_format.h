@@ -18,6 +18,8 @@
 //                     a scalar track: its components)
 //                   animated:
 //                     key count: kKeyCountBits (2 .. 2 * frame count)
+//                     interpolation: kInterpolationBits (Interpolation:
+//                       Hermite, linear or step; not in version 9)
 //                     rotation: 1 bit RotationCoding; relative: the
 //                       reference, a kReferenceCodeBits smallest-three code;
 //                       then 1 bit "negation bits": set when some key
@@ -97,9 +99,11 @@
 // pose per frame (rotation base^-1 q, translation difference, scale ratio),
 // which apply_additive (additive.h) composes onto any pose.
 //
+// Version 9 had no interpolation per track: every track was Hermite. It is
+// still read.
 // Version 8 had no scalar tracks, no additive flag and no metadata
 // extensions.
-// Versions 1 to 7 are refused with a message to recompress: their sources
+// Versions 1 to 8 are refused with a message to recompress: their sources
 // are what a tool keeps, and one decoder keeps the player small. (Versions 1
 // and 2 had fixed 16-bit vec3 and 10..20-bit smallest-three keys and a track
 // id per key; version 3 had a CRC-32 and ran the hemisphere chain in the
@@ -122,7 +126,10 @@ static_assert(std::endian::native == std::endian::little,
               "the stream is little-endian and read with memcpy");
 
 inline constexpr uint32_t kStreamMagic = 0x5254534Bu;  // "KSTR"
-inline constexpr uint16_t kStreamVersion = 9;        // written and read by this build
+inline constexpr uint16_t kStreamVersion = 10;       // written and read by this build
+inline constexpr uint16_t kOldestReadStreamVersion = 9;  // read too: its tracks are all Hermite
+inline constexpr uint16_t kInterpolationStreamVersion = 10;  // the first with an interpolation per track
+inline constexpr uint32_t kInterpolationBits = 2;
 inline constexpr uint16_t kNoParent = 0xFFFFu;
 inline constexpr uint32_t kFrameBits = 16;
 inline constexpr uint32_t kKeyCountBits = 17;        // up to 2 * 65535 keys

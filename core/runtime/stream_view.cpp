@@ -64,7 +64,7 @@ class StreamParser {
     }
     if (u32(kMagic) != kStreamMagic) return fail("not a keystream stream (wrong magic)");
     const uint16_t version = u16(kVersion);
-    if (version != kStreamVersion) {
+    if (version < kOldestReadStreamVersion || version > kStreamVersion) {
       if (version > kStreamVersion) {
         return fail("format version " + std::to_string(version) + " was written by a newer keystream; this build reads version " +
                     std::to_string(kStreamVersion));
@@ -297,6 +297,13 @@ class StreamParser {
     if (track.key_count < 2 || track.key_count > 2 * view.m_frame_count) {
       return fail(where + " has " + std::to_string(track.key_count) + " keys, outside 2.." +
                   std::to_string(2 * view.m_frame_count));
+    }
+    if (view.m_version >= kInterpolationStreamVersion) {
+      const uint32_t interpolation = reader.read(kInterpolationBits);
+      if (interpolation >= kInterpolationCount) {
+        return fail(where + " has the unknown interpolation " + std::to_string(interpolation));
+      }
+      track.interpolation = static_cast<Interpolation>(interpolation);
     }
     TrackQuantization& q = track.quantization;
     if (track.kind == TrackKind::kRotation) {

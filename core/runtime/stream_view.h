@@ -37,6 +37,7 @@ struct StreamTrack {
   TrackKind kind = TrackKind::kTranslation;
   TrackCoding coding = TrackCoding::kIdentity;
   uint8_t components = 0;  // scalar tracks: 1..4 (their values past it are 0); 0 for a bone's
+  Interpolation interpolation = Interpolation::kHermite;  // animated tracks
   KeyCoding key_coding;  // animated tracks
   uint32_t bone = 0;        // a bone's track: the bone; a scalar track: its index among them
   uint32_t key_count = 0;  // animated tracks: 2 or more; 0 for constant ones

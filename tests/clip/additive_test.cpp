@@ -108,6 +108,47 @@ TEST(AdditiveClip, ABaseClipIsSampledAtTheClipsTimesAndHeldPastItsEnd) {
   expect_same(base_at(a.value().frame_count - 1), Vec3{1.f, 2.f, 3.f});
 }
 
+// Against a constant base the difference runs between the source's keys as
+// the clip did (here a translation linear from frame 0 to the last); against
+// a base clip it does not, and the bones' keys go. Scalar tracks keep theirs.
+TEST(AdditiveClip, SourceKeysAreKeptForAConstantBaseOnly) {
+  test::RandomClip c = random_clip(11);
+  const uint32_t last = c.clip.frame_count - 1;
+  BoneTracks& bone = c.clip.bones[0];
+  for (uint32_t f = 0; f <= last; ++f) bone.translations[f] = Vec3{0.1f, -0.2f, 0.3f} * static_cast<float>(f);
+  bone.source_keys[static_cast<size_t>(TrackKind::kTranslation)] = {Interpolation::kLinear, {0, last}};
+  bone.source_keys[static_cast<size_t>(TrackKind::kRotation)] = {Interpolation::kStep, {0, last}};
+  ScalarTrack& curve = c.clip.scalars.emplace_back();
+  curve.name = "curve";
+  curve.values.assign(c.clip.frame_count, 1.f);
+  curve.source_keys = {Interpolation::kLinear, {0, last}};
+  const RawClip base_clip = c.clip;
+  for (const AdditiveBase kind : {AdditiveBase::kFirstFrame, AdditiveBase::kBindPose, AdditiveBase::kClip}) {
+    SCOPED_TRACE(to_string(kind));
+    const Result<RawClip> a = make_additive(c.skeleton, c.clip, AdditiveSource{kind, &base_clip, "base"});
+    ASSERT_TRUE(a.ok()) << a.error();
+    ASSERT_TRUE(a.value().validate(c.skeleton).ok()) << a.value().validate(c.skeleton).error();
+    const BoneTracks& difference = a.value().bones[0];
+    EXPECT_EQ(a.value().scalars.back().source_keys.frames, curve.source_keys.frames);
+    if (kind == AdditiveBase::kClip) {
+      for (const BoneTracks& b : a.value().bones) {
+        for (const SourceKeys& keys : b.source_keys) EXPECT_FALSE(keys.keyed());
+      }
+      continue;
+    }
+    for (size_t k = 0; k < 3; ++k) {
+      EXPECT_EQ(difference.source_keys[k].interpolation, bone.source_keys[k].interpolation) << k;
+      EXPECT_EQ(difference.source_keys[k].frames, bone.source_keys[k].frames) << k;
+    }
+    const Vec3 first = difference.translations[0], step = (difference.translations[last] - first) * (1.f / last);
+    for (uint32_t f = 0; f <= last; ++f) {
+      const Vec3 expected = first + step * static_cast<float>(f);
+      EXPECT_NEAR(difference.translations[f].x, expected.x, 1e-5f) << f;
+      EXPECT_NEAR(difference.translations[f].z, expected.z, 1e-5f) << f;
+    }
+  }
+}
+
 TEST(AdditiveClip, BadBasesAreRefusedNamingWhatIsWrong) {
   test::RandomClip c = random_clip(5);
   EXPECT_TRUE(refused_mentioning(make_additive(c.skeleton, c.clip, AdditiveSource{}), {"no additive base"}));

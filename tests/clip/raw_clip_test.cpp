@@ -78,6 +78,44 @@ TEST(RawClipValidate, RefusesKeyPosesOutsideTheClipOutOfOrderOrNotAPose) {
   EXPECT_TRUE(refused_mentioning(long_rotation.validate(skeleton), {"key pose 0", "not a unit quaternion"}));
 }
 
+TEST(RawClipValidate, RefusesSourceKeysNotFromTheFirstToTheLastFrameInOrder) {
+  const Skeleton skeleton = make_skeleton();
+  const auto with_knee_rotation_keys = [](std::vector<uint32_t> frames) {
+    RawClip clip = make_clip(4);
+    clip.bones[1].source_keys[static_cast<size_t>(TrackKind::kRotation)] = {Interpolation::kLinear, std::move(frames)};
+    return clip;
+  };
+  EXPECT_TRUE(with_knee_rotation_keys({0, 2, 3}).validate(skeleton).ok());
+  EXPECT_TRUE(refused_mentioning(with_knee_rotation_keys({1, 3}).validate(skeleton),
+                                 {"bone 1 'knee' rotation source keys (linear) start at frame 1"}));
+  EXPECT_TRUE(refused_mentioning(with_knee_rotation_keys({0, 2}).validate(skeleton),
+                                 {"bone 1 'knee' rotation", "end at frame 2, not the last frame 3"}));
+  EXPECT_TRUE(refused_mentioning(with_knee_rotation_keys({0, 2, 2, 3}).validate(skeleton),
+                                 {"bone 1 'knee' rotation", "not strictly increasing (frame 2 after 2)"}));
+  EXPECT_TRUE(
+      refused_mentioning(with_knee_rotation_keys({0, 2, 1, 3}).validate(skeleton), {"not strictly increasing"}));
+
+  RawClip step = make_clip(4);
+  step.bones[0].source_keys[static_cast<size_t>(TrackKind::kScale)] = {Interpolation::kStep, {0, 5}};
+  EXPECT_TRUE(refused_mentioning(step.validate(skeleton), {"bone 0 'hips' scale source keys (step)", "frame 5"}));
+
+  RawClip scalar = make_clip(4);
+  ScalarTrack& curve = scalar.scalars.emplace_back();
+  curve.name = "blink";
+  curve.values.assign(4, 0.f);
+  curve.source_keys = {Interpolation::kStep, {0, 3, 3}};
+  EXPECT_TRUE(refused_mentioning(scalar.validate(skeleton), {"scalar track 0 'blink' source keys (step)"}));
+}
+
+// A track sampled, or keyed by one key only, has no keys to keep: its frames are not looked at.
+TEST(RawClipValidate, IgnoresTheFramesOfTracksThatAreNotKeyed) {
+  RawClip clip = make_clip(4);
+  clip.bones[0].source_keys[0] = {Interpolation::kHermite, {7, 1}};
+  clip.bones[1].source_keys[0] = {Interpolation::kLinear, {2}};
+  const Status status = clip.validate(make_skeleton());
+  EXPECT_TRUE(status.ok()) << status.error();
+}
+
 TEST(RawClipValidate, RefusesSampleRateThatIsNotPositiveAndFinite) {
   for (const float rate : {0.f, -30.f, kNaN, kInf, -kInf}) {
     SCOPED_TRACE(rate);

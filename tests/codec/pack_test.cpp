@@ -351,6 +351,9 @@ void check_layout(const FittedClip& clip, float jump_interval_s) {
     }
     if (track.coding != TrackCoding::kAnimated) continue;
     EXPECT_EQ(record.key_count, track.keys.size());
+    EXPECT_EQ(record.interpolation_bit, record.key_count_bit + kKeyCountBits);
+    EXPECT_EQ(record.interpolation, track.interpolation);
+    EXPECT_EQ(view.tracks()[t].interpolation, track.interpolation);
     EXPECT_EQ(record.coded_mask, track.quantization.coded_mask);
     EXPECT_EQ(record.step, track.quantization.step);
     EXPECT_EQ(record.key_coding, choose_key_coding(track));
@@ -494,8 +497,39 @@ TEST(Pack, KeyStreamHoldsEachTracksKeysInTurn) {
 TEST(Pack, LayoutOfRandomFittedClips) {
   for (uint32_t seed = 1; seed <= 60; ++seed) {
     SCOPED_TRACE(seed);
-    check_layout(test::make_random_fitted_clip(seed), seed % 3 == 0 ? 0.f : 0.1f * static_cast<float>(seed % 7));
+    // Every interpolation, drawn without the clip's random numbers.
+    FittedClip clip = test::make_random_fitted_clip(seed);
+    for (size_t t = 0; t < clip.tracks.size(); ++t) {
+      clip.tracks[t].interpolation = static_cast<Interpolation>((seed + t) % kInterpolationCount);
+    }
+    check_layout(clip, seed % 3 == 0 ? 0.f : 0.1f * static_cast<float>(seed % 7));
     if (HasFatalFailure()) return;
+  }
+}
+
+TEST(Pack, InterpolationRoundTripsThroughTheStream) {
+  // Each value on every animated track, and the three mixed, plain and with
+  // zstd: StreamView reads back what the fitted tracks say.
+  for (uint32_t mix = 0; mix <= kInterpolationCount; ++mix) {
+    FittedClip clip = wave();
+    for (size_t t = 0; t < clip.tracks.size(); ++t) {
+      const uint32_t value = mix < kInterpolationCount ? mix : static_cast<uint32_t>(t % kInterpolationCount);
+      clip.tracks[t].interpolation = static_cast<Interpolation>(value);
+    }
+    for (const bool zstd : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "mix " << mix << (zstd ? " zstd" : ""));
+      const std::vector<uint8_t> bytes = test::pack_or_fail(clip, 0.25f, zstd);
+      const Result<StreamView> view = StreamView::open(bytes, "wave", StreamCheck::kFull);
+      ASSERT_TRUE(view.ok()) << view.error();
+      ASSERT_EQ(view.value().tracks().size(), clip.tracks.size());
+      uint32_t animated = 0;
+      for (size_t t = 0; t < clip.tracks.size(); ++t) {
+        if (clip.tracks[t].coding != TrackCoding::kAnimated) continue;
+        ++animated;
+        EXPECT_EQ(view.value().tracks()[t].interpolation, clip.tracks[t].interpolation) << "track " << t;
+      }
+      EXPECT_GE(animated, kInterpolationCount);
+    }
   }
 }
 

@@ -7,6 +7,7 @@
 // helpers below, not through std::uniform_*_distribution (whose mapping it
 // does not).
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -35,6 +36,9 @@ struct RandomClipOptions {
   uint32_t max_frames = 90;          // default 90
   bool allow_steps = true;           // tracks that jump between two frames; default on
   float translation_scale_m = 0.5f;  // metres, typical size of a translation motion; default 0.5
+  /// Share of the bone tracks made keyed, as a glTF LINEAR or STEP channel
+  /// is (add_random_source_keys); default 0.25.
+  float keyed_share = 0.25f;
 };
 
 struct RandomClip {
@@ -130,6 +134,68 @@ inline Motion random_motion(TestRandom& rng) {
 
 }  // namespace detail
 
+namespace detail {
+
+// Spherical linear interpolation from a to b (same hemisphere), as glTF
+// LINEAR rotations run.
+inline Quat slerp(Quat a, Quat b, double s) {
+  if (dot(a, b) < 0.f) b = -b;  // the shorter arc
+  const double d = std::min(1.0, static_cast<double>(dot(a, b)));
+  double w0 = 1.0 - s, w1 = s;
+  if (d < 0.9995) {
+    const double theta = std::acos(d);
+    w0 = std::sin((1.0 - s) * theta) / std::sin(theta);
+    w1 = std::sin(s * theta) / std::sin(theta);
+  }
+  const auto mix = [&](float x, float y) { return static_cast<float>(w0 * x + w1 * y); };
+  return normalize(Quat{mix(a.x, b.x), mix(a.y, b.y), mix(a.z, b.z), mix(a.w, b.w)});
+}
+
+// Rewrites `values` between the frames of `keys` as `keys` interpolate
+// them: the values at the key frames stay, the others follow.
+template <class T, class Lerp>
+void key_track(std::vector<T>& values, const SourceKeys& keys, Lerp lerp) {
+  for (size_t k = 0; k + 1 < keys.frames.size(); ++k) {
+    const uint32_t from = keys.frames[k];
+    const uint32_t to = keys.frames[k + 1];
+    for (uint32_t f = from + 1; f < to; ++f) {
+      values[f] = keys.interpolation == Interpolation::kStep
+                      ? values[from]
+                      : lerp(values[from], values[to], static_cast<double>(f - from) / (to - from));
+    }
+  }
+}
+
+}  // namespace detail
+
+/// Makes about `share` of the bone tracks of `clip` keyed as glTF LINEAR
+/// (slerp for rotations) or STEP channels are: key frames 0, the last and a
+/// random few between, the samples between them rewritten as the keys
+/// interpolate, and RawClip's SourceKeys set. Deterministic per seed.
+inline void add_random_source_keys(RawClip& clip, uint32_t seed, float share) {
+  TestRandom rng(seed ^ 0x6B3Eu);
+  const uint32_t last = clip.frame_count - 1;
+  for (BoneTracks& bone : clip.bones) {
+    for (uint32_t kind = 0; kind < 3; ++kind) {
+      if (!rng.chance(share) || last < 1) continue;
+      SourceKeys& keys = bone.source_keys[kind];
+      keys.interpolation = rng.chance(0.7f) ? Interpolation::kLinear : Interpolation::kStep;
+      const uint32_t spacing = rng.integer(1, 8);
+      keys.frames.clear();
+      for (uint32_t f = 0; f < last; f += rng.integer(1, 2 * spacing)) keys.frames.push_back(f);
+      keys.frames.push_back(last);
+      const auto lerp3 = [](Vec3 a, Vec3 b, double s) {
+        return Vec3{static_cast<float>(a.x + s * (b.x - a.x)), static_cast<float>(a.y + s * (b.y - a.y)),
+                    static_cast<float>(a.z + s * (b.z - a.z))};
+      };
+      if (kind == 0) detail::key_track(bone.translations, keys, lerp3);
+      if (kind == 1) detail::key_track(bone.rotations, keys, detail::slerp);
+      if (kind == 2) detail::key_track(bone.scales, keys, lerp3);
+    }
+    make_rotations_continuous(bone.rotations);
+  }
+}
+
 /// A valid skeleton and clip (both pass validate()) drawn from `seed`.
 inline RandomClip make_random_clip(uint32_t seed, const RandomClipOptions& options = {}) {
   TestRandom rng(seed);
@@ -195,6 +261,7 @@ inline RandomClip make_random_clip(uint32_t seed, const RandomClipOptions& optio
     }
     make_rotations_continuous(tracks.rotations);
   }
+  if (options.keyed_share > 0.f) add_random_source_keys(clip, seed, options.keyed_share);
   return out;
 }
 

@@ -12,7 +12,8 @@
 // in the metadata; jump frames (every 0.25 s = 8 frames). Bone 4 was added
 // for version 5: the tracks before it are those of versions 3 and 4. The
 // scalar tracks were added for version 9, after the bones' tracks, which
-// are those of version 8.
+// are those of version 8. Version 10 made three tracks linear or step
+// (kStepTrack, kLinearTrack, kLinearScalar); their keys did not change.
 
 #include <cstdint>
 #include <cstdio>
@@ -34,6 +35,13 @@ inline constexpr uint32_t kBoneCount = 5;
 inline constexpr size_t kFloatsPerBone = 10;  // translation xyz, rotation xyzw, scale xyz
 inline constexpr uint32_t kScalarTrackCount = 5;
 inline constexpr uint32_t kScalarValueCount = 11;  // the scalar tracks' components: 1 + 3 + 1 + 4 + 2
+
+// The tracks version 10 no longer interpolates as Hermite; every other track
+// (and every track of version 9) is Hermite.
+inline constexpr uint32_t kStepTrack = 0;        // bone 0's translation: streamed keys, a discontinuity at 13
+inline constexpr uint32_t kLinearTrack = 7;      // bone 2's rotation: discontinuities at frames 0 and 29
+inline constexpr uint32_t kLinearScalar = 2;     // "smile": streamed keys, a discontinuity at 11
+inline constexpr size_t kLinearScalarValue = 4;  // its one value among the scalar values: after blink's 1, tint's 3
 
 namespace detail {
 
@@ -188,6 +196,17 @@ inline FittedClip make_clip() {
   for (uint32_t s = 0; s < kScalarTrackCount; ++s) {
     clip.tracks.push_back(detail::make_track(s, TrackKind::kScalar, scalar_specs[s], lcg));
   }
+  // Version 10: set after the keys, so that they draw version 9's codes.
+  clip.tracks[kStepTrack].interpolation = Interpolation::kStep;
+  clip.tracks[kLinearTrack].interpolation = Interpolation::kLinear;
+  clip.tracks[clip.bone_track_count() + kLinearScalar].interpolation = Interpolation::kLinear;
+  return clip;
+}
+
+/// Version 9's fitted clip: make_clip() with every track Hermite.
+inline FittedClip make_version_nine_clip() {
+  FittedClip clip = make_clip();
+  for (FittedTrack& track : clip.tracks) track.interpolation = Interpolation::kHermite;
   return clip;
 }
 

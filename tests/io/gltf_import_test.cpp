@@ -408,6 +408,48 @@ TEST(GltfImport, StepHoldsEachKeyUntilTheNext) {
   EXPECT_EQ(c.clip.bones[0].scales[8].z, 4.f);
 }
 
+// Fox's Run keys its rotations LINEAR at 1/24 s around a 0.2 s gap, every
+// key on a 120 Hz frame: each rotation track keeps those frames.
+TEST(GltfImport, FoxRunKeepsItsLinearRotationKeys) {
+  const ImportedClip c = import_animation(kClips / "Fox.glb", "Run");
+  ASSERT_FLOAT_EQ(c.clip.sample_rate_hz, 120.f);
+  ASSERT_EQ(c.clip.frame_count, 140u);
+  std::vector<uint32_t> frames;
+  for (uint32_t f = 0; f <= 80; f += 5) frames.push_back(f);
+  for (uint32_t f = 104; f <= 139; f += 5) frames.push_back(f);
+  size_t keyed = 0;
+  for (const BoneTracks& bone : c.clip.bones) {
+    const SourceKeys& keys = bone.source_keys[static_cast<size_t>(TrackKind::kRotation)];
+    if (!keys.keyed()) continue;
+    ++keyed;
+    EXPECT_EQ(keys.interpolation, Interpolation::kLinear);
+    EXPECT_EQ(keys.frames, frames);
+  }
+  EXPECT_EQ(keyed, 20u);  // the file's rotation channels
+}
+
+// "Step Rotation" keys node Cube.003 STEP at 0, 10, 21, 30 and 41 24ths of
+// a second, resampled at 48 Hz (a STEP channel raises 24 Hz to reach 30).
+TEST(GltfImport, AStepRotationKeepsItsStepKeys) {
+  const ImportedClip c = import_animation(kClips / "interpolation_test.gltf", "Step Rotation");
+  const int32_t cube = c.skeleton.find_bone("Cube.003");
+  ASSERT_GE(cube, 0);
+  const SourceKeys& keys =
+      c.clip.bones[static_cast<size_t>(cube)].source_keys[static_cast<size_t>(TrackKind::kRotation)];
+  EXPECT_TRUE(keys.keyed());
+  EXPECT_EQ(keys.interpolation, Interpolation::kStep);
+  ASSERT_FLOAT_EQ(c.clip.sample_rate_hz, 48.f);
+  EXPECT_EQ(keys.frames, (std::vector<uint32_t>{0, 20, 42, 60, 82}));
+  // Only the animated track is keyed; the CUBICSPLINE one of its sibling animation is not.
+  for (size_t b = 0; b < c.clip.bones.size(); ++b) {
+    for (const SourceKeys& other : c.clip.bones[b].source_keys) EXPECT_TRUE(!other.keyed() || &other == &keys) << b;
+  }
+  const ImportedClip cubic = import_animation(kClips / "interpolation_test.gltf", "CubicSpline Rotation");
+  for (const BoneTracks& bone : cubic.clip.bones) {
+    for (const SourceKeys& other : bone.source_keys) EXPECT_FALSE(other.keyed());
+  }
+}
+
 TEST(GltfImport, LinearRotationTakesTheShortArcAndStaysInOneHemisphere) {
   // The second key is 170 degrees about Y, stored negated (same rotation).
   const float half = 0.5f * 170.f * 3.14159265f / 180.f;

@@ -285,5 +285,66 @@ TEST(ImportedClipWire, ScalarTracksArriveIntact) {
   EXPECT_FALSE(decode_import_result(forged, well_formed).ok());
 }
 
+// Source keys as Writer sends them: the interpolation, the count, the frames.
+std::string source_keys_bytes(Interpolation interpolation, const std::vector<uint32_t>& frames) {
+  std::string bytes(1, static_cast<char>(interpolation));
+  const uint64_t count = frames.size();
+  bytes.append(reinterpret_cast<const char*>(&count), sizeof count);
+  bytes.append(reinterpret_cast<const char*>(frames.data()), frames.size() * sizeof(uint32_t));
+  return bytes;
+}
+
+// The studio fits what the CLI fits: the wire carries every track's source
+// keys; more keys than frames, a frame past the clip or an unknown
+// interpolation is refused.
+TEST(ImportedClipWire, SourceKeysArriveIntact) {
+  Result<ImportedClip> clip = import_clip(kDemo);
+  ASSERT_TRUE(clip.ok()) << clip.error();
+  RawClip& sent = clip.value().clip;
+  const uint32_t last = sent.frame_count - 1;
+  ASSERT_GE(sent.bones.size(), 2u);
+  sent.bones[0].source_keys[0] = {Interpolation::kStep, {0, 3, last}};
+  sent.bones[1].source_keys[1] = {Interpolation::kLinear, {0, last}};
+  ScalarTrack& curve = sent.scalars.emplace_back();
+  curve.name = "curve";
+  curve.values.assign(sent.frame_count, 0.5f);
+  curve.source_keys = {Interpolation::kLinear, {0, 1, last}};
+  const std::string message = encode_import_result(clip);
+  bool well_formed = false;
+  const Result<ImportedClip> decoded = decode_import_result(message, well_formed);
+  ASSERT_TRUE(decoded.ok() && well_formed) << (decoded.ok() ? "not well formed" : decoded.error());
+  const RawClip& received = decoded.value().clip;
+  EXPECT_TRUE(received.validate(decoded.value().skeleton).ok());
+  ASSERT_EQ(received.bones.size(), sent.bones.size());
+  for (size_t b = 0; b < sent.bones.size(); ++b) {
+    for (size_t k = 0; k < 3; ++k) {
+      EXPECT_EQ(received.bones[b].source_keys[k].interpolation, sent.bones[b].source_keys[k].interpolation) << b;
+      EXPECT_EQ(received.bones[b].source_keys[k].frames, sent.bones[b].source_keys[k].frames) << b;
+    }
+  }
+  ASSERT_EQ(received.scalars.size(), sent.scalars.size());
+  EXPECT_EQ(received.scalars.back().source_keys.interpolation, Interpolation::kLinear);
+  EXPECT_EQ(received.scalars.back().source_keys.frames, curve.source_keys.frames);
+
+  // Bone 0's translation keys replaced by others: only the untouched ones are read.
+  const std::string original = source_keys_bytes(Interpolation::kStep, {0, 3, last});
+  const size_t at = message.find(original);
+  ASSERT_NE(at, std::string::npos);
+  const auto forge = [&](const std::string& keys) {
+    std::string forged = message;
+    forged.replace(at, original.size(), keys);
+    bool forged_well_formed = false;
+    return decode_import_result(forged, forged_well_formed).ok() && forged_well_formed;
+  };
+  std::vector<uint32_t> every_frame(sent.frame_count);
+  for (uint32_t f = 0; f < sent.frame_count; ++f) every_frame[f] = f;
+  EXPECT_TRUE(forge(source_keys_bytes(Interpolation::kStep, every_frame)));
+  std::vector<uint32_t> too_many = every_frame;
+  too_many.push_back(last);
+  EXPECT_FALSE(forge(source_keys_bytes(Interpolation::kStep, too_many)));
+  EXPECT_FALSE(forge(source_keys_bytes(Interpolation::kStep, {0, 3, last + 1})));
+  EXPECT_FALSE(forge(source_keys_bytes(static_cast<Interpolation>(kInterpolationCount), {0, 3, last})));
+}
+
 }  // namespace
 }  // namespace ks

@@ -222,6 +222,43 @@ TEST(AlignHemisphere, KeepsAKeyInTheSameHemisphereOrOnItsBoundary) {
   }
 }
 
+// --- linear and step segments ----------------------------------------------
+
+TEST(EvaluateSegment, LinearIgnoresTheNeighboursAndRunsStraight) {
+  // p (f 2, D 1) to q (f 4, D 3): 1 + 2u whatever the neighbours are.
+  for (const float t : {2.f, 2.5f, 3.f, 3.5f, 4.f}) {
+    float out[4] = {kUnwritten, kUnwritten, kUnwritten, kUnwritten};
+    evaluate_segment(key(0, 0), key(2, 1), key(4, 3), key(8, 4), t, 4, out, Interpolation::kLinear);
+    expect_components(out, 1.f + (t - 2.f), 4);
+  }
+  // The ends exactly, as a Hermite segment gives them.
+  float out[4];
+  evaluate_segment(key(0, 9), key(2, 1), key(4, 3), key(5, -7), 2.f, 4, out, Interpolation::kLinear);
+  EXPECT_EQ(out[0], 1.f);
+  evaluate_segment(key(0, 9), key(2, 1), key(4, 3), key(5, -7), 4.f, 4, out, Interpolation::kLinear);
+  EXPECT_EQ(out[0], 3.f);
+}
+
+TEST(EvaluateSegment, StepHoldsTheFirstKeyUntilTheSecondKeysFrame) {
+  for (const float t : {2.f, 2.001f, 3.f, 3.999f}) {
+    float out[4] = {kUnwritten, kUnwritten, kUnwritten, kUnwritten};
+    evaluate_segment(key(0, 0), key(2, 1), key(4, 3), key(8, 4), t, 4, out, Interpolation::kStep);
+    for (int c = 0; c < 4; ++c) EXPECT_EQ(out[c], key(2, 1).value[c]) << "t " << t;
+  }
+  // At q's frame (the last frame of a track, where no later segment starts): q.
+  float out[4] = {kUnwritten, kUnwritten, kUnwritten, kUnwritten};
+  evaluate_segment(key(0, 0), key(2, 1), key(4, 3), key(8, 4), 4.f, 4, out, Interpolation::kStep);
+  for (int c = 0; c < 4; ++c) EXPECT_EQ(out[c], key(4, 3).value[c]);
+}
+
+TEST(EvaluateSegment, ZeroLengthSegmentGivesTheSecondKeyWhateverTheInterpolation) {
+  for (const Interpolation interpolation : {Interpolation::kLinear, Interpolation::kStep}) {
+    float out[4];
+    evaluate_segment(key(0, 0), key(2, 1), key(2, 3), key(8, 4), 2.f, 4, out, interpolation);
+    EXPECT_EQ(out[0], 3.f) << to_string(interpolation);
+  }
+}
+
 TEST(AlignHemisphere, MakesAChainOfKeysContinuous) {
   // q and -q alternate, as smallest-three codes can make them; aligning each
   // key with the one before leaves every dot product non-negative.

@@ -102,9 +102,24 @@ TrackKind random_lane_kind(std::mt19937& rng, std::span<SegmentLanes> blocks, ui
   return kind;
 }
 
+// A random interpolation for each lane of `blocks` when `keyed` (Hermite,
+// linear and step about equally), else Hermite; from its own generator, so
+// the windows drawn stay those of the Hermite tests.
+std::vector<Interpolation> random_interpolations(std::span<SegmentLanes> blocks, uint32_t count, uint32_t seed,
+                                                 bool keyed) {
+  std::mt19937 rng(seed ^ 0x1E7u);
+  std::vector<Interpolation> interpolations(count, Interpolation::kHermite);
+  for (uint32_t lane = 0; lane < count && keyed; ++lane) {
+    interpolations[lane] = static_cast<Interpolation>(rng() % kInterpolationCount);
+    set_lane_interpolation(blocks, lane, interpolations[lane]);
+  }
+  return interpolations;
+}
+
 // Blocks of rotations with a translation among them one lane in
-// `vec3_one_in` (1: translations only).
-void check_levels(uint32_t track_count, uint32_t seed, uint32_t vec3_one_in = 4) {
+// `vec3_one_in` (1: translations only); with `keyed`, linear and step
+// lanes among the Hermite ones.
+void check_levels(uint32_t track_count, uint32_t seed, uint32_t vec3_one_in = 4, bool keyed = false) {
   std::mt19937 rng(seed);
   std::vector<SegmentLanes> blocks((track_count + kLanesPerBlock - 1) / kLanesPerBlock);
   clear_lanes(std::span<SegmentLanes>(blocks));
@@ -117,6 +132,8 @@ void check_levels(uint32_t track_count, uint32_t seed, uint32_t vec3_one_in = 4)
     for (uint32_t i = 0; i < kKeysPerLane; ++i) set_lane_key(std::span<SegmentLanes>(blocks), lane, i, w[i]);
     blocks[lane / kLanesPerBlock].output[lane % kLanesPerBlock] = lane * static_cast<uint32_t>(sizeof(float) * 4);
   }
+  const std::vector<Interpolation> interpolations =
+      random_interpolations(std::span<SegmentLanes>(blocks), track_count, seed, keyed);
   SimdLevelGuard guard;
   // Each level builds its own copy of the coefficients and evaluates them.
   std::vector<std::vector<SegmentLanes>> built;
@@ -135,7 +152,8 @@ void check_levels(uint32_t track_count, uint32_t seed, uint32_t vec3_one_in = 4)
                                                                     std::uniform_real_distribution<float>(0.f, 1.f)(rng));
       float expected[4] = {0.f, 0.f, 0.f, 0.f};
       const int components = component_count(kinds[lane]);
-      evaluate_segment(w[0], w[1], w[2], w[3], t, components, expected);
+      evaluate_segment(w[0], w[1], w[2], w[3], t, components, expected, interpolations[lane],
+                       kinds[lane] == TrackKind::kRotation);
       if (components == 4) normalize_rotation(expected);
       const std::vector<SimdLevel> levels = levels_this_cpu_runs();
       for (size_t i = 0; i < levels.size(); ++i) {
@@ -168,9 +186,16 @@ TEST(SegmentLanes, EveryLevelGivesTheScalarCurvesBitsForVec3Tracks) {
   check_levels(27, 6, 1);  // AVX-512: two pairs of blocks
 }
 
+TEST(SegmentLanes, EveryLevelGivesTheScalarCurvesBitsForLinearAndStepLanes) {
+  check_levels(8, 11, 4, true);
+  check_levels(21, 12, 4, true);
+  check_levels(40, 13, 3, true);
+  check_levels(27, 14, 1, true);
+}
+
 // The coefficients themselves, field by field, against segment_coefficients:
 // a difference the evaluation happens to round away still fails here.
-void check_coefficients(uint32_t seed) {
+void check_coefficients(uint32_t seed, bool keyed = false) {
   std::mt19937 rng(seed);
   SimdLevelGuard guard;
   for (int round = 0; round < 200; ++round) {
@@ -183,6 +208,8 @@ void check_coefficients(uint32_t seed) {
         set_lane_key(std::span<SegmentLanes>(&block, 1), lane, i, windows[lane].keys[i]);
       }
     }
+    const std::vector<Interpolation> interpolations =
+        random_interpolations(std::span<SegmentLanes>(&block, 1), kLanesPerBlock, seed + round, keyed);
     for (const SimdLevel level : levels_this_cpu_runs()) {
       set_simd_level(level);
       // Every other round, as the second of a pair (build_at_evaluation)
@@ -200,7 +227,8 @@ void check_coefficients(uint32_t seed) {
       }
       for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
         const CurveKey* w = windows[lane].keys;
-        const SegmentCoefficients s = segment_coefficients(w[0], w[1], w[2], w[3], kLaneComponents);
+        const SegmentCoefficients s =
+            segment_coefficients(w[0], w[1], w[2], w[3], kLaneComponents, interpolations[lane], /*rotation=*/true);
         const auto same = [](float a, float e) { return std::memcmp(&a, &e, sizeof a) == 0; };
         EXPECT_TRUE(same(b.start[lane], s.start)) << to_string(level) << " lane " << lane;
         EXPECT_TRUE(same(b.span[lane], s.span)) << to_string(level) << " lane " << lane;
@@ -218,6 +246,10 @@ void check_coefficients(uint32_t seed) {
 
 TEST(SegmentLanes, EveryLevelBuildsSegmentCoefficientsBits) {
   check_coefficients(5);
+}
+
+TEST(SegmentLanes, EveryLevelBuildsLinearAndStepCoefficientsBits) {
+  check_coefficients(6, true);
 }
 
 TEST(SegmentLanes, ShiftingDropsTheOldestKeysAndKeepsTheOthersInOrder) {

@@ -1,10 +1,10 @@
 // The stream format (core/runtime/stream_format.h) and the committed golden
-// streams that pin it: tests/golden/stream_v9.ks (and its zstd twin) must
+// streams that pin it: tests/golden/stream_v10.ks (and its zstd twin) must
 // keep opening and decoding to the committed poses byte for byte, and
 // packing the same fitted input must keep producing them. A failure here
 // means the format changed: bump kStreamVersion and add new golden files
-// (tests/golden/README.md). Versions 1 to 8 are refused with a message to
-// recompress.
+// (tests/golden/README.md). Version 9 is still read and must keep decoding
+// to its poses; versions 1 to 8 are refused with a message to recompress.
 
 #include "core/runtime/stream_format.h"
 
@@ -39,8 +39,14 @@ std::vector<uint8_t> read_golden(const char* name) {
   return text.ok() ? std::vector<uint8_t>(text.value().begin(), text.value().end()) : std::vector<uint8_t>{};
 }
 
-TEST(StreamFormat, HeaderLayoutIsVersionNine) {
-  EXPECT_EQ(kStreamVersion, 9u);
+TEST(StreamFormat, HeaderLayoutIsVersionTen) {
+  EXPECT_EQ(kStreamVersion, 10u);
+  EXPECT_EQ(kOldestReadStreamVersion, 9u);
+  EXPECT_EQ(kInterpolationStreamVersion, 10u);
+  // The interpolation field holds every Interpolation, and one value more
+  // that the reader refuses.
+  EXPECT_EQ(kInterpolationBits, 2u);
+  EXPECT_GE(1u << kInterpolationBits, kInterpolationCount);
   EXPECT_EQ(kHeaderSize, 64u);
   EXPECT_EQ(header_offset::kChecksum + 4, header_offset::kKeyWidthsOffset);
   EXPECT_EQ(header_offset::kKeyWidthsOffset + 4, kHeaderSize);
@@ -82,15 +88,24 @@ TEST(OldStreams, AreRefusedWithAMessageToRecompress) {
   }
 }
 
-// Every committed stream of the current version, with its poses file.
+// Every committed stream this build reads, with its poses file: the current
+// version's and version 9's (its tracks all Hermite).
 struct GoldenFile {
   const char* stream;
   const char* poses;
+  uint16_t version;
 };
 constexpr GoldenFile kGoldenFiles[] = {
-    {"stream_v9.ks", "stream_v9_poses.bin"},
-    {"stream_v9_zstd.ks", "stream_v9_poses.bin"},
+    {"stream_v10.ks", "stream_v10_poses.bin", 10},
+    {"stream_v10_zstd.ks", "stream_v10_poses.bin", 10},
+    {"stream_v9.ks", "stream_v9_poses.bin", 9},
+    {"stream_v9_zstd.ks", "stream_v9_poses.bin", 9},
 };
+
+// The fitted clip behind a version's poses.
+FittedClip golden_clip(uint16_t version) {
+  return version == kStreamVersion ? golden::make_clip() : golden::make_version_nine_clip();
+}
 
 TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
   for (const GoldenFile& file : kGoldenFiles) {
@@ -99,10 +114,16 @@ TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
     const std::vector<uint8_t> poses = read_golden(file.poses);
     const Result<StreamView> view = StreamView::open(stream, file.stream, StreamCheck::kFull);
     ASSERT_TRUE(view.ok()) << view.error();
-    EXPECT_EQ(view.value().version(), 9u);
+    EXPECT_EQ(view.value().version(), file.version);
     EXPECT_EQ(view.value().frame_count(), golden::kFrameCount);
     EXPECT_EQ(view.value().bone_count(), golden::kBoneCount);
     EXPECT_EQ(view.value().scalar_track_count(), golden::kScalarTrackCount);
+    // Version 9 carries no interpolation: its tracks read as Hermite.
+    const FittedClip clip = golden_clip(file.version);
+    ASSERT_EQ(view.value().tracks().size(), clip.tracks.size());
+    for (size_t t = 0; t < clip.tracks.size(); ++t) {
+      EXPECT_EQ(view.value().tracks()[t].interpolation, clip.tracks[t].interpolation) << "track " << t;
+    }
     const std::vector<float> times = golden::frame_times();
     ASSERT_EQ(poses.size(), times.size() * golden::kFrameTimeBytes);
     // With the key cache (this small clip's default) and reading the key
@@ -138,11 +159,8 @@ TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
   }
 }
 
-TEST(GoldenStream, DecodesToTheFittedCurves) {
-  // The committed poses are the fitted clip's curves, bit for bit: the
-  // bones', then each scalar track's components (its curve has four floats).
-  const FittedClip clip = golden::make_clip();
-  const std::vector<uint8_t> poses = read_golden("stream_v9_poses.bin");
+// Checks that `poses` are `clip`'s fitted curves at every frame time, bit for bit.
+void expect_fitted_curves(const FittedClip& clip, const std::vector<uint8_t>& poses) {
   const std::vector<float> times = golden::frame_times();
   ASSERT_EQ(poses.size(), times.size() * golden::kFrameTimeBytes);
   for (size_t i = 0; i < times.size(); ++i) {
@@ -168,9 +186,19 @@ TEST(GoldenStream, DecodesToTheFittedCurves) {
   }
 }
 
+TEST(GoldenStream, DecodesToTheFittedCurves) {
+  // The committed poses are the fitted clip's curves, bit for bit: the
+  // bones', then each scalar track's components (its curve has four floats).
+  for (const GoldenFile& file : kGoldenFiles) {
+    if (std::string(file.stream).find("zstd") != std::string::npos) continue;  // the same poses
+    SCOPED_TRACE(file.poses);
+    expect_fitted_curves(golden_clip(file.version), read_golden(file.poses));
+  }
+}
+
 TEST(GoldenStream, CarriesItsMetadata) {
   const FittedClip clip = golden::make_clip();
-  for (const char* name : {"stream_v9.ks", "stream_v9_zstd.ks"}) {
+  for (const char* name : {"stream_v10.ks", "stream_v10_zstd.ks", "stream_v9.ks", "stream_v9_zstd.ks"}) {
     SCOPED_TRACE(name);
     const std::vector<uint8_t> stream = read_golden(name);
     const Result<StreamView> view = StreamView::open(stream);
@@ -220,7 +248,7 @@ TEST(GoldenStream, CarriesItsMetadata) {
 
 TEST(GoldenStream, PackingTheGoldenClipReproducesTheCommittedBytes) {
   for (const bool zstd : {false, true}) {
-    const char* name = zstd ? "stream_v9_zstd.ks" : "stream_v9.ks";
+    const char* name = zstd ? "stream_v10_zstd.ks" : "stream_v10.ks";
     SCOPED_TRACE(name);
     const std::vector<uint8_t> committed = read_golden(name);
     const Result<std::vector<uint8_t>> packed = pack(golden::make_clip(), golden::pack_settings(zstd));
@@ -233,7 +261,7 @@ TEST(GoldenStream, PackingTheGoldenClipReproducesTheCommittedBytes) {
 }
 
 TEST(GoldenStream, CoversTheFormatsFeatures) {
-  const std::vector<uint8_t> stream = read_golden("stream_v9.ks");
+  const std::vector<uint8_t> stream = read_golden("stream_v10.ks");
   const Result<StreamView> opened = StreamView::open(stream);
   ASSERT_TRUE(opened.ok()) << opened.error();
   const StreamView& view = opened.value();
@@ -356,11 +384,109 @@ TEST(GoldenStream, CoversTheFormatsFeatures) {
   for (const FittedScalar& scalar : clip.scalars) ++targets[static_cast<int>(scalar.target)];
   EXPECT_GT(targets[static_cast<int>(ScalarTarget::kCurve)], 0u);
   EXPECT_GT(targets[static_cast<int>(ScalarTarget::kMorphWeight)], 0u);
+  // Interpolations (version 10): a step translation, a linear rotation and
+  // a linear scalar track, all with stream keys; every other track Hermite.
+  uint32_t interpolations[kInterpolationCount] = {0, 0, 0};
+  for (const StreamTrack& track : view.tracks()) {
+    if (track.coding == TrackCoding::kAnimated) ++interpolations[static_cast<int>(track.interpolation)];
+  }
+  EXPECT_EQ(interpolations[static_cast<int>(Interpolation::kHermite)], 12u - 3u);
+  EXPECT_EQ(interpolations[static_cast<int>(Interpolation::kLinear)], 2u);
+  EXPECT_EQ(interpolations[static_cast<int>(Interpolation::kStep)], 1u);
+  const StreamTrack& step_track = view.bone_tracks()[golden::kStepTrack];
+  EXPECT_EQ(step_track.interpolation, Interpolation::kStep);
+  EXPECT_EQ(step_track.kind, TrackKind::kTranslation);
+  EXPECT_GT(step_track.key_count, kInitialKeysPerTrack);
+  const StreamTrack& linear_track = view.bone_tracks()[golden::kLinearTrack];
+  EXPECT_EQ(linear_track.interpolation, Interpolation::kLinear);
+  EXPECT_EQ(linear_track.kind, TrackKind::kRotation);
+  EXPECT_GT(linear_track.key_count, kInitialKeysPerTrack);
+  EXPECT_EQ(scalars[golden::kLinearScalar].interpolation, Interpolation::kLinear);
+  EXPECT_GT(scalars[golden::kLinearScalar].key_count, kInitialKeysPerTrack);
+  // The step track's keys make the step show: at every frame time (between
+  // keys, at a key's own frame, at the last frame) the committed pose holds
+  // the last key at or before it, bit for bit; its last two keys differ, with
+  // frame times between them, so the last frame is where the last key starts.
+  const FittedTrack& step = clip.tracks[golden::kStepTrack];
+  const size_t last = step.keys.size() - 1;
+  EXPECT_EQ(step.keys[last].frame, golden::kFrameCount - 1);
+  EXPECT_GT(step.keys[last].frame, step.keys[last - 1].frame + 1);
+  EXPECT_NE(std::memcmp(step.keys[last].decoded.value, step.keys[last - 1].decoded.value, 3 * sizeof(float)), 0);
+  EXPECT_TRUE(has_discontinuity(step));
+  const std::vector<uint8_t> poses = read_golden("stream_v10_poses.bin");
+  const std::vector<float> times = golden::frame_times();
+  ASSERT_EQ(poses.size(), times.size() * golden::kFrameTimeBytes);
+  const size_t step_bone = golden::kStepTrack / 3;
+  for (size_t i = 0; i < times.size(); ++i) {
+    size_t held = 0;
+    while (held < last && static_cast<float>(step.keys[held + 1].frame) <= times[i]) ++held;
+    const uint8_t* translation = poses.data() + i * golden::kFrameTimeBytes + step_bone * sizeof(Transform);
+    EXPECT_EQ(std::memcmp(translation, step.keys[held].decoded.value, 3 * sizeof(float)), 0)
+        << "frame time " << times[i] << " key " << held;
+  }
+  // The linear scalar track runs straight from key to key.
+  const FittedTrack& smile = clip.tracks[clip.bone_track_count() + golden::kLinearScalar];
+  ASSERT_EQ(clip.scalars[golden::kLinearScalar].components, 1u);
+  for (size_t i = 0; i < times.size(); ++i) {
+    size_t k = 0;
+    while (k + 2 < smile.keys.size() && static_cast<float>(smile.keys[k + 1].frame) <= times[i]) ++k;
+    const float p = smile.keys[k].decoded.value[0], q = smile.keys[k + 1].decoded.value[0];
+    const float u = (times[i] - static_cast<float>(smile.keys[k].frame)) /
+                    static_cast<float>(smile.keys[k + 1].frame - smile.keys[k].frame);
+    float value;
+    std::memcpy(
+        &value,
+        poses.data() + i * golden::kFrameTimeBytes + golden::kPoseBytes + golden::kLinearScalarValue * sizeof(float),
+        sizeof value);
+    EXPECT_NEAR(value, p + u * (q - p), 1e-6f) << "frame time " << times[i];
+  }
 }
 
 TEST(GoldenStream, VersionEightDecodesToVersionSevensPoses) {
   // The jump states' layout changed, not the keys or the curves.
   EXPECT_EQ(read_golden("stream_v8_poses.bin"), read_golden("stream_v7_poses.bin"));
+}
+
+// The floats of bone track t (translation, rotation, scale) in a Transform.
+constexpr size_t kTrackFloatsAt[3] = {0, 3, 7};
+constexpr size_t kTrackFloats[3] = {3, 4, 3};
+
+TEST(GoldenStream, VersionTenDecodesToVersionNinesPoses) {
+  // Version 10 made three tracks linear or step and left their keys, and
+  // every other track, as they were: each frame time's floats are version
+  // 9's byte for byte but for those tracks', which differ somewhere.
+  const std::vector<uint8_t> v9 = read_golden("stream_v9_poses.bin");
+  const std::vector<uint8_t> v10 = read_golden("stream_v10_poses.bin");
+  const std::vector<float> times = golden::frame_times();
+  ASSERT_EQ(v9.size(), times.size() * golden::kFrameTimeBytes);
+  ASSERT_EQ(v10.size(), v9.size());
+  uint32_t step_differs = 0, linear_differs = 0, scalar_differs = 0;
+  for (size_t i = 0; i < times.size(); ++i) {
+    const size_t at = i * golden::kFrameTimeBytes;
+    for (uint32_t t = 0; t < 3 * golden::kBoneCount; ++t) {
+      const size_t offset = at + (t / 3) * sizeof(Transform) + kTrackFloatsAt[t % 3] * sizeof(float);
+      const bool same = std::memcmp(v10.data() + offset, v9.data() + offset, kTrackFloats[t % 3] * sizeof(float)) == 0;
+      if (t == golden::kStepTrack) {
+        step_differs += same ? 0 : 1;
+      } else if (t == golden::kLinearTrack) {
+        linear_differs += same ? 0 : 1;
+      } else {
+        EXPECT_TRUE(same) << "frame time " << times[i] << " track " << t;
+      }
+    }
+    for (size_t v = 0; v < golden::kScalarValueCount; ++v) {
+      const size_t offset = at + golden::kPoseBytes + v * sizeof(float);
+      const bool same = std::memcmp(v10.data() + offset, v9.data() + offset, sizeof(float)) == 0;
+      if (v == golden::kLinearScalarValue) {
+        scalar_differs += same ? 0 : 1;
+      } else {
+        EXPECT_TRUE(same) << "frame time " << times[i] << " scalar value " << v;
+      }
+    }
+  }
+  EXPECT_GT(step_differs, 0u);
+  EXPECT_GT(linear_differs, 0u);
+  EXPECT_GT(scalar_differs, 0u);
 }
 
 TEST(GoldenStream, VersionNineDecodesToVersionEightsPoses) {

@@ -111,7 +111,7 @@ inline void write_bits(std::vector<uint8_t>& bytes, uint64_t bit_offset, uint64_
   }
 }
 
-// --- an independent reading of the version 8 layout (stream_format.h) -------
+// --- an independent reading of the version 10 layout (stream_format.h) ------
 // Written from the format's description, not from StreamView, so the pack
 // tests check the bytes against the documentation and the stream view tests
 // can find (and change) any field.
@@ -122,17 +122,19 @@ struct TrackRecord {
   TrackKind kind = TrackKind::kTranslation;
   TrackCoding coding = TrackCoding::kIdentity;
   uint32_t key_count = 0;
+  Interpolation interpolation = Interpolation::kHermite;  // Hermite in version 9, which has no field
   RotationCoding rotation = RotationCoding::kRelative;
   uint8_t coded_mask = 0;
   float step = 0.f;
   KeyCoding key_coding;
-  uint64_t coding_bit = 0, key_count_bit = 0, rotation_bit = 0, reference_bit = 0, mask_bit = 0, step_bit = 0,
-           absolute_bits_bit = 0, value_rice_bit[4] = {0, 0, 0, 0}, frame_rice_bit = 0, frame_delta_min_bit = 0,
-           constant_bit[4] = {0, 0, 0, 0}, negation_bits_bit = 0;
+  uint64_t coding_bit = 0, key_count_bit = 0, interpolation_bit = 0, rotation_bit = 0, reference_bit = 0, mask_bit = 0,
+           step_bit = 0, absolute_bits_bit = 0, value_rice_bit[4] = {0, 0, 0, 0}, frame_rice_bit = 0,
+           frame_delta_min_bit = 0, constant_bit[4] = {0, 0, 0, 0}, negation_bits_bit = 0;
   bool coded(int c) const { return ((coded_mask >> c) & 1u) != 0; }
 };
 
 struct TableLayout {
+  uint16_t version = 0;
   uint32_t bone_count = 0;
   uint32_t parent_bits = 0;
   std::vector<TrackRecord> tracks;
@@ -140,9 +142,10 @@ struct TableLayout {
   uint64_t parent_bit(uint32_t bone) const { return uint64_t{kHeaderSize} * 8 + uint64_t{bone} * parent_bits; }
 };
 
-/// The tables of a well-formed version 9 stream without scalar tracks.
+/// The tables of a well-formed version 9 or 10 stream without scalar tracks.
 inline TableLayout table_layout(std::span<const uint8_t> bytes) {
   TableLayout layout;
+  std::memcpy(&layout.version, bytes.data() + header_offset::kVersion, 2);
   layout.bone_count = get_u32(bytes, header_offset::kBoneCount);
   layout.parent_bits = bits_for(layout.bone_count);
   BitReader reader(bytes, uint64_t{kHeaderSize} * 8 + uint64_t{layout.bone_count} * layout.parent_bits);
@@ -159,6 +162,10 @@ inline TableLayout table_layout(std::span<const uint8_t> bytes) {
     } else if (r.coding == TrackCoding::kAnimated) {
       r.key_count_bit = reader.position();
       r.key_count = reader.read(kKeyCountBits);
+      if (layout.version >= kInterpolationStreamVersion) {
+        r.interpolation_bit = reader.position();
+        r.interpolation = static_cast<Interpolation>(reader.read(kInterpolationBits));
+      }
       if (r.kind == TrackKind::kRotation) {
         r.rotation_bit = reader.position();
         r.rotation = static_cast<RotationCoding>(reader.read(1));
@@ -197,6 +204,36 @@ inline TableLayout table_layout(std::span<const uint8_t> bytes) {
   reader.read(1);  // "scalar tracks follow": 0
   layout.end_bit = reader.position();
   return layout;
+}
+
+/// `bytes` (a version 10 stream without scalar tracks, every track Hermite)
+/// as version 9 wrote it: the version field 9 and no interpolation fields in
+/// the tables. Header offsets, size and checksum follow.
+inline std::vector<uint8_t> as_version_nine(const std::vector<uint8_t>& bytes) {
+  const TableLayout layout = table_layout(bytes);
+  EXPECT_EQ(layout.version, kInterpolationStreamVersion);
+  std::vector<uint64_t> skipped;
+  for (const TrackRecord& r : layout.tracks) {
+    EXPECT_EQ(r.interpolation, Interpolation::kHermite) << "version 9 has no other interpolation";
+    if (r.interpolation_bit != 0) skipped.push_back(r.interpolation_bit);
+  }
+  // The tables bit by bit (they are small), without the fields.
+  BitWriter tables;
+  BitReader reader(bytes, uint64_t{kHeaderSize} * 8);
+  size_t next = 0;
+  while (reader.position() < layout.end_bit) {
+    if (next < skipped.size() && reader.position() == skipped[next]) {
+      reader.read(kInterpolationBits);
+      ++next;
+      continue;
+    }
+    tables.write(reader.read(1), 1);
+  }
+  const uint32_t tables_end = get_u32(bytes, header_offset::kKeyWidthsOffset);
+  std::vector<uint8_t> out = splice(bytes, kHeaderSize, tables_end - kHeaderSize, tables.bytes());
+  set_u16(out, header_offset::kVersion, 9);
+  fix_checksum(out);
+  return out;
 }
 
 /// A Rice code read one bit at a time, as key_coding.h describes it.

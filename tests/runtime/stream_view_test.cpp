@@ -200,12 +200,67 @@ TEST(StreamViewOpen, RefusesOtherVersions) {
         uint16_t{8}}) {
     const Bytes bytes = patched([&](Bytes& b) { set_u16(b, ho::kVersion, version); });
     EXPECT_TRUE(refused_mentioning(open(bytes), {"format version " + std::to_string(version) + " is no longer read",
-                                                 "reads version 9", "recompress"}));
+                                                 "reads version 10", "recompress"}));
   }
-  for (const uint16_t version : {uint16_t{10}, uint16_t{0xFFFF}}) {
+  for (const uint16_t version : {uint16_t{11}, uint16_t{0xFFFF}}) {
     const Bytes bytes = patched([&](Bytes& b) { set_u16(b, ho::kVersion, version); });
     EXPECT_TRUE(refused_mentioning(open(bytes), {"format version " + std::to_string(version),
-                                                 "written by a newer keystream", "reads version 9"}));
+                                                 "written by a newer keystream", "reads version 10"}));
+  }
+  // Version 9 is still read (ReadsVersionNine); written over a version 10
+  // stream it misreads the tables, but never refuses the version.
+  const Result<StreamView> nine = open(patched([](Bytes& b) { set_u16(b, ho::kVersion, 9); }));
+  if (!nine.ok()) {
+    EXPECT_EQ(nine.error().find("format version"), std::string::npos) << nine.error();
+  }
+}
+
+TEST(StreamViewOpen, ReadsVersionNine) {
+  // Version 9 had no interpolation fields: the same stream written that
+  // way opens, every track Hermite, and plays the same poses.
+  for (const Bytes* base : {&valid(), &plain()}) {
+    const Bytes nine = test::as_version_nine(*base);
+    EXPECT_LT(nine.size(), base->size());  // 2 bits less per animated track
+    const Result<StreamView> view = open(nine);
+    ASSERT_TRUE(view.ok()) << view.error();
+    EXPECT_EQ(view.value().version(), 9u);
+    const Result<StreamView> ten = open(*base);
+    ASSERT_TRUE(ten.ok()) << ten.error();
+    ASSERT_EQ(view.value().tracks().size(), ten.value().tracks().size());
+    for (const StreamTrack& track : view.value().tracks()) EXPECT_EQ(track.interpolation, Interpolation::kHermite);
+    EXPECT_EQ(view.value().table_bytes(), (test::table_layout(nine).end_bit + 7) / 8);
+    Player player9(view.value()), player10(ten.value());
+    std::vector<Transform> pose9(3), pose10(3);
+    for (float t = 0.f; t <= 39.f; t += 0.5f) {
+      player9.sample_frame(t, pose9);
+      player10.sample_frame(t, pose10);
+      EXPECT_TRUE(test::same_bits(pose9, pose10)) << "frame time " << t;
+    }
+  }
+}
+
+TEST(StreamViewOpen, ReadsEachInterpolationAndRefusesAnUnknownOne) {
+  // Each animated track's 2 bits after its key count: 0..2 read back, 3
+  // refused naming the track.
+  const TableLayout& l = layout();
+  for (uint32_t t = 0; t < l.tracks.size(); ++t) {
+    if (l.tracks[t].coding != TrackCoding::kAnimated) {
+      EXPECT_EQ(l.tracks[t].interpolation_bit, 0u);
+      continue;
+    }
+    SCOPED_TRACE(::testing::Message() << "track " << t);
+    EXPECT_EQ(l.tracks[t].interpolation_bit, l.tracks[t].key_count_bit + kKeyCountBits);
+    EXPECT_EQ(l.tracks[t].interpolation, Interpolation::kHermite);
+    for (const Interpolation interpolation : {Interpolation::kHermite, Interpolation::kLinear, Interpolation::kStep}) {
+      const Result<StreamView> view = open(patched([&](Bytes& b) {
+        test::write_bits(b, l.tracks[t].interpolation_bit, static_cast<uint32_t>(interpolation), kInterpolationBits);
+      }));
+      ASSERT_TRUE(view.ok()) << view.error();
+      EXPECT_EQ(view.value().tracks()[t].interpolation, interpolation);
+    }
+    EXPECT_TRUE(refused_mentioning(
+        open(patched([&](Bytes& b) { test::write_bits(b, l.tracks[t].interpolation_bit, 3, kInterpolationBits); })),
+        {"track " + std::to_string(t) + " has the unknown interpolation 3"}));
   }
 }
 
