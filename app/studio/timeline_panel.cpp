@@ -9,6 +9,8 @@
 
 #include "app/studio/flow_layout.h"
 #include "app/studio/plot_widget.h"
+#include "core/runtime/key_cache.h"
+#include "core/runtime/player.h"
 
 namespace ks::studio {
 
@@ -360,8 +362,11 @@ void TimelinePanel::draw_readout(const StudioState& state, const FitResult& resu
   ImGui::TextDisabled("|");
   ImGui::SameLine();
   const uint32_t interval = view.jump_interval_frames();
-  if (interval == 0) {
-    ImGui::Text("jump frames: none (every seek back restarts from frame 0)");
+  if (interval == 0 && KeyCache::bytes_for(view) <= Player::kDefaultKeyCacheBytes) {
+    // --jump-interval auto gives a clip the player caches none: it seeks from the cache.
+    ImGui::Text("jump frames: none (seeks use the key cache)");
+  } else if (interval == 0) {
+    ImGui::Text("jump frames: none (a seek back restarts at frame 0)");
   } else if (view.jump_frames().empty()) {
     ImGui::Text("jump frames: none (the clip is shorter than the %u-frame interval)", interval);
   } else {

@@ -5,6 +5,8 @@
 
 #include "core/codec/key_cost.h"
 #include "core/runtime/bit_reader.h"
+#include "core/runtime/key_cache.h"
+#include "core/runtime/player.h"
 #include "core/runtime/stream_format.h"
 #include "core/runtime/stream_key_layout.h"
 
@@ -92,6 +94,16 @@ JumpIntervalCost choose_jump_interval(const FittedClip& clip, const std::vector<
   for (const FittedTrack& track : clip.tracks) streamed += is_streamed(track) ? 1 : 0;
   const double restore = kRestoreCostPerStreamedTrack * streamed;
   const double budget = kJumpFrameByteBudget * static_cast<double>(other_bytes);
+  // A clip whose keys the default player caches never reads a jump frame.
+  uint32_t keys = 0, animated = 0;
+  for (const FittedTrack& track : clip.tracks) {
+    if (track.coding != TrackCoding::kAnimated) continue;
+    keys += static_cast<uint32_t>(track.keys.size());
+    ++animated;
+  }
+  if (KeyCache::bytes_for(keys, animated, clip.frame_count) <= Player::kDefaultKeyCacheBytes) {
+    return jump_interval_cost(clip, codings, 0);
+  }
   // From no jump frames down to one per frame, in steps of about 1.4x: each
   // shorter interval costs more bytes and reads fewer keys forward.
   JumpIntervalCost chosen = jump_interval_cost(clip, codings, 0);

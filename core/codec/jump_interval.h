@@ -7,7 +7,9 @@
 // read forward and doubles the bytes of jump frames. The choice is the
 // shortest interval whose jump frames stay within a budget of the stream's
 // bytes, stopping where the keys read forward already cost less than half
-// the restore (a shorter interval would add bytes for little).
+// the restore (a shorter interval would add bytes for little). A clip whose
+// key cache the default player keeps (Player::kDefaultKeyCacheBytes) gets
+// none: its seeks set the lanes from the cache and read no jump frame.
 
 #include <cstdint>
 #include <vector>

@@ -34,8 +34,11 @@ class KeyCache {
   /// What `stream`'s cache takes: its animated keys and, per animated track,
   /// its frames.
   static size_t bytes_for(const StreamView& stream) {
-    return size_t{stream.total_key_count()} * kBytesPerKey +
-           size_t{stream.animated_track_count()} * stream.frame_count() * kBytesPerLaneFrame;
+    return bytes_for(stream.total_key_count(), stream.animated_track_count(), stream.frame_count());
+  }
+  /// The same from the counts (a packer's, before there is a stream).
+  static constexpr size_t bytes_for(uint32_t total_key_count, uint32_t animated_track_count, uint32_t frame_count) {
+    return size_t{total_key_count} * kBytesPerKey + size_t{animated_track_count} * frame_count * kBytesPerLaneFrame;
   }
 
   /// Decodes every key of every lane of `lanes` (as they stand before frame
