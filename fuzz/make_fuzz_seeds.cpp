@@ -79,6 +79,12 @@ const Seed kSyntheticSeeds[] = {
     {.name = "synthetic_3bones_zstd_jump200ms", .jump_interval_s = 0.2f, .zstd = true},
 };
 
+// Of the keyed synthetic clip (key_synthetic): linear and step tracks.
+const Seed kKeyedSeeds[] = {
+    {.name = "synthetic_keyed_object_jump100ms", .mode = ErrorMode::kObjectSpace, .jump_interval_s = 0.1f},
+    {.name = "synthetic_keyed_local_nojump"},
+};
+
 // Three bones (a root and two children), 20 frames at 30 Hz: a moving root,
 // a spinning child with a step (a discontinuity), a constant scale off 1;
 // and scalar tracks: a morph weight rising and falling, a two-component
@@ -132,6 +138,54 @@ void make_synthetic(Skeleton& skeleton, RawClip& clip) {
   clip.scalars = {smile, uv, blink, tint};
 }
 
+// The synthetic clip keyed as glTF LINEAR and STEP channels are (format
+// version 10's linear and step tracks): the root's translation straight
+// between keys every 4 frames, the arm's rotation slerped between keys every
+// 3 frames, the leg's rotation and the smile weight held between keys.
+void key_synthetic(RawClip& clip) {
+  const uint32_t last = clip.frame_count - 1;
+  const auto frames_every = [last](uint32_t step) {
+    std::vector<uint32_t> frames;
+    for (uint32_t f = 0; f < last; f += step) frames.push_back(f);
+    frames.push_back(last);
+    return frames;
+  };
+  const auto lerp = [](float a, float b, float s) { return a + s * (b - a); };
+  SourceKeys& root = clip.bones[0].source_keys[0];
+  root = {Interpolation::kLinear, frames_every(4)};
+  SourceKeys& arm = clip.bones[1].source_keys[1];
+  arm = {Interpolation::kLinear, frames_every(3)};
+  SourceKeys& leg = clip.bones[2].source_keys[1];
+  leg = {Interpolation::kStep, frames_every(5)};
+  clip.scalars[0].source_keys = {Interpolation::kStep, frames_every(6)};
+  for (size_t k = 0; k + 1 < root.frames.size(); ++k) {
+    const uint32_t from = root.frames[k], to = root.frames[k + 1];
+    for (uint32_t f = from + 1; f < to; ++f) {
+      const float s = static_cast<float>(f - from) / static_cast<float>(to - from);
+      const Vec3 a = clip.bones[0].translations[from], b = clip.bones[0].translations[to];
+      clip.bones[0].translations[f] = {lerp(a.x, b.x, s), lerp(a.y, b.y, s), lerp(a.z, b.z, s)};
+    }
+  }
+  for (size_t k = 0; k + 1 < arm.frames.size(); ++k) {
+    const uint32_t from = arm.frames[k], to = arm.frames[k + 1];
+    const Quat a = clip.bones[1].rotations[from], b = clip.bones[1].rotations[to];
+    const float angle = std::acos(std::min(1.f, dot(a, b)));
+    for (uint32_t f = from + 1; f < to && angle > 1e-4f; ++f) {
+      const float s = static_cast<float>(f - from) / static_cast<float>(to - from);
+      const float wa = std::sin((1.f - s) * angle) / std::sin(angle), wb = std::sin(s * angle) / std::sin(angle);
+      clip.bones[1].rotations[f] = normalize(Quat{wa * a.x + wb * b.x, wa * a.y + wb * b.y, wa * a.z + wb * b.z,
+                                                  wa * a.w + wb * b.w});
+    }
+  }
+  for (size_t k = 0; k + 1 < leg.frames.size(); ++k) {
+    for (uint32_t f = leg.frames[k] + 1; f < leg.frames[k + 1]; ++f) clip.bones[2].rotations[f] = clip.bones[2].rotations[leg.frames[k]];
+  }
+  const std::vector<uint32_t>& smile = clip.scalars[0].source_keys.frames;
+  for (size_t k = 0; k + 1 < smile.size(); ++k) {
+    for (uint32_t f = smile[k] + 1; f < smile[k + 1]; ++f) clip.scalars[0].values[f] = clip.scalars[0].values[smile[k]];
+  }
+}
+
 void crop(RawClip& clip, uint32_t frames) {
   if (clip.frame_count <= frames) return;
   clip.frame_count = frames;
@@ -139,8 +193,12 @@ void crop(RawClip& clip, uint32_t frames) {
     bone.translations.resize(frames);
     bone.rotations.resize(frames);
     bone.scales.resize(frames);
+    for (SourceKeys& keys : bone.source_keys) keys = {};  // keys past the cut: sampled again
   }
-  for (ScalarTrack& track : clip.scalars) track.values.resize(size_t{frames} * track.components);
+  for (ScalarTrack& track : clip.scalars) {
+    track.values.resize(size_t{frames} * track.components);
+    track.source_keys = {};
+  }
 }
 
 // Fits, packs, checks that the stream opens, and writes it; false on any error.
@@ -210,6 +268,8 @@ int main(int argc, char** argv) {
   RawClip clip;
   make_synthetic(skeleton, clip);
   for (const Seed& seed : kSyntheticSeeds) ok = write_seed(skeleton, clip, seed, "", folder) && ok;
+  key_synthetic(clip);
+  for (const Seed& seed : kKeyedSeeds) ok = write_seed(skeleton, clip, seed, "", folder) && ok;
   ok = fuzz::write_gltf_seeds(folder) && ok;
   return ok ? 0 : 1;
 }

@@ -117,12 +117,12 @@ void TrackFitter::fit_from_start() {
   m_track.floor = chosen.floor;
   m_track.floor_is_limit = chosen.floor > m_options.key_error_share * m_threshold;
   // The source's own keys and interpolation, when they meet the threshold
-  // with no more keys than a Hermite curve (DESIGN §5).
+  // with fewer keys than a Hermite curve (docs/curves.md).
   if (!m_source_frames.empty()) {
     fit_curve(m_source_interpolation);
     const size_t keyed_keys = m_track.threshold_met ? m_track.keys.size() : SIZE_MAX;
     fit_curve(Interpolation::kHermite);
-    if (keyed_keys <= m_track.keys.size()) fit_curve(m_source_interpolation);
+    if (keyed_keys < m_track.keys.size()) fit_curve(m_source_interpolation);
     return;
   }
   fit_curve(Interpolation::kHermite);

@@ -89,9 +89,10 @@ class TrackFitter {
   /// least two) and `between` (in time order), which must outlive it. With
   /// `source_keys` (keyed(): the source keys the track sparsely, LINEAR or
   /// STEP), the fit also tries a curve of that interpolation through a
-  /// subset of those keys, and keeps it when it needs no more keys than a
-  /// Hermite curve: never more keys than the source has, wherever the
-  /// threshold is within reach of the source's own keys.
+  /// subset of those keys, and keeps it when it needs fewer keys than a
+  /// Hermite curve (on a tie Hermite, which builds faster in the player):
+  /// never more keys than the source has, wherever the threshold is within
+  /// reach of the source's own keys.
   TrackFitter(TrackKind kind, std::span<const Sample> samples, const TrackFitOptions& options,
               std::span<const TimedSample> between = {}, const SourceKeys* source_keys = nullptr);
 

@@ -114,23 +114,23 @@ inline SegmentCoefficients segment_coefficients(const CurveKey& prev, const Curv
   s.span = step ? span + span : span;
   const CurveKey& before = hermite && prev.frame < p.frame ? prev : p;
   const CurveKey& after = hermite && next.frame > q.frame ? next : q;
-  // Tangent scale factors of DESIGN §4, both in 0..1 (1 for a linear segment).
-  const float scale_p = span / (q.frame - before.frame);
-  const float scale_q = span / (after.frame - p.frame);
-  const bool bent = rotation && interpolation == Interpolation::kLinear;
-  const float bend = bent ? slerp_tangent_scale(p.value[0] * q.value[0] + p.value[1] * q.value[1] +
-                                                p.value[2] * q.value[2] + p.value[3] * q.value[3])
-                          : 1.f;
+  // A linear rotation's tangents bent toward slerp; a step's difference and
+  // tangents 0. Both as factors of 1 elsewhere, which leave a Hermite
+  // segment's bits as they are (and the SIMD builds multiply alike).
+  const float bend = rotation && interpolation == Interpolation::kLinear
+                         ? slerp_tangent_scale(p.value[0] * q.value[0] + p.value[1] * q.value[1] +
+                                               p.value[2] * q.value[2] + p.value[3] * q.value[3])
+                         : 1.f;
+  const float move = step ? 0.f : 1.f;
+  // Tangent scale factors of DESIGN §4, both in 0..1 (1 for a linear segment, then bent).
+  const float scale_p = span / (q.frame - before.frame) * bend * move;
+  const float scale_q = span / (after.frame - p.frame) * bend * move;
   for (int c = 0; c < components; ++c) {
     s.p[c] = p.value[c];
     s.q[c] = q.value[c];
-    s.difference[c] = step ? 0.f : q.value[c] - p.value[c];
-    s.tangent_p[c] = step ? 0.f : (q.value[c] - before.value[c]) * scale_p;
-    s.tangent_q[c] = step ? 0.f : (after.value[c] - p.value[c]) * scale_q;
-    if (bent) {
-      s.tangent_p[c] = s.tangent_p[c] * bend;
-      s.tangent_q[c] = s.tangent_q[c] * bend;
-    }
+    s.difference[c] = (q.value[c] - p.value[c]) * move;
+    s.tangent_p[c] = (q.value[c] - before.value[c]) * scale_p;
+    s.tangent_q[c] = (after.value[c] - p.value[c]) * scale_q;
   }
   return s;
 }

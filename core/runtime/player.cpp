@@ -106,6 +106,13 @@ Player::Player(const StreamView& stream, size_t key_cache_bytes)
   const auto rotations_end =
       std::stable_partition(animated_tracks.begin(), animated_tracks.end(),
                             [&](uint32_t t) { return stream.tracks()[t].kind == TrackKind::kRotation; });
+  // Hermite rotations before linear and step ones, which share as few
+  // blocks with them as they can: only a block that holds one builds its
+  // lanes' interpolation (the demo's four linear tracks spread over its three
+  // blocks cost its play 4.6% more instructions).
+  std::stable_partition(animated_tracks.begin(), rotations_end, [&](uint32_t t) {
+    return stream.tracks()[t].interpolation == Interpolation::kHermite;
+  });
   // Scalar lanes last, so that sample_scalars evaluates their blocks alone.
   const auto scalars_begin = std::stable_partition(
       rotations_end, animated_tracks.end(), [&](uint32_t t) { return stream.tracks()[t].kind != TrackKind::kScalar; });

@@ -132,9 +132,10 @@ struct alignas(32) SegmentLanes {
   /// Of those, the scalar tracks' lanes: they write four floats, where a
   /// bone's vec3 writes three (the rest of its Transform follows).
   uint32_t scalar_lanes = 0;
-  /// Lanes whose track is linear or step (LaneInterpolation): without any,
-  /// the kernels build every lane as Hermite.
+  /// Lanes whose track is linear or step (LaneInterpolation), and of those
+  /// the step ones: without any, the kernels build every lane as Hermite.
   uint32_t keyed_lanes = 0;
+  uint32_t held_lanes = 0;
   /// The keys changed since the coefficients were built (set by whoever
   /// changes them without building: build_and_evaluate_lanes builds the
   /// block then, fused with its evaluation).
@@ -199,7 +200,9 @@ inline void set_lane_interpolation(std::span<SegmentLanes> blocks, uint32_t lane
   const bool keyed = interpolation != Interpolation::kHermite;
   b.interpolation.keyed[l] = keyed ? 1.f : 0.f;
   b.interpolation.held[l] = interpolation == Interpolation::kStep ? 1.f : 0.f;
+  const bool held = interpolation == Interpolation::kStep;
   b.keyed_lanes = keyed ? b.keyed_lanes | (1u << l) : b.keyed_lanes & ~(1u << l);
+  b.held_lanes = held ? b.held_lanes | (1u << l) : b.held_lanes & ~(1u << l);
 }
 
 /// The interpolation lane `lane` of `block` was set to.

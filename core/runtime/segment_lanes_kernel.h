@@ -34,14 +34,24 @@ inline bool any_vec3(const Lanes& b) {
   return vec3s != 0;
 }
 
-// Whether `b` or one of the kBlocksPerVector - 1 blocks after it holds a
-// linear or step lane (SegmentLanes::keyed_lanes): only then do the builds
-// look at the lanes' interpolation.
+// What the linear and step lanes of `b` and the kBlocksPerVector - 1 blocks
+// after it ask of a build (SegmentLanes::keyed_lanes): nothing in a block
+// of Hermite lanes alone.
+struct KeyedLanes {
+  bool keyed = false;    // some lane is linear or step: its neighbours are its ends
+  bool held = false;     // some lane is step
+  bool bent = false;     // some lane is a linear rotation, bent toward slerp
+};
 template <class V, class Lanes>
-inline bool any_keyed(const Lanes& b) {
-  uint32_t keyed = 0;
-  for (uint32_t i = 0; i < kBlocksPerVector<V>; ++i) keyed |= (&b)[i].keyed_lanes;
-  return keyed != 0;
+inline KeyedLanes keyed_lanes(const Lanes& b) {
+  KeyedLanes k;
+  for (uint32_t i = 0; i < kBlocksPerVector<V>; ++i) {
+    const Lanes& block = (&b)[i];
+    k.keyed = k.keyed || block.keyed_lanes != 0;
+    k.held = k.held || block.held_lanes != 0;
+    k.bent = k.bent || (block.keyed_lanes & ~block.held_lanes & ~block.vec3_lanes) != 0;
+  }
+  return k;
 }
 
 template <class V, class Lanes>
@@ -246,11 +256,13 @@ inline void shift_in_arrivals(Lanes& b) {
 // stored and left in `s`, for an evaluation that follows.
 // Where the segment has no length the scalar code returns early; here both
 // results are computed and the held one selected (the tangent scales divide
-// by zero there, harmlessly: those lanes take zeros). `keyed`: some lanes
-// are linear or step (LaneInterpolation).
-template <class V, class Lanes>
-[[gnu::always_inline]] inline void build_segment(Lanes& b, uint32_t lane, bool staged, bool mixed, bool keyed,
-                                                 SegmentRegisters<V>& s) {
+// by zero there, harmlessly: those lanes take zeros). `Keyed`: some lanes
+// are linear or step (LaneInterpolation), and `keyed` says what they need;
+// without, the build is Hermite's alone (a flag tested in it cost the
+// demo's all-Hermite play 8% more instructions in its AVX2 builds).
+template <class V, bool Keyed, class Lanes>
+[[gnu::always_inline]] inline void build_segment(Lanes& b, uint32_t lane, bool staged, bool mixed,
+                                                 const KeyedLanes& keyed, SegmentRegisters<V>& s) {
   const V zero = V::zero();
   V frame[kKeysPerLane];
   V value[kKeysPerLane][kLaneComponents];
@@ -266,7 +278,7 @@ template <class V, class Lanes>
   }
   V f0 = frame[0], f3 = frame[3];
   const V f1 = frame[1], f2 = frame[2];
-  if (keyed) {
+  if constexpr (Keyed) {
     // A linear or step lane's neighbours sit at its ends' frames, so the
     // ends replace them (segment_coefficients).
     const auto linear = V::greater(V::load(b.interpolation.keyed + lane), zero);
@@ -278,21 +290,22 @@ template <class V, class Lanes>
   // A neighbour at its end key's frame is replaced by that end key.
   const auto before_is_prev = V::less(f0, f1);
   const auto after_is_next = V::greater(f3, f2);
-  const V scale_p = span / (f2 - V::select(before_is_prev, f0, f1));
-  const V scale_q = span / (V::select(after_is_next, f3, f2) - f1);
+  V scale_p = span / (f2 - V::select(before_is_prev, f0, f1));
+  V scale_q = span / (V::select(after_is_next, f3, f2) - f1);
   s.rotation = mixed ? V::load(b.dequantization.rotation + lane) : V::zero();
   s.start = f1;
   s.span = V::select(has_span, span, V::broadcast(std::numeric_limits<float>::infinity()));
-  if (keyed) {
-    // A step lane's span doubled: q is the nearer end at its own frame only.
-    s.span = V::select(V::greater(V::load(b.interpolation.held + lane), zero), s.span + s.span, s.span);
+  // segment_coefficients' factors: 0 in a step lane, which holds p (twice
+  // the span: q is the nearer end at its own frame only); a linear
+  // rotation's tangents bent toward slerp (slerp_tangent_scale); 1 in the
+  // other lanes, where they leave the bits as they are.
+  V move = V::broadcast(1.f);
+  if (Keyed && keyed.held) {
+    const V held = V::load(b.interpolation.held + lane);
+    move = V::broadcast(1.f) - held;
+    s.span = V::select(V::greater(held, zero), s.span + s.span, s.span);
   }
-  s.start.store(b.start + lane);
-  s.span.store(b.span + lane);
-  // A linear rotation lane's tangents bent toward slerp (slerp_tangent_scale);
-  // 1 in the other lanes, which leaves their tangents' bits as they are.
-  V bend = V::broadcast(1.f);
-  if (keyed) {
+  if (Keyed && keyed.bent) {
     const V one = V::broadcast(1.f);
     const V dot = value[1][0] * value[2][0] + value[1][1] * value[2][1] + value[1][2] * value[2][2] +
                   value[1][3] * value[2][3];
@@ -302,25 +315,27 @@ template <class V, class Lanes>
     // 1 in a linear lane (keyed, not held), times 1 in a rotation's.
     V linear_rotation = V::load(b.interpolation.keyed + lane) - V::load(b.interpolation.held + lane);
     if (mixed) linear_rotation = linear_rotation * s.rotation;
-    bend = V::select(V::greater(linear_rotation, zero), one + V::broadcast(0.5f) * k, one);
+    const V bend = V::select(V::greater(linear_rotation, zero), one + V::broadcast(0.5f) * k, one);
+    scale_p = scale_p * bend;
+    scale_q = scale_q * bend;
   }
+  if (Keyed && keyed.held) {
+    scale_p = scale_p * move;
+    scale_q = scale_q * move;
+  }
+  s.start.store(b.start + lane);
+  s.span.store(b.span + lane);
   for (int c = 0; c < kLaneComponents; ++c) {
     const V v0 = value[0][c], v1 = value[1][c], v2 = value[2][c], v3 = value[3][c];
     const V before = V::select(before_is_prev, v0, v1);
     const V after = V::select(after_is_next, v3, v2);
+    V difference = v2 - v1;
+    if (Keyed && keyed.held) difference = difference * move;
     s.p[c] = V::select(has_span, v1, v2);
     s.q[c] = v2;
-    s.difference[c] = V::select(has_span, v2 - v1, zero);
+    s.difference[c] = V::select(has_span, difference, zero);
     s.tangent_p[c] = V::select(has_span, (v2 - before) * scale_p, zero);
     s.tangent_q[c] = V::select(has_span, (after - v1) * scale_q, zero);
-    if (keyed) {
-      s.tangent_p[c] = s.tangent_p[c] * bend;
-      s.tangent_q[c] = s.tangent_q[c] * bend;
-      const auto held = V::greater(V::load(b.interpolation.held + lane), zero);
-      s.difference[c] = V::select(held, zero, s.difference[c]);
-      s.tangent_p[c] = V::select(held, zero, s.tangent_p[c]);
-      s.tangent_q[c] = V::select(held, zero, s.tangent_q[c]);
-    }
     s.p[c].store(b.p[c] + lane);
     s.q[c].store(b.q[c] + lane);
     s.difference[c].store(b.difference[c] + lane);
@@ -355,10 +370,14 @@ template <class V, class Lanes>
 inline void build_block(Lanes& b) {
   const bool staged = any_staged<V>(b);
   const bool mixed = any_vec3<V>(b);
-  const bool keyed = any_keyed<V>(b);
+  const KeyedLanes keyed = keyed_lanes<V>(b);
   for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
     SegmentRegisters<V> s;
-    build_segment<V>(b, lane, staged, mixed, keyed, s);
+    if (keyed.keyed) {
+      build_segment<V, true>(b, lane, staged, mixed, keyed, s);
+    } else {
+      build_segment<V, false>(b, lane, staged, mixed, keyed, s);
+    }
   }
   mark_built<V>(b, staged);
 }
@@ -373,16 +392,20 @@ inline void evaluate_block(Lanes& b, float t, const LaneOutputs& out) {
   alignas(64) float values[kLanes][4];
   const V time = V::broadcast(t);
   bool staged = false;
-  bool keyed = false;
+  KeyedLanes keyed;
   if constexpr (Build) {
     staged = any_staged<V>(b);
-    keyed = any_keyed<V>(b);
+    keyed = keyed_lanes<V>(b);
   }
   const bool mixed = any_vec3<V>(b);
   for (uint32_t lane = 0; lane < kLanesPerBlock; lane += V::kWidth) {
     SegmentRegisters<V> s;
     if constexpr (Build) {
-      build_segment<V>(b, lane, staged, mixed, keyed, s);
+      if (keyed.keyed) {
+        build_segment<V, true>(b, lane, staged, mixed, keyed, s);
+      } else {
+        build_segment<V, false>(b, lane, staged, mixed, keyed, s);
+      }
     } else {
       load_segment<V>(b, lane, mixed, s);
     }

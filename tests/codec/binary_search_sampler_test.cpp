@@ -44,6 +44,7 @@ FittedClip fit_file(const fs::path& path, uint32_t max_frames) {
       bone.translations.resize(max_frames);
       bone.rotations.resize(max_frames);
       bone.scales.resize(max_frames);
+      for (SourceKeys& keys : bone.source_keys) keys = {};  // they may reach past the cut
     }
   }
   Result<FittedClip> fitted = fit_clip(imported.value().skeleton, clip, FitSettings{});
