@@ -79,15 +79,17 @@ TrackFitter::TrackFitter(TrackKind kind, std::span<const Sample> samples, const 
 }
 
 void TrackFitter::fit(float threshold) {
+  // A source-keyed track fits both curves again: which needs fewer keys
+  // can change as the threshold tightens (Hermite through Fox#Run's first
+  // rounds, then more keys than the source has).
   const bool tighten_only = m_fitted && m_track.coding == TrackCoding::kAnimated && threshold <= m_threshold &&
-                            m_track.floor <= 0.9f * threshold;
+                            m_track.floor <= 0.9f * threshold && m_source_frames.empty();
   m_threshold = threshold;
   m_track.threshold = threshold;
   if (tighten_only) {
     refine();
     finish();
-    // A keyed curve that ran out of source keys starts again (as Hermite).
-    if (m_track.threshold_met || m_track.interpolation == Interpolation::kHermite) return;
+    return;
   }
   fit_from_start();
   m_fitted = true;
