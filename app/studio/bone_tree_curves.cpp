@@ -1,9 +1,10 @@
 // The Bones panel's Curves group: the clip's scalar tracks (morph weights,
 // user curves) below the bones, each with its largest error over the clip
 // against its precision (green within, red over, grey for a constant
-// track, which is exact), what it drives and its keys. A click shows the
-// track in the Curves panel; its precision override is edited under the
-// tree, or in place from the row's right-click menu.
+// track, which is exact), what it drives, its keys and, linear or step,
+// its curve. A click shows the track in the Curves panel; its precision
+// override is edited under the tree, or in place from the row's
+// right-click menu.
 
 #include <imgui.h>
 
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "app/studio/bone_tree_panel.h"
+#include "app/studio/curve_label.h"
 #include "app/studio/scalar_precision_edit.h"
 #include "core/clip/excerpt.h"
 
@@ -49,7 +51,10 @@ std::string row_details(const ScalarTrack& source, const ScalarFit* fit) {
   if (fit == nullptr) return text;
   if (fit->track->coding != TrackCoding::kAnimated) return text + ", constant";
   const size_t keys = fit->track->keys.size();
-  return text + ", " + std::to_string(keys) + (keys == 1 ? " key" : " keys");
+  text += ", " + std::to_string(keys) + (keys == 1 ? " key" : " keys");
+  // Hermite is the default and goes unsaid; a linear or step curve keeps a keyed source's keys.
+  const Interpolation curve = fit->track->interpolation;
+  return curve == Interpolation::kHermite ? text : text + ", " + curve_name(curve);
 }
 
 void curve_tooltip(const StudioState& state, const ScalarTrack& source, const ScalarFit& fit) {
@@ -63,7 +68,7 @@ void curve_tooltip(const StudioState& state, const ScalarTrack& source, const Sc
   if (fit.track->coding != TrackCoding::kAnimated) {
     ImGui::TextDisabled("constant: exact, no keys");
   } else {
-    ImGui::Text("%zu keys", fit.track->keys.size());
+    ImGui::TextUnformatted(excerpt(curve_label(*fit.track, source.source_keys), 120).c_str());
   }
   if (fit.error > fit.precision) {
     ImGui::TextColored(kTreeOverColor, "over: its coding cannot go below %.3g", static_cast<double>(fit.track->floor));

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "app/studio/bone_tolerance_edit.h"
+#include "app/studio/curve_label.h"
 #include "core/clip/excerpt.h"
 
 namespace ks::studio {
@@ -67,8 +68,13 @@ void bone_tooltip(const StudioState& state, const FitResult& r, size_t bone) {
   static constexpr const char* kCodings[3] = {"identity", "constant", "animated"};
   for (size_t k = 0; k < 3; ++k) {
     const FittedTrack& t = r.fitted.tracks[3 * bone + k];
-    ImGui::Text("%-11s %-8s %zu keys", kKinds[k], kCodings[static_cast<size_t>(t.coding)],
-                t.coding == TrackCoding::kAnimated ? t.keys.size() : size_t{0});
+    // An animated track's curve and its keys, with those it kept of a keyed source's.
+    const std::string curve = curve_label(t, state.clip->clip.bones[bone].source_keys[k]);
+    if (curve.empty()) {
+      ImGui::Text("%-11s %-8s 0 keys", kKinds[k], kCodings[static_cast<size_t>(t.coding)]);
+    } else {
+      ImGui::Text("%-11s %s", kKinds[k], excerpt(curve, 120).c_str());
+    }
   }
   ImGui::EndTooltip();
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "app/studio/curve_label.h"
 #include "app/studio/rotation_angles.h"
 #include "app/studio/scalar_precision_edit.h"
 #include "core/clip/excerpt.h"
@@ -30,6 +31,7 @@ const ImU32 kTotalErrorColor = plot_rgba(255, 90, 90);
 const ImU32 kQuantizationColor = plot_rgba(180, 130, 255);
 const ImU32 kThresholdColor = plot_rgba(255, 110, 110, 220);
 const ImU32 kCursorColor = plot_rgba(120, 255, 140);
+const ImU32 kSourceKeyColor = plot_rgba(255, 110, 200);  // ticks on the time axis: no curve has it
 const ImVec4 kWarningColor(1.f, 0.45f, 0.4f, 1.f);
 
 const char* const kComponentNames[4] = {"x", "y", "z", "w"};
@@ -93,6 +95,7 @@ CurvePanel::CurvePanel() {
 void CurvePanel::draw(StudioState& state) {
   m_report.clear();
   m_shown_track.clear();
+  m_curve_report.clear();
   m_plot_rects.clear();
   // Handled here or dropped: a request must not frame the plots later, when
   // the user has forgotten pressing F.
@@ -146,6 +149,10 @@ void CurvePanel::draw(StudioState& state) {
   draw_header(state, *result, track);
   m_shown_track = scalar ? "scalar track " + excerpt(result->fitted.scalars[static_cast<size_t>(bone)].name)
                          : excerpt(result->fitted.bone_names[static_cast<size_t>(bone)]) + " " + kind_name(kind);
+  if (!m_curves.curve_label.empty()) {
+    m_curve_report =
+        m_curves.curve_label + ", " + std::to_string(m_curves.source_key_frames.size()) + " source key ticks";
+  }
   if (frame_requested) frame_selection(track, state.frame_time);
   draw_plots(state, track);
   ImGui::End();
@@ -226,6 +233,13 @@ void CurvePanel::sample_curves(const std::shared_ptr<const FitResult>& result, i
     // Decoded values are hemisphere-aligned key to key, as the player holds them.
     for (int k = 0; k < components; ++k) c.key_values[k][i] = track.keys[i].decoded.value[k] * scale;
   }
+  // The source's keys, to see which the fit kept (docs/curves.md).
+  const SourceKeys& source_keys = track_source_keys(clip, static_cast<uint32_t>(bone), kind);
+  c.source_key_frames.clear();
+  if (source_keys.keyed()) {
+    for (uint32_t frame : source_keys.frames) c.source_key_frames.push_back(static_cast<float>(frame));
+  }
+  c.curve_label = curve_label(track, source_keys);
   sample_euler_angles(track, per_frame);
 }
 
@@ -324,7 +338,18 @@ void CurvePanel::draw_header(StudioState& state, const FitResult& result, const 
 
   const float scale = display_scale(track.kind);
   const char* unit = error_unit(track.kind);
-  ImGui::Text("%zu %s", track.keys.size(), track.keys.size() == 1 ? "key" : "keys");
+  if (m_curves.curve_label.empty()) {
+    ImGui::Text("%zu %s", track.keys.size(), track.keys.size() == 1 ? "key" : "keys");
+  } else {
+    ImGui::TextUnformatted(m_curves.curve_label.c_str());
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip(
+          "The curve between keys: Hermite (cubic), linear or step. A glTF track keyed\n"
+          "sparsely as LINEAR or STEP may keep a subset of its own keys with its own\n"
+          "interpolation, when that needs no more keys; the ticks on the time axes mark\n"
+          "the source's keys, and a key line through a tick shows it was kept.");
+    }
+  }
   ImGui::SameLine();
   if (track.coding == TrackCoding::kAnimated) {
     const uint64_t bits = key_bits(track, choose_key_coding(track));
@@ -398,6 +423,7 @@ void CurvePanel::draw_plots(StudioState& state, const FittedTrack& track) {
   std::snprintf(floor_label, sizeof floor_label, "floor %.3g%s", static_cast<double>(track.floor * scale), unit);
   m_error_plot.set_x_range(m_x_min, m_x_max);
   m_error_plot.add_vertical_markers(c.key_frames, kKeyLineColor);
+  if (!c.source_key_frames.empty()) m_error_plot.add_axis_ticks(c.source_key_frames, kSourceKeyColor);
   m_error_plot.add_threshold(track.threshold * scale, kThresholdColor, threshold_label);
   // The floor matters once quantization alone takes a fifth of the budget.
   if (track.floor >= 0.2f * track.threshold || !track.threshold_met) {
@@ -425,6 +451,7 @@ void CurvePanel::draw_plots(StudioState& state, const FittedTrack& track) {
     const size_t a = static_cast<size_t>(k);
     plot.set_x_range(m_x_min, m_x_max);
     plot.add_vertical_markers(c.key_frames, kKeyLineColor);
+    if (!c.source_key_frames.empty()) plot.add_axis_ticks(c.source_key_frames, kSourceKeyColor, "source keys");
     plot.add_series({c.frames, euler ? c.euler_source[a] : c.source[a], kSourceColor, "source", PlotLineStyle::kSolid,
                      true, 2.5f, 1.f});
     plot.add_series({c.curve_x, euler ? c.euler_ideal[a] : c.ideal[a], kFittedColor, "fitted", PlotLineStyle::kDashed,

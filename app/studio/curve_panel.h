@@ -4,7 +4,9 @@
 // the error over frames first (split into fit and quantization error,
 // against the threshold or precision; for rotations the angle to the source
 // in degrees), then, per component, the source samples, the curve the fit
-// chose before quantization, the decoded curve and its keys.
+// chose before quantization, the decoded curve and its keys. A header line
+// names the track's curve (Hermite, linear, step) and how many of a keyed
+// source's keys it kept; ticks on the time axes mark the source's keys.
 // Rotations show as quaternion components or as XYZ Euler angles in degrees.
 // Every plot shows the current time and shares one frame range, which never
 // leaves the clip.
@@ -44,6 +46,9 @@ class CurvePanel {
   /// What the last frame drawn showed, for the screenshot mode's report:
   /// "PLOT, PLOT, ... over frames LO..HI" (titles top to bottom), or empty.
   const std::string& report() const { return m_report; }
+  /// The curve of the track the last frame showed (curve_label()) and its
+  /// source key ticks: "LABEL, N source key ticks", or empty.
+  const std::string& curve_report() const { return m_curve_report; }
   /// The track the last frame showed: "BONE KIND" or "scalar track NAME", or empty.
   const std::string& shown_track() const { return m_shown_track; }
   /// Where the last frame drew its plots, top to bottom: "plot-0" the error, then "plot-1"...
@@ -67,6 +72,8 @@ class CurvePanel {
     std::array<std::vector<float>, 4> ideal;    // fitted, before quantization, at curve_x
     std::array<std::vector<float>, 4> decoded;  // what the player decodes, at curve_x
     std::vector<float> key_frames;
+    std::vector<float> source_key_frames;          // a keyed source's keys (SourceKeys), else none
+    std::string curve_label;                       // curve_label(): the curve and the source keys it kept
     std::array<std::vector<float>, 4> key_values;  // decoded key values
     // Rotations only: the same as XYZ Euler angles, degrees, each curve made
     // continuous across +-180 and started on the decoded curve's turn.
@@ -95,6 +102,7 @@ class CurvePanel {
   bool m_euler_view = false;  // rotations as Euler angles (degrees) instead of quaternion components
   std::string m_report;
   std::string m_shown_track;
+  std::string m_curve_report;
   std::vector<ScreenRect> m_plot_rects;
   std::array<PlotWidget, 4> m_component_plots;
   PlotWidget m_error_plot;

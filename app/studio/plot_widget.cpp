@@ -24,6 +24,7 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr float kInfF = std::numeric_limits<float>::infinity();
 constexpr double kZoomPerNotch = 1.2;  // view span factor per wheel notch
+constexpr float kAxisTickPx = 8.f;     // height of an axis tick (add_axis_ticks)
 
 const ImU32 kBackground = plot_rgba(22, 24, 29);
 const ImU32 kGrid = plot_rgba(255, 255, 255, 24);
@@ -148,6 +149,7 @@ PlotInteraction PlotWidget::draw(const char* id, ImVec2 size, const char* title)
 
   m_series.clear();
   m_markers.clear();
+  m_ticks.clear();
   m_thresholds.clear();
   m_has_cursor = false;
   ImGui::PopID();
@@ -179,6 +181,14 @@ void PlotWidget::draw_layer(ImDrawList* draw, const Rect& plot, double x_step, d
     }
   }
   for (const PlotSeries& series : m_series) draw_series(draw, plot, series);
+  // Over the series, so a curve along the axis does not hide them.
+  for (const AxisTicks& ticks : m_ticks) {
+    const auto [first, end] = visible_range(ticks.xs, m_x_min, m_x_max, false);
+    for (size_t i = first; i < end; ++i) {
+      const float sx = to_screen_x(plot, ticks.xs[i]);
+      draw->AddLine(ImVec2(sx, plot.y1), ImVec2(sx, plot.y1 - kAxisTickPx), ticks.color, 2.f);
+    }
+  }
   draw->PopClipRect();
   draw->AddRect(ImVec2(plot.x0, plot.y0), ImVec2(plot.x1, plot.y1), kBorder);
   draw_legend(draw, origin, origin.x + size.x, title);
@@ -210,6 +220,10 @@ uint64_t PlotWidget::layer_key(ImVec2 size, const char* title) const {
     mix_text(s.label);
   }
   for (const Markers& m : m_markers) mix_value(m.xs.data()), mix_value(m.xs.size()), mix_value(m.color);
+  for (const AxisTicks& t : m_ticks) {
+    mix_value(t.xs.data()), mix_value(t.xs.size()), mix_value(t.color);
+    mix_text(t.label);
+  }
   for (const Threshold& t : m_thresholds) {
     mix_value(t.y), mix_value(t.color), mix_value(t.include_in_fit);
     mix_text(t.label);
@@ -359,6 +373,13 @@ void PlotWidget::draw_legend(ImDrawList* draw, ImVec2 at, float right, const cha
     x += 20.f;
     draw->AddText(ImVec2(x, at.y), ImGui::GetColorU32(ImGuiCol_Text), s.label);
     x += ImGui::CalcTextSize(s.label).x + 14.f;
+  }
+  for (const AxisTicks& t : m_ticks) {
+    if (!m_options.show_legend || !t.label || !*t.label) continue;
+    draw->AddLine(ImVec2(x + 8.f, at.y + line - 1.f), ImVec2(x + 8.f, at.y + line - 1.f - kAxisTickPx), t.color, 2.f);
+    x += 20.f;
+    draw->AddText(ImVec2(x, at.y), ImGui::GetColorU32(ImGuiCol_Text), t.label);
+    x += ImGui::CalcTextSize(t.label).x + 14.f;
   }
   draw->PopClipRect();
 }

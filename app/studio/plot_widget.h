@@ -2,8 +2,8 @@
 // PlotWidget: a 2D line plot drawn with ImGui draw lists. Debian's Dear ImGui
 // 1.86 has only PlotLines (no axes, zoom or several series) and ImPlot is
 // not packaged, so the studio draws its own. The widget keeps its view (x and
-// y range, auto-fit) across frames; the content (series, markers,
-// thresholds, cursor) is given anew every frame, borrowed until draw()
+// y range, auto-fit) across frames; the content (series, markers, axis
+// ticks, thresholds, cursor) is given anew every frame, borrowed until draw()
 // returns, so a caller that caches its samples pays no copy per frame.
 //
 // Interaction: the wheel scrolls the window (a panel of stacked plots reads
@@ -78,6 +78,11 @@ class PlotWidget {
   /// Thin vertical lines at `xs` (key frames), behind the series; `xs` borrowed.
   /// Left out while they would be closer than 3 px.
   void add_vertical_markers(std::span<const float> xs, ImU32 color) { m_markers.push_back({xs, color}); }
+  /// Short ticks up from the x axis at `xs` (a keyed source's key frames),
+  /// over the series; a non-empty `label` names them in the legend. Both borrowed.
+  void add_axis_ticks(std::span<const float> xs, ImU32 color, const char* label = "") {
+    m_ticks.push_back({xs, color, label});
+  }
   /// A dashed horizontal line at `y`, labelled at its right end; `label` borrowed.
   /// `include_in_fit` keeps it in view when y is auto-fitted.
   void add_threshold(float y, ImU32 color, const char* label, bool include_in_fit = true) {
@@ -133,6 +138,11 @@ class PlotWidget {
     std::span<const float> xs;
     ImU32 color;
   };
+  struct AxisTicks {
+    std::span<const float> xs;
+    ImU32 color;
+    const char* label;
+  };
   struct Threshold {
     float y;
     ImU32 color;
@@ -173,6 +183,7 @@ class PlotWidget {
   // This frame's content.
   std::vector<PlotSeries> m_series;
   std::vector<Markers> m_markers;
+  std::vector<AxisTicks> m_ticks;
   std::vector<Threshold> m_thresholds;
   bool m_has_cursor = false;
   double m_cursor_x = 0.0;

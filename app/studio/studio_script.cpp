@@ -167,6 +167,8 @@ std::optional<int> StudioApp::scripted_frame(int width, int height) {
                 bones.selected_curve_row, bones.selected_curve_in_view ? "in view" : "not in view");
   }
   if (!m_curves.shown_track().empty()) std::printf("curves track %s\n", m_curves.shown_track().c_str());
+  // Its curve, and the source's keys the plots mark (a keyed glTF track; none for a sampled one).
+  if (!m_curves.curve_report().empty()) std::printf("curves curve: %s\n", m_curves.curve_report().c_str());
   report_scalar_values();
   if (!m_curves.report().empty()) std::printf("curves %s\n", excerpt(m_curves.report(), kMessageExcerptChars).c_str());
   // Where the Curves group and the plots are, for the tests to look at them in the PNG.
