@@ -178,7 +178,9 @@ void key_synthetic(RawClip& clip) {
     }
   }
   for (size_t k = 0; k + 1 < leg.frames.size(); ++k) {
-    for (uint32_t f = leg.frames[k] + 1; f < leg.frames[k + 1]; ++f) clip.bones[2].rotations[f] = clip.bones[2].rotations[leg.frames[k]];
+    for (uint32_t f = leg.frames[k] + 1; f < leg.frames[k + 1]; ++f) {
+      clip.bones[2].rotations[f] = clip.bones[2].rotations[leg.frames[k]];
+    }
   }
   const std::vector<uint32_t>& smile = clip.scalars[0].source_keys.frames;
   for (size_t k = 0; k + 1 < smile.size(); ++k) {

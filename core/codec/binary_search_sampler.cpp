@@ -58,9 +58,9 @@ namespace {
 // is inlined into its callers, so that the bones' baseline compiles as it did
 // before scalar tracks shared it: it is the yardstick of the timings.
 template <class KindOf>
-[[gnu::always_inline]] inline void evaluate_keys(const float* frames, const float* values, size_t n, Interpolation interpolation,
-                                                 KindOf kind_of, float frame_time, float out[4],
-                                                 BinarySearchCounters& counters) {
+[[gnu::always_inline]] inline void evaluate_keys(const float* frames, const float* values, size_t n,
+                                                 Interpolation interpolation, KindOf kind_of, float frame_time,
+                                                 float out[4], BinarySearchCounters& counters) {
   if (n == 1) {
     // A constant track: its stored value exactly, unnormalised, as the
     // player and evaluate_fitted return it.
@@ -99,7 +99,8 @@ void BinarySearchSampler::evaluate_track(size_t track_index, float frame_time, f
   const TrackKeys& track = m_tracks[track_index];
   evaluate_keys(
       m_frames.data() + track.first_key, m_values.data() + 4 * size_t{track.first_key}, track.key_count,
-      track.interpolation, [track_index] { return static_cast<TrackKind>(track_index % 3); }, frame_time, out, m_counters);
+      track.interpolation, [track_index] { return static_cast<TrackKind>(track_index % 3); }, frame_time, out,
+      m_counters);
 }
 
 float BinarySearchSampler::clamp_frame_time(float frame_time) const {

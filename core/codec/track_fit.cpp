@@ -328,7 +328,9 @@ void TrackFitter::measure_segment(uint32_t key) {
     if (error > worst) {
       worst = error;
       const uint32_t nearest = static_cast<uint32_t>(std::lround(s->frame_time));
-      if (!keyed || worst_key_frame == from) worst_frame = to - from >= 2 ? std::clamp(nearest, from + 1, to - 1) : from;
+      if (!keyed || worst_key_frame == from) {
+        worst_frame = to - from >= 2 ? std::clamp(nearest, from + 1, to - 1) : from;
+      }
     }
   }
   m_segment_error[key] = worst;
