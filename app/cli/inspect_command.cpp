@@ -19,7 +19,9 @@ const char* const kInspectHelp =
     "\n"
     "Imports a source clip (.gltf, .glb, .bvh, .fbx, .dae or .zae) and prints its\n"
     "skeleton, clip, scalar tracks (morph-target weights, user curves) and\n"
-    "mesh. Without SOURCE, inspects the built-in demo clip. With\n"
+    "mesh, and which tracks the source keys sparsely (LINEAR or STEP keys on\n"
+    "frames, which the fit may keep as they are). Without SOURCE, inspects\n"
+    "the built-in demo clip. With\n"
     "--additive-base, the clip as that layer: how far it moves the bones.\n"
     "\n"
     "options:\n";
@@ -32,6 +34,31 @@ bool wants_help(const std::vector<std::string_view>& args) {
 }
 
 namespace {
+
+// The tracks the source keys sparsely (SourceKeys: LINEAR or STEP with every
+// key on a frame), which the fit may keep as linear or step curves
+// (docs/curves.md): "20 linear (500 keys), 1 step (5 keys); the other tracks
+// sampled".
+std::string describe_source_keys(const RawClip& clip) {
+  size_t tracks[3] = {0, 0, 0}, keys[3] = {0, 0, 0};
+  const auto count = [&](const SourceKeys& k) {
+    if (!k.keyed()) return;
+    ++tracks[static_cast<int>(k.interpolation)];
+    keys[static_cast<int>(k.interpolation)] += k.frames.size();
+  };
+  for (const BoneTracks& bone : clip.bones) {
+    for (const SourceKeys& k : bone.source_keys) count(k);
+  }
+  for (const ScalarTrack& scalar : clip.scalars) count(scalar.source_keys);
+  std::string text;
+  for (const Interpolation i : {Interpolation::kLinear, Interpolation::kStep}) {
+    const int n = static_cast<int>(i);
+    if (tracks[n] == 0) continue;
+    if (!text.empty()) text += ", ";
+    text += std::to_string(tracks[n]) + " " + to_string(i) + " (" + std::to_string(keys[n]) + " keys)";
+  }
+  return text.empty() ? "none: every track sampled" : text + "; the other tracks sampled";
+}
 
 // "0 .. 1": the smallest and largest value of any component of `track`.
 std::string value_range(const ScalarTrack& track) {
@@ -93,6 +120,7 @@ void print_clip(const ImportedClip& imported, bool list_bones, bool list_scalars
   const std::vector<ScalarTrackInfo> scalars = scalar_tracks_of(clip);
   std::printf("scalars     %s\n", describe_count(scalars).c_str());
   if (clip.additive_base.additive()) std::printf("additive    %s\n", describe_layer(imported).c_str());
+  std::printf("source keys %s\n", describe_source_keys(clip).c_str());
   // Raw size: float32 translation, rotation and scale for every bone and frame, and every scalar value.
   size_t scalar_floats = 0;
   for (const ScalarTrackInfo& s : scalars) scalar_floats += s.components;

@@ -32,6 +32,11 @@ done
 # inspect shows how far the layer moves the bones.
 run 0 "$ks" inspect robot.glb --animation Robot_Wave --additive-base robot.glb#Robot_Idle
 shows "additive    to clip robot.glb#Robot_Idle: rotations up to 96.77 deg (bone 'LowerArm.R', frame 16)"
+# A layer over a base clip, which varies per frame, keeps none of the
+# source's keys; the clip alone keeps its LINEAR channels' (docs/curves.md).
+shows "source keys none: every track sampled"
+run 0 "$ks" inspect robot.glb --animation Robot_Wave
+shows "source keys 129 linear (5805 keys); the other tracks sampled"
 # A stream is checked as what it is: not against the clip as it is.
 run 0 "$ks" compress robot.glb --animation Robot_Wave -o plain.ks
 run 1 "$ks" verify robot.glb plain.ks --additive-base first-frame
