@@ -96,18 +96,10 @@ void TrackFitter::fit(float threshold) {
 }
 
 void TrackFitter::fit_from_start() {
-  m_track.keys.clear();
-  m_track.discontinuities = 0;
-  m_track.interpolation = Interpolation::kHermite;
+  clear_keys(Interpolation::kHermite);
   m_track.floor = 0.f;
   m_track.floor_is_limit = false;
   m_track.quantization = {};
-  m_pool.clear();
-  m_next.clear();
-  m_prev.clear();
-  m_segment_error.clear();
-  m_segment_worst.clear();
-  m_heap.clear();
   if (try_constant()) {
     finish();
     return;
@@ -130,7 +122,7 @@ void TrackFitter::fit_from_start() {
   fit_curve(Interpolation::kHermite);
 }
 
-void TrackFitter::fit_curve(Interpolation interpolation) {
+void TrackFitter::clear_keys(Interpolation interpolation) {
   m_track.keys.clear();
   m_track.discontinuities = 0;
   m_track.interpolation = interpolation;
@@ -140,6 +132,10 @@ void TrackFitter::fit_curve(Interpolation interpolation) {
   m_segment_error.clear();
   m_segment_worst.clear();
   m_heap.clear();
+}
+
+void TrackFitter::fit_curve(Interpolation interpolation) {
+  clear_keys(interpolation);
   place_initial_keys();
   refine();
   finish();

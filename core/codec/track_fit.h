@@ -109,6 +109,8 @@ class TrackFitter {
   static constexpr uint32_t kNoKey = UINT32_MAX;
 
   void fit_from_start();
+  // No keys, on a curve of `interpolation`: the track's and the refining chain's.
+  void clear_keys(Interpolation interpolation);
   void fit_curve(Interpolation interpolation);
   bool try_constant();
   void place_initial_keys();

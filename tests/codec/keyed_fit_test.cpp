@@ -136,7 +136,7 @@ TEST(KeyedFit, KeysThatDoNotSpanTheTrackAreIgnored) {
   }
 }
 
-TEST(KeyedFit, TighteningAKeyedTrackGoesOnWithSourceKeysOrStartsAgain) {
+TEST(KeyedFit, TighteningAKeyedTrackKeepsNoMoreKeysThanItsSource) {
   const std::vector<Sample> samples = keyed_samples(kFrames, kValues, Interpolation::kLinear);
   const SourceKeys keys{Interpolation::kLinear, kFrames};
   TrackFitter fitter(TrackKind::kTranslation, samples, {}, {}, &keys);
