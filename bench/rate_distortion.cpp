@@ -184,7 +184,7 @@ Result<RateDistortionPoint> measure_point(const ImportedClip& clip, float tolera
   point.key_count = m.sizes.key_count;
   point.bits_per_key = m.sizes.bits_per_key();
   point.ratio = m.sizes.ratio();
-  for (size_t c = 0; c < 3; ++c) point.tracks_by_coding[c] = m.sizes.tracks_by_coding[c];
+  for (size_t c = 0; c < 4; ++c) point.tracks_by_coding[c] = m.sizes.tracks_by_coding[c];
   for (const FittedTrack& track : fitted.value().tracks) {
     if (track.coding != TrackCoding::kAnimated) continue;
     const KeyCoding coding = choose_key_coding(track);

@@ -49,7 +49,7 @@ struct RateDistortionPoint {
   size_t key_count = 0;
   double bits_per_key = 0.0;               // bits of key data (initial keys and key stream) per key
   double ratio = 0.0;                      // raw_bytes / stream_bytes
-  size_t tracks_by_coding[3] = {0, 0, 0};  // identity, constant, animated
+  size_t tracks_by_coding[4] = {0, 0, 0, 0};  // identity, constant, animated, rest
   /// The animated tracks' key bits as the stream writes them (stream keys
   /// at fixed widths per segment, format version 5), and as they would be
   /// with every key a Rice-coded difference (version 4): what the layout

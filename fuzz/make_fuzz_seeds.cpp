@@ -7,10 +7,12 @@
 //
 //   make_fuzz_seeds <output folder>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,7 @@ struct Seed {
   float jump_interval_s = 0.f;          // seconds; 0 = no jump frames
   bool hand_override = false;           // object space: a tighter tolerance on one bone (metadata)
   bool zstd = false;                    // key stream in zstd blocks
+  RestTracks rest_tracks = RestTracks::kKeep;  // kSkip: tracks at the skeleton's rest value coded rest
 };
 
 // Coarse thresholds keep the key count, and so the seed, small; one seed at
@@ -83,6 +86,17 @@ const Seed kSyntheticSeeds[] = {
 const Seed kKeyedSeeds[] = {
     {.name = "synthetic_keyed_object_jump100ms", .mode = ErrorMode::kObjectSpace, .jump_interval_s = 0.1f},
     {.name = "synthetic_keyed_local_nojump"},
+};
+
+// Of the keyed synthetic clip on rest_skeleton(): rest tracks (format
+// version 11), their values in the metadata.
+const Seed kRestSeeds[] = {
+    {.name = "synthetic_rest_local_jump100ms", .jump_interval_s = 0.1f, .rest_tracks = RestTracks::kSkip},
+    {.name = "synthetic_rest_object_zstd_jump200ms",
+     .mode = ErrorMode::kObjectSpace,
+     .jump_interval_s = 0.2f,
+     .zstd = true,
+     .rest_tracks = RestTracks::kSkip},
 };
 
 // Three bones (a root and two children), 20 frames at 30 Hz: a moving root,
@@ -188,6 +202,18 @@ void key_synthetic(RawClip& clip) {
   }
 }
 
+// The synthetic skeleton with the rest pose its clip holds where it holds
+// still: the root's scale (1, which the identity takes first), the arm's
+// translation before its step, the leg's translation and scale, and a leg
+// rotation the clip never holds. With RestTracks::kSkip the leg's
+// translation and scale become rest tracks.
+Skeleton rest_skeleton(const Skeleton& skeleton) {
+  Skeleton rest = skeleton;
+  rest.rest_pose[1].translation = {0.f, 0.3f, 0.f};
+  rest.rest_pose[2] = Transform{{0.1f, -0.4f, 0.f}, quat_from_axis_angle({0.f, 0.f, 1.f}, 0.2f), {1.25f, 1.25f, 1.25f}};
+  return rest;
+}
+
 void crop(RawClip& clip, uint32_t frames) {
   if (clip.frame_count <= frames) return;
   clip.frame_count = frames;
@@ -211,6 +237,7 @@ bool write_seed(const Skeleton& skeleton, const RawClip& clip, const Seed& seed,
   fit.translation_error_m = seed.translation_error_m;
   fit.rotation_error_deg = seed.rotation_error_deg;
   fit.tolerance_m = seed.tolerance_m;
+  fit.rest_tracks = seed.rest_tracks;
   // The last bone, whatever the clip: a tighter tolerance further out.
   if (seed.hand_override) fit.bone_tolerances = {BoneTolerance{skeleton.bone_names.back(), seed.tolerance_m / 4.f, 0.1f}};
   const Result<FittedClip> fitted = fit_clip(skeleton, clip, fit);
@@ -228,8 +255,16 @@ bool write_seed(const Skeleton& skeleton, const RawClip& clip, const Seed& seed,
     return false;
   }
   // A seed the loader refuses would only teach the fuzzer the first check.
-  if (const Result<StreamView> view = StreamView::open(stream.value(), seed.name); !view) {
+  const Result<StreamView> view = StreamView::open(stream.value(), seed.name);
+  if (!view) {
     std::fprintf(stderr, "make_fuzz_seeds: %s\n", view.error().c_str());
+    return false;
+  }
+  // A seed meant to hold rest tracks must hold some.
+  const auto is_rest = [](const StreamTrack& track) { return track.coding == TrackCoding::kRest; };
+  const std::span<const StreamTrack> tracks = view.value().tracks();
+  if (seed.rest_tracks == RestTracks::kSkip && std::none_of(tracks.begin(), tracks.end(), is_rest)) {
+    std::fprintf(stderr, "make_fuzz_seeds: %s: no track holds its rest value\n", seed.name);
     return false;
   }
   const std::filesystem::path path = folder / (std::string(seed.name) + ".ks");
@@ -272,6 +307,7 @@ int main(int argc, char** argv) {
   for (const Seed& seed : kSyntheticSeeds) ok = write_seed(skeleton, clip, seed, "", folder) && ok;
   key_synthetic(clip);
   for (const Seed& seed : kKeyedSeeds) ok = write_seed(skeleton, clip, seed, "", folder) && ok;
+  for (const Seed& seed : kRestSeeds) ok = write_seed(rest_skeleton(skeleton), clip, seed, "", folder) && ok;
   ok = fuzz::write_gltf_seeds(folder) && ok;
   return ok ? 0 : 1;
 }

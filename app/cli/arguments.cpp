@@ -70,6 +70,10 @@ const char* const kCodecOptionsHelp =
     "                           largest-error)\n"
     "  --discontinuity-ratio R  jump/neighbour step ratio that makes a\n"
     "                           discontinuity; 0 = never (default 8)\n"
+    "  --rest-tracks keep|skip  skip: a bone track that holds the skeleton's\n"
+    "                           rest value stores nothing; the engine gives\n"
+    "                           the rest pose (Player::set_rest_pose), tools\n"
+    "                           read a copy in the metadata (default keep)\n"
     "  --jump-interval S|auto   seconds between jump frames, 0 = none; auto\n"
     "                           (default) chooses per clip: the shortest\n"
     "                           interval whose jump frames take at most 10%\n"
@@ -325,6 +329,16 @@ bool parse_codec_option(Arguments& args, std::string_view arg, CodecOptions& cod
       codec.fit.split_rule = SplitRule::kMidpoint;
     } else if (ok) {
       ok = args.fail("--split: '" + excerpt(v) + "' is neither 'largest-error' nor 'midpoint'");
+    }
+  } else if (arg == "--rest-tracks") {
+    std::string_view v;
+    ok = args.value(arg, v);
+    if (ok && v == "keep") {
+      codec.fit.rest_tracks = RestTracks::kKeep;
+    } else if (ok && v == "skip") {
+      codec.fit.rest_tracks = RestTracks::kSkip;
+    } else if (ok) {
+      ok = args.fail("--rest-tracks: '" + excerpt(v) + "' is neither 'keep' nor 'skip'");
     }
   } else if (arg == "--discontinuity-ratio") {
     ok = args.number(arg, codec.fit.discontinuity_ratio);

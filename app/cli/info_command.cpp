@@ -132,8 +132,6 @@ double keys_per_second(const StreamView& view) {
   return view.duration_s() > 0.f ? view.total_key_count() / static_cast<double>(view.duration_s()) : 0.0;
 }
 
-constexpr const char* kCodingNames[3] = {"identity", "constant", "animated"};
-
 /// Number of animated tracks of each interpolation (curves.md).
 std::map<std::string, int> track_curves(const StreamView& view) {
   std::map<std::string, int> curves;
@@ -146,7 +144,7 @@ std::map<std::string, int> track_curves(const StreamView& view) {
 /// Number of tracks of each coding.
 std::map<std::string, int> track_codings(const StreamView& view) {
   std::map<std::string, int> codings;
-  for (const StreamTrack& t : view.tracks()) ++codings[kCodingNames[static_cast<int>(t.coding)]];
+  for (const StreamTrack& t : view.tracks()) ++codings[to_string(t.coding)];
   return codings;
 }
 
@@ -175,6 +173,7 @@ Json info_json(const StreamFile& file, bool list_tracks, bool list_runs) {
   out["file_bytes"] = file.bytes.size();
   out["version"] = view.version();
   out["flags"] = {{"zstd_key_stream", zstd}, {"additive", view.additive()}};
+  out["rest_value_bytes"] = meta.rest_values.size() * sizeof(float);
   out["additive"] = {{"additive", view.additive()},
                      {"base", to_string(meta.additive_base)},
                      {"base_name", meta.additive_base_name}};
@@ -220,7 +219,7 @@ Json info_json(const StreamFile& file, bool list_tracks, bool list_runs) {
   for (size_t s = 0; s < scalars.size(); ++s) {
     Json entry = Json(to_json(scalars[s]));
     const StreamTrack& track = view.scalar_tracks()[s];
-    entry["coding"] = kCodingNames[static_cast<int>(track.coding)];
+    entry["coding"] = to_string(track.coding);
     entry["keys"] = track.key_count;
     scalar_list.push_back(entry);
   }
@@ -265,7 +264,7 @@ Json info_json(const StreamFile& file, bool list_tracks, bool list_runs) {
                     {"bone", track.bone},
                     {"bone_name", track_owner(view, track)},
                     {"kind", kKindNames[static_cast<int>(track.kind)]},
-                    {"coding", kCodingNames[static_cast<int>(track.coding)]},
+                    {"coding", to_string(track.coding)},
                     {"keys", track.key_count}};
       if (track.coding == TrackCoding::kAnimated) {
         entry["step"] = track.quantization.step;
@@ -353,7 +352,13 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_runs) {
   }
   std::printf("  jump index     %zu bytes\n", s.jump_index);
   std::printf("  jump states    %zu bytes\n", s.jump_states);
-  std::printf("  metadata       %zu bytes\n", s.metadata);
+  if (meta.rest_values.empty()) {
+    std::printf("  metadata       %zu bytes\n", s.metadata);
+  } else {
+    // The engine binds its skeleton's rest pose (Player::set_rest_pose).
+    std::printf("  metadata       %zu bytes, %zu of them the rest tracks' values for tools\n", s.metadata,
+                meta.rest_values.size() * sizeof(float));
+  }
   std::printf("raw size         %zu bytes (float32 T/R/S and scalar values), ratio %.2f : 1\n", sizes.raw_bytes,
               sizes.ratio());
   if (view.jump_interval_frames() == 0) {
@@ -375,7 +380,7 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_runs) {
     for (size_t t = 0; t < view.tracks().size(); ++t) {
       const StreamTrack& track = view.tracks()[t];
       std::printf("track %5zu %-28s %-11s %-8s %6u keys", t, shown_name(track_owner(view, track)).c_str(),
-                  kKindNames[static_cast<int>(track.kind)], kCodingNames[static_cast<int>(track.coding)],
+                  kKindNames[static_cast<int>(track.kind)], to_string(track.coding),
                   track.key_count);
       if (track.coding == TrackCoding::kAnimated) {
         std::printf(" step %.4g, %s curve", track.quantization.step, to_string(track.interpolation));

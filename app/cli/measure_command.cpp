@@ -58,8 +58,9 @@ void print_report(const ImportedClip& imported, const FittedClip& fitted, const 
     std::printf("additive         to %s%s (errors on the pose composed on it)\n", to_string(fitted.additive.base),
                 fitted.additive.base_name.empty() ? "" : (" " + shown_name(fitted.additive.base_name)).c_str());
   }
-  std::printf("settings         split %s, discontinuity ratio %.3g, jump interval %u frames\n", to_string(s.split_rule),
-              s.discontinuity_ratio, stream.jump_interval_frames());
+  std::printf("settings         split %s, discontinuity ratio %.3g, jump interval %u frames, rest tracks %s\n",
+              to_string(s.split_rule), s.discontinuity_ratio, stream.jump_interval_frames(),
+              s.rest_tracks == RestTracks::kSkip ? "skipped" : "kept");
   std::printf("fit time         %.1f ms (%u threads), %.1f ms per 1000 frames\n", fit_ms, threads,
               fit_ms * 1000.0 / clip.frame_count);
   const StreamSizes& z = m.sizes;
@@ -69,8 +70,8 @@ void print_report(const ImportedClip& imported, const FittedClip& fitted, const 
   std::printf("  keys           %zu bytes, %.2f bits per key\n", z.key_bytes, z.bits_per_key());
   std::printf("  jump frames    %zu bytes (%zu frames)\n", z.jump_frame_bytes, stream.jump_frames().size());
   std::printf("  metadata       %zu bytes (without it: %zu bytes)\n", z.metadata_bytes, z.bytes_without_metadata());
-  std::printf("tracks           %zu animated, %zu constant, %zu identity\n", z.tracks_by_coding[2],
-              z.tracks_by_coding[1], z.tracks_by_coding[0]);
+  std::printf("tracks           %zu animated, %zu constant, %zu identity, %zu rest\n", z.tracks_by_coding[2],
+              z.tracks_by_coding[1], z.tracks_by_coding[0], z.tracks_by_coding[3]);
   const double keys_per_track_second =
       z.key_count / (static_cast<double>(fitted.tracks.size()) * std::max(clip.duration_s(), 1e-6f));
   std::printf(
@@ -118,7 +119,6 @@ void print_report(const ImportedClip& imported, const FittedClip& fitted, const 
                   fitted.bones[b].floor_m * 1000.f);
     }
   }
-  static const char* const kCodings[3] = {"identity", "constant", "animated"};
   // The bones' tracks; the scalar tracks follow them in fitted.tracks.
   for (size_t t = 0; t < fitted.bone_track_count() && t < m.tracks.size(); ++t) {
     const FittedTrack& track = fitted.tracks[t];
@@ -127,7 +127,7 @@ void print_report(const ImportedClip& imported, const FittedClip& fitted, const 
     if (!list_tracks && !missed) continue;
     std::printf("%s %-28s %-11s %-8s %5zu keys step %.3g  threshold %.4g  max %.4g %s  floor %.4g %s\n",
                 missed ? "MISSED" : "track ", shown_name(skeleton.bone_names[track.bone]).c_str(), kKindNames[kind],
-                kCodings[static_cast<int>(track.coding)], track.keys.size(), track.quantization.step,
+                to_string(track.coding), track.keys.size(), track.quantization.step,
                 track.threshold * kKindDisplayScale[kind], m.tracks[t].max * kKindDisplayScale[kind], kKindUnits[kind],
                 track.floor * kKindDisplayScale[kind], kKindUnits[kind]);
   }
@@ -147,7 +147,7 @@ void print_report(const ImportedClip& imported, const FittedClip& fitted, const 
     if (!list_tracks && !missed) continue;
     std::printf("%s %s; %s, %s, %zu keys, step %.3g, floor %.4g\n", missed ? "MISSED scalar" : "scalar",
                 describe(scalars[i]).c_str(), to_string(scalars[i].track.target),
-                kCodings[static_cast<int>(track.coding)], track.keys.size(), track.quantization.step, track.floor);
+                to_string(track.coding), track.keys.size(), track.quantization.step, track.floor);
   }
 }
 

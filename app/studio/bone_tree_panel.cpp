@@ -65,13 +65,12 @@ void bone_tooltip(const StudioState& state, const FitResult& r, size_t bone) {
                        static_cast<double>(r.fitted.bones[bone].floor_m) * 1000.0);
   }
   static constexpr const char* kKinds[3] = {"translation", "rotation", "scale"};
-  static constexpr const char* kCodings[3] = {"identity", "constant", "animated"};
   for (size_t k = 0; k < 3; ++k) {
     const FittedTrack& t = r.fitted.tracks[3 * bone + k];
     // An animated track's curve and its keys, with those it kept of a keyed source's.
     const std::string curve = curve_label(t, state.clip->clip.bones[bone].source_keys[k]);
     if (curve.empty()) {
-      ImGui::Text("%-11s %-8s 0 keys", kKinds[k], kCodings[static_cast<size_t>(t.coding)]);
+      ImGui::Text("%-11s %-8s 0 keys", kKinds[k], to_string(t.coding));
     } else {
       ImGui::Text("%-11s %s", kKinds[k], excerpt(curve, 120).c_str());
     }

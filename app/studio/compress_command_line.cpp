@@ -220,6 +220,10 @@ CompressCommand compress_command(const std::filesystem::path& source, const Impo
           "compress refuses them without --local; reset them to reproduce the file exactly");
     }
   }
+  if (fit.rest_tracks == RestTracks::kSkip) {
+    b.add("--rest-tracks");
+    b.add("skip");
+  }
   // Scalar tracks, in either mode: X, or NAME=X (trimmed, split at the last '=').
   if (fit.scalar_precision != defaults.scalar_precision) {
     b.number("--scalar-precision", fit.scalar_precision, 1.0, as_is);

@@ -362,7 +362,11 @@ void CurvePanel::draw_header(StudioState& state, const FitResult& result, const 
                                                                                    : "full quaternion");
     }
   } else {
-    ImGui::Text("| %s: exact, no key bits", track.coding == TrackCoding::kIdentity ? "identity" : "constant");
+    if (track.coding == TrackCoding::kRest) {
+      ImGui::Text("| rest: the skeleton's rest value, no bytes (the engine's skeleton holds it)");
+    } else {
+      ImGui::Text("| %s: exact, no key bits", to_string(track.coding));
+    }
   }
   if (track.discontinuities > 0) {
     ImGui::SameLine();

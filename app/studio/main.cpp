@@ -68,6 +68,9 @@ constexpr const char* kUsage =
     "                           (default 0.0001)\n"
     "  --scalar-precision NAME=X\n"
     "                           another precision for scalar track NAME; repeatable\n"
+    "  --rest-tracks keep|skip  skip: bone tracks at the skeleton's rest value\n"
+    "                           store nothing, as keystream compress does\n"
+    "                           (Settings > skip rest tracks; default keep)\n"
     "  --additive-base first-frame|bind-pose|FILE[#ANIMATION]\n"
     "                           fit the clip as an additive layer to this base,\n"
     "                           as keystream compress does (Settings > additive base)\n"
@@ -219,6 +222,12 @@ int main(int argc, char** argv) {
       if (arg == "--tolerance") options.fit->tolerance_m = number * 1e-3f;
       if (arg == "--shell-distance") options.fit->shell_distance_m = number * 1e-2f;
       tolerance_option = arg;
+    } else if (arg == "--rest-tracks") {
+      if (!value(text) || (text != "keep" && text != "skip")) {
+        return usage_error("--rest-tracks: '" + text + "' is neither keep nor skip");
+      }
+      if (!options.fit) options.fit = ks::FitSettings{};
+      options.fit->rest_tracks = text == "skip" ? ks::RestTracks::kSkip : ks::RestTracks::kKeep;
     } else if (arg == "--bone-tolerance") {
       ks::BoneTolerance bone;
       const size_t equals = value(text) ? text.find('=') : std::string::npos;

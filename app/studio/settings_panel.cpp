@@ -148,6 +148,17 @@ bool draw_advanced(CodecSettings& s) {
     changed = true;
   }
   changed |= slider("discontinuity ratio", &fit.discontinuity_ratio, 0.f, 64.f, "%.1f (0 = never)", false);
+  bool skip_rest = fit.rest_tracks == RestTracks::kSkip;
+  if (ImGui::Checkbox("skip rest tracks", &skip_rest)) {
+    fit.rest_tracks = skip_rest ? RestTracks::kSkip : RestTracks::kKeep;
+    changed = true;
+  }
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip(
+        "A bone track that holds the skeleton's rest value stores nothing: the\n"
+        "engine gives the rest pose (Player::set_rest_pose), tools read a copy\n"
+        "in the metadata. Sizes without metadata drop by its values.");
+  }
   changed |= ImGui::Checkbox("auto jump interval", &s.pack.auto_jump_interval);
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip(

@@ -97,8 +97,8 @@ void size_rows(const FitResult& r) {
   row("  jump frames", "%zu bytes, %zu frames", z.jump_frame_bytes, r.view.jump_frames().size());
   row("  metadata", "%zu bytes", z.metadata_bytes);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Bone names and tolerances: tools read them, an engine may strip them");
-  row("tracks by coding", "%zu animated, %zu constant, %zu identity", z.tracks_by_coding[2], z.tracks_by_coding[1],
-      z.tracks_by_coding[0]);
+  row("tracks by coding", "%zu animated, %zu constant, %zu identity, %zu rest", z.tracks_by_coding[2],
+      z.tracks_by_coding[1], z.tracks_by_coding[0], z.tracks_by_coding[3]);
   row("keys", "%zu: T %zu, R %zu, S %zu", z.key_count, z.keys_by_kind[0], z.keys_by_kind[1], z.keys_by_kind[2]);
   const double animated = static_cast<double>(std::max<size_t>(z.tracks_by_coding[2], 1));
   row("keys per track", "%.1f (%.2f per second)", static_cast<double>(z.key_count) / animated,

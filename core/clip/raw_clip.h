@@ -18,7 +18,7 @@ namespace ks {
 /// A track's keys in its source file, where the file keys it sparsely with
 /// LINEAR or STEP interpolation and every key falls on a frame: the fit may
 /// keep a subset of these frames as keys of a curve of that interpolation
-/// (DESIGN §5). A hint only: the error is measured at every frame either way.
+/// (docs/curves.md). A hint only: the error is measured at every frame either way.
 struct SourceKeys {
   Interpolation interpolation = Interpolation::kHermite;  // kHermite: sampled, no keys to keep
   std::vector<uint32_t> frames;  // increasing, from 0 to the last frame

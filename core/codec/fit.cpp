@@ -57,9 +57,11 @@ struct TrackSources {
   std::vector<Sample> samples;
   std::vector<TimedSample> between;
 
-  TrackSources(const RawClip& clip, size_t track_count)
+  std::vector<Sample> rest;  // per track: the skeleton's rest value, where rest tracks may be skipped
+
+  TrackSources(const RawClip& clip, size_t track_count, std::span<const Transform> rest_pose)
       : source(&clip), frames(clip.frame_count), key_poses(clip.key_poses.size()), samples(track_count * frames),
-        between(track_count * key_poses) {
+        between(track_count * key_poses), rest(rest_pose.empty() ? 0 : track_count) {
     for (size_t t = 0; t < track_count; ++t) {
       const TrackKind kind = static_cast<TrackKind>(t % 3);
       for (uint32_t f = 0; f < frames; ++f) track_value(clip.bones[t / 3], kind, f, samples[t * frames + f].data());
@@ -68,7 +70,14 @@ struct TrackSources {
         row.frame_time = clip.key_poses[k].frame_time;
         track_value(clip.key_poses[k].pose[t / 3], kind, row.value.data());
       }
+      if (!rest.empty()) track_value(rest_pose[t / 3], kind, rest[t].data());
     }
+  }
+  /// A fitter of track t.
+  TrackFitter fitter(size_t t, const TrackFitOptions& options) const {
+    TrackFitter fitter(static_cast<TrackKind>(t % 3), of(t), options, between_of(t), keys_of(t));
+    if (!rest.empty()) fitter.offer_rest_value(rest[t]);
+    return fitter;
   }
   std::span<const Sample> of(size_t t) const { return {samples.data() + t * frames, frames}; }
   std::span<const TimedSample> between_of(size_t t) const { return {between.data() + t * key_poses, key_poses}; }
@@ -82,7 +91,7 @@ struct TrackSources {
 
 // Track t fitted once to `threshold`, keeping none of the fitter's state.
 FittedTrack fit_once(const TrackSources& sources, size_t t, const TrackFitOptions& options, float threshold) {
-  TrackFitter fitter(static_cast<TrackKind>(t % 3), sources.of(t), options, sources.between_of(t), sources.keys_of(t));
+  TrackFitter fitter = sources.fitter(t, options);
   fitter.fit(threshold);
   return std::move(fitter.track());
 }
@@ -136,17 +145,17 @@ class ObjectSpaceFit {
     m_levers = bone_levers(m_skeleton, reference, m_model, m_tolerances.shell_distance_m);
     scale_levers_by_base();
     composed.reset();
-    // Only an animated track is ever refitted, so only it keeps a fitter
-    // (its state lets tightening go on from where it stopped); the others
-    // are fitted once straight into `tracks`.
+    // Only an animated track keeps a fitter (its state lets tightening go
+    // on from where it stopped); the others are fitted straight into
+    // `tracks`, again only when they took a value that is not exact (the
+    // identity or the rest value) and tightening asks for it.
     std::vector<uint8_t> animated(track_count);
     m_fitter_of.assign(track_count, kNoFitter);
     for (size_t t = 0; t < track_count; ++t) {
       animated[t] = m_sources.animated(t);
       if (!animated[t]) continue;
       m_fitter_of[t] = static_cast<uint32_t>(m_fitters.size());
-      m_fitters.emplace_back(static_cast<TrackKind>(t % 3), m_sources.of(t), m_options, m_sources.between_of(t),
-                             m_sources.keys_of(t));
+      m_fitters.push_back(m_sources.fitter(t, m_options));
     }
     const std::vector<float> shares = track_shares(m_skeleton.parents, m_tolerances.tolerance_m, animated);
     m_thresholds.assign(track_count, 0.f);
@@ -171,7 +180,7 @@ class ObjectSpaceFit {
       if (!parallel_for(changed, m_threads, m_progress, [&](size_t t) { fit_track(t); })) return {};
       measure(bones);
       if (rounds >= kMaxRounds) break;
-      changed = tighten(bones, animated);
+      changed = tighten(bones);
       stuck = changed.empty();
       if (stuck) break;
     }
@@ -274,7 +283,7 @@ class ObjectSpaceFit {
 
   // Lowers the thresholds on the chain of every bone over its tolerance, in
   // proportion to how far over it is; returns the tracks to fit again.
-  std::vector<size_t> tighten(const std::vector<BoneFit>& bones, const std::vector<uint8_t>& animated) {
+  std::vector<size_t> tighten(const std::vector<BoneFit>& bones) {
     std::vector<float> factor(3 * m_bones, 1.f);
     for (size_t b = 0; b < m_bones; ++b) {
       if (bones[b].met()) continue;
@@ -302,8 +311,11 @@ class ObjectSpaceFit {
       for (int32_t a = static_cast<int32_t>(b); a >= 0; a = m_skeleton.parents[static_cast<size_t>(a)]) {
         for (size_t k = 0; k < 3; ++k) {
           const size_t t = 3 * static_cast<size_t>(a) + k;
-          // Only a track with an error can lower it.
-          if (animated[t] && track(t).max_error > 0.f && contribution_m(t) >= kNegligibleShare * largest) {
+          // Only a track with an error can lower it: an animated one, or an
+          // exactly constant one that took the identity or its rest value
+          // (those are fitted once, at the local thresholds), which falls
+          // back to its exact value.
+          if (track(t).max_error > 0.f && contribution_m(t) >= kNegligibleShare * largest) {
             factor[t] = std::min(factor[t], f);
           }
         }
@@ -452,6 +464,9 @@ Status FitSettings::validate() const {
   if (error_mode != ErrorMode::kObjectSpace && error_mode != ErrorMode::kLocal) {
     return Error{"error mode is neither object-space nor local"};
   }
+  if (rest_tracks != RestTracks::kKeep && rest_tracks != RestTracks::kSkip) {
+    return Error{"rest tracks are neither kept nor skipped"};
+  }
   if (!positive(tolerance_m)) return Error{"tolerance must be a positive number of metres"};
   if (!positive(shell_distance_m)) return Error{"shell distance must be a positive number of metres"};
   for (const BoneTolerance& o : bone_tolerances) {
@@ -539,7 +554,10 @@ Result<FittedClip> fit_clip(const Skeleton& skeleton, const RawClip& clip, const
   fitted.settings = settings;
   fitted.additive = {clip.additive_base.kind, clip.additive_base.name};
 
-  const TrackSources sources(clip, track_count);
+  // An additive clip's bones hold differences: their rest is the identity.
+  const bool skip_rest = settings.rest_tracks == RestTracks::kSkip && clip.additive_base.kind == AdditiveBase::kNone;
+  const TrackSources sources(clip, track_count, skip_rest ? std::span<const Transform>(skeleton.rest_pose)
+                                                           : std::span<const Transform>());
   const TrackFitOptions options{settings.split_rule, settings.discontinuity_ratio};
   fitted.tracks.resize(track_count);
   if (settings.error_mode == ErrorMode::kLocal) {

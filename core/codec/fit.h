@@ -37,6 +37,13 @@ enum class ErrorMode : uint8_t {
 
 const char* to_string(ErrorMode mode);
 
+/// Whether bone tracks that hold their rest value are stored
+/// (stream_format.h, "Rest tracks").
+enum class RestTracks : uint8_t {
+  kKeep = 0,  // stored like any constant: the stream plays alone
+  kSkip = 1,  // coded kRest: the engine's skeleton gives the values (a copy in the metadata for tools)
+};
+
 struct FitSettings {
   ErrorMode error_mode = ErrorMode::kObjectSpace;
   float tolerance_m = 0.0001f;     // object space: E, metres; default 0.1 mm
@@ -58,6 +65,9 @@ struct FitSettings {
   float scalar_precision = kDefaultScalarPrecision;
   /// Scalar tracks whose precision differs, by name.
   std::vector<ScalarPrecision> scalar_precisions;
+  /// kSkip: a bone track within its threshold of the skeleton's rest value
+  /// takes that value and stores none (not for additive clips).
+  RestTracks rest_tracks = RestTracks::kKeep;
 
   /// Checks every field, naming the one out of range (bone names are checked
   /// against the skeleton by fit_clip).

@@ -52,7 +52,7 @@ struct StreamSizes {
   /// Bytes of the scalar tracks' keys (their runs, initial keys and key
   /// widths) and track records: their share of compressed_bytes.
   size_t scalar_bytes = 0;
-  size_t tracks_by_coding[3] = {0, 0, 0};  // identity, constant, animated
+  size_t tracks_by_coding[4] = {0, 0, 0, 0};  // identity, constant, animated, rest
   /// The stream an engine needs: everything but the metadata.
   size_t bytes_without_metadata() const { return compressed_bytes - metadata_bytes; }
   double ratio() const { return compressed_bytes ? double(raw_bytes) / double(compressed_bytes) : 0.0; }

@@ -136,6 +136,9 @@ Status check_clip(const FittedClip& clip) {
       if (track.coding == TrackCoding::kIdentity && !is_identity_value(track.kind, v)) {
         return Error{where() + " is marked identity but holds another value"};
       }
+      if (track.coding == TrackCoding::kRest && (scalar || clip.additive.base != AdditiveBase::kNone)) {
+        return Error{where() + " holds a rest value, which only a bone track of a clip that is not additive has"};
+      }
       continue;
     }
     if (keys.size() < 2 || keys.size() > 2 * size_t{clip.frame_count}) {
@@ -266,7 +269,10 @@ Status put_metadata(std::vector<uint8_t>& out, const FittedClip& clip, const Pac
     put_f32(out, o.shell_distance_m);
   }
   const bool additive = clip.additive.base != AdditiveBase::kNone;
-  out.push_back(static_cast<uint8_t>((clip.scalars.empty() ? 0 : kMetadataScalars) | (additive ? kMetadataAdditive : 0)));
+  const bool rest_tracks = std::any_of(clip.tracks.begin(), clip.tracks.end(),
+                                       [](const FittedTrack& t) { return t.coding == TrackCoding::kRest; });
+  out.push_back(static_cast<uint8_t>((clip.scalars.empty() ? 0 : kMetadataScalars) |
+                                     (additive ? kMetadataAdditive : 0) | (rest_tracks ? kMetadataRestValues : 0)));
   if (!clip.scalars.empty()) {
     if (Status s = put_scalar_metadata(out, clip); !s) return s;
   }
@@ -274,6 +280,10 @@ Status put_metadata(std::vector<uint8_t>& out, const FittedClip& clip, const Pac
     if (Status s = check(clip.additive.base_name, "the additive base's name"); !s) return s;
     out.push_back(static_cast<uint8_t>(clip.additive.base));
     put_string(out, clip.additive.base_name);
+  }
+  for (const FittedTrack& track : clip.tracks) {
+    if (track.coding != TrackCoding::kRest) continue;
+    for (int c = 0; c < component_count(track.kind); ++c) put_f32(out, constant_value(track)[c]);
   }
   return {};
 }
@@ -292,7 +302,7 @@ void put_track_records(BitWriter& tables, const FittedClip& clip, const std::vec
         scalar ? static_cast<int>(clip.scalars[t - clip.bone_track_count()].components) : component_count(track.kind);
     if (scalar) tables.write(static_cast<uint32_t>(components - 1), 2);
     tables.write(static_cast<uint32_t>(track.coding), 2);
-    if (track.coding == TrackCoding::kIdentity) continue;
+    if (track.coding == TrackCoding::kIdentity || track.coding == TrackCoding::kRest) continue;
     if (track.coding == TrackCoding::kConstant) {
       for (int c = 0; c < components; ++c) tables.write_f32(constant_value(track)[c]);
       continue;

@@ -160,8 +160,9 @@ float TrackFitter::key_error(const CurveKey& decoded, size_t frame) const {
 
 // A track that one value represents within the threshold is constant: that
 // float32 value, returned as it is (an exactly constant track decodes to its
-// source bit for bit). The identity costs nothing in the stream, so it is
-// tried first; then the first sample, then the centre of the samples.
+// source bit for bit, unless the rest value takes it). The identity and the
+// rest value cost nothing in the stream, so they are tried first; then the
+// first sample, then the centre of the samples.
 bool TrackFitter::try_constant() {
   const Sample& first = m_samples.front();
   const bool exact = std::all_of(m_samples.begin(), m_samples.end(), [&](const Sample& s) { return s == first; });
@@ -188,11 +189,16 @@ bool TrackFitter::try_constant() {
     return true;
   };
   const Sample* chosen = nullptr;
+  const Sample* rest = m_rest ? &*m_rest : nullptr;
   if (exact) {
-    chosen = &first;
+    // Free values first: the identity (needs no rest pose), then the rest.
+    chosen = is_identity_value(m_kind, first.data()) || rest == nullptr ? &first
+             : within(identity)                                         ? &identity
+             : within(*rest)                                            ? rest
+                                                                        : &first;
   } else {
-    for (const Sample* candidate : std::array<const Sample*, 3>{&identity, &first, &centre}) {
-      if (within(*candidate)) {
+    for (const Sample* candidate : std::array<const Sample*, 4>{&identity, rest, &first, &centre}) {
+      if (candidate != nullptr && within(*candidate)) {
         chosen = candidate;
         break;
       }
@@ -202,7 +208,9 @@ bool TrackFitter::try_constant() {
   m_track.keys.clear();
   m_track.quantization = TrackQuantization{};
   std::copy(chosen->begin(), chosen->end(), m_track.quantization.constant);
-  m_track.coding = is_identity_value(m_kind, chosen->data()) ? TrackCoding::kIdentity : TrackCoding::kConstant;
+  m_track.coding = is_identity_value(m_kind, chosen->data()) ? TrackCoding::kIdentity
+                   : chosen == rest                           ? TrackCoding::kRest
+                                                              : TrackCoding::kConstant;
   return true;
 }
 

@@ -7,6 +7,7 @@
 // inserting keys instead of starting again.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -102,6 +103,11 @@ class TrackFitter {
   /// source-keyed curve that runs out of source keys).
   void fit(float threshold);
 
+  /// The bone's rest value, which the stream need not store
+  /// (TrackCoding::kRest): a constant within the threshold of every sample
+  /// takes it before any value but the identity. Call before the first fit.
+  void offer_rest_value(const Sample& rest) { m_rest = rest; }
+
   const FittedTrack& track() const { return m_track; }
   FittedTrack& track() { return m_track; }
 
@@ -129,6 +135,7 @@ class TrackFitter {
   // The source's key frames a keyed curve splits at (empty: none to keep).
   std::span<const uint32_t> m_source_frames;
   Interpolation m_source_interpolation = Interpolation::kHermite;
+  std::optional<Sample> m_rest;  // offer_rest_value's
   TrackFitOptions m_options;
   float m_threshold = 0.f;
   bool m_fitted = false;

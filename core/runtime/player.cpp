@@ -55,6 +55,19 @@ bool set_cursor(LaneCursors& c, uint32_t l, const StreamTrack& track, uint32_t k
 
 }  // namespace
 
+bool Player::set_rest_pose(std::span<const Transform> rest_pose) {
+  if (rest_pose.size() != m_constant_pose.size()) return false;
+  for (const StreamTrack& track : m_stream->bone_tracks()) {
+    if (track.coding != TrackCoding::kRest) continue;
+    Transform& pose = m_constant_pose[track.bone];
+    const Transform& rest = rest_pose[track.bone];
+    if (track.kind == TrackKind::kTranslation) pose.translation = rest.translation;
+    if (track.kind == TrackKind::kRotation) pose.rotation = rest.rotation;
+    if (track.kind == TrackKind::kScale) pose.scale = rest.scale;
+  }
+  return true;
+}
+
 Player::Player(const StreamView& stream, size_t key_cache_bytes)
     : m_stream(&stream),
       m_constant_pose(stream.bone_count()),
@@ -70,7 +83,7 @@ Player::Player(const StreamView& stream, size_t key_cache_bytes)
       animated_tracks.push_back(t);
       continue;
     }
-    // Identity and constant tracks: their value, exactly as stored.
+    // Identity, constant and rest tracks: their value, exactly as stored.
     if (track.kind == TrackKind::kScalar) {
       std::copy_n(track.quantization.constant, kScalarSlotFloats, &m_scalar_slots[size_t{track.bone} * kScalarSlotFloats]);
       continue;

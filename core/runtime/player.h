@@ -108,6 +108,12 @@ class Player {
   /// Brings the active array to `frame_time` without evaluating a pose.
   void seek_frame(float frame_time);
 
+  /// The engine's rest pose (its skeleton's, one local transform per bone)
+  /// for the stream's rest tracks (TrackCoding::kRest), in place of the
+  /// copy in the stream's metadata; no other track changes. Returns false,
+  /// changing nothing, for a pose of another bone count.
+  bool set_rest_pose(std::span<const Transform> rest_pose);
+
   void set_looping(bool looping) { m_looping = looping; }
   bool looping() const { return m_looping; }
 

@@ -55,6 +55,12 @@ PlayerCounters PlayerPool::counters() const {
   return sum;
 }
 
+bool PlayerPool::set_rest_pose(std::span<const Transform> rest_pose) {
+  if (rest_pose.size() != m_stream->bone_count()) return false;
+  for (Player& player : m_players) player.set_rest_pose(rest_pose);
+  return true;
+}
+
 void PlayerPool::reset_counters() {
   for (Player& player : m_players) player.reset_counters();
 }

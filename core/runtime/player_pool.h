@@ -23,6 +23,9 @@ class PlayerPool {
   /// (Player's constructor).
   PlayerPool(const StreamView& stream, uint32_t capacity, size_t key_cache_bytes = Player::kDefaultKeyCacheBytes);
 
+  /// Player::set_rest_pose on every player of the pool.
+  bool set_rest_pose(std::span<const Transform> rest_pose);
+
   /// The player to sample at `frame_time` (frames, clamped to 0..last frame
   /// as Player::sample_frame clamps it): of the players valid from a frame at
   /// or before it, the one that read the most keys (fewest left to read; a

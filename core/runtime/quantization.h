@@ -33,7 +33,20 @@ enum class TrackCoding : uint8_t {
   kIdentity = 0,  // constant at the identity (translation 0, rotation 1, scale 1): no bytes at all
   kConstant = 1,  // constant: float32 values in the track table, decoded bit for bit
   kAnimated = 2,  // keys in the initial keys and the key stream
+  kRest = 3,      // constant at the bone's rest value, which the engine's skeleton holds: no bytes in the
+                  // stream (version 11; a copy in the metadata for tools, Player::set_rest_pose)
 };
+
+/// The name tools show for a coding.
+inline const char* to_string(TrackCoding coding) {
+  switch (coding) {
+    case TrackCoding::kIdentity: return "identity";
+    case TrackCoding::kConstant: return "constant";
+    case TrackCoding::kAnimated: return "animated";
+    case TrackCoding::kRest: return "rest";
+  }
+  return "unknown";
+}
 
 /// How an animated rotation track codes its keys.
 enum class RotationCoding : uint8_t {

@@ -14,6 +14,8 @@
 //                   scalar tracks only: components - 1, 2 bits
 //                   coding: 2 bits (TrackCoding)
 //                   identity: nothing more
+//                   rest (bone tracks, version 11): nothing more; the
+//                     value is the bone's rest value (see "Rest tracks")
 //                   constant: the value as f32 x, y, z (and w for a rotation;
 //                     a scalar track: its components)
 //                   animated:
@@ -88,17 +90,27 @@
 // and that many bytes of UTF-8, no NUL): clip name, source name, bone
 // names; then per override: u16 bone, f32 tolerance (m), f32 shell
 // distance (m, 0 = inherited). Then u8 extensions (kMetadataScalars,
-// kMetadataAdditive; a bone-only clip pays this one byte) and what they say
+// kMetadataAdditive, kMetadataRestValues; a bone-only clip pays this one
+// byte) and what they say
 // follows, in that order: the scalar tracks: u32 count (0 or the scalar
 // track count), f32 default precision; per track: its name, f32 precision,
 // u8 target (0 a user curve, 1 a morph weight), the node's name and u32
 // target index; the additive base: u8 AdditiveBase, a string naming it (the
-// base clip's file and animation; empty for the others).
+// base clip's file and animation; empty for the others); the rest values.
+//
+// Rest tracks (version 11): a bone track that holds its rest value (the
+// skeleton's bind pose, which an engine has with the skeleton: ACL's
+// default tracks, gltfpack's tracks dropped as equal to the node) stores
+// nothing; `compress --rest-tracks skip` writes them. The metadata keeps
+// their values (kMetadataRestValues: per rest track in track order, its
+// components as f32) so that tools, and a player nobody gives a rest pose,
+// decode the stream alone; an engine binds its own (Player::set_rest_pose).
 //
 // Additive clips (kFlagAdditive): the stream holds the difference to a base
 // pose per frame (rotation base^-1 q, translation difference, scale ratio),
 // which apply_additive (additive.h) composes onto any pose.
 //
+// Version 10 had no rest tracks. It is still read.
 // Version 9 had no interpolation per track: every track was Hermite. It is
 // still read.
 // Version 8 had no scalar tracks, no additive flag and no metadata
@@ -126,9 +138,10 @@ static_assert(std::endian::native == std::endian::little,
               "the stream is little-endian and read with memcpy");
 
 inline constexpr uint32_t kStreamMagic = 0x5254534Bu;  // "KSTR"
-inline constexpr uint16_t kStreamVersion = 10;       // written and read by this build
+inline constexpr uint16_t kStreamVersion = 11;       // written and read by this build
 inline constexpr uint16_t kOldestReadStreamVersion = 9;  // read too: its tracks are all Hermite
 inline constexpr uint16_t kInterpolationStreamVersion = 10;  // the first with an interpolation per track
+inline constexpr uint16_t kRestTrackStreamVersion = 11;  // the first with rest tracks
 inline constexpr uint32_t kInterpolationBits = 2;
 inline constexpr uint16_t kNoParent = 0xFFFFu;
 inline constexpr uint32_t kFrameBits = 16;
@@ -201,6 +214,7 @@ inline constexpr uint32_t kScalarCountBits = 16;
 enum MetadataExtensions : uint8_t {
   kMetadataScalars = 1u << 0,   // the scalar tracks' part follows
   kMetadataAdditive = 1u << 1,  // the additive base follows
+  kMetadataRestValues = 1u << 2,  // the rest tracks' values follow (version 11)
 };
 inline constexpr uint32_t kJumpIndexEntrySize = 4;
 inline constexpr uint32_t kMaxStringBytes = 0xFFFFu;  // metadata strings have a u16 length

@@ -51,8 +51,8 @@ Status read_scalars(std::span<const uint8_t> m, uint64_t& at, uint32_t scalar_co
 
 }  // namespace
 
-Result<StreamMetadata> parse_stream_metadata(std::span<const uint8_t> m, uint32_t bone_count,
-                                             uint32_t scalar_count) {
+Result<StreamMetadata> parse_stream_metadata(std::span<const uint8_t> m, uint32_t bone_count, uint32_t scalar_count,
+                                             uint32_t rest_value_count) {
   // Name count u32, error mode u8, five f32 tolerances, override count u32.
   constexpr uint32_t kFixedBytes = 29;
   constexpr uint32_t kOverrideBytes = 10;  // u16 bone, f32 tolerance, f32 shell distance
@@ -122,7 +122,7 @@ Result<StreamMetadata> parse_stream_metadata(std::span<const uint8_t> m, uint32_
   }
   if (m.size() - at < 1) return Error{"metadata is truncated at its extensions"};
   const uint8_t extensions = m[at++];
-  if ((extensions & ~(kMetadataScalars | kMetadataAdditive)) != 0) {
+  if ((extensions & ~(kMetadataScalars | kMetadataAdditive | kMetadataRestValues)) != 0) {
     return Error{"metadata holds unknown extensions (" + std::to_string(extensions) + ")"};
   }
   if ((extensions & kMetadataScalars) != 0) {
@@ -135,6 +135,18 @@ Result<StreamMetadata> parse_stream_metadata(std::span<const uint8_t> m, uint32_
     }
     meta.additive_base = static_cast<AdditiveBase>(m[at++]);
     if (Status s = read_string(meta.additive_base_name, "additive base name"); !s) return Error{s.error()};
+  }
+  // A stream with rest tracks must carry their values: a player that is
+  // given no rest pose returns them.
+  if (((extensions & kMetadataRestValues) != 0) != (rest_value_count != 0)) {
+    return Error{rest_value_count != 0 ? "metadata holds no values for the stream's rest tracks"
+                                       : "metadata holds rest values, but the stream has no rest tracks"};
+  }
+  if (rest_value_count != 0) {
+    if ((m.size() - at) / 4 < rest_value_count) return Error{"metadata is truncated at the rest values"};
+    meta.rest_values.resize(rest_value_count);
+    std::memcpy(meta.rest_values.data(), m.data() + at, size_t{rest_value_count} * 4);
+    at += uint64_t{rest_value_count} * 4;
   }
   if (at != m.size()) return Error{"metadata has " + std::to_string(m.size() - at) + " trailing bytes"};
   return meta;

@@ -1,6 +1,6 @@
 #pragma once
-// StreamMetadata: what a stream says about itself for tools. The player
-// never needs it; `keystream verify` takes the tolerance it must check
+// StreamMetadata: what a stream says about itself for tools. A player needs
+// it only for rest tracks no one gave it a rest pose for; `keystream verify` takes the tolerance it must check
 // from it, `export` and the studio the bone names. Layout in
 // core/runtime/stream_format.h.
 
@@ -47,12 +47,16 @@ struct StreamMetadata {
   std::vector<StreamScalarInfo> scalars;    // one per scalar track, or empty when not stored
   AdditiveBase additive_base = AdditiveBase::kNone;
   std::string additive_base_name;           // kClip: the base clip's file and animation
+  /// The rest tracks' values (TrackCoding::kRest), their components end to
+  /// end in track order: for tools, and players no one gives a rest pose.
+  std::vector<float> rest_values;
 };
 
-/// Reads and checks the metadata section of a stream of `bone_count` bones
-/// and `scalar_count` scalar tracks; the error names what is wrong (the
-/// caller adds the stream's name).
+/// Reads and checks the metadata section of a stream of `bone_count` bones,
+/// `scalar_count` scalar tracks and rest tracks of `rest_value_count`
+/// components in all; the error names what is wrong (the caller adds the
+/// stream's name).
 Result<StreamMetadata> parse_stream_metadata(std::span<const uint8_t> section, uint32_t bone_count,
-                                             uint32_t scalar_count);
+                                             uint32_t scalar_count, uint32_t rest_value_count = 0);
 
 }  // namespace ks

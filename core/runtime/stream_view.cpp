@@ -261,13 +261,27 @@ class StreamParser {
     return {};
   }
 
+  // A constant or rest value: finite, and a rotation one the player may
+  // return as it is.
+  Status check_constant(const StreamTrack& track, const std::string& where) {
+    const float* value = track.quantization.constant;
+    for (int c = 0; c < stored_components(track); ++c) {
+      if (!std::isfinite(value[c])) return fail(where + " has a constant value that is not a finite number");
+    }
+    if (track.kind == TrackKind::kRotation) {
+      const double length = std::sqrt(double{value[0]} * value[0] + double{value[1]} * value[1] +
+                                      double{value[2]} * value[2] + double{value[3]} * value[3]);
+      if (!(std::fabs(length - 1.0) <= kUnitQuaternionTolerance)) {
+        return fail(where + " has a constant rotation of length " + std::to_string(length) + ", not a unit quaternion");
+      }
+    }
+    return {};
+  }
+
   Status parse_track(BitReader& reader, const StreamView& view, uint32_t t, StreamTrack& track) {
     const std::string where = "track " + std::to_string(t);
     auto read_f32 = [&] { return std::bit_cast<float>(reader.read(32)); };
     const uint32_t coding = reader.read(2);
-    if (coding > static_cast<uint32_t>(TrackCoding::kAnimated)) {
-      return fail(where + " has the unknown coding " + std::to_string(coding));
-    }
     track.coding = static_cast<TrackCoding>(coding);
     float* value = track.quantization.constant;  // what no component codes: all of a constant track
     if (track.coding == TrackCoding::kIdentity) {
@@ -275,23 +289,19 @@ class StreamParser {
       if (track.kind == TrackKind::kScale) value[0] = value[1] = value[2] = 1.f;
       return {};
     }
-    if (track.coding == TrackCoding::kConstant) {
-      for (int c = 0; c < stored_components(track); ++c) {
-        value[c] = read_f32();
-        if (!std::isfinite(value[c])) return fail(where + " has a constant value that is not a finite number");
+    if (track.coding == TrackCoding::kRest) {
+      if (view.m_version < kRestTrackStreamVersion || track.kind == TrackKind::kScalar) {
+        return fail(where + " has the unknown coding " + std::to_string(coding));
       }
-      // The player returns the constant as stored: it must be a usable rotation.
-      if (track.kind == TrackKind::kRotation) {
-        const double length = std::sqrt(double{value[0]} * value[0] +
-                                        double{value[1]} * value[1] +
-                                        double{value[2]} * value[2] +
-                                        double{value[3]} * value[3]);
-        if (!(std::fabs(length - 1.0) <= kUnitQuaternionTolerance)) {
-          return fail(where + " has a constant rotation of length " + std::to_string(length) +
-                      ", not a unit quaternion");
-        }
-      }
+      // An additive clip's bones hold differences, whose rest is the identity.
+      if (view.additive()) return fail(where + " is a rest track, which an additive stream cannot have");
+      // Its value comes with the metadata (parse_metadata).
+      m_rest_value_count += static_cast<uint32_t>(stored_components(track));
       return {};
+    }
+    if (track.coding == TrackCoding::kConstant) {
+      for (int c = 0; c < stored_components(track); ++c) value[c] = read_f32();
+      return check_constant(track, where);
     }
     track.key_count = reader.read(kKeyCountBits);
     if (track.key_count < 2 || track.key_count > 2 * view.m_frame_count) {
@@ -500,9 +510,19 @@ class StreamParser {
   }
 
   Status parse_metadata(StreamView& view) {
-    Result<StreamMetadata> metadata = parse_stream_metadata(m_metadata, m_bone_count, m_scalar_count);
+    Result<StreamMetadata> metadata =
+        parse_stream_metadata(m_metadata, m_bone_count, m_scalar_count, m_rest_value_count);
     if (!metadata.ok()) return fail(metadata.error());
     view.m_metadata = std::move(metadata).value();
+    // The rest tracks' values, until a player is given the engine's.
+    const float* rest = view.m_metadata.rest_values.data();
+    for (uint32_t t = 0; t < view.m_tracks.size(); ++t) {
+      StreamTrack& track = view.m_tracks[t];
+      if (track.coding != TrackCoding::kRest) continue;
+      std::copy_n(rest, stored_components(track), track.quantization.constant);
+      rest += stored_components(track);
+      if (Status s = check_constant(track, "rest track " + std::to_string(t)); !s) return s;
+    }
     if (view.additive() != (view.m_metadata.additive_base != AdditiveBase::kNone)) {
       return fail(view.additive() ? "is additive but its metadata names no base"
                                   : "names an additive base but is not additive");
@@ -614,6 +634,7 @@ class StreamParser {
   uint32_t m_jump_frame_count = 0;
   std::span<const uint8_t> m_tables;
   std::span<const uint8_t> m_metadata;
+  uint32_t m_rest_value_count = 0;  // components of every rest track (their values are in the metadata)
   std::vector<uint32_t> m_frames;  // per track: frames of the three keys read last, oldest first
   std::vector<int32_t> m_codes;    // per track: codes of the key read last
   std::vector<uint32_t> m_read;    // per track: keys read

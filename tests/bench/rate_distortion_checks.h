@@ -59,7 +59,8 @@ inline void expect_sizes_consistent(const RateDistortionPoint& point, const Impo
   // The parts fit in the stream (the rest is section alignment and the like).
   EXPECT_LE(point.table_bytes + point.key_bytes + point.jump_frame_bytes, point.stream_bytes_without_metadata());
   EXPECT_GT(point.zstd_bytes, 0u);
-  EXPECT_EQ(point.tracks_by_coding[0] + point.tracks_by_coding[1] + point.tracks_by_coding[2],
+  EXPECT_EQ(point.tracks_by_coding[0] + point.tracks_by_coding[1] + point.tracks_by_coding[2] +
+                point.tracks_by_coding[3],
             3 * clip.skeleton.bone_count() + clip.clip.scalars.size());
   // The bones' and the scalar tracks' parts and the metadata make the stream.
   EXPECT_EQ(point.scalar_tracks, clip.clip.scalars.size());

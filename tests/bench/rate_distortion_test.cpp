@@ -175,7 +175,7 @@ TEST(RateDistortionSweep, SizesMatchAnIndependentPackAndStreamSizes) {
   EXPECT_EQ(p.key_count, fitted.value().key_count());
   EXPECT_DOUBLE_EQ(p.bits_per_key, sizes.bits_per_key());
   EXPECT_DOUBLE_EQ(p.ratio, sizes.ratio());
-  for (int c = 0; c < 3; ++c) EXPECT_EQ(p.tracks_by_coding[c], sizes.tracks_by_coding[c]);
+  for (int c = 0; c < 4; ++c) EXPECT_EQ(p.tracks_by_coding[c], sizes.tracks_by_coding[c]);
   EXPECT_EQ(p.fit_rounds, fitted.value().rounds);
   // The fit is deterministic whatever the thread count, so the errors are too.
   const ClipMeasurement& m = measured.value();

@@ -52,7 +52,7 @@ run 0 compress "$ASSETS/demo_walk.glb" -o "$TMP/local.ks" --local --translation-
 
 # --- info, text
 run 0 info "$TMP/demo.ks"
-expect_out '^format +version 10,'
+expect_out '^format +version 11,'
 expect_out 'plain key stream'
 expect_out '^error mode +object space'
 expect_out '^tolerance +0\.1 mm at 3 cm from each bone, 0 bone overrides$'
@@ -73,7 +73,7 @@ grep -q '^run of track ' "$TMP/out" || fail "--runs listed no runs"
 for ks in demo demo_zstd; do
   run 0 info "$TMP/$ks.ks" --json --tracks --runs
   cp "$TMP/out" "$TMP/$ks.json"
-  [[ $(json_get "$TMP/$ks.json" 'd["version"]') == 10 ]] || fail "$ks: JSON version"
+  [[ $(json_get "$TMP/$ks.json" 'd["version"]') == 11 ]] || fail "$ks: JSON version"
   [[ $(json_get "$TMP/$ks.json" 'd["error_mode"]') == object-space ]] || fail "$ks: JSON error mode"
   [[ $(json_get "$TMP/$ks.json" 'd["tolerance"] == {"tolerance_mm": 0.1, "shell_distance_cm": 3, "bone_tolerances": []} and d["thresholds"] is None') == True ]] ||
     fail "$ks: JSON tolerance"

@@ -97,9 +97,9 @@ TEST(Measure, ReportsPerBoneErrorsAtTheirShellDistancesAndTheSizes) {
   EXPECT_EQ(sizes.compressed_bytes, bytes.size());
   EXPECT_EQ(sizes.bytes_without_metadata(), test::get_u32(bytes, header_offset::kMetadataOffset));
   EXPECT_EQ(sizes.key_count, fitted.key_count());
-  size_t codings[3] = {0, 0, 0};
+  size_t codings[4] = {0, 0, 0, 0};
   for (const FittedTrack& t : fitted.tracks) ++codings[static_cast<int>(t.coding)];
-  for (int c = 0; c < 3; ++c) EXPECT_EQ(sizes.tracks_by_coding[c], codings[c]) << c;
+  for (int c = 0; c < 4; ++c) EXPECT_EQ(sizes.tracks_by_coding[c], codings[c]) << c;
 }
 
 }  // namespace

@@ -2,8 +2,8 @@
 // The fitted clip behind the committed golden streams of the current version
 // (tests/golden/README.md): built by hand from integer formulas, not by the
 // fitter, so the golden test notices a change of the stream format and
-// nothing else. It covers what the format has to carry: identity, constant
-// and animated tracks; vec3 tracks coding some of their components;
+// nothing else. It covers what the format has to carry: identity, constant,
+// rest and animated tracks; vec3 tracks coding some of their components;
 // relative and full rotations, whose keys cross hemispheres; 2-, 3-, 4- and
 // many-key tracks; discontinuities (at frame 0, inside, at the last frame);
 // keys on adjacent frames; negative codes and a jump large enough for a
@@ -14,6 +14,8 @@
 // scalar tracks were added for version 9, after the bones' tracks, which
 // are those of version 8. Version 10 made three tracks linear or step
 // (kStepTrack, kLinearTrack, kLinearScalar); their keys did not change.
+// Version 11 made two constant bone tracks rest tracks (kRestTracks): the
+// same values, now in the metadata and not in the track table.
 
 #include <cstdint>
 #include <cstdio>
@@ -42,6 +44,13 @@ inline constexpr uint32_t kStepTrack = 0;        // bone 0's translation: stream
 inline constexpr uint32_t kLinearTrack = 7;      // bone 2's rotation: discontinuities at frames 0 and 29
 inline constexpr uint32_t kLinearScalar = 2;     // "smile": streamed keys, a discontinuity at 11
 inline constexpr size_t kLinearScalarValue = 4;  // its one value among the scalar values: after blink's 1, tint's 3
+
+// The tracks version 11 codes as rest tracks (TrackCoding::kRest), constant
+// tracks in versions 9 and 10 with the same values: bone 2's scale (2, 0.5,
+// 1.25) and bone 3's rotation (0.36, 0.48, 0, 0.8), in track order. Bone 3's
+// scale stays a constant track.
+inline constexpr uint32_t kRestTracks[2] = {8, 10};
+inline constexpr uint32_t kRestValueCount = 3 + 4;  // their components, end to end in the metadata
 
 namespace detail {
 
@@ -200,12 +209,21 @@ inline FittedClip make_clip() {
   clip.tracks[kStepTrack].interpolation = Interpolation::kStep;
   clip.tracks[kLinearTrack].interpolation = Interpolation::kLinear;
   clip.tracks[clip.bone_track_count() + kLinearScalar].interpolation = Interpolation::kLinear;
+  // Version 11: two constant tracks become rest tracks, keeping their values.
+  for (const uint32_t t : kRestTracks) clip.tracks[t].coding = TrackCoding::kRest;
   return clip;
 }
 
-/// Version 9's fitted clip: make_clip() with every track Hermite.
-inline FittedClip make_version_nine_clip() {
+/// Version 10's fitted clip: make_clip() with the rest tracks constant.
+inline FittedClip make_version_ten_clip() {
   FittedClip clip = make_clip();
+  for (const uint32_t t : kRestTracks) clip.tracks[t].coding = TrackCoding::kConstant;
+  return clip;
+}
+
+/// Version 9's fitted clip: version 10's with every track Hermite.
+inline FittedClip make_version_nine_clip() {
+  FittedClip clip = make_version_ten_clip();
   for (FittedTrack& track : clip.tracks) track.interpolation = Interpolation::kHermite;
   return clip;
 }

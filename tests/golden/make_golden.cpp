@@ -42,6 +42,17 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "make_golden_stream: %s\n", view.error().c_str());
       return 1;
     }
+    // The rest tracks' values travel in the metadata (format version 11).
+    std::vector<float> rest_values;
+    for (const ks::FittedTrack& track : clip.tracks) {
+      if (track.coding != ks::TrackCoding::kRest) continue;
+      const int components = track.kind == ks::TrackKind::kRotation ? 4 : 3;
+      rest_values.insert(rest_values.end(), track.quantization.constant, track.quantization.constant + components);
+    }
+    if (view.value().metadata().rest_values != rest_values) {
+      std::fprintf(stderr, "make_golden_stream: the metadata does not hold the rest tracks' values\n");
+      return 1;
+    }
     ks::Player player(view.value());
     std::vector<ks::Transform> pose(clip.parents.size());
     std::vector<float> scalar_values(player.scalar_value_count());

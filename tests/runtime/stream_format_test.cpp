@@ -1,10 +1,11 @@
 // The stream format (core/runtime/stream_format.h) and the committed golden
-// streams that pin it: tests/golden/stream_v10.ks (and its zstd twin) must
+// streams that pin it: tests/golden/stream_v11.ks (and its zstd twin) must
 // keep opening and decoding to the committed poses byte for byte, and
 // packing the same fitted input must keep producing them. A failure here
 // means the format changed: bump kStreamVersion and add new golden files
-// (tests/golden/README.md). Version 9 is still read and must keep decoding
-// to its poses; versions 1 to 8 are refused with a message to recompress.
+// (tests/golden/README.md). Versions 9 and 10 are still read and must keep
+// decoding to their poses; versions 1 to 8 are refused with a message to
+// recompress.
 
 #include "core/runtime/stream_format.h"
 
@@ -39,10 +40,16 @@ std::vector<uint8_t> read_golden(const char* name) {
   return text.ok() ? std::vector<uint8_t>(text.value().begin(), text.value().end()) : std::vector<uint8_t>{};
 }
 
-TEST(StreamFormat, HeaderLayoutIsVersionTen) {
-  EXPECT_EQ(kStreamVersion, 10u);
+TEST(StreamFormat, HeaderLayoutIsVersionEleven) {
+  EXPECT_EQ(kStreamVersion, 11u);
   EXPECT_EQ(kOldestReadStreamVersion, 9u);
   EXPECT_EQ(kInterpolationStreamVersion, 10u);
+  EXPECT_EQ(kRestTrackStreamVersion, 11u);
+  // The 2-bit coding field holds every TrackCoding, rest the last of them;
+  // the rest values are the third metadata extension.
+  EXPECT_EQ(static_cast<uint32_t>(TrackCoding::kRest), 3u);
+  EXPECT_STREQ(to_string(TrackCoding::kRest), "rest");
+  EXPECT_EQ(uint32_t{kMetadataRestValues}, 4u);
   // The interpolation field holds every Interpolation, and one value more
   // that the reader refuses.
   EXPECT_EQ(kInterpolationBits, 2u);
@@ -89,13 +96,16 @@ TEST(OldStreams, AreRefusedWithAMessageToRecompress) {
 }
 
 // Every committed stream this build reads, with its poses file: the current
-// version's and version 9's (its tracks all Hermite).
+// version's, version 10's (no rest tracks) and version 9's (its tracks all
+// Hermite).
 struct GoldenFile {
   const char* stream;
   const char* poses;
   uint16_t version;
 };
 constexpr GoldenFile kGoldenFiles[] = {
+    {"stream_v11.ks", "stream_v11_poses.bin", 11},
+    {"stream_v11_zstd.ks", "stream_v11_poses.bin", 11},
     {"stream_v10.ks", "stream_v10_poses.bin", 10},
     {"stream_v10_zstd.ks", "stream_v10_poses.bin", 10},
     {"stream_v9.ks", "stream_v9_poses.bin", 9},
@@ -104,7 +114,8 @@ constexpr GoldenFile kGoldenFiles[] = {
 
 // The fitted clip behind a version's poses.
 FittedClip golden_clip(uint16_t version) {
-  return version == kStreamVersion ? golden::make_clip() : golden::make_version_nine_clip();
+  if (version == kStreamVersion) return golden::make_clip();
+  return version == 10 ? golden::make_version_ten_clip() : golden::make_version_nine_clip();
 }
 
 TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
@@ -119,10 +130,12 @@ TEST(GoldenStream, OpensAndDecodesToTheCommittedPoses) {
     EXPECT_EQ(view.value().bone_count(), golden::kBoneCount);
     EXPECT_EQ(view.value().scalar_track_count(), golden::kScalarTrackCount);
     // Version 9 carries no interpolation: its tracks read as Hermite.
+    // Versions 9 and 10 have no rest tracks: theirs are constant.
     const FittedClip clip = golden_clip(file.version);
     ASSERT_EQ(view.value().tracks().size(), clip.tracks.size());
     for (size_t t = 0; t < clip.tracks.size(); ++t) {
       EXPECT_EQ(view.value().tracks()[t].interpolation, clip.tracks[t].interpolation) << "track " << t;
+      EXPECT_EQ(view.value().tracks()[t].coding, clip.tracks[t].coding) << "track " << t;
     }
     const std::vector<float> times = golden::frame_times();
     ASSERT_EQ(poses.size(), times.size() * golden::kFrameTimeBytes);
@@ -198,7 +211,8 @@ TEST(GoldenStream, DecodesToTheFittedCurves) {
 
 TEST(GoldenStream, CarriesItsMetadata) {
   const FittedClip clip = golden::make_clip();
-  for (const char* name : {"stream_v10.ks", "stream_v10_zstd.ks", "stream_v9.ks", "stream_v9_zstd.ks"}) {
+  for (const char* name : {"stream_v11.ks", "stream_v11_zstd.ks", "stream_v10.ks", "stream_v10_zstd.ks", "stream_v9.ks",
+                           "stream_v9_zstd.ks"}) {
     SCOPED_TRACE(name);
     const std::vector<uint8_t> stream = read_golden(name);
     const Result<StreamView> view = StreamView::open(stream);
@@ -243,12 +257,30 @@ TEST(GoldenStream, CarriesItsMetadata) {
     EXPECT_FALSE(view.value().additive());
     EXPECT_EQ(meta.additive_base, AdditiveBase::kNone);
     EXPECT_TRUE(meta.additive_base_name.empty());
+    // Version 11's rest values: bone 2's scale, then bone 3's rotation, as
+    // the constants of versions 9 and 10 held them. Those have none.
+    if (view.value().version() < kRestTrackStreamVersion) {
+      EXPECT_TRUE(meta.rest_values.empty());
+      continue;
+    }
+    const std::vector<float> rest = {2.f, 0.5f, 1.25f, 0.36f, 0.48f, 0.f, 0.8f};
+    EXPECT_EQ(meta.rest_values, rest);
+    ASSERT_EQ(meta.rest_values.size(), golden::kRestValueCount);
+    size_t at = 0;
+    for (const uint32_t t : golden::kRestTracks) {
+      const StreamTrack& track = view.value().tracks()[t];
+      EXPECT_EQ(track.coding, TrackCoding::kRest) << "track " << t;
+      const size_t components = track.kind == TrackKind::kRotation ? 4 : 3;
+      EXPECT_EQ(std::memcmp(track.quantization.constant, meta.rest_values.data() + at, components * sizeof(float)), 0)
+          << "track " << t;
+      at += components;
+    }
   }
 }
 
 TEST(GoldenStream, PackingTheGoldenClipReproducesTheCommittedBytes) {
   for (const bool zstd : {false, true}) {
-    const char* name = zstd ? "stream_v10_zstd.ks" : "stream_v10.ks";
+    const char* name = zstd ? "stream_v11_zstd.ks" : "stream_v11.ks";
     SCOPED_TRACE(name);
     const std::vector<uint8_t> committed = read_golden(name);
     const Result<std::vector<uint8_t>> packed = pack(golden::make_clip(), golden::pack_settings(zstd));
@@ -261,7 +293,7 @@ TEST(GoldenStream, PackingTheGoldenClipReproducesTheCommittedBytes) {
 }
 
 TEST(GoldenStream, CoversTheFormatsFeatures) {
-  const std::vector<uint8_t> stream = read_golden("stream_v10.ks");
+  const std::vector<uint8_t> stream = read_golden("stream_v11.ks");
   const Result<StreamView> opened = StreamView::open(stream);
   ASSERT_TRUE(opened.ok()) << opened.error();
   const StreamView& view = opened.value();
@@ -269,7 +301,7 @@ TEST(GoldenStream, CoversTheFormatsFeatures) {
   EXPECT_GT(view.stream_key_count(), 0u);
   EXPECT_EQ(view.animated_track_count(), 9u + 3u);  // the bones', the scalar tracks'
   EXPECT_EQ(view.streamed_track_count(), 7u + 3u);
-  uint32_t codings[3] = {0, 0, 0};
+  uint32_t codings[4] = {0, 0, 0, 0};
   uint32_t rotation_codings[2] = {0, 0};
   bool partial_vec3 = false;
   for (const StreamTrack& track : view.bone_tracks()) {
@@ -279,8 +311,12 @@ TEST(GoldenStream, CoversTheFormatsFeatures) {
     if (track.kind != TrackKind::kRotation && track.quantization.coded_mask != 0b111) partial_vec3 = true;
   }
   EXPECT_EQ(codings[0], 3u);  // identity
-  EXPECT_EQ(codings[1], 3u);  // constant
+  EXPECT_EQ(codings[1], 1u);  // constant
   EXPECT_EQ(codings[2], 9u);  // animated
+  EXPECT_EQ(codings[3], 2u);  // rest (version 11): a vec3 and a rotation
+  EXPECT_EQ(view.bone_tracks()[golden::kRestTracks[0]].kind, TrackKind::kScale);
+  EXPECT_EQ(view.bone_tracks()[golden::kRestTracks[1]].kind, TrackKind::kRotation);
+  EXPECT_EQ(view.metadata().rest_values.size(), golden::kRestValueCount);
   EXPECT_EQ(rotation_codings[0], 2u);
   EXPECT_EQ(rotation_codings[1], 2u);
   EXPECT_TRUE(partial_vec3);
@@ -413,7 +449,7 @@ TEST(GoldenStream, CoversTheFormatsFeatures) {
   EXPECT_GT(step.keys[last].frame, step.keys[last - 1].frame + 1);
   EXPECT_NE(std::memcmp(step.keys[last].decoded.value, step.keys[last - 1].decoded.value, 3 * sizeof(float)), 0);
   EXPECT_TRUE(has_discontinuity(step));
-  const std::vector<uint8_t> poses = read_golden("stream_v10_poses.bin");
+  const std::vector<uint8_t> poses = read_golden("stream_v11_poses.bin");
   const std::vector<float> times = golden::frame_times();
   ASSERT_EQ(poses.size(), times.size() * golden::kFrameTimeBytes);
   const size_t step_bone = golden::kStepTrack / 3;
@@ -450,6 +486,26 @@ TEST(GoldenStream, VersionEightDecodesToVersionSevensPoses) {
 // The floats of bone track t (translation, rotation, scale) in a Transform.
 constexpr size_t kTrackFloatsAt[3] = {0, 3, 7};
 constexpr size_t kTrackFloats[3] = {3, 4, 3};
+
+TEST(GoldenStream, VersionElevenDecodesToVersionTensPoses) {
+  // Version 11 made two constant tracks rest tracks with the same values
+  // (now in the metadata): every frame time's floats are version 10's byte
+  // for byte.
+  const std::vector<uint8_t> v10 = read_golden("stream_v10_poses.bin");
+  const std::vector<uint8_t> v11 = read_golden("stream_v11_poses.bin");
+  ASSERT_EQ(v10.size(), golden::frame_times().size() * golden::kFrameTimeBytes);
+  EXPECT_EQ(v11, v10);
+  // The stream itself is smaller by the rest tracks' table values and larger
+  // by the same values in the metadata: an engine that strips the metadata
+  // keeps 7 floats less.
+  const Result<StreamView> ten = StreamView::open(read_golden("stream_v10.ks"));
+  const std::vector<uint8_t> v11_stream = read_golden("stream_v11.ks");
+  const Result<StreamView> eleven = StreamView::open(v11_stream);
+  ASSERT_TRUE(ten.ok()) << ten.error();
+  ASSERT_TRUE(eleven.ok()) << eleven.error();
+  EXPECT_LT(eleven.value().table_bytes(), ten.value().table_bytes());
+  EXPECT_GE(ten.value().table_bytes() - eleven.value().table_bytes(), golden::kRestValueCount * sizeof(float) - 1);
+}
 
 TEST(GoldenStream, VersionTenDecodesToVersionNinesPoses) {
   // Version 10 made three tracks linear or step and left their keys, and

@@ -111,7 +111,7 @@ inline void write_bits(std::vector<uint8_t>& bytes, uint64_t bit_offset, uint64_
   }
 }
 
-// --- an independent reading of the version 10 layout (stream_format.h) ------
+// --- an independent reading of the version 11 layout (stream_format.h) ------
 // Written from the format's description, not from StreamView, so the pack
 // tests check the bytes against the documentation and the stream view tests
 // can find (and change) any field.
@@ -120,6 +120,7 @@ inline void write_bits(std::vector<uint8_t>& bytes, uint64_t bit_offset, uint64_
 /// field from the start of the stream (0 when the track has no such field).
 struct TrackRecord {
   TrackKind kind = TrackKind::kTranslation;
+  uint32_t components = 0;  // scalar tracks: 1..4 (bone tracks: 0, their kind says)
   TrackCoding coding = TrackCoding::kIdentity;
   uint32_t key_count = 0;
   Interpolation interpolation = Interpolation::kHermite;  // Hermite in version 9, which has no field
@@ -127,9 +128,9 @@ struct TrackRecord {
   uint8_t coded_mask = 0;
   float step = 0.f;
   KeyCoding key_coding;
-  uint64_t coding_bit = 0, key_count_bit = 0, interpolation_bit = 0, rotation_bit = 0, reference_bit = 0, mask_bit = 0,
-           step_bit = 0, absolute_bits_bit = 0, value_rice_bit[4] = {0, 0, 0, 0}, frame_rice_bit = 0,
-           frame_delta_min_bit = 0, constant_bit[4] = {0, 0, 0, 0}, negation_bits_bit = 0;
+  uint64_t components_bit = 0, coding_bit = 0, key_count_bit = 0, interpolation_bit = 0, rotation_bit = 0,
+           reference_bit = 0, mask_bit = 0, step_bit = 0, absolute_bits_bit = 0, value_rice_bit[4] = {0, 0, 0, 0},
+           frame_rice_bit = 0, frame_delta_min_bit = 0, constant_bit[4] = {0, 0, 0, 0}, negation_bits_bit = 0;
   bool coded(int c) const { return ((coded_mask >> c) & 1u) != 0; }
 };
 
@@ -137,25 +138,27 @@ struct TableLayout {
   uint16_t version = 0;
   uint32_t bone_count = 0;
   uint32_t parent_bits = 0;
-  std::vector<TrackRecord> tracks;
+  std::vector<TrackRecord> tracks;  // the bones' (3 per bone), then the scalar tracks'
+  uint32_t scalar_count = 0;
+  uint64_t scalar_flag_bit = 0;  // the "scalar tracks follow" bit
   uint64_t end_bit = 0;  // where the records end, bits from the start of the stream
   uint64_t parent_bit(uint32_t bone) const { return uint64_t{kHeaderSize} * 8 + uint64_t{bone} * parent_bits; }
 };
 
-/// The tables of a well-formed version 9 or 10 stream without scalar tracks.
+/// The tables of a well-formed version 9, 10 or 11 stream (its scalar
+/// tracks' records after the bones').
 inline TableLayout table_layout(std::span<const uint8_t> bytes) {
   TableLayout layout;
   std::memcpy(&layout.version, bytes.data() + header_offset::kVersion, 2);
   layout.bone_count = get_u32(bytes, header_offset::kBoneCount);
   layout.parent_bits = bits_for(layout.bone_count);
   BitReader reader(bytes, uint64_t{kHeaderSize} * 8 + uint64_t{layout.bone_count} * layout.parent_bits);
-  for (uint32_t t = 0; t < 3 * layout.bone_count; ++t) {
-    TrackRecord r;
-    r.kind = static_cast<TrackKind>(t % 3);
+  const auto read_record = [&](TrackRecord& r) {
+    const int components = r.kind == TrackKind::kScalar ? static_cast<int>(r.components) : component_count(r.kind);
     r.coding_bit = reader.position();
     r.coding = static_cast<TrackCoding>(reader.read(2));
     if (r.coding == TrackCoding::kConstant) {
-      for (int c = 0; c < component_count(r.kind); ++c) {
+      for (int c = 0; c < components; ++c) {
         r.constant_bit[c] = reader.position();
         reader.read(32);
       }
@@ -178,8 +181,8 @@ inline TableLayout table_layout(std::span<const uint8_t> bytes) {
         r.key_coding.negation_bits = reader.read(1) != 0;
       } else {
         r.mask_bit = reader.position();
-        r.coded_mask = static_cast<uint8_t>(reader.read(3));
-        for (int c = 0; c < 3; ++c) {
+        r.coded_mask = static_cast<uint8_t>(reader.read(static_cast<uint32_t>(components)));
+        for (int c = 0; c < components; ++c) {
           if (r.coded(c)) continue;
           r.constant_bit[c] = reader.position();
           reader.read(32);
@@ -199,21 +202,41 @@ inline TableLayout table_layout(std::span<const uint8_t> bytes) {
       r.frame_delta_min_bit = reader.position();
       r.key_coding.frame_delta_min = static_cast<uint8_t>(reader.read(1));
     }
+    // Identity and rest (version 11): nothing more.
+  };
+  for (uint32_t t = 0; t < 3 * layout.bone_count; ++t) {
+    TrackRecord r;
+    r.kind = static_cast<TrackKind>(t % 3);
+    read_record(r);
     layout.tracks.push_back(r);
   }
-  reader.read(1);  // "scalar tracks follow": 0
+  layout.scalar_flag_bit = reader.position();
+  if (reader.read(1) != 0) {
+    layout.scalar_count = reader.read(kScalarCountBits) + 1;
+    for (uint32_t s = 0; s < layout.scalar_count; ++s) {
+      TrackRecord r;
+      r.kind = TrackKind::kScalar;
+      r.components_bit = reader.position();
+      r.components = reader.read(2) + 1;
+      read_record(r);
+      layout.tracks.push_back(r);
+    }
+  }
   layout.end_bit = reader.position();
   return layout;
 }
 
-/// `bytes` (a version 10 stream without scalar tracks, every track Hermite)
-/// as version 9 wrote it: the version field 9 and no interpolation fields in
-/// the tables. Header offsets, size and checksum follow.
+/// `bytes` (a version 10 or 11 stream without rest tracks, every track
+/// Hermite) as version 9 wrote it: the version field 9 and no interpolation
+/// fields in the tables. Header offsets, size and checksum follow. (A
+/// version 11 stream without rest tracks has version 10's tables.)
 inline std::vector<uint8_t> as_version_nine(const std::vector<uint8_t>& bytes) {
   const TableLayout layout = table_layout(bytes);
-  EXPECT_EQ(layout.version, kInterpolationStreamVersion);
+  EXPECT_GE(layout.version, kInterpolationStreamVersion);
+  EXPECT_LE(layout.version, kRestTrackStreamVersion);
   std::vector<uint64_t> skipped;
   for (const TrackRecord& r : layout.tracks) {
+    EXPECT_NE(r.coding, TrackCoding::kRest) << "version 9 has no rest tracks";
     EXPECT_EQ(r.interpolation, Interpolation::kHermite) << "version 9 has no other interpolation";
     if (r.interpolation_bit != 0) skipped.push_back(r.interpolation_bit);
   }
@@ -232,6 +255,18 @@ inline std::vector<uint8_t> as_version_nine(const std::vector<uint8_t>& bytes) {
   const uint32_t tables_end = get_u32(bytes, header_offset::kKeyWidthsOffset);
   std::vector<uint8_t> out = splice(bytes, kHeaderSize, tables_end - kHeaderSize, tables.bytes());
   set_u16(out, header_offset::kVersion, 9);
+  fix_checksum(out);
+  return out;
+}
+
+/// `bytes` (a version 11 stream without rest tracks) as version 10 wrote
+/// it: the same bytes but for the version field (and the checksum).
+inline std::vector<uint8_t> as_version_ten(const std::vector<uint8_t>& bytes) {
+  const TableLayout layout = table_layout(bytes);
+  EXPECT_EQ(layout.version, kRestTrackStreamVersion);
+  for (const TrackRecord& r : layout.tracks) EXPECT_NE(r.coding, TrackCoding::kRest) << "version 10 has no rest tracks";
+  std::vector<uint8_t> out = bytes;
+  set_u16(out, header_offset::kVersion, kInterpolationStreamVersion);
   fix_checksum(out);
   return out;
 }

@@ -200,42 +200,79 @@ TEST(StreamViewOpen, RefusesOtherVersions) {
         uint16_t{8}}) {
     const Bytes bytes = patched([&](Bytes& b) { set_u16(b, ho::kVersion, version); });
     EXPECT_TRUE(refused_mentioning(open(bytes), {"format version " + std::to_string(version) + " is no longer read",
-                                                 "reads version 10", "recompress"}));
+                                                 "reads version 11", "recompress"}));
   }
-  for (const uint16_t version : {uint16_t{11}, uint16_t{0xFFFF}}) {
+  for (const uint16_t version : {uint16_t{12}, uint16_t{0xFFFF}}) {
     const Bytes bytes = patched([&](Bytes& b) { set_u16(b, ho::kVersion, version); });
     EXPECT_TRUE(refused_mentioning(open(bytes), {"format version " + std::to_string(version),
-                                                 "written by a newer keystream", "reads version 10"}));
+                                                 "written by a newer keystream", "reads version 11"}));
   }
-  // Version 9 is still read (ReadsVersionNine); written over a version 10
+  // Version 9 is still read (ReadsVersionNine); written over a version 11
   // stream it misreads the tables, but never refuses the version.
   const Result<StreamView> nine = open(patched([](Bytes& b) { set_u16(b, ho::kVersion, 9); }));
   if (!nine.ok()) {
     EXPECT_EQ(nine.error().find("format version"), std::string::npos) << nine.error();
   }
+  // Version 10 is still read (ReadsVersionTen): a version 11 stream without
+  // rest tracks is a version 10 stream but for the version field.
+  const Result<StreamView> ten = open(patched([](Bytes& b) { set_u16(b, ho::kVersion, 10); }));
+  ASSERT_TRUE(ten.ok()) << ten.error();
+  EXPECT_EQ(ten.value().version(), 10u);
+}
+
+// Both streams (of the 3-bone test clip) play the same bits every half frame.
+void expect_same_poses(const StreamView& a, const StreamView& b) {
+  Player player_a(a), player_b(b);
+  std::vector<Transform> pose_a(3), pose_b(3);
+  for (float t = 0.f; t <= 39.f; t += 0.5f) {
+    player_a.sample_frame(t, pose_a);
+    player_b.sample_frame(t, pose_b);
+    EXPECT_TRUE(test::same_bits(pose_a, pose_b)) << "frame time " << t;
+  }
 }
 
 TEST(StreamViewOpen, ReadsVersionNine) {
   // Version 9 had no interpolation fields: the same stream written that
-  // way opens, every track Hermite, and plays the same poses.
+  // way opens, every track Hermite, and plays the same poses. (valid() is a
+  // version 11 stream without rest tracks, whose tables are version 10's.)
   for (const Bytes* base : {&valid(), &plain()}) {
-    const Bytes nine = test::as_version_nine(*base);
-    EXPECT_LT(nine.size(), base->size());  // 2 bits less per animated track
-    const Result<StreamView> view = open(nine);
-    ASSERT_TRUE(view.ok()) << view.error();
-    EXPECT_EQ(view.value().version(), 9u);
-    const Result<StreamView> ten = open(*base);
-    ASSERT_TRUE(ten.ok()) << ten.error();
-    ASSERT_EQ(view.value().tracks().size(), ten.value().tracks().size());
-    for (const StreamTrack& track : view.value().tracks()) EXPECT_EQ(track.interpolation, Interpolation::kHermite);
-    EXPECT_EQ(view.value().table_bytes(), (test::table_layout(nine).end_bit + 7) / 8);
-    Player player9(view.value()), player10(ten.value());
-    std::vector<Transform> pose9(3), pose10(3);
-    for (float t = 0.f; t <= 39.f; t += 0.5f) {
-      player9.sample_frame(t, pose9);
-      player10.sample_frame(t, pose10);
-      EXPECT_TRUE(test::same_bits(pose9, pose10)) << "frame time " << t;
+    ASSERT_EQ(test::table_layout(*base).version, kStreamVersion);
+    for (const Bytes& newer : {*base, test::as_version_ten(*base)}) {
+      SCOPED_TRACE(::testing::Message() << "from version " << test::table_layout(newer).version);
+      const Bytes nine = test::as_version_nine(newer);
+      EXPECT_LT(nine.size(), newer.size());  // 2 bits less per animated track
+      const Result<StreamView> view = open(nine);
+      ASSERT_TRUE(view.ok()) << view.error();
+      EXPECT_EQ(view.value().version(), 9u);
+      const Result<StreamView> current = open(newer);
+      ASSERT_TRUE(current.ok()) << current.error();
+      ASSERT_EQ(view.value().tracks().size(), current.value().tracks().size());
+      for (const StreamTrack& track : view.value().tracks()) EXPECT_EQ(track.interpolation, Interpolation::kHermite);
+      EXPECT_EQ(view.value().table_bytes(), (test::table_layout(nine).end_bit + 7) / 8);
+      expect_same_poses(view.value(), current.value());
     }
+  }
+}
+
+TEST(StreamViewOpen, ReadsVersionTen) {
+  // Version 10 had no rest tracks; a version 11 stream without them has
+  // its layout: written as version 10, it opens, with the same tracks, and
+  // plays the same poses.
+  for (const Bytes* base : {&valid(), &plain()}) {
+    const Bytes ten = test::as_version_ten(*base);
+    EXPECT_EQ(ten.size(), base->size());
+    const Result<StreamView> view = open(ten);
+    ASSERT_TRUE(view.ok()) << view.error();
+    EXPECT_EQ(view.value().version(), 10u);
+    const Result<StreamView> eleven = open(*base);
+    ASSERT_TRUE(eleven.ok()) << eleven.error();
+    ASSERT_EQ(view.value().tracks().size(), eleven.value().tracks().size());
+    for (size_t t = 0; t < view.value().tracks().size(); ++t) {
+      EXPECT_EQ(view.value().tracks()[t].coding, eleven.value().tracks()[t].coding) << "track " << t;
+      EXPECT_EQ(view.value().tracks()[t].interpolation, eleven.value().tracks()[t].interpolation) << "track " << t;
+    }
+    EXPECT_TRUE(view.value().metadata().rest_values.empty());
+    expect_same_poses(view.value(), eleven.value());
   }
 }
 
@@ -358,7 +395,47 @@ TEST(StreamViewOpen, RefusesBadTrackRecords) {
   auto changed = [&](uint64_t bit, uint64_t value, uint32_t bits) {
     return open(patched([&](Bytes& b) { test::write_bits(b, bit, value, bits); }));
   };
-  EXPECT_TRUE(refused_mentioning(changed(l.tracks[0].coding_bit, 3, 2), {"track 0 has the unknown coding 3"}));
+  // Coding 3 (rest) is unknown to version 10, on any track: an animated
+  // one and an identity one, whose record it would otherwise end as well.
+  ASSERT_EQ(l.tracks[2].coding, TrackCoding::kIdentity);
+  for (const uint32_t track_index : {0u, 2u}) {
+    EXPECT_TRUE(refused_mentioning(open(patched([&](Bytes& b) {
+                                     set_u16(b, ho::kVersion, 10);
+                                     test::write_bits(b, l.tracks[track_index].coding_bit, 3, 2);
+                                   })),
+                                   {"track " + std::to_string(track_index) + " has the unknown coding 3"}));
+  }
+  // In version 11 it is a bone track's rest coding, whose value the
+  // metadata must then hold: valid() has no rest tracks, so none.
+  EXPECT_TRUE(refused_mentioning(changed(l.tracks[2].coding_bit, 3, 2),
+                                 {"metadata holds no values for the stream's rest tracks"}));
+  // A scalar track has no rest value: coding 3 is unknown there in version
+  // 11 too. fitted() with an identity (all 0) and a constant scalar track.
+  {
+    FittedClip clip = fitted();
+    for (uint32_t s = 0; s < 2; ++s) {
+      clip.scalars.push_back(
+          {"curve" + std::to_string(s), s + 1, kDefaultScalarPrecision, ScalarTarget::kCurve, "", 0});
+      FittedTrack& scalar = clip.tracks.emplace_back();
+      scalar.bone = s;
+      scalar.kind = TrackKind::kScalar;
+      scalar.coding = s == 0 ? TrackCoding::kIdentity : TrackCoding::kConstant;
+      scalar.quantization.constant[0] = s == 0 ? 0.f : 0.25f;
+      scalar.quantization.constant[1] = s == 0 ? 0.f : -4.f;
+    }
+    const Bytes scalars = test::pack_or_fail(clip, 0.25f);
+    ASSERT_TRUE(open(scalars).ok());
+    const TableLayout sl = test::table_layout(scalars);
+    ASSERT_EQ(sl.scalar_count, 2u);
+    ASSERT_EQ(sl.tracks.size(), 9u + 2u);
+    EXPECT_EQ(open(scalars).value().table_bytes(), (sl.end_bit + 7) / 8);
+    for (const uint32_t s : {9u, 10u}) {
+      EXPECT_EQ(sl.tracks[s].kind, TrackKind::kScalar);
+      EXPECT_TRUE(refused_mentioning(
+          open(patched([&](Bytes& b) { test::write_bits(b, sl.tracks[s].coding_bit, 3, 2); }, scalars)),
+          {"track " + std::to_string(s) + " has the unknown coding 3"}));
+    }
+  }
   const uint32_t keys = l.tracks[t].key_count;
   for (const uint32_t count : {0u, 1u, 81u, (1u << kKeyCountBits) - 1}) {
     EXPECT_TRUE(refused_mentioning(changed(l.tracks[t].key_count_bit, count, kKeyCountBits),

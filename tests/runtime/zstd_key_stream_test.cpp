@@ -358,7 +358,10 @@ TEST(StreamMetadata, RefusesBadMetadata) {
   no_base.pop_back();
   test::fix_size_and_checksum(no_base);
   EXPECT_TRUE(refused_mentioning(no_base, {"metadata is truncated at its extensions"}));
-  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { p.back() = 4; }), {"metadata holds unknown extensions (4)"}));
+  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { p.back() = 8; }), {"metadata holds unknown extensions (8)"}));
+  // The rest values' extension (version 11) on a stream without rest tracks.
+  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { p.back() = kMetadataRestValues; }),
+                                 {"metadata holds rest values, but the stream has no rest tracks"}));
   Bytes tiny = zstd_stream();
   tiny.resize(m + 8);
   test::fix_size_and_checksum(tiny);
