@@ -41,6 +41,7 @@ struct Seed {
   bool hand_override = false;           // object space: a tighter tolerance on one bone (metadata)
   bool zstd = false;                    // key stream in zstd blocks
   RestTracks rest_tracks = RestTracks::kKeep;  // kSkip: tracks at the skeleton's rest value coded rest
+  NameStorage names = NameStorage::kFull;      // kHash: the bones' name hashes in the metadata
 };
 
 // Coarse thresholds keep the key count, and so the seed, small; one seed at
@@ -89,7 +90,8 @@ const Seed kKeyedSeeds[] = {
 };
 
 // Of the keyed synthetic clip on rest_skeleton(): rest tracks (format
-// version 11), their values in the metadata.
+// version 11), their values in the metadata; one with the bones' name
+// hashes after them (`--names hash`) instead of the names.
 const Seed kRestSeeds[] = {
     {.name = "synthetic_rest_local_jump100ms", .jump_interval_s = 0.1f, .rest_tracks = RestTracks::kSkip},
     {.name = "synthetic_rest_object_zstd_jump200ms",
@@ -97,6 +99,10 @@ const Seed kRestSeeds[] = {
      .jump_interval_s = 0.2f,
      .zstd = true,
      .rest_tracks = RestTracks::kSkip},
+    {.name = "synthetic_rest_hash_names_jump100ms",
+     .jump_interval_s = 0.1f,
+     .rest_tracks = RestTracks::kSkip,
+     .names = NameStorage::kHash},
 };
 
 // Three bones (a root and two children), 20 frames at 30 Hz: a moving root,
@@ -249,6 +255,7 @@ bool write_seed(const Skeleton& skeleton, const RawClip& clip, const Seed& seed,
   pack_settings.jump_interval_s = seed.jump_interval_s;
   pack_settings.zstd = seed.zstd;
   pack_settings.source_name = source_name;
+  pack_settings.names = seed.names;
   const Result<std::vector<uint8_t>> stream = pack(fitted.value(), pack_settings);
   if (!stream) {
     std::fprintf(stderr, "make_fuzz_seeds: %s: %s\n", seed.name, stream.error().c_str());
@@ -265,6 +272,11 @@ bool write_seed(const Skeleton& skeleton, const RawClip& clip, const Seed& seed,
   const std::span<const StreamTrack> tracks = view.value().tracks();
   if (seed.rest_tracks == RestTracks::kSkip && std::none_of(tracks.begin(), tracks.end(), is_rest)) {
     std::fprintf(stderr, "make_fuzz_seeds: %s: no track holds its rest value\n", seed.name);
+    return false;
+  }
+  // A seed meant to hold name hashes must hold them.
+  if (seed.names == NameStorage::kHash && view.value().metadata().bone_name_hashes.empty()) {
+    std::fprintf(stderr, "make_fuzz_seeds: %s: no bone name hashes\n", seed.name);
     return false;
   }
   const std::filesystem::path path = folder / (std::string(seed.name) + ".ks");

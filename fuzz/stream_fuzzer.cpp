@@ -47,13 +47,15 @@ std::vector<uint8_t> with_fixed_checksum(std::span<const uint8_t> bytes) {
 // h00 + h01 = 1, |h10| and |h11| are at most 4/27 and a tangent at most the
 // extent, so 8/27 of the extent either side, plus rounding. A component that
 // is not coded, and every component of a constant track, is its stored float
-// exactly. Near the float limits the overshoot may round to infinity, which
-// is no decoding error.
-void check_component(float value, const StreamTrack& track, int c, size_t bone) {
+// exactly, or a rest track's the rest pose bound to the player (`bound`).
+// Near the float limits the overshoot may round to infinity, which is no
+// decoding error.
+void check_component(float value, const StreamTrack& track, int c, size_t bone, const float* bound = nullptr) {
   if (std::isnan(value)) broken("decoded vec3 component is NaN", bone, value);
   const TrackQuantization& q = track.quantization;
   if (track.coding != TrackCoding::kAnimated || !q.coded(c)) {
-    const float exact = q.constant[c];  // a constant track codes no component: all are here
+    // A constant track codes no component: all are here.
+    const float exact = track.coding == TrackCoding::kRest && bound != nullptr ? bound[c] : q.constant[c];
     if (std::memcmp(&value, &exact, sizeof value) != 0) broken("decoded constant component is not its stored value", bone, value);
     return;
   }
@@ -65,10 +67,12 @@ void check_component(float value, const StreamTrack& track, int c, size_t bone) 
   if (!(value >= low && value <= high)) broken("decoded vec3 component is outside its track's code range", bone, value);
 }
 
-void check_vec3(Vec3 v, const StreamTrack& track, size_t bone) {
-  check_component(v.x, track, 0, bone);
-  check_component(v.y, track, 1, bone);
-  check_component(v.z, track, 2, bone);
+void check_vec3(Vec3 v, const StreamTrack& track, size_t bone, const Vec3* bound) {
+  const float bound_values[3] = {bound ? bound->x : 0.f, bound ? bound->y : 0.f, bound ? bound->z : 0.f};
+  const float* rest = bound ? bound_values : nullptr;
+  check_component(v.x, track, 0, bone, rest);
+  check_component(v.y, track, 1, bone, rest);
+  check_component(v.z, track, 2, bone, rest);
 }
 
 // Each scalar track's components as check_component checks a vec3's; a
@@ -81,13 +85,14 @@ void check_scalars(const StreamView& view, const Player& player, std::span<const
   }
 }
 
-void check_pose(const StreamView& view, std::span<const Transform> pose) {
+// `rest`: the rest pose bound to the player, or empty.
+void check_pose(const StreamView& view, std::span<const Transform> pose, std::span<const Transform> rest) {
   for (size_t b = 0; b < pose.size(); ++b) {
     const Quat q = pose[b].rotation;
     if (!is_finite(q)) broken("decoded rotation is not finite", b, q.w);
     if (!(std::fabs(length(q) - 1.f) <= 1e-3f)) broken("decoded rotation is not a unit quaternion", b, length(q));
-    check_vec3(pose[b].translation, view.tracks()[3 * b], b);
-    check_vec3(pose[b].scale, view.tracks()[3 * b + 2], b);
+    check_vec3(pose[b].translation, view.tracks()[3 * b], b, rest.empty() ? nullptr : &rest[b].translation);
+    check_vec3(pose[b].scale, view.tracks()[3 * b + 2], b, rest.empty() ? nullptr : &rest[b].scale);
   }
 }
 
@@ -115,10 +120,11 @@ struct Players {
   std::vector<Transform> model = std::vector<Transform>(view.bone_count());
   std::vector<float> scalars = std::vector<float>(player.scalar_value_count());
   std::vector<float> expected_scalars = std::vector<float>(player.scalar_value_count());
+  std::vector<Transform> rest = {};  // the rest pose bound to both players, once bound
 
   void compare(float frame_time) {
     if (checked) {
-      check_pose(view, pose);
+      check_pose(view, pose, rest);
       check_scalars(view, player, scalars);
     }
     reference.sample_frame(0.f, expected, expected_scalars);
@@ -168,6 +174,13 @@ void play(const StreamView& view, uint32_t seed, bool checked) {
   for (int i = 0; i < 6; ++i) players.visit_frame(t += 1.f + static_cast<float>(i % 2));
   players.player.seek_frame(rng.unit() * last);
   for (float edge : {last, last + 1.5f, -2.5f, nan, inf, -inf, 0.5f}) players.visit_frame(edge);
+  // An engine binds its rest pose midway: both players take it.
+  players.rest.resize(view.bone_count());
+  for (Transform& r : players.rest) r.translation = {rng.unit(), rng.unit(), rng.unit()};
+  if (!players.player.set_rest_pose(players.rest) || !players.reference.set_rest_pose(players.rest)) {
+    broken("set_rest_pose refused a pose of the stream's bone count", 0, 0.f);
+  }
+  players.visit_frame(rng.unit() * last);
 
   // Seconds, clamped and then wrapped.
   for (bool looping : {false, true}) {

@@ -74,6 +74,10 @@ const char* const kCodecOptionsHelp =
     "                           rest value stores nothing; the engine gives\n"
     "                           the rest pose (Player::set_rest_pose), tools\n"
     "                           read a copy in the metadata (default keep)\n"
+    "  --names full|hash|none   names in the metadata: the clip's, source's and\n"
+    "                           bones' (full, default); a 32-bit FNV-1a hash\n"
+    "                           per bone name for an engine that binds by hash\n"
+    "                           (hash); none, for one that binds by index\n"
     "  --jump-interval S|auto   seconds between jump frames, 0 = none; auto\n"
     "                           (default) chooses per clip: the shortest\n"
     "                           interval whose jump frames take at most 10%\n"
@@ -339,6 +343,18 @@ bool parse_codec_option(Arguments& args, std::string_view arg, CodecOptions& cod
       codec.fit.rest_tracks = RestTracks::kSkip;
     } else if (ok) {
       ok = args.fail("--rest-tracks: '" + excerpt(v) + "' is neither 'keep' nor 'skip'");
+    }
+  } else if (arg == "--names") {
+    std::string_view v;
+    ok = args.value(arg, v);
+    if (ok && v == "full") {
+      codec.pack.names = NameStorage::kFull;
+    } else if (ok && v == "hash") {
+      codec.pack.names = NameStorage::kHash;
+    } else if (ok && v == "none") {
+      codec.pack.names = NameStorage::kNone;
+    } else if (ok) {
+      ok = args.fail("--names: '" + excerpt(v) + "' is neither 'full', 'hash' nor 'none'");
     }
   } else if (arg == "--discontinuity-ratio") {
     ok = args.number(arg, codec.fit.discontinuity_ratio);

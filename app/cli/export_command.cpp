@@ -98,6 +98,14 @@ int run_export(const std::vector<std::string_view>& raw_args) {
     std::fprintf(stderr, "keystream: %s\n", shown_message(file.error()).c_str());
     return 1;
   }
+  // A source's bones are found by name: a stream without names has none to find.
+  if (const StreamMetadata& meta = file.value()->view.metadata(); source && meta.bone_names.empty()) {
+    std::fprintf(stderr,
+                 "keystream: %s: cannot export with --source: the stream stores no bone names (compressed with "
+                 "--names %s); compress with --names full, or export without --source\n",
+                 shown_path(path).c_str(), meta.bone_name_hashes.empty() ? "none" : "hash");
+    return 1;
+  }
   const DecodedStream decoded = decode_stream(file.value()->view);
   std::vector<std::string> warnings;  // scalar tracks the export cannot place
   if (const StreamView& view = file.value()->view; view.additive()) {

@@ -81,7 +81,13 @@ SectionSizes section_sizes(const StreamView& view) {
 
 std::string bone_name(const StreamView& view, uint32_t bone) {
   const StreamMetadata& meta = view.metadata();
-  return bone < meta.bone_names.size() ? meta.bone_names[bone] : "bone_" + std::to_string(bone);
+  if (bone < meta.bone_names.size()) return meta.bone_names[bone];
+  if (bone < meta.bone_name_hashes.size()) {
+    char hash[16];
+    std::snprintf(hash, sizeof hash, "#%08x", meta.bone_name_hashes[bone]);
+    return hash;
+  }
+  return "bone_" + std::to_string(bone);
 }
 
 // What a track animates: its bone's name, or a scalar track's (StreamTrack::bone is its index among them).
@@ -199,6 +205,7 @@ Json info_json(const StreamFile& file, bool list_tracks, bool list_runs) {
     out["thresholds"] = nullptr;
   }
   out["clip_name"] = meta.clip_name;
+  out["bone_names"] = !meta.bone_names.empty() ? "full" : !meta.bone_name_hashes.empty() ? "hash" : "none";
   out["source_name"] = meta.source_name;
   out["bones"] = view.bone_count();
   out["tracks"] = view.tracks().size();
@@ -319,7 +326,10 @@ void print_info(const StreamFile& file, bool list_tracks, bool list_runs) {
     return name.empty() ? "(not stored)" : "'" + shown_name(name) + "'";
   };
   std::printf("clip             %s from %s\n", quoted(meta.clip_name).c_str(), quoted(meta.source_name).c_str());
-  std::printf("skeleton         %u bones, %zu tracks\n", view.bone_count(), view.tracks().size());
+  const char* const names = !meta.bone_names.empty()        ? "names stored"
+                            : !meta.bone_name_hashes.empty() ? "32-bit FNV-1a name hashes stored"
+                                                             : "no names stored";
+  std::printf("skeleton         %u bones, %zu tracks; %s\n", view.bone_count(), view.tracks().size(), names);
   std::printf("frames           %u at %.4g Hz = %.3f s\n", view.frame_count(),
               static_cast<double>(view.sample_rate_hz()), static_cast<double>(view.duration_s()));
   std::printf("keys             %zu: translation %zu, rotation %zu, scale %zu, scalar %zu; %.1f per second\n",

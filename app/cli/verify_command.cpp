@@ -61,16 +61,21 @@ constexpr size_t kWorstListed = 5;
 // Marks a setting the command line did not give.
 constexpr float kNotGiven = -1.f;
 
-// The stream's bones must be the source's, in order (when the stream names them).
+// The stream's bones must be the source's, in order (when the stream names or hashes them).
 Status check_bones(const Skeleton& skeleton, const StreamView& stream, const std::string& source) {
   if (skeleton.bone_count() != stream.bone_count()) {
     return Error{"the stream has " + std::to_string(stream.bone_count()) + " bones, " + source + " has " +
                  std::to_string(skeleton.bone_count())};
   }
   const std::vector<std::string>& names = stream.metadata().bone_names;
+  const std::vector<uint32_t>& hashes = stream.metadata().bone_name_hashes;
   for (size_t b = 0; b < skeleton.bone_count(); ++b) {
     if (!names.empty() && names[b] != skeleton.bone_names[b]) {
       return Error{"bone " + std::to_string(b) + " is \"" + shown_name(names[b]) + "\" in the stream but \"" +
+                   shown_name(skeleton.bone_names[b]) + "\" in " + source};
+    }
+    if (!hashes.empty() && hashes[b] != name_hash(skeleton.bone_names[b])) {
+      return Error{"bone " + std::to_string(b) + "'s name hash in the stream is not that of \"" +
                    shown_name(skeleton.bone_names[b]) + "\" in " + source};
     }
     if (stream.parents()[b] != skeleton.parents[b]) {

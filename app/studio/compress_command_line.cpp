@@ -254,6 +254,10 @@ CompressCommand compress_command(const std::filesystem::path& source, const Impo
   const PackSettings pack_defaults = tool_pack_settings();
   const PackSettings& pack = settings.pack;
   if (!pack.auto_jump_interval) b.number("--jump-interval", pack.jump_interval_s, 1.0, as_is);
+  if (pack.names != pack_defaults.names) {
+    b.add("--names");
+    b.add(to_string(pack.names));
+  }
   if (pack.zstd) {
     b.add("--zstd");
     if (pack.zstd_level != pack_defaults.zstd_level) {

@@ -223,9 +223,8 @@ int main(int argc, char** argv) {
       if (arg == "--shell-distance") options.fit->shell_distance_m = number * 1e-2f;
       tolerance_option = arg;
     } else if (arg == "--rest-tracks") {
-      if (!value(text) || (text != "keep" && text != "skip")) {
-        return usage_error("--rest-tracks: '" + text + "' is neither keep nor skip");
-      }
+      if (!value(text)) return usage_error("--rest-tracks needs keep or skip");
+      if (text != "keep" && text != "skip") return usage_error("--rest-tracks: '" + text + "' is neither keep nor skip");
       if (!options.fit) options.fit = ks::FitSettings{};
       options.fit->rest_tracks = text == "skip" ? ks::RestTracks::kSkip : ks::RestTracks::kKeep;
     } else if (arg == "--bone-tolerance") {

@@ -168,6 +168,17 @@ bool draw_advanced(CodecSettings& s) {
   ImGui::BeginDisabled(s.pack.auto_jump_interval);
   changed |= slider("jump interval (s)", &s.pack.jump_interval_s, 0.f, 10.f, "%.2f s (0 = none)", false);
   ImGui::EndDisabled();
+  int names = static_cast<int>(s.pack.names);
+  if (ImGui::Combo("names", &names, "full\0hash\0none\0")) {
+    s.pack.names = static_cast<NameStorage>(names);
+    changed = true;
+  }
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip(
+        "What the metadata names: the clip, source and bones (full), a 32-bit\n"
+        "FNV-1a hash per bone for an engine that binds by hash, or nothing (an\n"
+        "engine that binds by index). The studio keeps showing the source's names.");
+  }
   changed |= ImGui::Checkbox("zstd key stream blocks", &s.pack.zstd);
   if (s.pack.zstd) {
     ImGui::SameLine();

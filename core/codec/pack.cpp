@@ -20,6 +20,7 @@
 #include "core/runtime/checksum.h"
 #include "core/runtime/stream_format.h"
 #include "core/runtime/stream_key_layout.h"
+#include "core/runtime/stream_metadata.h"
 
 namespace ks {
 
@@ -252,7 +253,21 @@ Status put_metadata(std::vector<uint8_t>& out, const FittedClip& clip, const Pac
     }
     overrides.push_back({static_cast<uint16_t>(at->second), o.tolerance_m, o.shell_distance_m});
   }
-  put_u32(out, static_cast<uint32_t>(clip.bone_names.size()));
+  const bool full_names = settings.names == NameStorage::kFull;
+  const bool name_hashes = settings.names == NameStorage::kHash;
+  if (name_hashes && clip.bone_names.size() != clip.parents.size()) return Error{"has no bone names to hash"};
+  if (name_hashes) {
+    // Two names of one hash would bind two bones to one: refused.
+    std::unordered_map<uint32_t, size_t> bone_of_hash;
+    for (size_t b = 0; b < clip.bone_names.size(); ++b) {
+      const auto [at, added] = bone_of_hash.emplace(name_hash(clip.bone_names[b]), b);
+      if (!added && clip.bone_names[at->second] != clip.bone_names[b]) {
+        return Error{"bones \"" + excerpt(clip.bone_names[at->second]) + "\" and \"" + excerpt(clip.bone_names[b]) +
+                     "\" have the same name hash; store full names"};
+      }
+    }
+  }
+  put_u32(out, full_names ? static_cast<uint32_t>(clip.bone_names.size()) : 0u);
   out.push_back(fit.error_mode == ErrorMode::kLocal ? 1 : 0);
   put_f32(out, fit.tolerance_m);
   put_f32(out, fit.shell_distance_m);
@@ -260,9 +275,11 @@ Status put_metadata(std::vector<uint8_t>& out, const FittedClip& clip, const Pac
   put_f32(out, fit.rotation_error_deg);
   put_f32(out, fit.scale_error);
   put_u32(out, static_cast<uint32_t>(overrides.size()));
-  put_string(out, clip.name);
-  put_string(out, settings.source_name);
-  for (const std::string& name : clip.bone_names) put_string(out, name);
+  put_string(out, full_names ? clip.name : std::string());
+  put_string(out, full_names ? settings.source_name : std::string());
+  if (full_names) {
+    for (const std::string& name : clip.bone_names) put_string(out, name);
+  }
   for (const Override& o : overrides) {
     put_u16(out, o.bone);
     put_f32(out, o.tolerance_m);
@@ -272,7 +289,8 @@ Status put_metadata(std::vector<uint8_t>& out, const FittedClip& clip, const Pac
   const bool rest_tracks = std::any_of(clip.tracks.begin(), clip.tracks.end(),
                                        [](const FittedTrack& t) { return t.coding == TrackCoding::kRest; });
   out.push_back(static_cast<uint8_t>((clip.scalars.empty() ? 0 : kMetadataScalars) |
-                                     (additive ? kMetadataAdditive : 0) | (rest_tracks ? kMetadataRestValues : 0)));
+                                     (additive ? kMetadataAdditive : 0) | (rest_tracks ? kMetadataRestValues : 0) |
+                                     (name_hashes ? kMetadataNameHashes : 0)));
   if (!clip.scalars.empty()) {
     if (Status s = put_scalar_metadata(out, clip); !s) return s;
   }
@@ -284,6 +302,9 @@ Status put_metadata(std::vector<uint8_t>& out, const FittedClip& clip, const Pac
   for (const FittedTrack& track : clip.tracks) {
     if (track.coding != TrackCoding::kRest) continue;
     for (int c = 0; c < component_count(track.kind); ++c) put_f32(out, constant_value(track)[c]);
+  }
+  if (name_hashes) {
+    for (const std::string& name : clip.bone_names) put_u32(out, name_hash(name));
   }
   return {};
 }
@@ -341,7 +362,19 @@ void put_tables(BitWriter& tables, const FittedClip& clip, const std::vector<Key
 
 }  // namespace
 
+const char* to_string(NameStorage names) {
+  switch (names) {
+    case NameStorage::kFull: return "full";
+    case NameStorage::kHash: return "hash";
+    case NameStorage::kNone: return "none";
+  }
+  return "unknown";
+}
+
 Status PackSettings::validate() const {
+  if (names != NameStorage::kFull && names != NameStorage::kHash && names != NameStorage::kNone) {
+    return Error{"names are neither full, hash nor none"};
+  }
   if (!std::isfinite(jump_interval_s) || jump_interval_s < 0.f) {
     return Error{"jump interval must be 0 (none) or a positive number of seconds"};
   }

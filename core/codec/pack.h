@@ -14,14 +14,24 @@
 
 namespace ks {
 
+/// Which names the metadata stores (stream_format.h, "Names").
+enum class NameStorage : uint8_t {
+  kFull = 0,  // the clip's, the source's and the bones' names
+  kHash = 1,  // a 32-bit hash per bone (name_hash), no names
+  kNone = 2,  // no names: an engine binds bones by index
+};
+const char* to_string(NameStorage names);
+
 struct PackSettings {
   float jump_interval_s = 1.f;  // seconds between jump frames; 0 = none; default 1
   bool auto_jump_interval = false;  // choose the interval per clip instead (jump_interval.h); jump_interval_s is then ignored
   bool zstd = false;            // compress the key stream in blocks cut at the jump frames
   int zstd_level = 19;          // 1..22; higher is smaller and slower to pack, not to play
   std::string source_name;      // recorded in the metadata: the file the clip came from
+  NameStorage names = NameStorage::kFull;
 
-  /// Refuses a negative or non-finite interval, a zstd level outside 1..22.
+  /// Refuses a negative or non-finite interval, a zstd level outside 1..22,
+  /// an unknown NameStorage.
   Status validate() const;
   bool operator==(const PackSettings&) const = default;
 };

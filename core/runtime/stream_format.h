@@ -90,13 +90,20 @@
 // and that many bytes of UTF-8, no NUL): clip name, source name, bone
 // names; then per override: u16 bone, f32 tolerance (m), f32 shell
 // distance (m, 0 = inherited). Then u8 extensions (kMetadataScalars,
-// kMetadataAdditive, kMetadataRestValues; a bone-only clip pays this one
-// byte) and what they say
+// kMetadataAdditive, kMetadataRestValues, kMetadataNameHashes; a bone-only
+// clip pays this one byte) and what they say
 // follows, in that order: the scalar tracks: u32 count (0 or the scalar
 // track count), f32 default precision; per track: its name, f32 precision,
 // u8 target (0 a user curve, 1 a morph weight), the node's name and u32
 // target index; the additive base: u8 AdditiveBase, a string naming it (the
-// base clip's file and animation; empty for the others); the rest values.
+// base clip's file and animation; empty for the others); the rest values;
+// the name hashes: per bone, u32 name_hash (stream_metadata.h) of its name.
+//
+// Names (`compress --names`): full stores the clip's, the source's and the
+// bones' names; hash stores none of them (a name count of 0, empty clip and
+// source names) but a 32-bit hash per bone, for an engine that binds bones
+// by hash; none stores no names at all (an engine that binds by index).
+// Scalar tracks keep their names either way: a user curve is bound by it.
 //
 // Rest tracks (version 11): a bone track that holds its rest value (the
 // skeleton's bind pose, which an engine has with the skeleton: ACL's
@@ -215,6 +222,7 @@ enum MetadataExtensions : uint8_t {
   kMetadataScalars = 1u << 0,   // the scalar tracks' part follows
   kMetadataAdditive = 1u << 1,  // the additive base follows
   kMetadataRestValues = 1u << 2,  // the rest tracks' values follow (version 11)
+  kMetadataNameHashes = 1u << 3,  // the bones' name hashes follow (version 11; `--names hash`)
 };
 inline constexpr uint32_t kJumpIndexEntrySize = 4;
 inline constexpr uint32_t kMaxStringBytes = 0xFFFFu;  // metadata strings have a u16 length

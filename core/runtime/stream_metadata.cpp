@@ -122,7 +122,7 @@ Result<StreamMetadata> parse_stream_metadata(std::span<const uint8_t> m, uint32_
   }
   if (m.size() - at < 1) return Error{"metadata is truncated at its extensions"};
   const uint8_t extensions = m[at++];
-  if ((extensions & ~(kMetadataScalars | kMetadataAdditive | kMetadataRestValues)) != 0) {
+  if ((extensions & ~(kMetadataScalars | kMetadataAdditive | kMetadataRestValues | kMetadataNameHashes)) != 0) {
     return Error{"metadata holds unknown extensions (" + std::to_string(extensions) + ")"};
   }
   if ((extensions & kMetadataScalars) != 0) {
@@ -147,6 +147,13 @@ Result<StreamMetadata> parse_stream_metadata(std::span<const uint8_t> m, uint32_
     meta.rest_values.resize(rest_value_count);
     std::memcpy(meta.rest_values.data(), m.data() + at, size_t{rest_value_count} * 4);
     at += uint64_t{rest_value_count} * 4;
+  }
+  if ((extensions & kMetadataNameHashes) != 0) {
+    if (name_count != 0) return Error{"metadata holds both bone names and name hashes"};
+    if ((m.size() - at) / 4 < bone_count) return Error{"metadata is truncated at the bone name hashes"};
+    meta.bone_name_hashes.resize(bone_count);
+    std::memcpy(meta.bone_name_hashes.data(), m.data() + at, size_t{bone_count} * 4);
+    at += uint64_t{bone_count} * 4;
   }
   if (at != m.size()) return Error{"metadata has " + std::to_string(m.size() - at) + " trailing bytes"};
   return meta;

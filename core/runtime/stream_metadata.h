@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/runtime/result.h"
@@ -50,7 +51,21 @@ struct StreamMetadata {
   /// The rest tracks' values (TrackCoding::kRest), their components end to
   /// end in track order: for tools, and players no one gives a rest pose.
   std::vector<float> rest_values;
+  /// `--names hash`: name_hash of each bone's name, one per bone (bone_names
+  /// is then empty); else empty.
+  std::vector<uint32_t> bone_name_hashes;
 };
+
+/// The 32-bit FNV-1a hash of a name's UTF-8 bytes: what `--names hash`
+/// stores per bone, so an engine binds its bones by the same hash.
+constexpr uint32_t name_hash(std::string_view name) {
+  uint32_t hash = 2166136261u;
+  for (const char c : name) {
+    hash ^= static_cast<uint8_t>(c);
+    hash *= 16777619u;
+  }
+  return hash;
+}
 
 /// Reads and checks the metadata section of a stream of `bone_count` bones,
 /// `scalar_count` scalar tracks and rest tracks of `rest_value_count`

@@ -514,6 +514,10 @@ class StreamParser {
         parse_stream_metadata(m_metadata, m_bone_count, m_scalar_count, m_rest_value_count);
     if (!metadata.ok()) return fail(metadata.error());
     view.m_metadata = std::move(metadata).value();
+    if (view.m_version < kRestTrackStreamVersion && !view.m_metadata.bone_name_hashes.empty()) {
+      return fail("metadata holds bone name hashes, which a version " + std::to_string(view.m_version) +
+                  " stream cannot");
+    }
     // The rest tracks' values, until a player is given the engine's.
     const float* rest = view.m_metadata.rest_values.data();
     for (uint32_t t = 0; t < view.m_tracks.size(); ++t) {

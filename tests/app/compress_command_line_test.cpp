@@ -1,8 +1,9 @@
 // The studio's `keystream compress` line (app/studio/compress_command_line.h):
-// defaults add nothing, every changed setting appears once, numbers read
-// back through the command line's own conversions to the very floats the
-// studio holds, overrides keep their order and spelling, and what the
-// command line cannot say is reported rather than silently dropped.
+// defaults add nothing, every changed setting appears once (--names hash and
+// none, --rest-tracks skip among them), numbers read back through the command
+// line's own conversions to the very floats the studio holds, overrides keep
+// their order and spelling, and what the command line cannot say is reported
+// rather than silently dropped.
 
 #include "app/studio/compress_command_line.h"
 
@@ -130,6 +131,57 @@ TEST(CompressCommand, ImportAndPackOptionsThatDifferFromTheDefaults) {
   EXPECT_NE(std::find(c.args.begin(), c.args.end(), "--zstd"), c.args.end());
   EXPECT_EQ(after(c, "--zstd-level"), "5");
   EXPECT_EQ(after(c, "--max-bone-frames"), "");
+}
+
+TEST(CompressCommand, NamesOtherThanFullAreSpelledAsTheCommandLineTakesThem) {
+  for (const NameStorage names : {NameStorage::kHash, NameStorage::kNone}) {
+    CodecSettings s;
+    s.pack.names = names;
+    const CompressCommand c = compress_command(kSource, {}, s, kOut);
+    EXPECT_EQ(after(c, "--names"), to_string(names)) << c.text;
+    EXPECT_EQ(std::count(c.args.begin(), c.args.end(), "--names"), 1) << c.text;
+    EXPECT_NE(c.text.find(std::string(" --names ") + to_string(names)), std::string::npos) << c.text;
+    EXPECT_EQ(c.args.size(), 7u) << c.text;  // nothing else
+    EXPECT_TRUE(c.caveats.empty());
+  }
+  // Full names, the default, add nothing; named or not.
+  CodecSettings full;
+  full.pack.names = NameStorage::kFull;
+  const CompressCommand c = compress_command(kSource, {}, full, kOut);
+  EXPECT_EQ(after(c, "--names"), "") << c.text;
+  EXPECT_EQ(c.text, "keystream compress /clips/walk.glb -o /out/walk.ks");
+  // With other pack options: still once.
+  CodecSettings zstd;
+  zstd.pack.names = NameStorage::kHash;
+  zstd.pack.zstd = true;
+  const CompressCommand both = compress_command(kSource, {}, zstd, kOut);
+  EXPECT_EQ(after(both, "--names"), "hash") << both.text;
+  EXPECT_NE(std::find(both.args.begin(), both.args.end(), "--zstd"), both.args.end()) << both.text;
+}
+
+TEST(CompressCommand, SkippedRestTracksAreSpelledAndKeptOnesAreNot) {
+  CodecSettings skip;
+  skip.fit.rest_tracks = RestTracks::kSkip;
+  const CompressCommand c = compress_command(kSource, {}, skip, kOut);
+  EXPECT_EQ(after(c, "--rest-tracks"), "skip") << c.text;
+  EXPECT_EQ(std::count(c.args.begin(), c.args.end(), "--rest-tracks"), 1) << c.text;
+  EXPECT_EQ(c.args.size(), 7u) << c.text;
+  EXPECT_TRUE(c.caveats.empty());
+  // In local mode too (the option is not an object-space one).
+  skip.fit.error_mode = ErrorMode::kLocal;
+  EXPECT_EQ(after(compress_command(kSource, {}, skip, kOut), "--rest-tracks"), "skip");
+  // Keep, the default, adds nothing.
+  CodecSettings keep;
+  keep.fit.rest_tracks = RestTracks::kKeep;
+  EXPECT_EQ(compress_command(kSource, {}, keep, kOut).text, "keystream compress /clips/walk.glb -o /out/walk.ks");
+  // Both at once, each once.
+  CodecSettings both;
+  both.fit.rest_tracks = RestTracks::kSkip;
+  both.pack.names = NameStorage::kNone;
+  const CompressCommand b = compress_command(kSource, {}, both, kOut);
+  EXPECT_EQ(after(b, "--rest-tracks"), "skip") << b.text;
+  EXPECT_EQ(after(b, "--names"), "none") << b.text;
+  EXPECT_EQ(b.args.size(), 9u) << b.text;
 }
 
 TEST(CompressCommand, LocalModeTakesItsThresholds) {

@@ -62,23 +62,11 @@ const Bytes& keep_stream() {
   return bytes;
 }
 
-// `base` with `patch` applied, the total size and the checksum fixed.
-template <class Patch>
-Bytes patched(const Bytes& base, Patch patch) {
-  Bytes bytes = base;
-  patch(bytes);
-  test::fix_size_and_checksum(bytes);
-  return bytes;
-}
+using test::patched;
 
-// Passes when both opens (an engine's and the full check) refuse `bytes`
-// naming the stream and every part.
+// Passes when both opens refuse `bytes`, naming the stream and every part.
 ::testing::AssertionResult refused_mentioning(const Bytes& bytes, std::initializer_list<std::string_view> parts) {
-  for (const StreamCheck check : {StreamCheck::kFast, StreamCheck::kFull}) {
-    ::testing::AssertionResult r = test::refused_mentioning(StreamView::open(bytes, kName, check), kName, parts);
-    if (!r) return r << (check == StreamCheck::kFast ? " (fast open)" : " (full open)");
-  }
-  return ::testing::AssertionSuccess();
+  return test::refused_by_both_opens(bytes, kName, parts);
 }
 
 // The rest values the skeleton gives rest_clip()'s rest tracks, in track order.

@@ -562,6 +562,26 @@ inline ::testing::AssertionResult refused_mentioning(const Result<StreamView>& r
   return ::testing::AssertionSuccess();
 }
 
+/// `base` with `patch` applied, the total size and the checksum fixed.
+template <class Patch>
+std::vector<uint8_t> patched(const std::vector<uint8_t>& base, Patch patch) {
+  std::vector<uint8_t> bytes = base;
+  patch(bytes);
+  fix_size_and_checksum(bytes);
+  return bytes;
+}
+
+/// Passes when both opens (an engine's and the full check) refuse `bytes`,
+/// named `name`, naming it and every part.
+inline ::testing::AssertionResult refused_by_both_opens(const std::vector<uint8_t>& bytes, const char* name,
+                                                        std::initializer_list<std::string_view> parts) {
+  for (const StreamCheck check : {StreamCheck::kFast, StreamCheck::kFull}) {
+    ::testing::AssertionResult r = refused_mentioning(StreamView::open(bytes, name, check), name, parts);
+    if (!r) return r << (check == StreamCheck::kFast ? " (fast open)" : " (full open)");
+  }
+  return ::testing::AssertionSuccess();
+}
+
 /// The key stream's byte offset from the header.
 inline uint32_t key_stream_offset(std::span<const uint8_t> bytes) {
   return get_u32(bytes, header_offset::kKeyStreamOffset);

@@ -358,7 +358,11 @@ TEST(StreamMetadata, RefusesBadMetadata) {
   no_base.pop_back();
   test::fix_size_and_checksum(no_base);
   EXPECT_TRUE(refused_mentioning(no_base, {"metadata is truncated at its extensions"}));
-  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { p.back() = 8; }), {"metadata holds unknown extensions (8)"}));
+  // Bit 3 is the name hashes' (`--names hash`), which a stream with bone
+  // names cannot have; bit 4 is unknown.
+  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { p.back() = kMetadataNameHashes; }),
+                                 {"metadata holds both bone names and name hashes"}));
+  EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { p.back() = 16; }), {"metadata holds unknown extensions (16)"}));
   // The rest values' extension (version 11) on a stream without rest tracks.
   EXPECT_TRUE(refused_mentioning(patched([&](Bytes& p) { p.back() = kMetadataRestValues; }),
                                  {"metadata holds rest values, but the stream has no rest tracks"}));

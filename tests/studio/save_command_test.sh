@@ -18,7 +18,10 @@
 #   f) --show-file-menu without --screenshot, and a save option without a
 #      file name, exit 2;
 #   g) --show-file-menu --screenshot: the menu is drawn open below its label
-#      (that corner differs from a plain screenshot's).
+#      (that corner differs from a plain screenshot's);
+#   h) --rest-tracks skip: the saved stream has rest tracks and the printed
+#      command says --rest-tracks skip and writes the very same bytes; a bad
+#      value exits 2 naming the option.
 #   save_command_test.sh STUDIO KEYSTREAM PNG_CHECK ASSETS_DIR CLIPS_DIR WORK_DIR
 # Needs xvfb-run (Debian package xvfb).
 
@@ -126,4 +129,14 @@ studio_run file_menu "$demo" --show-file-menu --screenshot "$work/file_menu.png"
 out=$("$png_check" "$work/file_menu.png" --region 0,22,300,100 --diff "$work/plain.png" --min-mean 10 2>&1) \
   || fail "g: the File menu is not drawn open: $out"
 echo "ok: g: the File menu opens"
+
+# h) rest tracks skipped in the studio's settings.
+save_and_reproduce rest_skip "$demo" "$work/h" --rest-tracks skip
+grep -qF -- "--rest-tracks skip" <<<"$last_command" || fail "h: --rest-tracks skip is not in: $last_command"
+out=$("$keystream_bin" info "$work/h/rest_skip.studio.ks" 2>&1) || fail "h: keystream info refused the stream: $out"
+grep -qE '^track codings .* rest [0-9]+;' <<<"$out" || fail "h: the saved stream has no rest tracks: $out"
+studio_run rest_bogus "$demo" --rest-tracks bogus
+[ "$rc" -eq 2 ] || fail "h: --rest-tracks bogus exited $rc"
+grep -qF -- "--rest-tracks" "$work/rest_bogus.err" || fail "h: the error does not name the option: $(cat "$work/rest_bogus.err")"
+echo "ok: h: rest tracks skipped and reproduced"
 echo "PASS"
