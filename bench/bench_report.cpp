@@ -241,6 +241,11 @@ void print_rate_distortion(const BenchReport& report, std::FILE* out) {
                "decodes without a serial chain of Rice codes) over what they took as Rice-coded differences (format "
                "version 4).\n",
                static_cast<double>(report.shell_distance_m) * 100.0);
+  if (report.rest_tracks_skipped) {
+    std::fprintf(out,
+                 "\nEvery line was fitted with --rest-tracks skip: bone tracks at the skeleton's rest pose store "
+                 "nothing (the engine binds its own), and the metadata keeps their values for tools.\n");
+  }
   if (std::any_of(report.rate_distortion.begin(), report.rate_distortion.end(), has_scalar_columns)) {
     std::fprintf(out,
                  "\nA clip with scalar tracks (morph-target weights, user curves) has four more columns. Its scalar "

@@ -42,6 +42,7 @@ struct BenchReport {
   std::string machine;  // CPUs, clock, caches (Google Benchmark's view of the machine)
   std::string build;    // compiler and optimisation
   float shell_distance_m = 0.03f;  // d of every point of the rate–distortion tables, metres
+  bool rest_tracks_skipped = false;  // --rest-tracks skip: every point's rest tracks store nothing
   std::vector<ClipRateDistortion> rate_distortion;  // empty when not run
   TimingSettings timing_settings;
   std::vector<ClipTimings> timings;                 // empty when not run

@@ -106,7 +106,7 @@ std::vector<float> default_tolerances_m() {
   return {0.00001f, 0.00003f, 0.0001f, 0.0003f, 0.001f, 0.003f, 0.01f};
 }
 
-Result<FitSettings> tolerance_fit_settings(float tolerance_m, float shell_distance_m) {
+Result<FitSettings> tolerance_fit_settings(float tolerance_m, float shell_distance_m, RestTracks rest_tracks) {
   if (!positive(tolerance_m)) {
     return Error{"tolerance " + format("%g", double(tolerance_m)) + " m is not a positive number of metres"};
   }
@@ -117,6 +117,7 @@ Result<FitSettings> tolerance_fit_settings(float tolerance_m, float shell_distan
   settings.error_mode = ErrorMode::kObjectSpace;
   settings.tolerance_m = tolerance_m;
   settings.shell_distance_m = shell_distance_m;
+  settings.rest_tracks = rest_tracks;
   if (Status s = settings.validate(); !s)
     return Error{tolerance_label(tolerance_m, shell_distance_m) + ": " + s.error()};
   return settings;
@@ -129,8 +130,8 @@ std::string tolerance_label(float tolerance_m, float shell_distance_m) {
 }
 
 Result<RateDistortionPoint> measure_point(const ImportedClip& clip, float tolerance_m, float shell_distance_m,
-                                          unsigned threads) {
-  Result<FitSettings> settings = tolerance_fit_settings(tolerance_m, shell_distance_m);
+                                          unsigned threads, RestTracks rest_tracks) {
+  Result<FitSettings> settings = tolerance_fit_settings(tolerance_m, shell_distance_m, rest_tracks);
   if (!settings) return Error{clip_label(clip) + ": " + settings.error()};
   RateDistortionPoint point;
   point.label = tolerance_label(tolerance_m, shell_distance_m);
@@ -207,17 +208,18 @@ Result<RateDistortionPoint> measure_point(const ImportedClip& clip, float tolera
 
 Result<std::vector<RateDistortionPoint>> sweep_rate_distortion(const ImportedClip& clip,
                                                                std::span<const float> tolerances_m,
-                                                               float shell_distance_m, unsigned threads) {
+                                                               float shell_distance_m, unsigned threads,
+                                                               RestTracks rest_tracks) {
   // Refuse a bad tolerance before minutes of fitting the good ones.
   for (const float tolerance : tolerances_m) {
-    if (Result<FitSettings> s = tolerance_fit_settings(tolerance, shell_distance_m); !s) {
+    if (Result<FitSettings> s = tolerance_fit_settings(tolerance, shell_distance_m, rest_tracks); !s) {
       return Error{clip_label(clip) + ": " + s.error()};
     }
   }
   std::vector<RateDistortionPoint> points;
   points.reserve(tolerances_m.size());
   for (const float tolerance : tolerances_m) {
-    Result<RateDistortionPoint> point = measure_point(clip, tolerance, shell_distance_m, threads);
+    Result<RateDistortionPoint> point = measure_point(clip, tolerance, shell_distance_m, threads, rest_tracks);
     if (!point) return Error{point.error()};
     points.push_back(std::move(point.value()));
   }

@@ -131,9 +131,10 @@ struct RateDistortionPoint {
 std::vector<float> default_tolerances_m();
 
 /// The FitSettings of a tolerance: object-space mode, E = `tolerance_m` and
-/// d = `shell_distance_m` for every bone, everything else default. Refuses a
+/// d = `shell_distance_m` for every bone, `rest_tracks`, everything else default. Refuses a
 /// tolerance or distance that is not a positive finite number of metres.
-Result<FitSettings> tolerance_fit_settings(float tolerance_m, float shell_distance_m);
+Result<FitSettings> tolerance_fit_settings(float tolerance_m, float shell_distance_m,
+                                           RestTracks rest_tracks = RestTracks::kKeep);
 
 /// "0.1 mm at 3 cm": a tolerance in the units people quote it in.
 std::string tolerance_label(float tolerance_m, float shell_distance_m);
@@ -141,7 +142,7 @@ std::string tolerance_label(float tolerance_m, float shell_distance_m);
 /// Fits `clip` at `tolerance_m` / `shell_distance_m` on `threads` threads,
 /// packs it, and measures the decoded stream. Errors name the clip.
 Result<RateDistortionPoint> measure_point(const ImportedClip& clip, float tolerance_m, float shell_distance_m,
-                                          unsigned threads);
+                                          unsigned threads, RestTracks rest_tracks = RestTracks::kKeep);
 
 /// Counts into `point` (bones_over, bones_over_without_floor, floor_m and
 /// the worst bone) the bones whose measured error, `bone_error_m` (per bone,
@@ -164,6 +165,7 @@ void count_scalars_over(const FittedClip& fitted, std::span<const TrackError> sc
 /// any tolerance is invalid (before fitting anything).
 Result<std::vector<RateDistortionPoint>> sweep_rate_distortion(const ImportedClip& clip,
                                                                std::span<const float> tolerances_m,
-                                                               float shell_distance_m, unsigned threads);
+                                                               float shell_distance_m, unsigned threads,
+                                                               RestTracks rest_tracks = RestTracks::kKeep);
 
 }  // namespace ks::bench

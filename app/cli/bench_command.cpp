@@ -90,6 +90,7 @@ float tolerance_of(const BenchOptions& o, const std::string& clip) {
 
 void run_rate_distortion(const BenchOptions& o, const std::vector<LoadedClip>& clips, bench::BenchReport& report) {
   report.shell_distance_m = o.shell_distance_m;
+  report.rest_tracks_skipped = o.rest_tracks == RestTracks::kSkip;
   for (size_t i = 0; i < clips.size(); ++i) {
     const LoadedClip& clip = clips[i];
     std::fprintf(stderr, "rate-distortion %zu/%zu: %s\n", i + 1, clips.size(), shown_message(clip.name).c_str());
@@ -100,7 +101,7 @@ void run_rate_distortion(const BenchOptions& o, const std::vector<LoadedClip>& c
     rd.frames = clip.imported.clip.frame_count;
     rd.sample_rate_hz = clip.imported.clip.sample_rate_hz;
     Result<std::vector<bench::RateDistortionPoint>> points =
-        bench::sweep_rate_distortion(clip.imported, o.tolerances_m, o.shell_distance_m, o.jobs);
+        bench::sweep_rate_distortion(clip.imported, o.tolerances_m, o.shell_distance_m, o.jobs, o.rest_tracks);
     if (!points.ok()) {
       rd.error = points.error();
       report.rate_distortion.push_back(std::move(rd));
@@ -116,7 +117,7 @@ void run_rate_distortion(const BenchOptions& o, const std::vector<LoadedClip>& c
       rd.at_tolerance = *swept;
     } else {
       Result<bench::RateDistortionPoint> point =
-          bench::measure_point(clip.imported, tolerance, o.shell_distance_m, o.jobs);
+          bench::measure_point(clip.imported, tolerance, o.shell_distance_m, o.jobs, o.rest_tracks);
       if (point.ok()) {
         rd.at_tolerance = std::move(point.value());
       } else {

@@ -57,6 +57,8 @@ const char* const kBenchHelp =
     "  --tolerances LIST        object-space tolerances of the sweep, mm\n"
     "                           (default 0.01,0.03,0.1,0.3,1,3,10), or none\n"
     "  --shell-distance CM      shell distance of every line (default 3)\n"
+    "  --rest-tracks keep|skip  every line's rest tracks, as compress takes\n"
+    "                           them (default keep)\n"
     "  --tolerance MM           the tolerance of each clip's last line\n"
     "                           (default 0.1, ACL's default)\n"
     "  --tolerance CLIP=MM      the same for one clip, named as its table is\n"
@@ -191,6 +193,13 @@ int parse_bench_options(const std::vector<std::string_view>& raw, BenchOptions& 
       tolerances_given = true;
     } else if (arg == "--tolerance") {
       if (!parse_tolerance(args, arg, o)) return 2;
+    } else if (arg == "--rest-tracks") {
+      if (!args.value(arg, text)) return 2;
+      if (text != "keep" && text != "skip") {
+        args.fail("--rest-tracks: '" + shown_name(std::string(text)) + "' is neither 'keep' nor 'skip'");
+        return 2;
+      }
+      o.rest_tracks = text == "skip" ? RestTracks::kSkip : RestTracks::kKeep;
     } else if (arg == "--shell-distance") {
       if (!args.number(arg, x)) return 2;
       if (!(x > 0.f) || !(x * 0.01f > 0.f)) {

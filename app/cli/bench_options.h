@@ -33,6 +33,7 @@ struct BenchOptions {
   std::string json_path;
   std::vector<float> tolerances_m = bench::default_tolerances_m();  // the sweep
   float shell_distance_m = 0.03f;
+  RestTracks rest_tracks = RestTracks::kKeep;  // --rest-tracks: every rate-distortion line's
   float tolerance_m = 1e-4f;  // each clip's last line, unless named below
   std::vector<std::pair<std::string, float>> clip_tolerances_m;  // table name, metres
   bench::TimingSettings timing_settings;

@@ -230,6 +230,26 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["rate_dist
 grep -qF "## x42 crowd playback" only.md || fail "tables on stderr with --json -"
 if grep -qF "## Rate–distortion" only.md; then fail "--only x42 printed the rate-distortion table"; fi
 
+# --rest-tracks skip: every line as compress --rest-tracks skip writes it.
+"$keystream" bench --quick --only rd --json skip.json --rest-tracks skip "$demo#walk" >skip.md 2>/dev/null ||
+  fail "bench --rest-tracks skip exited $?"
+grep -qF "Every line was fitted with --rest-tracks skip" skip.md || fail "the table does not say rest tracks were skipped"
+"$keystream" compress "$demo" --rest-tracks skip -o skip.ks --json compress_skip.json >/dev/null
+python3 - skip.json compress_skip.json report.json <<'PY'
+import json, sys
+report, compress, keep = (json.load(open(f)) for f in sys.argv[1:4])
+def check(cond, what):
+    if not cond:
+        sys.exit("FAIL: " + what)
+check(report["rest_tracks"] == "skip" and keep["rest_tracks"] == "keep", "the reports name their rest tracks")
+point, clip = report["rate_distortion"][0]["points"][0], compress["clips"][0]
+check(point["stream_bytes"] == clip["packed_bytes"], "skip point bytes %d == compress --rest-tracks skip's %d"
+      % (point["stream_bytes"], clip["packed_bytes"]))
+check(point["metadata_bytes"] == clip["metadata_bytes"], "skip point metadata bytes == compress's")
+check(point["tracks_by_coding"]["rest"] > 0, "the demo has rest tracks when they are skipped")
+check(keep["rate_distortion"][0]["points"][0]["tracks_by_coding"]["rest"] == 0, "keep has no rest tracks")
+PY
+
 # Bad options exit 2 and say why; a bad clip exits 1 naming it; an existing
 # JSON file survives a failed run.
 expect() {
@@ -249,6 +269,7 @@ expect 2 "--tolerance: '-1' is not a positive number of millimetres" --tolerance
 expect 2 "--tolerance: '0' is not a positive number of millimetres" --tolerance "demo_walk.glb#walk=0" "$demo#walk"
 expect 2 "--tolerance: no clip is named 'nosuch.glb'" --quick --only rd --tolerance nosuch.glb=0.1 "$demo#walk"
 expect 2 "--shell-distance" --shell-distance 0 "$demo"
+expect 2 "--rest-tracks: 'maybe' is neither 'keep' nor 'skip'" --rest-tracks maybe "$demo"
 expect 2 "--scales is gone" --scales 0.5,1 "$demo"
 expect 2 "--target-error is gone" --target-error 0.1 "$demo"
 expect 2 "--repetitions" --repetitions 0 "$demo"
