@@ -1,0 +1,349 @@
+// keystream-key-layout-probe: what the key stream of a clip would cost laid
+// out another way, for choosing format v12's random-access layout (DESIGN
+// §7, issue 41). It fits the clip as `compress` does, packs it with jump
+// frames at auto, and counts, from the fitted keys, the bits of each track's
+// stream keys (keys 3, 4, ...) in segments of kKeysPerSegment:
+//
+//   delta      format v11: each key the difference from the one before, in
+//              widths fixed per segment (stream_key_layout.h); a seek needs
+//              a jump frame and reads forward from it
+//   anchored   the segment's first key absolute (track-wide widths), the
+//              others differences as in v11: a seek starts at the anchor of
+//              its segment, so the stream needs no jump frames
+//   bisection  format v12's candidate (core/runtime/bisection_segment.h),
+//              written by its writer: the segment's last key absolute, each
+//              other key coded against the line between the two keys
+//              bracketing it, the middle first: a key is reached through
+//              at most four others
+//
+//   keystream-key-layout-probe CLIP[#ANIMATION] TOLERANCE_MM
+//
+// Bytes of delta and anchored are estimates from the widths the keys need,
+// bisection's are written; each counts the key data alone, next to
+// the packed stream's own sections, so a layout's saving is read against the
+// jump frames it makes unnecessary.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/codec/bisection_segment_writer.h"
+#include "core/codec/fit.h"
+#include "core/codec/key_cost.h"
+#include "core/codec/measure.h"
+#include "core/codec/pack.h"
+#include "core/io/import.h"
+#include "core/runtime/player.h"
+#include "core/runtime/stream_key_layout.h"
+#include "core/runtime/stream_view.h"
+
+namespace {
+
+using namespace ks;
+
+uint64_t zigzag64(int64_t v) { return v >= 0 ? uint64_t(v) << 1 : (uint64_t(-(v + 1)) << 1) | 1u; }
+
+// Widths of one segment's fields: the largest value of each.
+struct Widths {
+  uint32_t field[kKeyFields] = {};
+  uint32_t keys = 0;
+  void add(uint32_t f, uint64_t value) { field[f] = std::max(field[f], bits_for(value)); }
+  // The widths (kSegmentWidthBits each) and the keys, "negated" bit included.
+  uint64_t bits(uint8_t coded_mask, bool negation_bits) const {
+    uint64_t per_key = negation_bits ? 1 : 0;
+    for (uint32_t f = 0; f < kKeyFields; ++f) per_key += field[f];
+    return keys == 0 ? 0 : segment_width_bits(coded_mask) + keys * per_key;
+  }
+};
+
+// A track laid out in bisection segments, for counting what a seek decodes:
+// its initial keys, and per segment where it starts and its anchor's frame
+// (what StreamView::open would keep beside its segment table).
+struct BisectionTrack {
+  BisectionTrackCoding coding;
+  BisectionKey initial[kInitialKeysPerTrack];
+  uint32_t key_count = 0;
+  std::vector<uint64_t> start_bit;
+  std::vector<uint32_t> anchor_frame;
+  std::vector<uint8_t> bytes;
+};
+
+struct LayoutBits {
+  uint64_t delta = 0, anchored = 0, bisection = 0;
+};
+
+LayoutBits track_bits(const FittedTrack& track, uint32_t frame_count, BisectionTrack& laid_out) {
+  LayoutBits out;
+  if (track.keys.size() <= kInitialKeysPerTrack) return out;
+  const KeyCoding key_coding = choose_key_coding(track);
+  BisectionTrackCoding coding;
+  coding.coded_mask = track.quantization.coded_mask;
+  coding.absolute_bits = key_coding.absolute_bits;
+  coding.frame_bits = static_cast<uint8_t>(bits_for(frame_count - 1));
+  coding.negation_bits = key_coding.negation_bits;
+  std::vector<BisectionKey> k;
+  for (const FittedKey& key : track.keys) {
+    BisectionKey x;
+    x.frame = key.frame;
+    std::copy(key.codes, key.codes + 4, x.codes);
+    x.negated = is_negated(track, key);
+    k.push_back(x);
+  }
+  const auto frame_field = [&](size_t i) { return uint64_t{k[i].frame - k[i - 1].frame - key_coding.frame_delta_min}; };
+  const auto code_field = [&](size_t i, uint32_t c) { return zigzag64(int64_t{k[i].codes[c]} - k[i - 1].codes[c]); };
+  // An absolute key, as a bisection segment's anchor is written.
+  const uint64_t anchor_bits = coding.frame_bits + uint64_t{coding.absolute_bits} * track.quantization.coded_count() +
+                               (coding.negation_bits ? 1 : 0);
+  BitWriter bisection;
+  for (size_t s = kInitialKeysPerTrack; s < k.size(); s += kKeysPerSegment) {
+    const size_t e = std::min(k.size(), s + kKeysPerSegment);
+    Widths delta, anchored;
+    for (size_t i = s; i < e; ++i) {
+      ++delta.keys;
+      delta.add(0, frame_field(i));
+      for (uint32_t c = 0; c < 4; ++c) {
+        if (track.quantization.coded(static_cast<int>(c))) delta.add(c + 1, code_field(i, c));
+      }
+      if (i == s) continue;  // the anchored layout's first key is its anchor
+      ++anchored.keys;
+      anchored.add(0, frame_field(i));
+      for (uint32_t c = 0; c < 4; ++c) {
+        if (track.quantization.coded(static_cast<int>(c))) anchored.add(c + 1, code_field(i, c));
+      }
+    }
+    out.delta += delta.bits(coding.coded_mask, coding.negation_bits);
+    out.anchored += anchor_bits + anchored.bits(coding.coded_mask, coding.negation_bits);
+    laid_out.start_bit.push_back(bisection.size_bits());
+    laid_out.anchor_frame.push_back(k[e - 1].frame);
+    write_bisection_segment(bisection, coding, std::span(k).subspan(s, e - s), k[s - 1]);
+  }
+  out.bisection = bisection.size_bits();
+  laid_out.coding = coding;
+  laid_out.key_count = static_cast<uint32_t>(k.size());
+  std::copy(k.begin(), k.begin() + kInitialKeysPerTrack, laid_out.initial);
+  laid_out.bytes = bisection.bytes();
+  laid_out.bytes.resize(laid_out.bytes.size() + 8, 0);
+  return out;
+}
+
+// One segment of a track as a seek decodes it: its head and the keys decoded so far.
+struct LoadedSegment {
+  uint32_t index = ~0u;
+  uint32_t count = 0;
+  BisectionSegmentHead head;
+  BisectionKey key[kKeysPerSegment + 1];
+  uint32_t known = 0;  // bit p: key[p] decoded
+};
+
+class BisectionSeeker {
+ public:
+  explicit BisectionSeeker(const BisectionTrack& track) : m_track(track) {}
+
+  // What the seeks so far read: segment heads (an anchor and the widths)
+  // and records, each record one key.
+  uint64_t heads_read = 0;
+  uint64_t records_read = 0;
+
+  // The keys a player's window holds at `frame`: keys i-1..i+2, i the last
+  // key at or before it (clamped to the track's keys).
+  void window(uint32_t frame, BisectionKey (&out)[kWindowSize]) {
+    for (LoadedSegment& s : m_loaded) s.index = ~0u;
+    const std::vector<uint32_t>& anchors = m_track.anchor_frame;
+    const uint32_t j = static_cast<uint32_t>(std::upper_bound(anchors.begin(), anchors.end(), frame) - anchors.begin());
+    int64_t last = m_track.key_count - 1;
+    if (j < anchors.size()) {
+      LoadedSegment& s = load(j);
+      BitReader reader(m_track.bytes);
+      const uint32_t p = find_in_bisection_segment(reader, s.head, s.count, s.key[0], frame, s.key);
+      if (s.head.anchor.frame > frame) {
+        for (uint32_t left = 0, right = s.count; right - left >= 2;) {  // the descent's keys are known
+          const uint32_t q = (left + right) / 2;
+          s.known |= 1u << q;
+          ++records_read;
+          if (s.key[q].frame <= frame) left = q; else right = q;
+        }
+      }
+      last = int64_t{kInitialKeysPerTrack} + int64_t{j} * kKeysPerSegment - 1 + p;
+      while (last > 0 && last < int64_t{kInitialKeysPerTrack} && m_track.initial[last].frame > frame) --last;
+    }
+    for (int64_t w = 0; w < int64_t{kWindowSize}; ++w) {
+      const int64_t k = std::clamp<int64_t>(last - 1 + w, 0, m_track.key_count - 1);
+      out[w] = key(static_cast<uint32_t>(k));
+    }
+  }
+
+ private:
+  LoadedSegment& load(uint32_t index) {
+    LoadedSegment* free = &m_loaded[0];
+    for (LoadedSegment& s : m_loaded) {
+      if (s.index == index) return s;
+      if (s.index == ~0u) free = &s;
+    }
+    LoadedSegment& s = *free;
+    s.index = index;
+    s.count = std::min<uint32_t>(kKeysPerSegment, m_track.key_count - kInitialKeysPerTrack - index * kKeysPerSegment);
+    BitReader reader(m_track.bytes, m_track.start_bit[index]);
+    s.head = read_bisection_head(reader, m_track.coding, s.count);
+    ++heads_read;
+    s.key[s.count] = s.head.anchor;
+    s.key[0] = index == 0 ? m_track.initial[kInitialKeysPerTrack - 1] : previous_anchor(index);
+    s.known = 1u | (1u << s.count);
+    return s;
+  }
+  BisectionKey previous_anchor(uint32_t index) {
+    ++heads_read;
+    BitReader reader(m_track.bytes, m_track.start_bit[index - 1]);
+    const uint32_t count = kKeysPerSegment;  // every segment but the last is whole
+    return read_bisection_head(reader, m_track.coding, count).anchor;
+  }
+  BisectionKey key(uint32_t k) {
+    if (k < kInitialKeysPerTrack) return m_track.initial[k];
+    const uint32_t index = (k - kInitialKeysPerTrack) / kKeysPerSegment;
+    const uint32_t position = k - kInitialKeysPerTrack - index * kKeysPerSegment + 1;
+    LoadedSegment& s = load(index);
+    const BisectionTree& tree = kBisectionTrees[s.count];
+    BitReader reader(m_track.bytes);
+    for (uint32_t left = 0, right = s.count; (s.known >> position & 1u) == 0;) {
+      const uint32_t middle = (left + right) / 2;
+      if ((s.known >> middle & 1u) == 0) {
+        s.key[middle] = read_bisection_record(reader, s.head, tree, tree.record_of[middle], s.key[left], s.key[right]);
+        s.known |= 1u << middle;
+        ++records_read;
+      }
+      if (position < middle) right = middle; else left = middle;
+    }
+    return s.key[position];
+  }
+
+  const BisectionTrack& m_track;
+  LoadedSegment m_loaded[3];
+};
+
+int fail(const std::string& why) {
+  std::fprintf(stderr, "keystream-key-layout-probe: %s\n", why.c_str());
+  return 1;
+}
+
+// Random frames (a fixed seed), as the sampling probe's seeks.
+std::vector<uint32_t> random_frames(uint32_t frame_count, size_t n) {
+  std::mt19937 rng(1234);
+  std::uniform_int_distribution<uint32_t> frame(0, frame_count - 1);
+  std::vector<uint32_t> frames(n);
+  for (uint32_t& f : frames) f = frame(rng);
+  return frames;
+}
+
+// Checks the bisection windows against the fitted keys at random frames,
+// and counts what they decode against what the v11 player reads at the same
+// frames. (Instructions and time await the player's reader: this one is a
+// plain reference, a few times slower than a seek of v11.)
+int count_seeks(const FittedClip& clip, const StreamView& view, const std::vector<BisectionTrack>& tracks) {
+  if (tracks.empty()) {
+    std::printf("\nno track has more than %u keys: nothing to seek through\n", kInitialKeysPerTrack);
+    return 0;
+  }
+  const std::vector<uint32_t> frames = random_frames(clip.frame_count, 4000);
+  std::vector<BisectionSeeker> seekers;
+  for (const BisectionTrack& t : tracks) seekers.emplace_back(t);
+  size_t checked = 0;
+  for (size_t t = 0, streamed = 0; t < clip.tracks.size(); ++t) {
+    const FittedTrack& track = clip.tracks[t];
+    if (track.keys.size() <= kInitialKeysPerTrack) continue;
+    BisectionSeeker& seeker = seekers[streamed++];
+    for (const uint32_t frame : frames) {
+      int64_t last = 0;
+      for (size_t k = 0; k < track.keys.size(); ++k) {
+        if (track.keys[k].frame <= frame) last = static_cast<int64_t>(k);
+      }
+      BisectionKey window[kWindowSize];
+      seeker.window(frame, window);
+      for (int64_t w = 0; w < int64_t{kWindowSize}; ++w) {
+        const FittedKey& key = track.keys[std::clamp<int64_t>(last - 1 + w, 0, int64_t(track.keys.size()) - 1)];
+        if (window[w].frame != key.frame || !std::equal(key.codes, key.codes + 4, window[w].codes)) {
+          return fail("bisection window differs from the fitted keys at frame " + std::to_string(frame));
+        }
+        ++checked;
+      }
+    }
+  }
+  uint64_t heads = 0, records = 0;
+  for (const BisectionSeeker& seeker : seekers) heads += seeker.heads_read, records += seeker.records_read;
+  // The v11 player at the same frames: keys read and jump frames restored.
+  Player player(view);
+  std::vector<Transform> pose(view.bone_count());
+  player.sample_frame(static_cast<float>(clip.frame_count - 1), pose);  // not at frame 0: the first seek is one too
+  const PlayerCounters before = player.counters();
+  for (const uint32_t frame : frames) player.sample_frame(static_cast<float>(frame), pose);
+  const PlayerCounters after = player.counters();
+  const double n = static_cast<double>(frames.size());
+  std::printf("\nwindows of %zu streamed tracks at %zu random frames: %zu keys checked against the fit\n",
+              tracks.size(), frames.size(), checked);
+  std::printf("| per random seek, every streamed track | bisection | v11, jump frames at auto (%.3f s) |\n|---|---|---|\n",
+              view.jump_interval_frames() / view.sample_rate_hz());
+  std::printf("| keys decoded | %.1f records + %.1f anchors | %.1f keys read |\n", double(records) / n,
+              double(heads) / n, double(after.keys_read - before.keys_read) / n);
+  std::printf("| per track | %.2f + %.2f | %.2f |\n", double(records) / n / double(tracks.size()),
+              double(heads) / n / double(tracks.size()), double(after.keys_read - before.keys_read) / n / double(tracks.size()));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) return fail("usage: keystream-key-layout-probe CLIP[#ANIMATION] TOLERANCE_MM");
+  std::string path = argv[1];
+  ImportSettings import_settings;
+  if (const size_t hash = path.find('#'); hash != std::string::npos) {
+    import_settings.animation_name = path.substr(hash + 1);
+    path.resize(hash);
+  }
+  char* end = nullptr;
+  const double tolerance_mm = std::strtod(argv[2], &end);
+  if (end == argv[2] || *end != '\0' || !(tolerance_mm > 0.0) || tolerance_mm > 1e6) {
+    return fail(std::string("tolerance '") + argv[2] + "' is not a positive number of millimetres");
+  }
+  Result<ImportedClip> imported = import_clip(path, import_settings);
+  if (!imported) return fail(imported.error());
+  FitSettings fit_settings;
+  fit_settings.tolerance_m = static_cast<float>(tolerance_mm * 1e-3);
+  Result<FittedClip> fitted = fit_clip(imported.value().skeleton, imported.value().clip, fit_settings, 2);
+  if (!fitted) return fail(fitted.error());
+  Result<std::vector<uint8_t>> bytes = pack(fitted.value(), tool_pack_settings());
+  if (!bytes) return fail(bytes.error());
+  Result<StreamView> view = StreamView::open(bytes.value(), path.c_str());
+  if (!view) return fail(view.error());
+  const StreamSizes sizes = stream_sizes(view.value());
+
+  LayoutBits total;
+  std::vector<BisectionTrack> laid_out;
+  for (const FittedTrack& track : fitted.value().tracks) {
+    BisectionTrack bisection_track;
+    const LayoutBits t = track_bits(track, fitted.value().frame_count, bisection_track);
+    if (bisection_track.key_count > 0) laid_out.push_back(std::move(bisection_track));
+    total.delta += t.delta;
+    total.anchored += t.anchored;
+    total.bisection += t.bisection;
+  }
+  const auto bytes_of = [](uint64_t bits) { return static_cast<long long>((bits + 7) / 8); };
+  const long long stream = static_cast<long long>(sizes.bytes_without_metadata());
+  const long long jump = static_cast<long long>(sizes.jump_frame_bytes);
+  const long long delta = bytes_of(total.delta);
+  // The stream as it would be: the same but for the stream keys' layout,
+  // and without jump frames where the layout has anchors.
+  const auto projected = [&](uint64_t bits) { return stream - jump - delta + bytes_of(bits); };
+  std::printf("%s at %g mm: stream less metadata %lld bytes, jump frames %lld\n", argv[1], tolerance_mm, stream, jump);
+  std::printf("| layout | stream keys, bytes | stream less metadata | / v11 |\n|---|---|---|---|\n");
+  // The estimate against the packed stream's key widths and stream keys.
+  const long long packed = static_cast<long long>(view.value().key_widths().size() + view.value().key_stream_bytes());
+  std::printf("| delta + jump frames (v11; as packed: %lld) | %lld | %lld | 1.000 |\n", packed, delta, stream);
+  const std::pair<const char*, uint64_t> rows[] = {{"anchored", total.anchored}, {"bisection", total.bisection}};
+  for (const auto& [name, bits] : rows) {
+    std::printf("| %s | %lld | %lld | %.3f |\n", name, bytes_of(bits), projected(bits),
+                double(projected(bits)) / double(stream));
+  }
+  return count_seeks(fitted.value(), view.value(), laid_out);
+}

@@ -1,0 +1,20 @@
+#pragma once
+// Writes bisection segments (core/runtime/bisection_segment.h, DESIGN §7
+// "Format v12"): the anchor, each group's widths (the bits its largest
+// residual needs), then the records in storage order.
+
+#include <span>
+
+#include "core/codec/bit_writer.h"
+#include "core/runtime/bisection_segment.h"
+
+namespace ks {
+
+/// Writes the segment of `keys` (1..kKeysPerSegment, frames non-decreasing
+/// from `before`'s), `before` being the key before it, as
+/// read_bisection_segment reads it back. Codes within +-kMaxCodeMagnitude
+/// and in the track's absolute width, frames within `frame_bits`.
+void write_bisection_segment(BitWriter& out, const BisectionTrackCoding& track, std::span<const BisectionKey> keys,
+                             const BisectionKey& before);
+
+}  // namespace ks
