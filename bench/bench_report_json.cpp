@@ -75,7 +75,7 @@ std::string report_json(const BenchReport& report) {
   j["machine"] = report.machine;
   j["build"] = report.build;
   j["shell_distance_m"] = report.shell_distance_m;
-  j["rest_tracks"] = report.rest_tracks_skipped ? "skip" : "keep";
+  j["rest_tracks"] = to_string(report.rest_tracks_skipped ? RestTracks::kSkip : RestTracks::kKeep);
   j["violations"] = violations(report);
   nlohmann::json rd = nlohmann::json::array();
   for (const ClipRateDistortion& clip : report.rate_distortion) {

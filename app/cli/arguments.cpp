@@ -337,11 +337,7 @@ bool parse_codec_option(Arguments& args, std::string_view arg, CodecOptions& cod
   } else if (arg == "--rest-tracks") {
     std::string_view v;
     ok = args.value(arg, v);
-    if (ok && v == "keep") {
-      codec.fit.rest_tracks = RestTracks::kKeep;
-    } else if (ok && v == "skip") {
-      codec.fit.rest_tracks = RestTracks::kSkip;
-    } else if (ok) {
+    if (ok && !parse_rest_tracks(v, codec.fit.rest_tracks)) {
       ok = args.fail("--rest-tracks: '" + excerpt(v) + "' is neither 'keep' nor 'skip'");
     }
   } else if (arg == "--names") {

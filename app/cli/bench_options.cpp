@@ -195,11 +195,10 @@ int parse_bench_options(const std::vector<std::string_view>& raw, BenchOptions& 
       if (!parse_tolerance(args, arg, o)) return 2;
     } else if (arg == "--rest-tracks") {
       if (!args.value(arg, text)) return 2;
-      if (text != "keep" && text != "skip") {
+      if (!parse_rest_tracks(text, o.rest_tracks)) {
         args.fail("--rest-tracks: '" + shown_name(std::string(text)) + "' is neither 'keep' nor 'skip'");
         return 2;
       }
-      o.rest_tracks = text == "skip" ? RestTracks::kSkip : RestTracks::kKeep;
     } else if (arg == "--shell-distance") {
       if (!args.number(arg, x)) return 2;
       if (!(x > 0.f) || !(x * 0.01f > 0.f)) {

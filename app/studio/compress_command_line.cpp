@@ -220,9 +220,9 @@ CompressCommand compress_command(const std::filesystem::path& source, const Impo
           "compress refuses them without --local; reset them to reproduce the file exactly");
     }
   }
-  if (fit.rest_tracks == RestTracks::kSkip) {
+  if (fit.rest_tracks != defaults.rest_tracks) {
     b.add("--rest-tracks");
-    b.add("skip");
+    b.add(to_string(fit.rest_tracks));
   }
   // Scalar tracks, in either mode: X, or NAME=X (trimmed, split at the last '=').
   if (fit.scalar_precision != defaults.scalar_precision) {

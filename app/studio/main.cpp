@@ -224,9 +224,12 @@ int main(int argc, char** argv) {
       tolerance_option = arg;
     } else if (arg == "--rest-tracks") {
       if (!value(text)) return usage_error("--rest-tracks needs keep or skip");
-      if (text != "keep" && text != "skip") return usage_error("--rest-tracks: '" + text + "' is neither keep nor skip");
+      ks::RestTracks rest_tracks = ks::RestTracks::kKeep;
+      if (!ks::parse_rest_tracks(text, rest_tracks)) {
+        return usage_error("--rest-tracks: '" + text + "' is neither keep nor skip");
+      }
       if (!options.fit) options.fit = ks::FitSettings{};
-      options.fit->rest_tracks = text == "skip" ? ks::RestTracks::kSkip : ks::RestTracks::kKeep;
+      options.fit->rest_tracks = rest_tracks;
     } else if (arg == "--bone-tolerance") {
       ks::BoneTolerance bone;
       const size_t equals = value(text) ? text.find('=') : std::string::npos;

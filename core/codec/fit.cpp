@@ -459,6 +459,18 @@ class ObjectSpaceFit {
 
 const char* to_string(ErrorMode mode) { return mode == ErrorMode::kLocal ? "local" : "object-space"; }
 
+const char* to_string(RestTracks rest_tracks) { return rest_tracks == RestTracks::kSkip ? "skip" : "keep"; }
+
+bool parse_rest_tracks(std::string_view text, RestTracks& out) {
+  for (const RestTracks r : {RestTracks::kKeep, RestTracks::kSkip}) {
+    if (text == to_string(r)) {
+      out = r;
+      return true;
+    }
+  }
+  return false;
+}
+
 Status FitSettings::validate() const {
   auto positive = [](float v) { return std::isfinite(v) && v > 0.f; };
   if (error_mode != ErrorMode::kObjectSpace && error_mode != ErrorMode::kLocal) {

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/codec/error_budget.h"
@@ -43,6 +44,10 @@ enum class RestTracks : uint8_t {
   kKeep = 0,  // stored like any constant: the stream plays alone
   kSkip = 1,  // coded kRest: the engine's skeleton gives the values (a copy in the metadata for tools)
 };
+/// "keep" or "skip", as the tools spell it (`--rest-tracks`).
+const char* to_string(RestTracks rest_tracks);
+/// The RestTracks `text` spells; false for anything else.
+bool parse_rest_tracks(std::string_view text, RestTracks& out);
 
 struct FitSettings {
   ErrorMode error_mode = ErrorMode::kObjectSpace;
