@@ -1,6 +1,8 @@
 #include "core/io/file_io.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -94,22 +96,62 @@ std::string write_and_sync(int fd, std::span<const unsigned char> bytes, mode_t 
   return {};
 }
 
-// Gives the complete unnamed file `fd` (O_TMPFILE) a fresh hidden name in
-// `dir`, beside `path`; false when the system cannot (no /proc).
+// A complete file gets the hidden name ".NAME.PID.N" beside `path` before
+// it is renamed over it; this is ".NAME.". Built by appending: GCC 12 at -O3
+// reports a false -Wrestrict for "." + string + "..." (GCC bug 105329).
+std::string hidden_name_start(const std::filesystem::path& path) {
+  std::string name = ".";
+  name += path.filename().string();
+  name += ".";
+  return name;
+}
+
+// Removes hidden names beside `path` whose writer has died: a kill -9
+// between naming a complete file and renaming it (two system calls) leaves
+// one, which the next write of the same file takes away.
+void remove_stale_hidden_files(const std::filesystem::path& dir, const std::filesystem::path& path) {
+  DIR* folder = ::opendir(dir.c_str());
+  if (folder == nullptr) return;
+  const std::string start = hidden_name_start(path);
+  while (const dirent* entry = ::readdir(folder)) {
+    const std::string_view name(entry->d_name);
+    if (!name.starts_with(start)) continue;
+    // What follows must be PID "." NUMBER, all digits.
+    const std::string_view rest = name.substr(start.size());
+    const size_t dot = rest.find('.');
+    if (dot == 0 || dot == std::string_view::npos || dot > 9 || dot + 1 == rest.size()) continue;
+    const auto digits = [](std::string_view s) {
+      return s.find_first_not_of("0123456789") == std::string_view::npos;
+    };
+    if (!digits(rest.substr(0, dot)) || !digits(rest.substr(dot + 1))) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(std::string(rest.substr(0, dot))));
+    if (pid <= 0 || pid == ::getpid()) continue;
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    ::unlinkat(::dirfd(folder), entry->d_name, 0);
+  }
+  ::closedir(folder);
+}
+
+// Gives the complete unnamed file `fd` (O_TMPFILE) a name: `path` itself
+// when nothing is there (`temp` is then left empty: nothing to rename),
+// else a fresh hidden name beside it. False when the system cannot (no
+// /proc).
 bool name_unnamed_file(int fd, const std::filesystem::path& dir, const std::filesystem::path& path,
                        std::string& temp) {
   const std::string self = "/proc/self/fd/" + std::to_string(fd);
+  temp.clear();
+  remove_stale_hidden_files(dir, path);
+  if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0) return true;
+  if (errno != EEXIST) return false;
+  const std::string prefix = hidden_name_start(path) + std::to_string(::getpid()) + ".";
   for (int attempt = 0; attempt < 100; ++attempt) {
-    // Built by appending: GCC 12 at -O3 reports a false -Wrestrict for
-    // "." + string + "..." (GCC bug 105329).
-    std::string name = ".";
-    name += path.filename().string();
-    name += "." + std::to_string(::getpid()) + "." + std::to_string(attempt);
-    temp = (dir / name).string();
-    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, temp.c_str(), AT_SYMLINK_FOLLOW) == 0) return true;
+    const std::string candidate = (dir / (prefix + std::to_string(attempt))).string();
+    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, candidate.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+      temp = candidate;
+      return true;
+    }
     if (errno != EEXIST) break;
   }
-  temp.clear();
   return false;
 }
 
@@ -137,6 +179,10 @@ Status write_file_atomically(const std::filesystem::path& path, std::span<const 
     if (!name_unnamed_file(fd, dir, path, temp)) {
       ::close(fd);
       fd = -1;  // the file system cannot name it: write a named one instead
+    } else if (temp.empty()) {
+      // Linked straight to the new name: done.
+      if (::close(fd) != 0) return Error{path.string() + ": close failed: " + describe_errno()};
+      return {};
     }
   } else if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
     return Error{path.string() + ": cannot create a temporary file in " + dir.string() + ": " + describe_errno()};

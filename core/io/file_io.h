@@ -40,9 +40,11 @@ Result<std::string> read_file_prefix(const std::filesystem::path& path, size_t m
 /// Replaces `path` with `bytes` atomically: readers see the old file or the
 /// new one, never a mix, and an interrupted write leaves the old file intact.
 /// The bytes go to an unnamed file (O_TMPFILE) that gets a name only when
-/// complete, so even kill -9 while writing leaves no temporary file behind
-/// (on a file system without O_TMPFILE, a named one that only such a kill
-/// can leave).
+/// complete: the target's own when it is new, else a hidden one renamed over
+/// the target. A kill -9 while writing leaves nothing; one between naming
+/// and renaming leaves a complete hidden file, which the next write of the
+/// same target removes (on a file system without O_TMPFILE, a named
+/// temporary file that only a kill can leave).
 Status write_file_atomically(const std::filesystem::path& path, std::span<const unsigned char> bytes);
 
 /// Same, for text or a std::string buffer.

@@ -194,8 +194,11 @@ TEST(WriteFileAtomically, LeavesNoTemporaryFiles) {
   EXPECT_EQ(read_all(path), "version 4");
 }
 
-// kill -9 in the middle of writing: nothing but the target may remain (a
-// named temporary file, which earlier versions wrote to, was left behind).
+// kill -9 in the middle of writing: the target is whole or absent, and
+// once the next write has run nothing but the target remains (a kill
+// between naming the complete file and renaming it leaves its hidden name
+// until then; a named temporary file, which earlier versions wrote to, was
+// left for good).
 TEST(WriteFileAtomically, LeavesNothingBehindWhenKilledWhileWriting) {
   const TempDir dir;
   const fs::path path = dir / "stream.ks";
@@ -214,14 +217,35 @@ TEST(WriteFileAtomically, LeavesNothingBehindWhenKilledWhileWriting) {
     int status = 0;
     ASSERT_EQ(::waitpid(child, &status, 0), child);
     ASSERT_TRUE(WIFSIGNALED(status)) << "the writer stopped by itself: it failed to write";
-    const std::set<std::string> left = dir.entries();
-    std::string names;
-    for (const std::string& name : left) names += " " + name;
-    EXPECT_TRUE(left.empty() || left == std::set<std::string>{"stream.ks"}) << "left behind:" << names;
-    if (fs::exists(path)) {
-      EXPECT_EQ(fs::file_size(path), size_t{8} << 20);  // whole, never partial
+    const std::string hidden = ".stream.ks." + std::to_string(child) + ".";
+    for (const std::string& name : dir.entries()) {
+      EXPECT_TRUE(name == "stream.ks" || name.starts_with(hidden)) << "left behind: " << name;
+      EXPECT_EQ(fs::file_size(dir / name), size_t{8} << 20) << name << " is partial";
     }
+    const Status next = write_file_atomically(path, std::string_view("next"));
+    ASSERT_TRUE(next.ok()) << next.error();
+    EXPECT_EQ(dir.entries(), std::set<std::string>{"stream.ks"});
+    EXPECT_EQ(read_all(path), "next");
+    fs::remove(path);  // the next run starts with nothing, as the first
   }
+}
+
+// The sweep takes only what a dead writer of the same file left.
+TEST(WriteFileAtomically, RemovesOnlyDeadWritersHiddenFiles) {
+  const TempDir dir;
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);
+  const std::string dead = ".out.ks." + std::to_string(child) + ".0";
+  const std::string alive = ".out.ks." + std::to_string(::getppid()) + ".0";
+  for (const std::string& name : {dead, alive, std::string(".out.ks.notes"), std::string(".other.ks.1.0")}) {
+    write_plain(dir / name, "x");
+  }
+  write_plain(dir / "out.ks", "old");
+  const Status status = write_file_atomically(dir / "out.ks", std::string_view("new"));
+  ASSERT_TRUE(status.ok()) << status.error();
+  EXPECT_EQ(dir.entries(), (std::set<std::string>{"out.ks", alive, ".out.ks.notes", ".other.ks.1.0"}));
 }
 
 TEST(WriteFileAtomically, WritesIntoCurrentDirectoryForBareName) {
