@@ -24,6 +24,7 @@
 // jump frames it makes unnecessary.
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -37,6 +38,7 @@
 #include "core/codec/measure.h"
 #include "core/codec/pack.h"
 #include "core/io/import.h"
+#include "core/runtime/bisection_lanes.h"
 #include "core/runtime/player.h"
 #include "core/runtime/stream_key_layout.h"
 #include "core/runtime/stream_view.h"
@@ -223,6 +225,108 @@ class BisectionSeeker {
   LoadedSegment m_loaded[3];
 };
 
+// The seek of format v12 as a player would take it, eight tracks a block
+// (bisection_lanes.h): each lane finds its segment by its anchors' frames,
+// descends to the frame, then to the window's neighbours in the segment
+// (keys i-1 and i+2). Neighbours in the next or previous segment are
+// counted, not decoded: this measures the lockstep descent.
+class LaneSeeker {
+ public:
+  explicit LaneSeeker(const std::vector<BisectionTrack>& tracks) {
+    for (const BisectionTrack& t : tracks) {
+      Track lane;
+      lane.track = &t;
+      const uint64_t base = uint64_t{m_bytes.size()} * 8;
+      m_bytes.insert(m_bytes.end(), t.bytes.begin(), t.bytes.end() - 8);
+      for (size_t j = 0; j < t.start_bit.size(); ++j) {
+        const uint32_t count =
+            std::min<uint32_t>(kKeysPerSegment, t.key_count - kInitialKeysPerTrack - uint32_t(j) * kKeysPerSegment);
+        lane.count.push_back(count);
+        lane.start_bit.push_back(base + t.start_bit[j]);
+      }
+      m_tracks.push_back(std::move(lane));
+    }
+    m_bytes.resize(m_bytes.size() + 8, 0);
+    for (Track& lane : m_tracks) {
+      for (size_t j = 0; j < lane.count.size(); ++j) {
+        BitReader reader(m_bytes, lane.start_bit[j]);
+        lane.heads.push_back(read_bisection_head(reader, lane.track->coding, lane.count[j]));
+      }
+    }
+  }
+
+  uint64_t records = 0;
+  uint64_t outside = 0;  // window keys in a neighbouring segment (not decoded here)
+
+  // Each track's window at `frame` where it lies in one segment: `out`
+  // [track][w] (key index last - 1 + w), `found` bit w set where decoded.
+  [[gnu::noinline]] void seek(uint32_t frame, std::vector<std::array<BisectionKey, kWindowSize>>& out,
+                              std::vector<uint32_t>& found) {
+    for (size_t first = 0; first < m_tracks.size(); first += kLanesPerBlock) {
+      const uint32_t lanes_here = static_cast<uint32_t>(std::min<size_t>(kLanesPerBlock, m_tracks.size() - first));
+      uint32_t frame_target[kLanesPerBlock] = {};
+      uint32_t segment[kLanesPerBlock] = {};
+      for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+        if (lane >= lanes_here) {
+          clear_bisection_lane(m_lanes, lane);
+          continue;
+        }
+        const Track& t = m_tracks[first + lane];
+        const std::vector<uint32_t>& anchors = t.track->anchor_frame;
+        uint32_t j = static_cast<uint32_t>(std::upper_bound(anchors.begin(), anchors.end(), frame) - anchors.begin());
+        if (j == anchors.size()) --j;  // at or after the last anchor: the last segment's end
+        segment[lane] = j;
+        const BisectionKey& before = j == 0 ? t.track->initial[kInitialKeysPerTrack - 1] : t.heads[j - 1].anchor;
+        set_bisection_lane(m_lanes, lane, t.heads[j], t.count[j], before);
+        frame_target[lane] = frame;
+      }
+      BisectionBracket at;
+      records += descend_bisection_lanes(m_lanes, m_bytes, frame_target, BisectionTarget::kFrame, at);
+      // The neighbours: position p - 1 and p + 2 where they lie in the segment.
+      uint32_t before_target[kLanesPerBlock], after_target[kLanesPerBlock];
+      for (uint32_t lane = 0; lane < lanes_here; ++lane) {
+        const uint32_t p = at.left_position[lane], count = m_tracks[first + lane].count[segment[lane]];
+        before_target[lane] = p >= 1 ? p - 1 : 0;
+        after_target[lane] = std::min(p + 2, count);
+        outside += (p == 0 ? 1 : 0) + (p + 2 > count ? 1 : 0) + (p + 1 > count ? 1 : 0);
+      }
+      BisectionBracket left_of, right_of;
+      records += descend_bisection_lanes(m_lanes, m_bytes, before_target, BisectionTarget::kPosition, left_of);
+      records += descend_bisection_lanes(m_lanes, m_bytes, after_target, BisectionTarget::kPosition, right_of);
+      for (uint32_t lane = 0; lane < lanes_here; ++lane) {
+        const uint32_t p = at.left_position[lane], count = m_tracks[first + lane].count[segment[lane]];
+        std::array<BisectionKey, kWindowSize>& w = out[first + lane];
+        uint32_t& f = found[first + lane];
+        f = 0;
+        if (p >= 1) w[0] = left_of.left[lane], f |= 1;
+        w[1] = at.left[lane], f |= 2;
+        if (p + 1 <= count) w[2] = at.right[lane], f |= 4;
+        if (p + 2 <= count) w[3] = right_of.left[lane], f |= 8;
+      }
+    }
+  }
+
+  // The stream key index (0-based over the track's keys) of position p of
+  // the segment `frame` falls in, for checking.
+  int64_t key_index(size_t track, uint32_t frame, uint32_t p) const {
+    const std::vector<uint32_t>& anchors = m_tracks[track].track->anchor_frame;
+    uint32_t j = static_cast<uint32_t>(std::upper_bound(anchors.begin(), anchors.end(), frame) - anchors.begin());
+    if (j == anchors.size()) --j;
+    return int64_t{kInitialKeysPerTrack} + int64_t{j} * kKeysPerSegment - 1 + p;
+  }
+
+ private:
+  struct Track {
+    const BisectionTrack* track = nullptr;
+    std::vector<uint32_t> count;
+    std::vector<uint64_t> start_bit;
+    std::vector<BisectionSegmentHead> heads;
+  };
+  std::vector<Track> m_tracks;
+  std::vector<uint8_t> m_bytes;
+  BisectionLanes m_lanes;
+};
+
 int fail(const std::string& why) {
   std::fprintf(stderr, "keystream-key-layout-probe: %s\n", why.c_str());
   return 1;
@@ -272,6 +376,32 @@ int count_seeks(const FittedClip& clip, const StreamView& view, const std::vecto
   }
   uint64_t heads = 0, records = 0;
   for (const BisectionSeeker& seeker : seekers) heads += seeker.heads_read, records += seeker.records_read;
+  // The lockstep seek at the same frames: its keys against the fit, then its counts.
+  LaneSeeker lanes(tracks);
+  std::vector<std::array<BisectionKey, kWindowSize>> windows(tracks.size());
+  std::vector<uint32_t> found(tracks.size());
+  size_t lane_checked = 0;
+  for (const uint32_t frame : frames) {
+    lanes.seek(frame, windows, found);
+    for (size_t t = 0, streamed = 0; t < clip.tracks.size(); ++t) {
+      const FittedTrack& track = clip.tracks[t];
+      if (track.keys.size() <= kInitialKeysPerTrack) continue;
+      int64_t last = 0;
+      for (size_t k = 0; k < track.keys.size(); ++k) {
+        if (track.keys[k].frame <= frame) last = static_cast<int64_t>(k);
+      }
+      // A window that starts among keys 0..2 (which a player holds) is not the descent's.
+      for (uint32_t w = 0; w < kWindowSize && last >= int64_t{kInitialKeysPerTrack} - 1; ++w) {
+        if (((found[streamed] >> w) & 1u) == 0) continue;
+        const FittedKey& key = track.keys[static_cast<size_t>(std::max<int64_t>(0, last - 1 + w))];
+        if (windows[streamed][w].frame != key.frame || !std::equal(key.codes, key.codes + 4, windows[streamed][w].codes)) {
+          return fail("lockstep window differs from the fitted keys at frame " + std::to_string(frame));
+        }
+        ++lane_checked;
+      }
+      ++streamed;
+    }
+  }
   // The v11 player at the same frames: keys read and jump frames restored.
   Player player(view);
   std::vector<Transform> pose(view.bone_count());
@@ -288,6 +418,10 @@ int count_seeks(const FittedClip& clip, const StreamView& view, const std::vecto
               double(heads) / n, double(after.keys_read - before.keys_read) / n);
   std::printf("| per track | %.2f + %.2f | %.2f |\n", double(records) / n / double(tracks.size()),
               double(heads) / n / double(tracks.size()), double(after.keys_read - before.keys_read) / n / double(tracks.size()));
+  std::printf("\nlockstep seek (%s kernels): %zu window keys checked; %.1f records decoded per seek, %.2f a track;"
+              " window keys in a neighbouring segment %.2f a track (not decoded)\n",
+              to_string(simd_level()), lane_checked, double(lanes.records) / n,
+              double(lanes.records) / n / double(tracks.size()), double(lanes.outside) / n / double(tracks.size()));
   return 0;
 }
 

@@ -1,0 +1,106 @@
+#include "core/runtime/bisection_lanes.h"
+
+namespace ks {
+
+void set_bisection_lane(BisectionLanes& lanes, uint32_t lane, const BisectionSegmentHead& head, uint32_t count,
+                        const BisectionKey& before) {
+  lanes.head[lane] = head;
+  lanes.before[lane] = before;
+  lanes.count[lane] = static_cast<int32_t>(count);
+  for (uint32_t g = 0; g < kBisectionGroups; ++g) {
+    const StreamKeyLayout& layout = head.group[g];
+    lanes.records_bit[g][lane] = head.records_bit[g];
+    lanes.key_bits[g][lane] = layout.key_bits;
+    for (uint32_t f = 0; f < kKeyFields; ++f) {
+      lanes.shift[g][f][lane] = layout.shift[f];
+      lanes.mask[g][f][lane] = layout.mask[f];
+    }
+    lanes.shift[g][kKeyFields][lane] = layout.negation_shift;
+    lanes.mask[g][kKeyFields][lane] = layout.negation_mask;
+  }
+  lanes.end_byte[lane] = (head.end_bit + 7) / 8;
+  const bool wide = head.group[0].key_bits > kWidestLoadedKeyBits || head.group[1].key_bits > kWidestLoadedKeyBits;
+  lanes.wide_lanes = (lanes.wide_lanes & ~(1u << lane)) | (wide ? 1u << lane : 0u);
+  const BisectionKey* ends[2] = {&before, &head.anchor};
+  for (uint32_t e = 0; e < 2; ++e) {
+    lanes.frame[e][lane] = static_cast<int32_t>(ends[e]->frame);
+    for (uint32_t c = 0; c < 4; ++c) lanes.code[e][c][lane] = ends[e]->codes[c];
+    lanes.negated[e][lane] = ends[e]->negated ? 1 : 0;
+  }
+}
+
+void clear_bisection_lane(BisectionLanes& lanes, uint32_t lane) {
+  lanes.count[lane] = 0;
+  lanes.wide_lanes &= ~(1u << lane);
+}
+
+namespace detail {
+
+const BisectionIndexTable kBisectionIndexInGroup = [] {
+  BisectionIndexTable table{};
+  for (uint32_t count = 1; count <= kKeysPerSegment; ++count) {
+    const BisectionTree& tree = kBisectionTrees[count];
+    for (uint32_t r = 0; r < tree.inner; ++r) {
+      const BisectionNode& node = tree.node[r];
+      table.at[count][node.position] = static_cast<uint8_t>(node.group == 0 ? r : r - tree.group_size[0]);
+    }
+  }
+  return table;
+}();
+
+uint32_t descend_bisection_lanes_scalar(const BisectionLanes& lanes, std::span<const uint8_t> key_stream,
+                                        const uint32_t (&target)[kLanesPerBlock], BisectionTarget kind,
+                                        BisectionBracket& out) {
+  uint32_t records = 0;
+  for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+    const uint32_t count = static_cast<uint32_t>(lanes.count[lane]);
+    if (count == 0) continue;
+    const BisectionSegmentHead& head = lanes.head[lane];
+    const BisectionTree& tree = kBisectionTrees[count];
+    BitReader reader(key_stream);
+    BisectionKey left = lanes.before[lane], right = head.anchor;
+    uint32_t l = 0, r = count;
+    const auto at_or_before = [&](uint32_t position, const BisectionKey& key) {
+      return kind == BisectionTarget::kFrame ? key.frame <= target[lane] : position <= target[lane];
+    };
+    if (at_or_before(count, right)) {
+      l = r = count;
+      left = right;
+    }
+    while (r - l >= 2) {
+      const uint32_t middle = (l + r) / 2;
+      const BisectionKey key = read_bisection_record(reader, head, tree, tree.record_of[middle], left, right);
+      ++records;
+      if (at_or_before(middle, key)) {
+        l = middle;
+        left = key;
+      } else {
+        r = middle;
+        right = key;
+      }
+    }
+    out.left_position[lane] = l;
+    out.left[lane] = left;
+    out.right[lane] = right;
+  }
+  return records;
+}
+
+}  // namespace detail
+
+uint32_t descend_bisection_lanes(const BisectionLanes& lanes, std::span<const uint8_t> key_stream,
+                                 const uint32_t (&target)[kLanesPerBlock], BisectionTarget kind,
+                                 BisectionBracket& out) {
+#if defined(__x86_64__) || defined(_M_X64)
+  if (simd_level() >= SimdLevel::kAvx2) {
+    uint32_t records = 0;
+    if (detail::descend_bisection_lanes_avx2(lanes, key_stream.data(), key_stream.size(), target, kind, out,
+                                             records)) {
+      return records;
+    }
+  }
+#endif
+  return detail::descend_bisection_lanes_scalar(lanes, key_stream, target, kind, out);
+}
+
+}  // namespace ks

@@ -1,0 +1,90 @@
+#pragma once
+// Bisection segments (bisection_segment.h) descended eight tracks at a
+// time, one lane each: the step with which a seek reaches a track's window
+// without reading the keys before it. Every lane decodes one record per
+// level, in lockstep; a lane whose interval is down to two neighbours
+// takes no part in the levels left. AVX2 decodes the eight records of a
+// level with one 64-bit gather per half and per-lane shifts and masks, as
+// lane_reader.h reads v11 keys.
+
+#include <cstdint>
+#include <span>
+
+#include "core/runtime/bisection_segment.h"
+#include "core/runtime/lane_reader.h"
+
+namespace ks {
+
+/// Eight lanes' segments, set by set_bisection_lane; structure-of-arrays
+/// for the SIMD kernel, with each lane's head kept whole for the scalar one.
+struct alignas(64) BisectionLanes {
+  uint64_t records_bit[kBisectionGroups][kLanesPerBlock] = {};
+  uint64_t key_bits[kBisectionGroups][kLanesPerBlock] = {};
+  uint64_t shift[kBisectionGroups][kLaneFields][kLanesPerBlock] = {};
+  uint64_t mask[kBisectionGroups][kLaneFields][kLanesPerBlock] = {};
+  int32_t count[kLanesPerBlock] = {};  // keys in the lane's segment; 0: the lane takes no part
+  // The keys at positions 0 (the one before the segment) and count (the anchor).
+  int32_t frame[2][kLanesPerBlock] = {};
+  int32_t code[2][4][kLanesPerBlock] = {};
+  int32_t negated[2][kLanesPerBlock] = {};
+  uint64_t end_byte[kLanesPerBlock] = {};  // the byte after the lane's last record
+  uint32_t wide_lanes = 0;                 // lanes with records wider than one 64-bit load reads (bit l: lane l)
+  BisectionSegmentHead head[kLanesPerBlock] = {};
+  BisectionKey before[kLanesPerBlock] = {};
+};
+
+/// Gives lane `lane` the segment of `count` keys (1..kKeysPerSegment) whose
+/// head is `head`, `before` being the key before it.
+void set_bisection_lane(BisectionLanes& lanes, uint32_t lane, const BisectionSegmentHead& head, uint32_t count,
+                        const BisectionKey& before);
+/// Takes lane `lane` out of the next descents.
+void clear_bisection_lane(BisectionLanes& lanes, uint32_t lane);
+
+/// Where each lane's descent ended: the two neighbouring positions that
+/// bracket its target, and their keys.
+struct BisectionBracket {
+  uint32_t left_position[kLanesPerBlock] = {};
+  BisectionKey left[kLanesPerBlock] = {};
+  BisectionKey right[kLanesPerBlock] = {};  // position left + 1; the anchor again when left is the anchor
+};
+
+/// What a descent aims at in each lane.
+enum class BisectionTarget : uint8_t {
+  kFrame,     // the last position whose key's frame is at or before the target (0 when none is)
+  kPosition,  // the target position itself (0..count)
+};
+
+/// Descends every lane with a segment towards `target[lane]` (a frame or a
+/// position), decoding only the keys on the way: the result equals
+/// find_in_bisection_segment's (kFrame) lane by lane. Records are read from
+/// `key_stream`, where each lane's head was read; a record that would read
+/// past it decodes as zero bits. Eight lanes at a time where the CPU has
+/// AVX2 (records up to kWidestLoadedKeyBits; wider ones lane by lane).
+/// Returns the records decoded (over every lane), for the counters.
+uint32_t descend_bisection_lanes(const BisectionLanes& lanes, std::span<const uint8_t> key_stream,
+                                 const uint32_t (&target)[kLanesPerBlock], BisectionTarget kind,
+                                 BisectionBracket& out);
+
+namespace detail {
+/// Per segment length and position (both 0..kKeysPerSegment): the record's
+/// index within its group (bisection_segment.h), the group following from
+/// the level.
+struct BisectionIndexTable {
+  uint8_t at[kKeysPerSegment + 1][kKeysPerSegment + 1];
+  uint8_t padding[3];  // the AVX2 kernel gathers the table by 32-bit words
+};
+extern const BisectionIndexTable kBisectionIndexInGroup;
+uint32_t descend_bisection_lanes_scalar(const BisectionLanes& lanes, std::span<const uint8_t> key_stream,
+                                        const uint32_t (&target)[kLanesPerBlock], BisectionTarget kind,
+                                        BisectionBracket& out);
+#if defined(__x86_64__) || defined(_M_X64)
+/// The AVX2 kernel; false (nothing written) when a lane's records are too
+/// wide for one load or too near the stream's end: the caller then takes
+/// the scalar one.
+bool descend_bisection_lanes_avx2(const BisectionLanes& lanes, const uint8_t* key_stream, size_t bytes,
+                                  const uint32_t (&target)[kLanesPerBlock], BisectionTarget kind,
+                                  BisectionBracket& out, uint32_t& records);
+#endif
+}  // namespace detail
+
+}  // namespace ks
