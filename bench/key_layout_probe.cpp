@@ -228,8 +228,9 @@ class BisectionSeeker {
 // The seek of format v12 as a player would take it, eight tracks a block
 // (bisection_lanes.h): each lane finds its segment by its anchors' frames,
 // descends to the frame, then to the window's neighbours in the segment
-// (keys i-1 and i+2). Neighbours in the next or previous segment are
-// counted, not decoded: this measures the lockstep descent.
+// (keys i-1 and i+2), one of which its last bracket holds. Neighbours in
+// the next or previous segment are counted, not decoded: this measures the
+// lockstep descent.
 class LaneSeeker {
  public:
   explicit LaneSeeker(const std::vector<BisectionTrack>& tracks) {
@@ -282,26 +283,48 @@ class LaneSeeker {
       }
       BisectionBracket at;
       records += descend_bisection_lanes(m_lanes, m_bytes, frame_target, BisectionTarget::kFrame, at);
-      // The neighbours: position p - 1 and p + 2 where they lie in the segment.
-      uint32_t before_target[kLanesPerBlock], after_target[kLanesPerBlock];
+      // The neighbours, positions p - 1 and p + 2, where they lie in the
+      // segment: the descent's last bracket holds one of them; a descent to
+      // the other decodes the rest (a second one where a short last
+      // segment leaves both).
+      uint32_t target[2][kLanesPerBlock] = {};
+      uint32_t needs[2] = {0, 0};
       for (uint32_t lane = 0; lane < lanes_here; ++lane) {
         const uint32_t p = at.left_position[lane], count = m_tracks[first + lane].count[segment[lane]];
-        before_target[lane] = p >= 1 ? p - 1 : 0;
-        after_target[lane] = std::min(p + 2, count);
         outside += (p == 0 ? 1 : 0) + (p + 2 > count ? 1 : 0) + (p + 1 > count ? 1 : 0);
+        const bool has_before = p == 0 || at.outer_left_position[lane] + 1 == p;
+        const bool has_after = p + 2 > count || at.outer_right_position[lane] == p + 2;
+        uint32_t pass = 0;
+        if (!has_before) target[pass][lane] = p - 1, needs[pass++] |= 1u << lane;
+        if (!has_after) target[pass][lane] = p + 2, needs[pass] |= 1u << lane;
       }
-      BisectionBracket left_of, right_of;
-      records += descend_bisection_lanes(m_lanes, m_bytes, before_target, BisectionTarget::kPosition, left_of);
-      records += descend_bisection_lanes(m_lanes, m_bytes, after_target, BisectionTarget::kPosition, right_of);
+      BisectionBracket other[2];
+      for (uint32_t pass = 0; pass < 2; ++pass) {
+        if (needs[pass] == 0) continue;
+        int32_t counts[kLanesPerBlock];
+        std::copy(m_lanes.count, m_lanes.count + kLanesPerBlock, counts);
+        for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+          if (((needs[pass] >> lane) & 1u) == 0) m_lanes.count[lane] = 0;
+        }
+        records += descend_bisection_lanes(m_lanes, m_bytes, target[pass], BisectionTarget::kPosition, other[pass]);
+        std::copy(counts, counts + kLanesPerBlock, m_lanes.count);
+      }
+      // The key at position q of a lane: from a further descent, else the bracket's.
+      const auto outer = [&](uint32_t lane, uint32_t q, const BisectionLaneKeys& bracketed) {
+        for (uint32_t pass = 0; pass < 2; ++pass) {
+          if (((needs[pass] >> lane) & 1u) != 0 && target[pass][lane] == q) return other[pass].left.key(lane);
+        }
+        return bracketed.key(lane);
+      };
       for (uint32_t lane = 0; lane < lanes_here; ++lane) {
         const uint32_t p = at.left_position[lane], count = m_tracks[first + lane].count[segment[lane]];
         std::array<BisectionKey, kWindowSize>& w = out[first + lane];
         uint32_t& f = found[first + lane];
         f = 0;
-        if (p >= 1) w[0] = left_of.left[lane], f |= 1;
-        w[1] = at.left[lane], f |= 2;
-        if (p + 1 <= count) w[2] = at.right[lane], f |= 4;
-        if (p + 2 <= count) w[3] = right_of.left[lane], f |= 8;
+        if (p >= 1) w[0] = outer(lane, p - 1, at.outer_left), f |= 1;
+        w[1] = at.left.key(lane), f |= 2;
+        if (p + 1 <= count) w[2] = at.right.key(lane), f |= 4;
+        if (p + 2 <= count) w[3] = outer(lane, p + 2, at.outer_right), f |= 8;
       }
     }
   }

@@ -4,8 +4,7 @@ namespace ks {
 
 void set_bisection_lane(BisectionLanes& lanes, uint32_t lane, const BisectionSegmentHead& head, uint32_t count,
                         const BisectionKey& before) {
-  lanes.head[lane] = head;
-  lanes.before[lane] = before;
+  lanes.head[lane] = &head;
   lanes.count[lane] = static_cast<int32_t>(count);
   for (uint32_t g = 0; g < kBisectionGroups; ++g) {
     const StreamKeyLayout& layout = head.group[g];
@@ -14,9 +13,11 @@ void set_bisection_lane(BisectionLanes& lanes, uint32_t lane, const BisectionSeg
     for (uint32_t f = 0; f < kKeyFields; ++f) {
       lanes.shift[g][f][lane] = layout.shift[f];
       lanes.mask[g][f][lane] = layout.mask[f];
+      if (f > 0 && layout.mask[f] != 0) lanes.coded |= 1u << (f - 1);
     }
     lanes.shift[g][kKeyFields][lane] = layout.negation_shift;
     lanes.mask[g][kKeyFields][lane] = layout.negation_mask;
+    if (layout.negation_mask != 0) lanes.coded |= 1u << 4;
   }
   lanes.end_byte[lane] = (head.end_bit + 7) / 8;
   const bool wide = head.group[0].key_bits > kWidestLoadedKeyBits || head.group[1].key_bits > kWidestLoadedKeyBits;
@@ -24,13 +25,18 @@ void set_bisection_lane(BisectionLanes& lanes, uint32_t lane, const BisectionSeg
   const BisectionKey* ends[2] = {&before, &head.anchor};
   for (uint32_t e = 0; e < 2; ++e) {
     lanes.frame[e][lane] = static_cast<int32_t>(ends[e]->frame);
-    for (uint32_t c = 0; c < 4; ++c) lanes.code[e][c][lane] = ends[e]->codes[c];
+    for (uint32_t c = 0; c < 4; ++c) {
+      lanes.code[e][c][lane] = ends[e]->codes[c];
+      if (ends[e]->codes[c] != 0) lanes.coded |= 1u << c;  // an uncoded component's value still travels
+    }
     lanes.negated[e][lane] = ends[e]->negated ? 1 : 0;
+    if (ends[e]->negated) lanes.coded |= 1u << 4;
   }
 }
 
 void clear_bisection_lane(BisectionLanes& lanes, uint32_t lane) {
   lanes.count[lane] = 0;
+  lanes.head[lane] = nullptr;
   lanes.wide_lanes &= ~(1u << lane);
 }
 
@@ -48,6 +54,16 @@ const BisectionIndexTable kBisectionIndexInGroup = [] {
   return table;
 }();
 
+namespace {
+
+void put(BisectionLaneKeys& keys, uint32_t lane, const BisectionKey& key) {
+  keys.frame[lane] = static_cast<int32_t>(key.frame);
+  for (uint32_t c = 0; c < 4; ++c) keys.code[c][lane] = key.codes[c];
+  keys.negated[lane] = key.negated ? 1 : 0;
+}
+
+}  // namespace
+
 uint32_t descend_bisection_lanes_scalar(const BisectionLanes& lanes, std::span<const uint8_t> key_stream,
                                         const uint32_t (&target)[kLanesPerBlock], BisectionTarget kind,
                                         BisectionBracket& out) {
@@ -55,33 +71,43 @@ uint32_t descend_bisection_lanes_scalar(const BisectionLanes& lanes, std::span<c
   for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
     const uint32_t count = static_cast<uint32_t>(lanes.count[lane]);
     if (count == 0) continue;
-    const BisectionSegmentHead& head = lanes.head[lane];
+    const BisectionSegmentHead& head = *lanes.head[lane];
     const BisectionTree& tree = kBisectionTrees[count];
     BitReader reader(key_stream);
-    BisectionKey left = lanes.before[lane], right = head.anchor;
+    BisectionKey before;
+    before.frame = static_cast<uint32_t>(lanes.frame[0][lane]);
+    for (uint32_t c = 0; c < 4; ++c) before.codes[c] = lanes.code[0][c][lane];
+    before.negated = lanes.negated[0][lane] != 0;
+    BisectionKey left = before, right = head.anchor;
     uint32_t l = 0, r = count;
     const auto at_or_before = [&](uint32_t position, const BisectionKey& key) {
       return kind == BisectionTarget::kFrame ? key.frame <= target[lane] : position <= target[lane];
     };
     if (at_or_before(count, right)) {
-      l = r = count;
+      l = count;
       left = right;
     }
+    BisectionKey outer_left = left, outer_right = right;
+    uint32_t outer_l = l, outer_r = r;
     while (r - l >= 2) {
       const uint32_t middle = (l + r) / 2;
       const BisectionKey key = read_bisection_record(reader, head, tree, tree.record_of[middle], left, right);
       ++records;
       if (at_or_before(middle, key)) {
-        l = middle;
-        left = key;
+        outer_left = left, outer_l = l;
+        l = middle, left = key;
       } else {
-        r = middle;
-        right = key;
+        outer_right = right, outer_r = r;
+        r = middle, right = key;
       }
     }
     out.left_position[lane] = l;
-    out.left[lane] = left;
-    out.right[lane] = right;
+    out.outer_left_position[lane] = outer_l;
+    out.outer_right_position[lane] = outer_r;
+    put(out.left, lane, left);
+    put(out.right, lane, right);
+    put(out.outer_left, lane, outer_left);
+    put(out.outer_right, lane, outer_right);
   }
   return records;
 }

@@ -3,9 +3,12 @@
 // time, one lane each: the step with which a seek reaches a track's window
 // without reading the keys before it. Every lane decodes one record per
 // level, in lockstep; a lane whose interval is down to two neighbours
-// takes no part in the levels left. AVX2 decodes the eight records of a
+// takes no part in the levels left. AVX2 reads the eight records of a
 // level with one 64-bit gather per half and per-lane shifts and masks, as
-// lane_reader.h reads v11 keys.
+// lane_reader.h reads v11 keys. The path follows from frames alone (one
+// field a record, no guess in floats), so the kernel descends on frames
+// first and then decodes the path's codes one component at a time: a
+// key's six values never have to be live together.
 
 #include <cstdint>
 #include <span>
@@ -16,7 +19,7 @@
 namespace ks {
 
 /// Eight lanes' segments, set by set_bisection_lane; structure-of-arrays
-/// for the SIMD kernel, with each lane's head kept whole for the scalar one.
+/// for the SIMD kernel, with each lane's head at hand for the scalar one.
 struct alignas(64) BisectionLanes {
   uint64_t records_bit[kBisectionGroups][kLanesPerBlock] = {};
   uint64_t key_bits[kBisectionGroups][kLanesPerBlock] = {};
@@ -29,23 +32,44 @@ struct alignas(64) BisectionLanes {
   int32_t negated[2][kLanesPerBlock] = {};
   uint64_t end_byte[kLanesPerBlock] = {};  // the byte after the lane's last record
   uint32_t wide_lanes = 0;                 // lanes with records wider than one 64-bit load reads (bit l: lane l)
-  BisectionSegmentHead head[kLanesPerBlock] = {};
-  BisectionKey before[kLanesPerBlock] = {};
+  uint32_t coded = 0;                      // components coded in some lane (bit c), and bit 4: some lane has negated bits
+  const BisectionSegmentHead* head[kLanesPerBlock] = {};  // the caller's, alive while the lanes are used
 };
 
 /// Gives lane `lane` the segment of `count` keys (1..kKeysPerSegment) whose
-/// head is `head`, `before` being the key before it.
+/// head is `head` (kept by the caller while the lanes are used), `before`
+/// being the key before it.
 void set_bisection_lane(BisectionLanes& lanes, uint32_t lane, const BisectionSegmentHead& head, uint32_t count,
                         const BisectionKey& before);
 /// Takes lane `lane` out of the next descents.
 void clear_bisection_lane(BisectionLanes& lanes, uint32_t lane);
 
+/// Eight lanes' keys, structure-of-arrays.
+struct alignas(32) BisectionLaneKeys {
+  int32_t frame[kLanesPerBlock] = {};
+  int32_t code[4][kLanesPerBlock] = {};
+  int32_t negated[kLanesPerBlock] = {};
+  BisectionKey key(uint32_t lane) const {
+    BisectionKey k;
+    k.frame = static_cast<uint32_t>(frame[lane]);
+    for (uint32_t c = 0; c < 4; ++c) k.codes[c] = code[c][lane];
+    k.negated = negated[lane] != 0;
+    return k;
+  }
+};
+
 /// Where each lane's descent ended: the two neighbouring positions that
-/// bracket its target, and their keys.
+/// bracket its target and their keys, and the keys the descent had before
+/// its last steps on either side (the bracket's outer neighbours where
+/// their positions are left - 1 and left + 2).
 struct BisectionBracket {
-  uint32_t left_position[kLanesPerBlock] = {};
-  BisectionKey left[kLanesPerBlock] = {};
-  BisectionKey right[kLanesPerBlock] = {};  // position left + 1; the anchor again when left is the anchor
+  alignas(32) uint32_t left_position[kLanesPerBlock] = {};
+  alignas(32) uint32_t outer_left_position[kLanesPerBlock] = {};
+  alignas(32) uint32_t outer_right_position[kLanesPerBlock] = {};
+  BisectionLaneKeys left;
+  BisectionLaneKeys right;  // position left + 1; the anchor again when left is the anchor
+  BisectionLaneKeys outer_left;
+  BisectionLaneKeys outer_right;
 };
 
 /// What a descent aims at in each lane.

@@ -38,42 +38,6 @@ __m256i unzigzag(__m256i u) {
                                                                     _mm256_and_si256(u, _mm256_set1_epi32(1))));
 }
 
-struct Key {
-  __m256i frame, code[4], negated;
-};
-
-Key load_key(const BisectionLanes& lanes, uint32_t end) {
-  Key k;
-  k.frame = load(lanes.frame[end]);
-  for (int c = 0; c < 4; ++c) k.code[c] = load(lanes.code[end][c]);
-  k.negated = load(lanes.negated[end]);
-  return k;
-}
-
-Key blend(const Key& a, const Key& b, __m256i take_b) {
-  Key k;
-  k.frame = _mm256_blendv_epi8(a.frame, b.frame, take_b);
-  for (int c = 0; c < 4; ++c) k.code[c] = _mm256_blendv_epi8(a.code[c], b.code[c], take_b);
-  k.negated = _mm256_blendv_epi8(a.negated, b.negated, take_b);
-  return k;
-}
-
-// bisection_code_guess, eight lanes: the same float steps (frames below
-// 2^31 and codes within +-2^30, as every stream StreamView accepts).
-__m256i code_guess(__m256i left_code, __m256i right_code, __m256i left_frame, __m256i right_frame, __m256i frame) {
-  const __m256 zero = _mm256_setzero_ps();
-  const __m256 span = _mm256_cvtepi32_ps(_mm256_sub_epi32(right_frame, left_frame));
-  const __m256 has_span = _mm256_cmp_ps(span, zero, _CMP_GT_OQ);
-  __m256 t = _mm256_div_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(frame, left_frame)), span);
-  t = _mm256_min_ps(_mm256_max_ps(t, zero), _mm256_set1_ps(1.f));
-  const __m256i rise = _mm256_sub_epi32(right_code, left_code);
-  const __m256 scaled = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(rise), t), _mm256_set1_ps(0.5f));
-  __m256i step = _mm256_cvttps_epi32(_mm256_floor_ps(scaled));
-  const __m256i none = _mm256_setzero_si256();
-  step = _mm256_min_epi32(_mm256_max_epi32(step, _mm256_min_epi32(rise, none)), _mm256_max_epi32(rise, none));
-  return _mm256_blendv_epi8(left_code, _mm256_add_epi32(left_code, step), _mm256_castps_si256(has_span));
-}
-
 // Field f of each lane's record (its 64 bits in `low`, `high`), by the
 // group's per-lane shift and mask.
 __m256i field(const BisectionLanes& lanes, uint32_t group, uint32_t f, __m256i low, __m256i high) {
@@ -81,6 +45,56 @@ __m256i field(const BisectionLanes& lanes, uint32_t group, uint32_t f, __m256i l
   const __m256i b =
       _mm256_and_si256(_mm256_srlv_epi64(high, load(lanes.shift[group][f] + 4)), load(lanes.mask[group][f] + 4));
   return narrow(a, b);
+}
+
+constexpr uint32_t kMaxLevels = 4;
+static_assert(kBisectionTrees[kKeysPerSegment].depth == kMaxLevels);
+
+// What the frame pass leaves to the code pass, per level: the records'
+// bits, the fraction of the way between the bracketing keys' frames (0
+// where they coincide, which makes the guess the left code, as
+// bisection_code_guess does), and which lanes took the key as their new
+// left or right end.
+struct Path {
+  __m256i low[kMaxLevels], high[kMaxLevels];
+  __m256 t[kMaxLevels];
+  __m256i to_left[kMaxLevels], to_right[kMaxLevels];
+  uint32_t levels = 0;
+};
+
+// One field's values along the path (1..4 a coded component, guessed on
+// the line between the bracketing keys; kKeyFields the "negated" bit), from
+// the ends `left_in` and `right_in`; the bracket's four keys go to the outs.
+void replay(const BisectionLanes& lanes, const Path& path, __m256i past, uint32_t value, const int32_t* left_in,
+            const int32_t* right_in, int32_t* left_out, int32_t* right_out, int32_t* outer_left_out,
+            int32_t* outer_right_out) {
+  __m256i right = load(right_in);
+  __m256i left = _mm256_blendv_epi8(load(left_in), right, past);
+  __m256i outer_left = left, outer_right = right;
+  const bool code = value < kKeyFields;
+  const __m256i none = _mm256_setzero_si256();
+  for (uint32_t level = 0; level < path.levels; ++level) {
+    const uint32_t group = level + 1 <= kBisectionUpperLevels ? 0 : 1;
+    __m256i key = field(lanes, group, value, path.low[level], path.high[level]);
+    if (code) {
+      // bisection_code_guess: the same float steps (codes within +-2^30,
+      // as every stream StreamView accepts has).
+      const __m256i rise = _mm256_sub_epi32(right, left);
+      const __m256 scaled =
+          _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(rise), path.t[level]), _mm256_set1_ps(0.5f));
+      __m256i step = _mm256_cvttps_epi32(_mm256_floor_ps(scaled));
+      step = _mm256_min_epi32(_mm256_max_epi32(step, _mm256_min_epi32(rise, none)), _mm256_max_epi32(rise, none));
+      key = _mm256_add_epi32(_mm256_add_epi32(left, step), unzigzag(key));
+    }
+    outer_left = _mm256_blendv_epi8(outer_left, left, path.to_left[level]);
+    left = _mm256_blendv_epi8(left, key, path.to_left[level]);
+    outer_right = _mm256_blendv_epi8(outer_right, right, path.to_right[level]);
+    right = _mm256_blendv_epi8(right, key, path.to_right[level]);
+  }
+  store(left_out, left);
+  store(right_out, right);
+  store(outer_left_out, outer_left);
+  store(outer_right_out, outer_right);
 }
 
 }  // namespace
@@ -101,20 +115,25 @@ bool descend_bisection_lanes_avx2(const BisectionLanes& lanes, const uint8_t* ke
   const __m256i goal = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(target));
   const bool by_frame = kind == BisectionTarget::kFrame;
 
-  Key left = load_key(lanes, 0), right = load_key(lanes, 1);
+  // The frame pass: the path, and the bracket's frames and positions.
+  __m256i left_frame = load(lanes.frame[0]), right_frame = load(lanes.frame[1]);
   __m256i left_position = zero, right_position = count;
   // Lanes whose target is at or after the anchor end there.
-  const __m256i past = at_or_before(by_frame ? right.frame : count, goal);
-  left = blend(left, right, past);
+  const __m256i past = at_or_before(by_frame ? right_frame : count, goal);
+  left_frame = _mm256_blendv_epi8(left_frame, right_frame, past);
   left_position = _mm256_blendv_epi8(left_position, count, past);
+  __m256i outer_left_frame = left_frame, outer_right_frame = right_frame;
+  __m256i outer_left_position = left_position, outer_right_position = right_position;
   __m256i active = _mm256_andnot_si256(past, _mm256_and_si256(present, _mm256_cmpgt_epi32(count, one)));
-  active = _mm256_and_si256(active, _mm256_cmpgt_epi32(_mm256_sub_epi32(right_position, left_position), one));
   const int* index_table = reinterpret_cast<const int*>(&kBisectionIndexInGroup);
   const long long* words = reinterpret_cast<const long long*>(key_stream);
   const __m256i seven = _mm256_set1_epi64x(7);
+  const __m256 zero_ps = _mm256_setzero_ps();
+  Path path;
   records = 0;
-  for (uint32_t level = 1; !_mm256_testz_si256(active, active); ++level) {
-    const uint32_t group = level <= kBisectionUpperLevels ? 0 : 1;
+  for (; path.levels < kMaxLevels && !_mm256_testz_si256(active, active); ++path.levels) {
+    const uint32_t level = path.levels;
+    const uint32_t group = level + 1 <= kBisectionUpperLevels ? 0 : 1;
     const __m256i middle = _mm256_srli_epi32(_mm256_add_epi32(left_position, right_position), 1);
     // The record's index in its group: one byte of the table, at [count][middle].
     const __m256i entry = _mm256_add_epi32(_mm256_mullo_epi32(count, _mm256_set1_epi32(kKeysPerSegment + 1)), middle);
@@ -127,53 +146,62 @@ bool descend_bisection_lanes_avx2(const BisectionLanes& lanes, const uint8_t* ke
                                              _mm256_mul_epu32(widen_low(index), load(lanes.key_bits[group])));
     const __m256i bit_high = _mm256_add_epi64(load(lanes.records_bit[group] + 4),
                                               _mm256_mul_epu32(widen_high(index), load(lanes.key_bits[group] + 4)));
-    __m256i low = _mm256_mask_i64gather_epi64(zero, words, _mm256_srli_epi64(bit_low, 3), signed_low(active), 1);
-    __m256i high = _mm256_mask_i64gather_epi64(zero, words, _mm256_srli_epi64(bit_high, 3), signed_high(active), 1);
-    low = _mm256_srlv_epi64(low, _mm256_and_si256(bit_low, seven));
-    high = _mm256_srlv_epi64(high, _mm256_and_si256(bit_high, seven));
+    const __m256i low = _mm256_mask_i64gather_epi64(zero, words, _mm256_srli_epi64(bit_low, 3), signed_low(active), 1);
+    const __m256i high =
+        _mm256_mask_i64gather_epi64(zero, words, _mm256_srli_epi64(bit_high, 3), signed_high(active), 1);
+    path.low[level] = _mm256_srlv_epi64(low, _mm256_and_si256(bit_low, seven));
+    path.high[level] = _mm256_srlv_epi64(high, _mm256_and_si256(bit_high, seven));
 
-    Key key;
-    key.frame = _mm256_add_epi32(
-        _mm256_add_epi32(left.frame, _mm256_srli_epi32(_mm256_sub_epi32(right.frame, left.frame), 1)),
-        unzigzag(field(lanes, group, 0, low, high)));
-    for (uint32_t c = 0; c < 4; ++c) {
-      const __m256i guess = code_guess(left.code[c], right.code[c], left.frame, right.frame, key.frame);
-      key.code[c] = _mm256_add_epi32(guess, unzigzag(field(lanes, group, c + 1, low, high)));
-    }
-    key.negated = field(lanes, group, kKeyFields, low, high);
-    records += static_cast<uint32_t>(__builtin_popcount(
-        static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(active)))));
+    const __m256i span = _mm256_sub_epi32(right_frame, left_frame);
+    const __m256i frame = _mm256_add_epi32(_mm256_add_epi32(left_frame, _mm256_srli_epi32(span, 1)),
+                                           unzigzag(field(lanes, group, 0, path.low[level], path.high[level])));
+    // bisection_code_guess's fraction, kept within 0..1, and 0 without a span.
+    const __m256 span_ps = _mm256_cvtepi32_ps(span);
+    const __m256 t = _mm256_div_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(frame, left_frame)), span_ps);
+    path.t[level] = _mm256_and_ps(_mm256_min_ps(_mm256_max_ps(t, zero_ps), _mm256_set1_ps(1.f)),
+                                  _mm256_cmp_ps(span_ps, zero_ps, _CMP_GT_OQ));
+    records += static_cast<uint32_t>(
+        __builtin_popcount(static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(active)))));
 
-    const __m256i to_right = at_or_before(by_frame ? key.frame : middle, goal);
-    const __m256i move_left = _mm256_and_si256(active, to_right);
-    const __m256i move_right = _mm256_andnot_si256(to_right, active);
-    left = blend(left, key, move_left);
-    right = blend(right, key, move_right);
-    left_position = _mm256_blendv_epi8(left_position, middle, move_left);
-    right_position = _mm256_blendv_epi8(right_position, middle, move_right);
+    const __m256i at_or_after_key = at_or_before(by_frame ? frame : middle, goal);
+    const __m256i to_left = _mm256_and_si256(active, at_or_after_key);  // the key becomes the left end
+    const __m256i to_right = _mm256_andnot_si256(at_or_after_key, active);
+    path.to_left[level] = to_left;
+    path.to_right[level] = to_right;
+    outer_left_frame = _mm256_blendv_epi8(outer_left_frame, left_frame, to_left);
+    outer_left_position = _mm256_blendv_epi8(outer_left_position, left_position, to_left);
+    outer_right_frame = _mm256_blendv_epi8(outer_right_frame, right_frame, to_right);
+    outer_right_position = _mm256_blendv_epi8(outer_right_position, right_position, to_right);
+    left_frame = _mm256_blendv_epi8(left_frame, frame, to_left);
+    left_position = _mm256_blendv_epi8(left_position, middle, to_left);
+    right_frame = _mm256_blendv_epi8(right_frame, frame, to_right);
+    right_position = _mm256_blendv_epi8(right_position, middle, to_right);
     active = _mm256_and_si256(active, _mm256_cmpgt_epi32(_mm256_sub_epi32(right_position, left_position), one));
   }
+  store(out.left_position, left_position);
+  store(out.outer_left_position, outer_left_position);
+  store(out.outer_right_position, outer_right_position);
+  store(out.left.frame, left_frame);
+  store(out.right.frame, right_frame);
+  store(out.outer_left.frame, outer_left_frame);
+  store(out.outer_right.frame, outer_right_frame);
 
-  alignas(32) int32_t frame[2][kLanesPerBlock], code[2][4][kLanesPerBlock], negated[2][kLanesPerBlock];
-  store(frame[0], left.frame);
-  store(frame[1], right.frame);
-  store(negated[0], left.negated);
-  store(negated[1], right.negated);
-  for (int c = 0; c < 4; ++c) {
-    store(code[0][c], left.code[c]);
-    store(code[1][c], right.code[c]);
-  }
-  alignas(32) uint32_t position[kLanesPerBlock];
-  store(position, left_position);
-  for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
-    if (((present_bits >> lane) & 1u) == 0) continue;
-    out.left_position[lane] = position[lane];
-    BisectionKey* keys[2] = {&out.left[lane], &out.right[lane]};
-    for (uint32_t e = 0; e < 2; ++e) {
-      keys[e]->frame = static_cast<uint32_t>(frame[e][lane]);
-      for (int c = 0; c < 4; ++c) keys[e]->codes[c] = code[e][c][lane];
-      keys[e]->negated = negated[e][lane] != 0;
+  // The code pass: each field some lane has, along the path; the others
+  // are zero in every key.
+  BisectionLaneKeys* const keys[4] = {&out.left, &out.right, &out.outer_left, &out.outer_right};
+  for (uint32_t c = 0; c < 4; ++c) {
+    if (((lanes.coded >> c) & 1u) == 0) {
+      for (BisectionLaneKeys* k : keys) store(k->code[c], zero);
+    } else {
+      replay(lanes, path, past, c + 1, lanes.code[0][c], lanes.code[1][c], out.left.code[c], out.right.code[c],
+             out.outer_left.code[c], out.outer_right.code[c]);
     }
+  }
+  if (((lanes.coded >> 4) & 1u) == 0) {
+    for (BisectionLaneKeys* k : keys) store(k->negated, zero);
+  } else {
+    replay(lanes, path, past, kKeyFields, lanes.negated[0], lanes.negated[1], out.left.negated, out.right.negated,
+           out.outer_left.negated, out.outer_right.negated);
   }
   return true;
 }

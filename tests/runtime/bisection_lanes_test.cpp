@@ -62,8 +62,11 @@ struct Expected {
   uint32_t position = 0;
   BisectionKey left, right;
 };
+// The key at position p of segment `s` (0: the key before it).
+const BisectionKey& key_at(const RandomTrack& t, const WrittenSegment& s, uint32_t p) { return t.keys[s.first + p - 1]; }
+
 Expected expected(const RandomTrack& t, const WrittenSegment& s, uint32_t target, BisectionTarget kind) {
-  const auto key = [&](uint32_t p) { return t.keys[s.first + p - 1]; };  // p = 0: the key before
+  const auto key = [&](uint32_t p) { return key_at(t, s, p); };
   Expected e;
   for (uint32_t p = 1; p <= s.count; ++p) {
     if (kind == BisectionTarget::kFrame ? key(p).frame <= target : p <= target) e.position = p;
@@ -78,6 +81,7 @@ Expected expected(const RandomTrack& t, const WrittenSegment& s, uint32_t target
 void check_block(const Block& b, std::mt19937& rng, BisectionTarget kind, const std::string& what,
                  int& kernel_blocks) {
   BisectionLanes lanes;
+  BisectionSegmentHead heads[kLanesPerBlock];  // the lanes point at them
   uint32_t target[kLanesPerBlock] = {};
   const WrittenSegment* segment[kLanesPerBlock] = {};
   for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
@@ -89,8 +93,8 @@ void check_block(const Block& b, std::mt19937& rng, BisectionTarget kind, const 
     const WrittenSegment& s = b.written[lane].segments[rng() % b.written[lane].segments.size()];
     segment[lane] = &s;
     BitReader reader(b.bytes, b.base_bit[lane] + s.start_bit);
-    const BisectionSegmentHead head = read_bisection_head(reader, t.coding, s.count);
-    set_bisection_lane(lanes, lane, head, s.count, t.keys[s.first - 1]);
+    heads[lane] = read_bisection_head(reader, t.coding, s.count);
+    set_bisection_lane(lanes, lane, heads[lane], s.count, t.keys[s.first - 1]);
     if (kind == BisectionTarget::kFrame) {
       const uint32_t lo = t.keys[s.first - 1].frame, hi = t.keys[s.first + s.count - 1].frame + 2;
       target[lane] = lo + rng() % (hi - lo + 1);
@@ -111,8 +115,15 @@ void check_block(const Block& b, std::mt19937& rng, BisectionTarget kind, const 
       const std::string where = what + ", " + to_string(level) + ", lane " + std::to_string(lane) + ", target " +
                                 std::to_string(target[lane]);
       ASSERT_EQ(out.left_position[lane], e.position) << where;
-      ASSERT_TRUE(same_key(out.left[lane], e.left)) << where;
-      ASSERT_TRUE(same_key(out.right[lane], e.right)) << where;
+      ASSERT_TRUE(same_key(out.left.key(lane), e.left)) << where;
+      ASSERT_TRUE(same_key(out.right.key(lane), e.right)) << where;
+      // The outer keys are the segment's at their positions, outside the bracket.
+      const uint32_t outer_left = out.outer_left_position[lane], outer_right = out.outer_right_position[lane];
+      ASSERT_LE(outer_left, e.position) << where;
+      ASSERT_TRUE(outer_right >= e.position + 1 || outer_right == segment[lane]->count) << where;
+      ASSERT_LE(outer_right, segment[lane]->count) << where;
+      ASSERT_TRUE(same_key(out.outer_left.key(lane), key_at(b.track[lane], *segment[lane], outer_left))) << where;
+      ASSERT_TRUE(same_key(out.outer_right.key(lane), key_at(b.track[lane], *segment[lane], outer_right))) << where;
     }
     EXPECT_LE(records, most) << what;  // at most four levels a lane
   }
@@ -157,6 +168,7 @@ TEST(BisectionLanes, ArbitraryBytesReadSafelyAndAlike) {
     std::vector<uint8_t> bytes(1 + rng() % 96);
     for (uint8_t& byte : bytes) byte = static_cast<uint8_t>(rng());
     BisectionLanes lanes;
+    BisectionSegmentHead heads[kLanesPerBlock];
     uint32_t target[kLanesPerBlock] = {};
     for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
       BisectionTrackCoding coding;
@@ -166,10 +178,10 @@ TEST(BisectionLanes, ArbitraryBytesReadSafelyAndAlike) {
       coding.negation_bits = rng() % 2 == 0;
       const uint32_t count = 1 + rng() % kKeysPerSegment;
       BitReader reader(bytes, rng() % (bytes.size() * 8));
-      const BisectionSegmentHead head = read_bisection_head(reader, coding, count);
+      heads[lane] = read_bisection_head(reader, coding, count);
       BisectionKey before;
       before.frame = rng() % 65536;
-      set_bisection_lane(lanes, lane, head, count, before);
+      set_bisection_lane(lanes, lane, heads[lane], count, before);
       target[lane] = rng() % 65536;
     }
     BisectionBracket reference, simd;
