@@ -25,10 +25,12 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -263,71 +265,104 @@ class LaneSeeker {
   // [track][w] (key index last - 1 + w), `found` bit w set where decoded.
   [[gnu::noinline]] void seek(uint32_t frame, std::vector<std::array<BisectionKey, kWindowSize>>& out,
                               std::vector<uint32_t>& found) {
-    for (size_t first = 0; first < m_tracks.size(); first += kLanesPerBlock) {
-      const uint32_t lanes_here = static_cast<uint32_t>(std::min<size_t>(kLanesPerBlock, m_tracks.size() - first));
-      uint32_t frame_target[kLanesPerBlock] = {};
-      uint32_t segment[kLanesPerBlock] = {};
-      for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
-        if (lane >= lanes_here) {
-          clear_bisection_lane(m_lanes, lane);
-          continue;
-        }
-        const Track& t = m_tracks[first + lane];
-        const std::vector<uint32_t>& anchors = t.track->anchor_frame;
-        uint32_t j = static_cast<uint32_t>(std::upper_bound(anchors.begin(), anchors.end(), frame) - anchors.begin());
-        if (j == anchors.size()) --j;  // at or after the last anchor: the last segment's end
-        segment[lane] = j;
-        const BisectionKey& before = j == 0 ? t.track->initial[kInitialKeysPerTrack - 1] : t.heads[j - 1].anchor;
-        set_bisection_lane(m_lanes, lane, t.heads[j], t.count[j], before);
-        frame_target[lane] = frame;
+    set_lanes(frame);
+    descend(out, found);
+  }
+
+  // Each lane at the segment `frame` falls in (the player would do this
+  // from its segment table, eight lanes at a time; here, from parsed heads).
+  [[gnu::noinline]] void set_lanes(uint32_t frame) {
+    const size_t tracks = m_tracks.size();
+    const size_t blocks = (tracks + kLanesPerBlock - 1) / kLanesPerBlock;
+    m_lanes.resize(blocks);
+    m_at.resize(blocks);
+    m_target.assign(blocks * kLanesPerBlock, frame);
+    m_segment.resize(blocks * kLanesPerBlock);
+    for (size_t l = 0; l < blocks * kLanesPerBlock; ++l) {
+      BisectionLanes& lanes = m_lanes[l / kLanesPerBlock];
+      const uint32_t lane = static_cast<uint32_t>(l % kLanesPerBlock);
+      if (l >= tracks) {
+        clear_bisection_lane(lanes, lane);
+        continue;
       }
-      BisectionBracket at;
-      records += descend_bisection_lanes(m_lanes, m_bytes, frame_target, BisectionTarget::kFrame, at);
-      // The neighbours, positions p - 1 and p + 2, where they lie in the
-      // segment: the descent's last bracket holds one of them; a descent to
-      // the other decodes the rest (a second one where a short last
-      // segment leaves both).
-      uint32_t target[2][kLanesPerBlock] = {};
-      uint32_t needs[2] = {0, 0};
-      for (uint32_t lane = 0; lane < lanes_here; ++lane) {
-        const uint32_t p = at.left_position[lane], count = m_tracks[first + lane].count[segment[lane]];
-        outside += (p == 0 ? 1 : 0) + (p + 2 > count ? 1 : 0) + (p + 1 > count ? 1 : 0);
-        const bool has_before = p == 0 || at.outer_left_position[lane] + 1 == p;
-        const bool has_after = p + 2 > count || at.outer_right_position[lane] == p + 2;
-        uint32_t pass = 0;
-        if (!has_before) target[pass][lane] = p - 1, needs[pass++] |= 1u << lane;
-        if (!has_after) target[pass][lane] = p + 2, needs[pass] |= 1u << lane;
-      }
-      BisectionBracket other[2];
-      for (uint32_t pass = 0; pass < 2; ++pass) {
-        if (needs[pass] == 0) continue;
-        int32_t counts[kLanesPerBlock];
-        std::copy(m_lanes.count, m_lanes.count + kLanesPerBlock, counts);
+      const Track& t = m_tracks[l];
+      const std::vector<uint32_t>& anchors = t.track->anchor_frame;
+      uint32_t j = static_cast<uint32_t>(std::upper_bound(anchors.begin(), anchors.end(), frame) - anchors.begin());
+      if (j == anchors.size()) --j;  // at or after the last anchor: the last segment's end
+      m_segment[l] = j;
+      const BisectionKey& before = j == 0 ? t.track->initial[kInitialKeysPerTrack - 1] : t.heads[j - 1].anchor;
+      set_bisection_lane(lanes, lane, t.heads[j], t.count[j], before);
+    }
+  }
+
+  // The descents from the lanes set_lanes set, and the windows they give.
+  [[gnu::noinline]] void descend(std::vector<std::array<BisectionKey, kWindowSize>>& out,
+                                 std::vector<uint32_t>& found) {
+    const size_t tracks = m_tracks.size();
+    const size_t blocks = m_lanes.size();
+    records += blocks_descend(m_target, BisectionTarget::kFrame, m_at);
+    // The neighbours, positions p - 1 and p + 2, where they lie in the
+    // segment: the descent's last bracket holds one of them; a descent to
+    // the other decodes the rest (a second one where a short last segment
+    // leaves both).
+    m_needs[0].assign(blocks, 0);
+    m_needs[1].assign(blocks, 0);
+    m_pass_target[0].assign(blocks * kLanesPerBlock, 0);
+    m_pass_target[1].assign(blocks * kLanesPerBlock, 0);
+    for (size_t l = 0; l < tracks; ++l) {
+      const BisectionBracket& at = m_at[l / kLanesPerBlock];
+      const uint32_t lane = static_cast<uint32_t>(l % kLanesPerBlock);
+      const uint32_t p = at.left_position[lane], count = m_tracks[l].count[m_segment[l]];
+      outside += (p == 0 ? 1 : 0) + (p + 2 > count ? 1 : 0) + (p + 1 > count ? 1 : 0);
+      const bool has_before = p == 0 || at.outer_left_position[lane] + 1 == p;
+      const bool has_after = p + 2 > count || at.outer_right_position[lane] == p + 2;
+      uint32_t pass = 0;
+      if (!has_before) m_pass_target[pass][l] = p - 1, m_needs[pass++][l / kLanesPerBlock] |= 1u << lane;
+      if (!has_after) m_pass_target[pass][l] = p + 2, m_needs[pass][l / kLanesPerBlock] |= 1u << lane;
+    }
+    for (uint32_t pass = 0; pass < 2; ++pass) {
+      bool any = false;
+      m_counts.assign(blocks * kLanesPerBlock, 0);
+      for (size_t k = 0; k < blocks; ++k) {
         for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
-          if (((needs[pass] >> lane) & 1u) == 0) m_lanes.count[lane] = 0;
+          m_counts[k * kLanesPerBlock + lane] = m_lanes[k].count[lane];
+          if (((m_needs[pass][k] >> lane) & 1u) == 0) m_lanes[k].count[lane] = 0;
         }
-        records += descend_bisection_lanes(m_lanes, m_bytes, target[pass], BisectionTarget::kPosition, other[pass]);
-        std::copy(counts, counts + kLanesPerBlock, m_lanes.count);
+        any = any || m_needs[pass][k] != 0;
       }
-      // The key at position q of a lane: from a further descent, else the bracket's.
-      const auto outer = [&](uint32_t lane, uint32_t q, const BisectionLaneKeys& bracketed) {
+      if (any) {
+        m_other[pass].resize(blocks);
+        records += blocks_descend(m_pass_target[pass], BisectionTarget::kPosition, m_other[pass]);
+      }
+      for (size_t k = 0; k < blocks; ++k) {
+        for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) m_lanes[k].count[lane] = m_counts[k * kLanesPerBlock + lane];
+      }
+    }
+    for (size_t l = 0; l < tracks; ++l) {
+      const size_t k = l / kLanesPerBlock;
+      const uint32_t lane = static_cast<uint32_t>(l % kLanesPerBlock);
+      const BisectionBracket& at = m_at[k];
+      const uint32_t p = at.left_position[lane], count = m_tracks[l].count[m_segment[l]];
+      // The key at position q: from a further descent, else the bracket's.
+      const auto outer = [&](uint32_t q, const BisectionLaneKeys& bracketed) {
         for (uint32_t pass = 0; pass < 2; ++pass) {
-          if (((needs[pass] >> lane) & 1u) != 0 && target[pass][lane] == q) return other[pass].left.key(lane);
+          if (((m_needs[pass][k] >> lane) & 1u) != 0 && m_pass_target[pass][l] == q) return m_other[pass][k].left.key(lane);
         }
         return bracketed.key(lane);
       };
-      for (uint32_t lane = 0; lane < lanes_here; ++lane) {
-        const uint32_t p = at.left_position[lane], count = m_tracks[first + lane].count[segment[lane]];
-        std::array<BisectionKey, kWindowSize>& w = out[first + lane];
-        uint32_t& f = found[first + lane];
-        f = 0;
-        if (p >= 1) w[0] = outer(lane, p - 1, at.outer_left), f |= 1;
-        w[1] = at.left.key(lane), f |= 2;
-        if (p + 1 <= count) w[2] = at.right.key(lane), f |= 4;
-        if (p + 2 <= count) w[3] = outer(lane, p + 2, at.outer_right), f |= 8;
-      }
+      std::array<BisectionKey, kWindowSize>& w = out[l];
+      uint32_t& f = found[l];
+      f = 0;
+      if (p >= 1) w[0] = outer(p - 1, at.outer_left), f |= 1;
+      w[1] = at.left.key(lane), f |= 2;
+      if (p + 1 <= count) w[2] = at.right.key(lane), f |= 4;
+      if (p + 2 <= count) w[3] = outer(p + 2, at.outer_right), f |= 8;
     }
   }
+
+  // Whether the blocks descend together (descend_bisection_blocks) or one
+  // after the other, for timing the two.
+  bool interleaved = true;
 
   // The stream key index (0-based over the track's keys) of position p of
   // the segment `frame` falls in, for checking.
@@ -347,7 +382,25 @@ class LaneSeeker {
   };
   std::vector<Track> m_tracks;
   std::vector<uint8_t> m_bytes;
-  BisectionLanes m_lanes;
+  // Per seek, kept to reuse their memory: the blocks' lanes and results,
+  // each lane's target, segment and count, and which lanes a neighbour
+  // descent takes (bit per lane, per block) with its targets.
+  std::vector<BisectionLanes> m_lanes;
+  std::vector<BisectionBracket> m_at, m_other[2];
+  std::vector<uint32_t> m_target, m_segment, m_needs[2], m_pass_target[2];
+  std::vector<int32_t> m_counts;
+
+  uint32_t blocks_descend(const std::vector<uint32_t>& targets, BisectionTarget kind,
+                          std::vector<BisectionBracket>& out) {
+    if (interleaved) return descend_bisection_blocks(m_lanes, m_bytes, targets, kind, out);
+    uint32_t n = 0;
+    for (size_t k = 0; k < m_lanes.size(); ++k) {
+      n += descend_bisection_blocks(std::span(m_lanes).subspan(k, 1), m_bytes,
+                                    std::span(targets).subspan(k * kLanesPerBlock, kLanesPerBlock), kind,
+                                    std::span(out).subspan(k, 1));
+    }
+    return n;
+  }
 };
 
 int fail(const std::string& why) {
@@ -441,10 +494,41 @@ int count_seeks(const FittedClip& clip, const StreamView& view, const std::vecto
               double(heads) / n, double(after.keys_read - before.keys_read) / n);
   std::printf("| per track | %.2f + %.2f | %.2f |\n", double(records) / n / double(tracks.size()),
               double(heads) / n / double(tracks.size()), double(after.keys_read - before.keys_read) / n / double(tracks.size()));
+  const uint64_t lane_records = lanes.records, lane_outside = lanes.outside;  // before the timed passes add to them
+  // Time, same run: the lockstep windows alone against v11's whole seek
+  // (restore, read forward, rebuild, evaluate) at the same frames, each
+  // the minimum of nine passes.
+  const auto fastest = [&](auto&& pass) {
+    double best = 1e300;
+    for (int repetition = 0; repetition < 9; ++repetition) {
+      const auto start = std::chrono::steady_clock::now();
+      pass();
+      const std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - start;
+      best = std::min(best, took.count() / n);
+    }
+    return best;
+  };
+  const double lockstep_ns = fastest([&] {
+    for (const uint32_t frame : frames) lanes.seek(frame, windows, found);
+  });
+  lanes.interleaved = false;
+  const double one_by_one_ns = fastest([&] {
+    for (const uint32_t frame : frames) lanes.seek(frame, windows, found);
+  });
+  lanes.interleaved = true;
+  const double set_ns = fastest([&] {
+    for (const uint32_t frame : frames) lanes.set_lanes(frame);
+  });
+  const double v11_ns = fastest([&] {
+    for (const uint32_t frame : frames) player.sample_frame(static_cast<float>(frame), pose);
+  });
   std::printf("\nlockstep seek (%s kernels): %zu window keys checked; %.1f records decoded per seek, %.2f a track;"
               " window keys in a neighbouring segment %.2f a track (not decoded)\n",
-              to_string(simd_level()), lane_checked, double(lanes.records) / n,
-              double(lanes.records) / n / double(tracks.size()), double(lanes.outside) / n / double(tracks.size()));
+              to_string(simd_level()), lane_checked, double(lane_records) / n,
+              double(lane_records) / n / double(tracks.size()), double(lane_outside) / n / double(tracks.size()));
+  std::printf("ns per seek (min of 9): lockstep windows %.0f (blocks one by one: %.0f), of which setting the lanes"
+              " %.0f; v11 whole seek %.0f\n",
+              lockstep_ns, one_by_one_ns, set_ns, v11_ns);
   return 0;
 }
 

@@ -1,5 +1,7 @@
 #include "core/runtime/bisection_lanes.h"
 
+#include <algorithm>
+
 namespace ks {
 
 void set_bisection_lane(BisectionLanes& lanes, uint32_t lane, const BisectionSegmentHead& head, uint32_t count,
@@ -65,8 +67,7 @@ void put(BisectionLaneKeys& keys, uint32_t lane, const BisectionKey& key) {
 }  // namespace
 
 uint32_t descend_bisection_lanes_scalar(const BisectionLanes& lanes, std::span<const uint8_t> key_stream,
-                                        const uint32_t (&target)[kLanesPerBlock], BisectionTarget kind,
-                                        BisectionBracket& out) {
+                                        const uint32_t* target, BisectionTarget kind, BisectionBracket& out) {
   uint32_t records = 0;
   for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
     const uint32_t count = static_cast<uint32_t>(lanes.count[lane]);
@@ -114,19 +115,35 @@ uint32_t descend_bisection_lanes_scalar(const BisectionLanes& lanes, std::span<c
 
 }  // namespace detail
 
+uint32_t descend_bisection_blocks(std::span<const BisectionLanes> blocks, std::span<const uint8_t> key_stream,
+                                  std::span<const uint32_t> targets, BisectionTarget kind,
+                                  std::span<BisectionBracket> out) {
+  uint32_t records = 0;
+  for (size_t first = 0; first < blocks.size(); first += kInterleavedBlocks) {
+    const size_t n = std::min(kInterleavedBlocks, blocks.size() - first);
+    uint32_t taken = 0;
+#if defined(__x86_64__) || defined(_M_X64)
+    if (simd_level() >= SimdLevel::kAvx2) {
+      uint32_t read = 0;
+      taken = detail::descend_bisection_blocks_avx2(blocks.subspan(first, n), key_stream.data(), key_stream.size(),
+                                                    targets.subspan(first * kLanesPerBlock, n * kLanesPerBlock),
+                                                    kind, out.subspan(first, n), read);
+      records += read;
+    }
+#endif
+    for (size_t b = 0; b < n; ++b) {
+      if (((taken >> b) & 1u) != 0) continue;
+      records += detail::descend_bisection_lanes_scalar(blocks[first + b], key_stream,
+                                                        targets.data() + (first + b) * kLanesPerBlock, kind, out[first + b]);
+    }
+  }
+  return records;
+}
+
 uint32_t descend_bisection_lanes(const BisectionLanes& lanes, std::span<const uint8_t> key_stream,
                                  const uint32_t (&target)[kLanesPerBlock], BisectionTarget kind,
                                  BisectionBracket& out) {
-#if defined(__x86_64__) || defined(_M_X64)
-  if (simd_level() >= SimdLevel::kAvx2) {
-    uint32_t records = 0;
-    if (detail::descend_bisection_lanes_avx2(lanes, key_stream.data(), key_stream.size(), target, kind, out,
-                                             records)) {
-      return records;
-    }
-  }
-#endif
-  return detail::descend_bisection_lanes_scalar(lanes, key_stream, target, kind, out);
+  return descend_bisection_blocks(std::span(&lanes, 1), key_stream, target, kind, std::span(&out, 1));
 }
 
 }  // namespace ks

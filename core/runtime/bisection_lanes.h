@@ -78,6 +78,16 @@ enum class BisectionTarget : uint8_t {
   kPosition,  // the target position itself (0..count)
 };
 
+/// Blocks a descent takes together: a level of each waits on its gathers,
+/// and the blocks' chains are independent.
+inline constexpr size_t kInterleavedBlocks = 4;
+
+/// descend_bisection_lanes over several blocks (`targets`: eight per block,
+/// `out`: one per block), up to kInterleavedBlocks descending together.
+uint32_t descend_bisection_blocks(std::span<const BisectionLanes> blocks, std::span<const uint8_t> key_stream,
+                                  std::span<const uint32_t> targets, BisectionTarget kind,
+                                  std::span<BisectionBracket> out);
+
 /// Descends every lane with a segment towards `target[lane]` (a frame or a
 /// position), decoding only the keys on the way: the result equals
 /// find_in_bisection_segment's (kFrame) lane by lane. Records are read from
@@ -98,16 +108,17 @@ struct BisectionIndexTable {
   uint8_t padding[3];  // the AVX2 kernel gathers the table by 32-bit words
 };
 extern const BisectionIndexTable kBisectionIndexInGroup;
+/// The reference, lane by lane (`target`: eight).
 uint32_t descend_bisection_lanes_scalar(const BisectionLanes& lanes, std::span<const uint8_t> key_stream,
-                                        const uint32_t (&target)[kLanesPerBlock], BisectionTarget kind,
-                                        BisectionBracket& out);
+                                        const uint32_t* target, BisectionTarget kind, BisectionBracket& out);
 #if defined(__x86_64__) || defined(_M_X64)
-/// The AVX2 kernel; false (nothing written) when a lane's records are too
-/// wide for one load or too near the stream's end: the caller then takes
-/// the scalar one.
-bool descend_bisection_lanes_avx2(const BisectionLanes& lanes, const uint8_t* key_stream, size_t bytes,
-                                  const uint32_t (&target)[kLanesPerBlock], BisectionTarget kind,
-                                  BisectionBracket& out, uint32_t& records);
+/// The AVX2 kernel over the first kInterleavedBlocks of `blocks` (targets:
+/// eight per block). Returns the blocks it read (bit b: block b); the
+/// others, whose records are too wide for one load or too near the
+/// stream's end, are left to the scalar reader.
+uint32_t descend_bisection_blocks_avx2(std::span<const BisectionLanes> blocks, const uint8_t* key_stream, size_t bytes,
+                                       std::span<const uint32_t> targets, BisectionTarget kind,
+                                       std::span<BisectionBracket> out, uint32_t& records);
 #endif
 }  // namespace detail
 

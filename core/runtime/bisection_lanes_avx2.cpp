@@ -99,111 +99,159 @@ void replay(const BisectionLanes& lanes, const Path& path, __m256i past, uint32_
 
 }  // namespace
 
-bool descend_bisection_lanes_avx2(const BisectionLanes& lanes, const uint8_t* key_stream, size_t bytes,
-                                  const uint32_t (&target)[kLanesPerBlock], BisectionTarget kind,
-                                  BisectionBracket& out, uint32_t& records) {
+namespace {
+
+// One block's frame pass: the path, and the bracket's frames and positions.
+struct Descent {
+  const BisectionLanes* lanes = nullptr;
+  __m256i goal, count, past, active;
+  __m256i left_frame, right_frame, left_position, right_position;
+  __m256i outer_left_frame, outer_right_frame, outer_left_position, outer_right_position;
+  Path path;
+};
+
+// Sets `d` up for `lanes`; false when a lane's records are too wide for
+// one load or too near the stream's end (the scalar reader takes them).
+bool start(Descent& d, const BisectionLanes& lanes, size_t bytes, const uint32_t* target, bool by_frame) {
   const __m256i zero = _mm256_setzero_si256();
   const __m256i one = _mm256_set1_epi32(1);
-  const __m256i count = load(lanes.count);
-  const __m256i present = _mm256_cmpgt_epi32(count, zero);
+  d.lanes = &lanes;
+  d.count = load(lanes.count);
+  const __m256i present = _mm256_cmpgt_epi32(d.count, zero);
   const uint32_t present_bits = static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(present)));
   if ((lanes.wide_lanes & present_bits) != 0) return false;
   for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
     // Every record of the lane is one 8-byte load inside the stream.
     if (((present_bits >> lane) & 1u) != 0 && lanes.end_byte[lane] + 8 > bytes) return false;
   }
-  const __m256i goal = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(target));
-  const bool by_frame = kind == BisectionTarget::kFrame;
-
-  // The frame pass: the path, and the bracket's frames and positions.
-  __m256i left_frame = load(lanes.frame[0]), right_frame = load(lanes.frame[1]);
-  __m256i left_position = zero, right_position = count;
+  d.goal = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(target));
+  d.left_frame = load(lanes.frame[0]);
+  d.right_frame = load(lanes.frame[1]);
+  d.left_position = zero;
+  d.right_position = d.count;
   // Lanes whose target is at or after the anchor end there.
-  const __m256i past = at_or_before(by_frame ? right_frame : count, goal);
-  left_frame = _mm256_blendv_epi8(left_frame, right_frame, past);
-  left_position = _mm256_blendv_epi8(left_position, count, past);
-  __m256i outer_left_frame = left_frame, outer_right_frame = right_frame;
-  __m256i outer_left_position = left_position, outer_right_position = right_position;
-  __m256i active = _mm256_andnot_si256(past, _mm256_and_si256(present, _mm256_cmpgt_epi32(count, one)));
+  d.past = at_or_before(by_frame ? d.right_frame : d.count, d.goal);
+  d.left_frame = _mm256_blendv_epi8(d.left_frame, d.right_frame, d.past);
+  d.left_position = _mm256_blendv_epi8(d.left_position, d.count, d.past);
+  d.outer_left_frame = d.left_frame, d.outer_right_frame = d.right_frame;
+  d.outer_left_position = d.left_position, d.outer_right_position = d.right_position;
+  d.active = _mm256_andnot_si256(d.past, _mm256_and_si256(present, _mm256_cmpgt_epi32(d.count, one)));
+  return true;
+}
+
+// One level of `d`'s frame pass (its lanes still descending).
+uint32_t step(Descent& d, const uint8_t* key_stream, bool by_frame) {
+  const BisectionLanes& lanes = *d.lanes;
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256 zero_ps = _mm256_setzero_ps();
+  const uint32_t level = d.path.levels++;
+  const uint32_t group = level + 1 <= kBisectionUpperLevels ? 0 : 1;
+  const __m256i active = d.active;
+  const __m256i middle = _mm256_srli_epi32(_mm256_add_epi32(d.left_position, d.right_position), 1);
+  // The record's index in its group: one byte of the table, at [count][middle].
+  const __m256i entry = _mm256_add_epi32(_mm256_mullo_epi32(d.count, _mm256_set1_epi32(kKeysPerSegment + 1)), middle);
   const int* index_table = reinterpret_cast<const int*>(&kBisectionIndexInGroup);
+  const __m256i word = _mm256_mask_i32gather_epi32(zero, index_table, _mm256_srli_epi32(entry, 2), active, 4);
+  const __m256i index =
+      _mm256_and_si256(_mm256_srlv_epi32(word, _mm256_slli_epi32(_mm256_and_si256(entry, _mm256_set1_epi32(3)), 3)),
+                       _mm256_set1_epi32(0xFF));
+  // Its first bit: the group's records' start plus index times their length.
+  const __m256i bit_low = _mm256_add_epi64(load(lanes.records_bit[group]),
+                                           _mm256_mul_epu32(widen_low(index), load(lanes.key_bits[group])));
+  const __m256i bit_high = _mm256_add_epi64(load(lanes.records_bit[group] + 4),
+                                            _mm256_mul_epu32(widen_high(index), load(lanes.key_bits[group] + 4)));
   const long long* words = reinterpret_cast<const long long*>(key_stream);
   const __m256i seven = _mm256_set1_epi64x(7);
-  const __m256 zero_ps = _mm256_setzero_ps();
-  Path path;
-  records = 0;
-  for (; path.levels < kMaxLevels && !_mm256_testz_si256(active, active); ++path.levels) {
-    const uint32_t level = path.levels;
-    const uint32_t group = level + 1 <= kBisectionUpperLevels ? 0 : 1;
-    const __m256i middle = _mm256_srli_epi32(_mm256_add_epi32(left_position, right_position), 1);
-    // The record's index in its group: one byte of the table, at [count][middle].
-    const __m256i entry = _mm256_add_epi32(_mm256_mullo_epi32(count, _mm256_set1_epi32(kKeysPerSegment + 1)), middle);
-    const __m256i word = _mm256_mask_i32gather_epi32(zero, index_table, _mm256_srli_epi32(entry, 2), active, 4);
-    const __m256i index = _mm256_and_si256(
-        _mm256_srlv_epi32(word, _mm256_slli_epi32(_mm256_and_si256(entry, _mm256_set1_epi32(3)), 3)),
-        _mm256_set1_epi32(0xFF));
-    // Its first bit: the group's records' start plus index times their length.
-    const __m256i bit_low = _mm256_add_epi64(load(lanes.records_bit[group]),
-                                             _mm256_mul_epu32(widen_low(index), load(lanes.key_bits[group])));
-    const __m256i bit_high = _mm256_add_epi64(load(lanes.records_bit[group] + 4),
-                                              _mm256_mul_epu32(widen_high(index), load(lanes.key_bits[group] + 4)));
-    const __m256i low = _mm256_mask_i64gather_epi64(zero, words, _mm256_srli_epi64(bit_low, 3), signed_low(active), 1);
-    const __m256i high =
-        _mm256_mask_i64gather_epi64(zero, words, _mm256_srli_epi64(bit_high, 3), signed_high(active), 1);
-    path.low[level] = _mm256_srlv_epi64(low, _mm256_and_si256(bit_low, seven));
-    path.high[level] = _mm256_srlv_epi64(high, _mm256_and_si256(bit_high, seven));
+  const __m256i low = _mm256_mask_i64gather_epi64(zero, words, _mm256_srli_epi64(bit_low, 3), signed_low(active), 1);
+  const __m256i high = _mm256_mask_i64gather_epi64(zero, words, _mm256_srli_epi64(bit_high, 3), signed_high(active), 1);
+  d.path.low[level] = _mm256_srlv_epi64(low, _mm256_and_si256(bit_low, seven));
+  d.path.high[level] = _mm256_srlv_epi64(high, _mm256_and_si256(bit_high, seven));
 
-    const __m256i span = _mm256_sub_epi32(right_frame, left_frame);
-    const __m256i frame = _mm256_add_epi32(_mm256_add_epi32(left_frame, _mm256_srli_epi32(span, 1)),
-                                           unzigzag(field(lanes, group, 0, path.low[level], path.high[level])));
-    // bisection_code_guess's fraction, kept within 0..1, and 0 without a span.
-    const __m256 span_ps = _mm256_cvtepi32_ps(span);
-    const __m256 t = _mm256_div_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(frame, left_frame)), span_ps);
-    path.t[level] = _mm256_and_ps(_mm256_min_ps(_mm256_max_ps(t, zero_ps), _mm256_set1_ps(1.f)),
+  const __m256i span = _mm256_sub_epi32(d.right_frame, d.left_frame);
+  const __m256i frame = _mm256_add_epi32(_mm256_add_epi32(d.left_frame, _mm256_srli_epi32(span, 1)),
+                                         unzigzag(field(lanes, group, 0, d.path.low[level], d.path.high[level])));
+  // bisection_code_guess's fraction, kept within 0..1, and 0 without a span.
+  const __m256 span_ps = _mm256_cvtepi32_ps(span);
+  const __m256 t = _mm256_div_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(frame, d.left_frame)), span_ps);
+  d.path.t[level] = _mm256_and_ps(_mm256_min_ps(_mm256_max_ps(t, zero_ps), _mm256_set1_ps(1.f)),
                                   _mm256_cmp_ps(span_ps, zero_ps, _CMP_GT_OQ));
-    records += static_cast<uint32_t>(
-        __builtin_popcount(static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(active)))));
 
-    const __m256i at_or_after_key = at_or_before(by_frame ? frame : middle, goal);
-    const __m256i to_left = _mm256_and_si256(active, at_or_after_key);  // the key becomes the left end
-    const __m256i to_right = _mm256_andnot_si256(at_or_after_key, active);
-    path.to_left[level] = to_left;
-    path.to_right[level] = to_right;
-    outer_left_frame = _mm256_blendv_epi8(outer_left_frame, left_frame, to_left);
-    outer_left_position = _mm256_blendv_epi8(outer_left_position, left_position, to_left);
-    outer_right_frame = _mm256_blendv_epi8(outer_right_frame, right_frame, to_right);
-    outer_right_position = _mm256_blendv_epi8(outer_right_position, right_position, to_right);
-    left_frame = _mm256_blendv_epi8(left_frame, frame, to_left);
-    left_position = _mm256_blendv_epi8(left_position, middle, to_left);
-    right_frame = _mm256_blendv_epi8(right_frame, frame, to_right);
-    right_position = _mm256_blendv_epi8(right_position, middle, to_right);
-    active = _mm256_and_si256(active, _mm256_cmpgt_epi32(_mm256_sub_epi32(right_position, left_position), one));
-  }
-  store(out.left_position, left_position);
-  store(out.outer_left_position, outer_left_position);
-  store(out.outer_right_position, outer_right_position);
-  store(out.left.frame, left_frame);
-  store(out.right.frame, right_frame);
-  store(out.outer_left.frame, outer_left_frame);
-  store(out.outer_right.frame, outer_right_frame);
+  const __m256i at_or_after_key = at_or_before(by_frame ? frame : middle, d.goal);
+  const __m256i to_left = _mm256_and_si256(active, at_or_after_key);  // the key becomes the left end
+  const __m256i to_right = _mm256_andnot_si256(at_or_after_key, active);
+  d.path.to_left[level] = to_left;
+  d.path.to_right[level] = to_right;
+  d.outer_left_frame = _mm256_blendv_epi8(d.outer_left_frame, d.left_frame, to_left);
+  d.outer_left_position = _mm256_blendv_epi8(d.outer_left_position, d.left_position, to_left);
+  d.outer_right_frame = _mm256_blendv_epi8(d.outer_right_frame, d.right_frame, to_right);
+  d.outer_right_position = _mm256_blendv_epi8(d.outer_right_position, d.right_position, to_right);
+  d.left_frame = _mm256_blendv_epi8(d.left_frame, frame, to_left);
+  d.left_position = _mm256_blendv_epi8(d.left_position, middle, to_left);
+  d.right_frame = _mm256_blendv_epi8(d.right_frame, frame, to_right);
+  d.right_position = _mm256_blendv_epi8(d.right_position, middle, to_right);
+  d.active = _mm256_and_si256(active, _mm256_cmpgt_epi32(_mm256_sub_epi32(d.right_position, d.left_position), one));
+  return static_cast<uint32_t>(__builtin_popcount(static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(active)))));
+}
 
-  // The code pass: each field some lane has, along the path; the others
-  // are zero in every key.
+// The results of `d`: its bracket's frames and positions, then the code
+// pass: each field some lane has, along the path; the others are zero in
+// every key.
+void finish(const Descent& d, BisectionBracket& out) {
+  const BisectionLanes& lanes = *d.lanes;
+  store(out.left_position, d.left_position);
+  store(out.outer_left_position, d.outer_left_position);
+  store(out.outer_right_position, d.outer_right_position);
+  store(out.left.frame, d.left_frame);
+  store(out.right.frame, d.right_frame);
+  store(out.outer_left.frame, d.outer_left_frame);
+  store(out.outer_right.frame, d.outer_right_frame);
+  const __m256i zero = _mm256_setzero_si256();
   BisectionLaneKeys* const keys[4] = {&out.left, &out.right, &out.outer_left, &out.outer_right};
   for (uint32_t c = 0; c < 4; ++c) {
     if (((lanes.coded >> c) & 1u) == 0) {
       for (BisectionLaneKeys* k : keys) store(k->code[c], zero);
     } else {
-      replay(lanes, path, past, c + 1, lanes.code[0][c], lanes.code[1][c], out.left.code[c], out.right.code[c],
+      replay(lanes, d.path, d.past, c + 1, lanes.code[0][c], lanes.code[1][c], out.left.code[c], out.right.code[c],
              out.outer_left.code[c], out.outer_right.code[c]);
     }
   }
   if (((lanes.coded >> 4) & 1u) == 0) {
     for (BisectionLaneKeys* k : keys) store(k->negated, zero);
   } else {
-    replay(lanes, path, past, kKeyFields, lanes.negated[0], lanes.negated[1], out.left.negated, out.right.negated,
+    replay(lanes, d.path, d.past, kKeyFields, lanes.negated[0], lanes.negated[1], out.left.negated, out.right.negated,
            out.outer_left.negated, out.outer_right.negated);
   }
-  return true;
+}
+
+}  // namespace
+
+uint32_t descend_bisection_blocks_avx2(std::span<const BisectionLanes> blocks, const uint8_t* key_stream, size_t bytes,
+                                       std::span<const uint32_t> targets, BisectionTarget kind,
+                                       std::span<BisectionBracket> out, uint32_t& records) {
+  // Up to kInterleavedBlocks blocks descend level by level together: each
+  // level waits on its gathers, and the blocks' chains are independent.
+  const bool by_frame = kind == BisectionTarget::kFrame;
+  Descent d[kInterleavedBlocks];
+  uint32_t taken = 0;  // bit b: block b is the kernel's
+  const size_t n = std::min<size_t>(blocks.size(), kInterleavedBlocks);
+  for (size_t b = 0; b < n; ++b) {
+    if (start(d[b], blocks[b], bytes, targets.data() + b * kLanesPerBlock, by_frame)) taken |= 1u << b;
+  }
+  records = 0;
+  for (uint32_t level = 0; level < kMaxLevels; ++level) {
+    bool any = false;
+    for (size_t b = 0; b < n; ++b) {
+      if (((taken >> b) & 1u) == 0 || _mm256_testz_si256(d[b].active, d[b].active)) continue;
+      records += step(d[b], key_stream, by_frame);
+      any = true;
+    }
+    if (!any) break;
+  }
+  for (size_t b = 0; b < n; ++b) {
+    if (((taken >> b) & 1u) != 0) finish(d[b], out[b]);
+  }
+  return taken;
 }
 
 }  // namespace ks::detail

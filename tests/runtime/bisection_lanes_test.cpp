@@ -132,8 +132,8 @@ void check_block(const Block& b, std::mt19937& rng, BisectionTarget kind, const 
     // Records within one load are the kernel's own, not left to the scalar reader.
     BisectionBracket out;
     uint32_t records = 0;
-    const bool read = detail::descend_bisection_lanes_avx2(lanes, b.bytes.data(), b.bytes.size(), target, kind, out,
-                                                           records);
+    const bool read = detail::descend_bisection_blocks_avx2(std::span(&lanes, 1), b.bytes.data(), b.bytes.size(),
+                                                            target, kind, std::span(&out, 1), records) == 1;
     EXPECT_EQ(read, lanes.wide_lanes == 0) << what;
     kernel_blocks += read ? 1 : 0;
   }
@@ -156,6 +156,48 @@ TEST(BisectionLanes, DescentMatchesASearchInEveryLane) {
   }
   if (best_simd_level() >= SimdLevel::kAvx2) {
     EXPECT_GT(kernel_blocks, 1000);  // of 4,800
+  }
+}
+
+// Several blocks descend together (kInterleavedBlocks at a time, a
+// remainder after) to what each block's lanes give alone, outer keys
+// included, whichever blocks the kernel leaves to the scalar reader.
+TEST(BisectionLanes, BlocksTogetherMatchEachAlone) {
+  std::mt19937 rng(77);
+  for (int trial = 0; trial < 60; ++trial) {
+    const Block b = random_block(rng, trial % 4 != 0);
+    const size_t blocks = 1 + rng() % 7;
+    std::vector<BisectionLanes> lanes(blocks);
+    std::vector<BisectionSegmentHead> heads(blocks * kLanesPerBlock);
+    std::vector<uint32_t> targets(blocks * kLanesPerBlock);
+    for (size_t k = 0; k < blocks; ++k) {
+      for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+        const RandomTrack& t = b.track[lane];
+        const WrittenSegment& s = b.written[lane].segments[rng() % b.written[lane].segments.size()];
+        BitReader reader(b.bytes, b.base_bit[lane] + s.start_bit);
+        BisectionSegmentHead& head = heads[k * kLanesPerBlock + lane];
+        head = read_bisection_head(reader, t.coding, s.count);
+        set_bisection_lane(lanes[k], lane, head, s.count, t.keys[s.first - 1]);
+        targets[k * kLanesPerBlock + lane] = t.keys[s.first - 1].frame + rng() % 200;
+      }
+    }
+    std::vector<BisectionBracket> together(blocks), alone(blocks);
+    descend_bisection_blocks(lanes, b.bytes, targets, BisectionTarget::kFrame, together);
+    for (size_t k = 0; k < blocks; ++k) {
+      detail::descend_bisection_lanes_scalar(lanes[k], b.bytes, targets.data() + k * kLanesPerBlock,
+                                             BisectionTarget::kFrame, alone[k]);
+      for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) {
+        const std::string where = "trial " + std::to_string(trial) + " block " + std::to_string(k) + " lane " +
+                                  std::to_string(lane);
+        ASSERT_EQ(together[k].left_position[lane], alone[k].left_position[lane]) << where;
+        ASSERT_EQ(together[k].outer_left_position[lane], alone[k].outer_left_position[lane]) << where;
+        ASSERT_EQ(together[k].outer_right_position[lane], alone[k].outer_right_position[lane]) << where;
+        for (const auto member : {&BisectionBracket::left, &BisectionBracket::right, &BisectionBracket::outer_left,
+                                  &BisectionBracket::outer_right}) {
+          ASSERT_TRUE(same_key((together[k].*member).key(lane), (alone[k].*member).key(lane))) << where;
+        }
+      }
+    }
   }
 }
 
