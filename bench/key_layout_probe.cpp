@@ -22,6 +22,11 @@
 // bisection's are written; each counts the key data alone, next to
 // the packed stream's own sections, so a layout's saving is read against the
 // jump frames it makes unnecessary.
+//
+// Then it seeks at 4,000 random frames, checking every window against the
+// fit: with the reference reader (keys decoded), with the lockstep
+// kernel of bisection_lanes.h (records decoded, and time), and with the v11
+// player (keys read, and time, in the same run).
 
 #include <algorithm>
 #include <array>

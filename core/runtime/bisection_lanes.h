@@ -32,7 +32,9 @@ struct alignas(64) BisectionLanes {
   int32_t negated[2][kLanesPerBlock] = {};
   uint64_t end_byte[kLanesPerBlock] = {};  // the byte after the lane's last record
   uint32_t wide_lanes = 0;                 // lanes with records wider than one 64-bit load reads (bit l: lane l)
-  uint32_t coded = 0;                      // components coded in some lane (bit c), and bit 4: some lane has negated bits
+  // Components coded (bit c) and "negated" bits (bit 4) in some lane set
+  // since the lanes were made: a superset only costs the kernel time.
+  uint32_t coded = 0;
   const BisectionSegmentHead* head[kLanesPerBlock] = {};  // the caller's, alive while the lanes are used
 };
 

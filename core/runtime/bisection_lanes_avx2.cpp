@@ -149,13 +149,26 @@ uint32_t step(Descent& d, const uint8_t* key_stream, bool by_frame) {
   const uint32_t group = level + 1 <= kBisectionUpperLevels ? 0 : 1;
   const __m256i active = d.active;
   const __m256i middle = _mm256_srli_epi32(_mm256_add_epi32(d.left_position, d.right_position), 1);
-  // The record's index in its group: one byte of the table, at [count][middle].
-  const __m256i entry = _mm256_add_epi32(_mm256_mullo_epi32(d.count, _mm256_set1_epi32(kKeysPerSegment + 1)), middle);
-  const int* index_table = reinterpret_cast<const int*>(&kBisectionIndexInGroup);
-  const __m256i word = _mm256_mask_i32gather_epi32(zero, index_table, _mm256_srli_epi32(entry, 2), active, 4);
-  const __m256i index =
-      _mm256_and_si256(_mm256_srlv_epi32(word, _mm256_slli_epi32(_mm256_and_si256(entry, _mm256_set1_epi32(3)), 3)),
-                       _mm256_set1_epi32(0xFF));
+  // The record's index in its group. In a whole segment (every one but a
+  // track's last) level L's middles are odd multiples of 2^(4-L), numbered
+  // left to right after the 2^(L-1) - 1 records above them (level 4 opens
+  // the second group): no gather on the chain. Otherwise one byte of the
+  // table, at [count][middle].
+  __m256i index;
+  const __m256i whole = _mm256_cmpeq_epi32(d.count, _mm256_set1_epi32(static_cast<int>(kKeysPerSegment)));
+  if (_mm256_testc_si256(whole, active)) {
+    static_assert(kKeysPerSegment == 16 && kBisectionUpperLevels == 3);
+    const int above = group == 0 ? (1 << level) - 1 : 0;
+    index = _mm256_add_epi32(_mm256_set1_epi32(above), _mm256_srli_epi32(middle, static_cast<int>(4 - level)));
+  } else {
+    const __m256i entry =
+        _mm256_add_epi32(_mm256_mullo_epi32(d.count, _mm256_set1_epi32(kKeysPerSegment + 1)), middle);
+    const int* index_table = reinterpret_cast<const int*>(&kBisectionIndexInGroup);
+    const __m256i word = _mm256_mask_i32gather_epi32(zero, index_table, _mm256_srli_epi32(entry, 2), active, 4);
+    index = _mm256_and_si256(
+        _mm256_srlv_epi32(word, _mm256_slli_epi32(_mm256_and_si256(entry, _mm256_set1_epi32(3)), 3)),
+        _mm256_set1_epi32(0xFF));
+  }
   // Its first bit: the group's records' start plus index times their length.
   const __m256i bit_low = _mm256_add_epi64(load(lanes.records_bit[group]),
                                            _mm256_mul_epu32(widen_low(index), load(lanes.key_bits[group])));

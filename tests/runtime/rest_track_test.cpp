@@ -211,12 +211,7 @@ TEST(RestTrackPlayer, ReturnsTheRestValuesAtEveryFrame) {
   const Result<StreamView> keep = StreamView::open(keep_stream(), kName, StreamCheck::kFull);
   ASSERT_TRUE(keep.ok()) << keep.error();
   Player skip_player(opened.value()), keep_player(keep.value());
-  std::vector<Transform> skip_pose(rest.size()), keep_pose(rest.size());
-  for (const float t : frame_times()) {
-    skip_player.sample_frame(t, skip_pose);
-    keep_player.sample_frame(t, keep_pose);
-    EXPECT_TRUE(test::same_bits(skip_pose, keep_pose)) << "frame time " << t;
-  }
+  test::expect_same_poses(skip_player, keep_player, frame_times(), rest.size());
 }
 
 TEST(RestTrackPlayer, SetRestPoseChangesTheRestTracksAlone) {
@@ -259,22 +254,14 @@ TEST(RestTrackPlayer, SetRestPoseChangesTheRestTracksAlone) {
   }
   // The skeleton's own rest pose gives back what the metadata holds.
   EXPECT_TRUE(engine.set_rest_pose(source().skeleton.rest_pose));
-  for (const float t : frame_times()) {
-    plain.sample_frame(t, before);
-    engine.sample_frame(t, after);
-    EXPECT_TRUE(test::same_bits(before, after)) << "frame time " << t;
-  }
+  test::expect_same_poses(plain, engine, frame_times(), bones);
   // A stream without rest tracks takes any pose of its bone count and plays on unchanged.
   const Result<StreamView> keep = StreamView::open(keep_stream(), kName, StreamCheck::kFull);
   ASSERT_TRUE(keep.ok()) << keep.error();
   Player keep_plain(keep.value()), keep_engine(keep.value());
   EXPECT_TRUE(keep_engine.set_rest_pose(other));
   EXPECT_FALSE(keep_engine.set_rest_pose(std::span<const Transform>(other).first(bones - 1)));
-  for (const float t : frame_times()) {
-    keep_plain.sample_frame(t, before);
-    keep_engine.sample_frame(t, after);
-    EXPECT_TRUE(test::same_bits(before, after)) << "frame time " << t;
-  }
+  test::expect_same_poses(keep_plain, keep_engine, frame_times(), bones);
 }
 
 TEST(RestTrackPlayer, SeeksAndPlayAgreeAfterSetRestPose) {

@@ -24,6 +24,7 @@
 #include "core/codec/bit_writer.h"
 #include "core/runtime/bit_reader.h"
 #include "core/runtime/checksum.h"
+#include "core/runtime/player.h"
 #include "core/runtime/stream_format.h"
 #include "core/runtime/stream_view.h"
 #include "core/runtime/transform.h"
@@ -591,6 +592,17 @@ inline uint32_t key_stream_offset(std::span<const uint8_t> bytes) {
 inline bool same_bits(std::span<const Transform> a, std::span<const Transform> b) {
   static_assert(sizeof(Transform) == 10 * sizeof(float));
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size_bytes()) == 0);
+}
+
+/// Samples `a` and `b` at every frame time of `times` (poses of `bones`
+/// bones) and expects the same bits from both.
+inline void expect_same_poses(Player& a, Player& b, std::span<const float> times, size_t bones) {
+  std::vector<Transform> pose_a(bones), pose_b(bones);
+  for (const float t : times) {
+    a.sample_frame(t, pose_a);
+    b.sample_frame(t, pose_b);
+    EXPECT_TRUE(same_bits(pose_a, pose_b)) << "frame time " << t;
+  }
 }
 
 /// Checks that a local pose is, bit for bit, what evaluate_fitted gives for
