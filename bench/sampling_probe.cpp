@@ -40,7 +40,7 @@ namespace {
 
 int usage(const char* why) {
   std::fprintf(stderr, "keystream-sampling-probe: %s\n", why);
-  std::fprintf(stderr, "usage: keystream-sampling-probe [--baseline] [--simd LEVEL] CLIP[#ANIMATION] seq|seek [JUMP_S|auto] [COUNT]\n");
+  std::fprintf(stderr, "usage: keystream-sampling-probe [--baseline] [--simd LEVEL] [--key-cache BYTES] CLIP[#ANIMATION] seq|seek [JUMP_S|auto] [COUNT]\n");
   return 2;
 }
 
@@ -81,6 +81,16 @@ int main(int argc, char** argv) {
     argc -= 2;
     argv += 2;
   }
+  // --key-cache BYTES: the player's key cache limit (Player's default
+  // otherwise), to time seeks that set windows straight from decoded keys.
+  size_t key_cache_bytes = Player::kDefaultKeyCacheBytes;
+  if (argc > 2 && std::string(argv[1]) == "--key-cache") {
+    double limit = 0.0;
+    if (!parse_positive(argv[2], "--key-cache", limit)) return 2;
+    key_cache_bytes = static_cast<size_t>(limit);
+    argc -= 2;
+    argv += 2;
+  }
   if (argc < 3 || argc > 5) return usage("expected 2 to 4 arguments after the options");
   const std::string mode = argv[2];
   if (mode != "seq" && mode != "seek") return usage("the mode is seq or seek");
@@ -111,7 +121,7 @@ int main(int argc, char** argv) {
   if (!view.ok()) return fail(view.error());
 
   const StreamView& stream = view.value();
-  Player player(stream);
+  Player player(stream, key_cache_bytes);
   BinarySearchSampler baseline_sampler(fitted.value());
   const auto sample_frame = [&](float frame_time, std::span<Transform> pose) {
     if (baseline) {

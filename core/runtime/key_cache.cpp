@@ -13,12 +13,16 @@ void KeyCache::fill(const LaneGroup& lanes, const StreamView& stream, std::span<
                     size_t max_bytes) {
   const uint32_t lane_count = static_cast<uint32_t>(lanes.tracks.size());
   size_t keys = 0;
-  for (const uint32_t t : lanes.tracks) keys += stream.tracks()[t].key_count;
+  uint32_t most_lane_keys = 0;
+  for (const uint32_t t : lanes.tracks) {
+    keys += stream.tracks()[t].key_count;
+    most_lane_keys = std::max(most_lane_keys, stream.tracks()[t].key_count);
+  }
   m_keys.clear();
   m_first.clear();
   m_keys_by_frame.clear();
   // (At most 65,535 keys a lane, for the counts: a limit past 2 MiB.)
-  if (lane_count == 0 || stream.frame_count() == 0 || bytes_for(stream) > max_bytes || keys > UINT16_MAX) return;
+  if (lane_count == 0 || stream.frame_count() == 0 || bytes_for(stream) > max_bytes || most_lane_keys > UINT16_MAX) return;
   m_first.resize(lane_count + 1);
   m_keys.resize(keys);
   uint32_t next = 0;

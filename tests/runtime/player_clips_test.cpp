@@ -55,9 +55,11 @@ void check_animation(const fs::path& path, const ImportedClip& source, int anima
     if (f < view.last_frame()) times.push_back(static_cast<float>(f) + 0.5f);
   }
   std::vector<Transform> poses(times.size() * view.bone_count());
-  // Forward play reading the stream, and (a clip whose keys fit the
-  // default limit) staging keys from the key cache.
-  for (const size_t cache_bytes : {size_t{0}, Player::kDefaultKeyCacheBytes}) {
+  // Forward play reading the stream, and staging keys from the key cache:
+  // a clip's whose keys fit the default limit, and every clip's with a
+  // limit that fits it (the mocap takes hold more than 65,535 keys in all).
+  const size_t cache_sizes[] = {0, Player::kDefaultKeyCacheBytes, KeyCache::bytes_for(view)};
+  for (const size_t cache_bytes : cache_sizes) {
     Player forward(view, cache_bytes);
     for (size_t i = 0; i < times.size(); ++i) {
       const std::span<Transform> pose(poses.data() + i * view.bone_count(), view.bone_count());
@@ -68,9 +70,9 @@ void check_animation(const fs::path& path, const ImportedClip& source, int anima
     EXPECT_EQ(forward.counters().jump_frames_used, 0u);
   }
 
-  // Seeks at random times, both ways: reading the stream, and (a clip
-  // whose keys fit the default limit) from the key cache.
-  for (const size_t cache_bytes : {size_t{0}, Player::kDefaultKeyCacheBytes}) {
+  // Seeks at random times, both ways: reading the stream, and from the key
+  // cache.
+  for (const size_t cache_bytes : cache_sizes) {
     std::mt19937 rng(static_cast<uint32_t>(animation) + 17u);
     Player seeker(view, cache_bytes);
     // (A clip without animated tracks, a pose, has no key to cache.)
