@@ -15,10 +15,19 @@
 //              other key coded against the line between the two keys
 //              bracketing it, the middle first: a key is reached through
 //              at most four others
+//   ranged     O(1): each field less the segment's least (absolute in its
+//              head), in fixed widths
+//   chord      O(1): the segment's last key absolute, each other key
+//              against the line from the key before the segment (the
+//              previous anchor) to it
+//   chord2     the middle key against that line, the others against the
+//              line of their half (two steps)
+//   sag        O(1): the middle key against the line, the others against
+//              the line bent by a parabola through the middle key
 //
 //   keystream-key-layout-probe CLIP[#ANIMATION] TOLERANCE_MM
 //
-// Bytes of delta and anchored are estimates from the widths the keys need,
+// Bytes of all but bisection are estimates from the widths the keys need,
 // bisection's are written; each counts the key data alone, next to
 // the packed stream's own sections, so a layout's saving is read against the
 // jump frames it makes unnecessary.
@@ -31,6 +40,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -82,7 +92,7 @@ struct BisectionTrack {
 };
 
 struct LayoutBits {
-  uint64_t delta = 0, anchored = 0, bisection = 0;
+  uint64_t delta = 0, anchored = 0, bisection = 0, ranged = 0, chord = 0, chord2 = 0, sag = 0;
 };
 
 LayoutBits track_bits(const FittedTrack& track, uint32_t frame_count, BisectionTrack& laid_out) {
@@ -124,6 +134,88 @@ LayoutBits track_bits(const FittedTrack& track, uint32_t frame_count, BisectionT
         if (track.quantization.coded(static_cast<int>(c))) anchored.add(c + 1, code_field(i, c));
       }
     }
+    // O(1) layouts: every field of a key at a known place, found without
+    // reading another key. ranged: each field less the segment's least
+    // (stored absolute in its head); chord: each field less the line from
+    // the key before the segment (the previous head's anchor) to its last.
+    Widths ranged, chord;
+    const FittedKey& before = track.keys[s - 1];
+    const FittedKey& last_key = track.keys[e - 1];
+    const int64_t span = int64_t{last_key.frame} - before.frame;
+    for (size_t i = s; i < e; ++i) {
+      ++ranged.keys;
+      const int64_t df = int64_t{k[i].frame} - before.frame;
+      ranged.add(0, uint64_t(df));
+      const bool chord_key = i + 1 < e;  // the last is the head's anchor
+      chord.keys += chord_key ? 1 : 0;
+      const int64_t frame_guess = (span * int64_t(i - s + 1) + int64_t(e - s) / 2) / int64_t(e - s);
+      if (chord_key) chord.add(0, zigzag64(df - frame_guess));
+      for (uint32_t c = 0; c < 4; ++c) {
+        if (!track.quantization.coded(static_cast<int>(c))) continue;
+        int64_t least = k[s].codes[c];
+        for (size_t j = s; j < e; ++j) least = std::min<int64_t>(least, k[j].codes[c]);
+        ranged.add(c + 1, uint64_t(int64_t{k[i].codes[c]} - least));
+        const int64_t rise = int64_t{last_key.codes[c]} - before.codes[c];
+        const double guess = double(before.codes[c]) + double(rise) * double(df) / double(std::max<int64_t>(span, 1));
+        if (chord_key) chord.add(c + 1, zigzag64(int64_t{k[i].codes[c]} - std::llround(guess)));
+      }
+    }
+    // chord2: the middle key against the chord, the others against the
+    // chord of their half (two dependent steps, still O(1)).
+    const auto against = [&](size_t i, const FittedKey& left, const FittedKey& right, size_t left_index,
+                             size_t right_index, Widths& w) {
+      ++w.keys;
+      const int64_t run = int64_t{right.frame} - left.frame;
+      const int64_t df = int64_t{k[i].frame} - left.frame;
+      const int64_t guess_f = (run * int64_t(i - left_index) + int64_t(right_index - left_index) / 2) /
+                              int64_t(right_index - left_index);
+      w.add(0, zigzag64(df - guess_f));
+      for (uint32_t c = 0; c < 4; ++c) {
+        if (!track.quantization.coded(static_cast<int>(c))) continue;
+        const double guess = double(left.codes[c]) + double(int64_t{right.codes[c]} - left.codes[c]) * double(df) /
+                                                         double(std::max<int64_t>(run, 1));
+        w.add(c + 1, zigzag64(int64_t{k[i].codes[c]} - std::llround(guess)));
+      }
+    };
+    Widths middle, halves;
+    if (e - s >= 3) {
+      const size_t m = s + (e - s - 1) / 2;
+      against(m, before, last_key, s - 1, e - 1, middle);
+      for (size_t i = s; i < m; ++i) against(i, before, track.keys[m], s - 1, m, halves);
+      for (size_t i = m + 1; i + 1 < e; ++i) against(i, track.keys[m], last_key, m, e - 1, halves);
+      out.chord2 += anchor_bits + middle.bits(coding.coded_mask, coding.negation_bits) +
+                    halves.bits(coding.coded_mask, coding.negation_bits);
+      // sag: one step: the chord bent by a parabola through the middle key.
+      Widths sag_key, bent;
+      against(m, before, last_key, s - 1, e - 1, sag_key);
+      const int64_t run = int64_t{last_key.frame} - before.frame;
+      const int64_t dm = int64_t{k[m].frame} - before.frame;
+      const double um = double(dm) / double(std::max<int64_t>(run, 1));
+      for (size_t i = s; i + 1 < e; ++i) {
+        if (i == m) continue;
+        ++bent.keys;
+        const int64_t df = int64_t{k[i].frame} - before.frame;
+        const double u = double(df) / double(std::max<int64_t>(run, 1));
+        const int64_t guess_f = (run * int64_t(i - s + 1) + int64_t(e - s) / 2) / int64_t(e - s);
+        bent.add(0, zigzag64(df - guess_f));
+        for (uint32_t c = 0; c < 4; ++c) {
+          if (!track.quantization.coded(static_cast<int>(c))) continue;
+          const auto line = [&](double v) {
+            return double(before.codes[c]) + double(int64_t{last_key.codes[c]} - before.codes[c]) * v;
+          };
+          const double h = double(k[m].codes[c]) - line(um);
+          const double shape = (um > 0.0 && um < 1.0) ? (u * (1.0 - u)) / (um * (1.0 - um)) : 0.0;
+          bent.add(c + 1, zigzag64(int64_t{k[i].codes[c]} - std::llround(line(u) + h * shape)));
+        }
+      }
+      out.sag += anchor_bits + sag_key.bits(coding.coded_mask, coding.negation_bits) +
+                 bent.bits(coding.coded_mask, coding.negation_bits);
+    } else {
+      out.chord2 += anchor_bits + chord.bits(coding.coded_mask, coding.negation_bits);
+      out.sag += anchor_bits + chord.bits(coding.coded_mask, coding.negation_bits);
+    }
+    out.ranged += anchor_bits + ranged.bits(coding.coded_mask, coding.negation_bits);
+    out.chord += anchor_bits + chord.bits(coding.coded_mask, coding.negation_bits);
     out.delta += delta.bits(coding.coded_mask, coding.negation_bits);
     out.anchored += anchor_bits + anchored.bits(coding.coded_mask, coding.negation_bits);
     laid_out.start_bit.push_back(bisection.size_bits());
@@ -573,6 +665,10 @@ int main(int argc, char** argv) {
     total.delta += t.delta;
     total.anchored += t.anchored;
     total.bisection += t.bisection;
+    total.ranged += t.ranged;
+    total.chord += t.chord;
+    total.chord2 += t.chord2;
+    total.sag += t.sag;
   }
   const auto bytes_of = [](uint64_t bits) { return static_cast<long long>((bits + 7) / 8); };
   const long long stream = static_cast<long long>(sizes.bytes_without_metadata());
@@ -586,7 +682,7 @@ int main(int argc, char** argv) {
   // The estimate against the packed stream's key widths and stream keys.
   const long long packed = static_cast<long long>(view.value().key_widths().size() + view.value().key_stream_bytes());
   std::printf("| delta + jump frames (v11; as packed: %lld) | %lld | %lld | 1.000 |\n", packed, delta, stream);
-  const std::pair<const char*, uint64_t> rows[] = {{"anchored", total.anchored}, {"bisection", total.bisection}};
+  const std::pair<const char*, uint64_t> rows[] = {{"anchored", total.anchored}, {"bisection", total.bisection}, {"ranged", total.ranged}, {"chord", total.chord}, {"chord2", total.chord2}, {"sag", total.sag}};
   for (const auto& [name, bits] : rows) {
     std::printf("| %s | %lld | %lld | %.3f |\n", name, bytes_of(bits), projected(bits),
                 double(projected(bits)) / double(stream));
