@@ -49,11 +49,13 @@
 #include <string>
 #include <vector>
 
+#include "bench/sag_seeker.h"
 #include "core/codec/bisection_segment_writer.h"
 #include "core/codec/fit.h"
 #include "core/codec/key_cost.h"
 #include "core/codec/measure.h"
 #include "core/codec/pack.h"
+#include "core/codec/sag_segment_writer.h"
 #include "core/io/import.h"
 #include "core/runtime/bisection_lanes.h"
 #include "core/runtime/player.h"
@@ -89,10 +91,14 @@ struct BisectionTrack {
   std::vector<uint64_t> start_bit;
   std::vector<uint32_t> anchor_frame;
   std::vector<uint8_t> bytes;
+  // The same keys as sag segments (sag_segment.h), by its writer.
+  std::vector<uint64_t> sag_start_bit;
+  std::vector<uint8_t> sag_bytes;
+  uint64_t sag_bits = 0;
 };
 
 struct LayoutBits {
-  uint64_t delta = 0, anchored = 0, bisection = 0, ranged = 0, chord = 0, chord2 = 0, sag = 0;
+  uint64_t delta = 0, anchored = 0, bisection = 0, ranged = 0, chord = 0, chord2 = 0, sag = 0, sag_written = 0;
 };
 
 LayoutBits track_bits(const FittedTrack& track, uint32_t frame_count, BisectionTrack& laid_out) {
@@ -117,7 +123,7 @@ LayoutBits track_bits(const FittedTrack& track, uint32_t frame_count, BisectionT
   // An absolute key, as a bisection segment's anchor is written.
   const uint64_t anchor_bits = coding.frame_bits + uint64_t{coding.absolute_bits} * track.quantization.coded_count() +
                                (coding.negation_bits ? 1 : 0);
-  BitWriter bisection;
+  BitWriter bisection, sag_segments;
   for (size_t s = kInitialKeysPerTrack; s < k.size(); s += kKeysPerSegment) {
     const size_t e = std::min(k.size(), s + kKeysPerSegment);
     Widths delta, anchored;
@@ -221,8 +227,13 @@ LayoutBits track_bits(const FittedTrack& track, uint32_t frame_count, BisectionT
     laid_out.start_bit.push_back(bisection.size_bits());
     laid_out.anchor_frame.push_back(k[e - 1].frame);
     write_bisection_segment(bisection, coding, std::span(k).subspan(s, e - s), k[s - 1]);
+    laid_out.sag_start_bit.push_back(sag_segments.size_bits());
+    write_sag_segment(sag_segments, coding, std::span(k).subspan(s, e - s), k[s - 1]);
   }
   out.bisection = bisection.size_bits();
+  out.sag_written = sag_segments.size_bits();
+  laid_out.sag_bytes = sag_segments.bytes();
+  laid_out.sag_bits = sag_segments.size_bits();
   laid_out.coding = coding;
   laid_out.key_count = static_cast<uint32_t>(k.size());
   std::copy(k.begin(), k.begin() + kInitialKeysPerTrack, laid_out.initial);
@@ -619,6 +630,56 @@ int count_seeks(const FittedClip& clip, const StreamView& view, const std::vecto
   const double v11_ns = fastest([&] {
     for (const uint32_t frame : frames) player.sample_frame(static_cast<float>(frame), pose);
   });
+  // Every window from a key cache that holds every key (a whole seek:
+  // lanes set, evaluated), the bound a one-step layout aims at.
+  Player cached(view, KeyCache::bytes_for(view));
+  cached.sample_frame(static_cast<float>(clip.frame_count - 1), pose);
+  const double cached_ns = fastest([&] {
+    for (const uint32_t frame : frames) cached.sample_frame(static_cast<float>(frame), pose);
+  });
+  // Sag segments: every track's window keys, the scalar reader (keys alone:
+  // no lane set, nothing evaluated), checked against the fit first.
+  std::vector<SagTrack> sag_tracks(tracks.size());
+  std::vector<uint8_t> sag_bytes;
+  for (size_t t = 0; t < tracks.size(); ++t) {
+    SagTrack& s = sag_tracks[t];
+    s.coding = tracks[t].coding;
+    std::copy(tracks[t].initial, tracks[t].initial + kInitialKeysPerTrack, s.initial);
+    s.key_count = tracks[t].key_count;
+    s.anchor_frame = tracks[t].anchor_frame;
+    const uint64_t base = uint64_t{sag_bytes.size()} * 8;
+    for (const uint64_t bit : tracks[t].sag_start_bit) s.start_bit.push_back(base + bit);
+    sag_bytes.insert(sag_bytes.end(), tracks[t].sag_bytes.begin(), tracks[t].sag_bytes.end());
+  }
+  sag_bytes.resize(sag_bytes.size() + 8, 0);
+  SagSeeker sag(sag_tracks, sag_bytes);
+  size_t sag_checked = 0;
+  for (const uint32_t frame : frames) {
+    for (size_t t = 0, streamed = 0; t < clip.tracks.size(); ++t) {
+      const FittedTrack& track = clip.tracks[t];
+      if (track.keys.size() <= kInitialKeysPerTrack) continue;
+      BisectionKey window[kWindowSize];
+      sag.window(streamed++, frame, window);
+      int64_t last = 0;
+      for (size_t k = 0; k < track.keys.size(); ++k) {
+        if (track.keys[k].frame <= frame) last = static_cast<int64_t>(k);
+      }
+      for (int64_t w = 0; w < int64_t{kWindowSize}; ++w) {
+        const FittedKey& key = track.keys[std::clamp<int64_t>(last - 1 + w, 0, int64_t(track.keys.size()) - 1)];
+        if (window[w].frame != key.frame || !std::equal(key.codes, key.codes + 4, window[w].codes)) {
+          return fail("sag window differs from the fitted keys at frame " + std::to_string(frame));
+        }
+        ++sag_checked;
+      }
+    }
+  }
+  const double sag_ns = fastest([&] {
+    BisectionKey window[kWindowSize];
+    for (const uint32_t frame : frames) {
+      for (size_t t = 0; t < sag_tracks.size(); ++t) sag.window(t, frame, window);
+      asm volatile("" : : "r"(window) : "memory");
+    }
+  });
   std::printf("\nlockstep seek (%s kernels): %zu window keys checked; %.1f records decoded per seek, %.2f a track;"
               " window keys in a neighbouring segment %.2f a track (not decoded)\n",
               to_string(simd_level()), lane_checked, double(lane_records) / n,
@@ -626,6 +687,9 @@ int count_seeks(const FittedClip& clip, const StreamView& view, const std::vecto
   std::printf("ns per seek (min of 9): lockstep windows %.0f (blocks one by one: %.0f), of which setting the lanes"
               " %.0f; v11 whole seek %.0f\n",
               lockstep_ns, one_by_one_ns, set_ns, v11_ns);
+  std::printf("sag windows (scalar reader, %zu keys checked): %.0f ns per seek; whole seek from a full key cache %.0f"
+              " (%.3f of v11's)\n",
+              sag_checked, sag_ns, cached_ns, cached_ns / v11_ns);
   return 0;
 }
 
@@ -669,6 +733,7 @@ int main(int argc, char** argv) {
     total.chord += t.chord;
     total.chord2 += t.chord2;
     total.sag += t.sag;
+    total.sag_written += t.sag_written;
   }
   const auto bytes_of = [](uint64_t bits) { return static_cast<long long>((bits + 7) / 8); };
   const long long stream = static_cast<long long>(sizes.bytes_without_metadata());
@@ -682,7 +747,7 @@ int main(int argc, char** argv) {
   // The estimate against the packed stream's key widths and stream keys.
   const long long packed = static_cast<long long>(view.value().key_widths().size() + view.value().key_stream_bytes());
   std::printf("| delta + jump frames (v11; as packed: %lld) | %lld | %lld | 1.000 |\n", packed, delta, stream);
-  const std::pair<const char*, uint64_t> rows[] = {{"anchored", total.anchored}, {"bisection", total.bisection}, {"ranged", total.ranged}, {"chord", total.chord}, {"chord2", total.chord2}, {"sag", total.sag}};
+  const std::pair<const char*, uint64_t> rows[] = {{"anchored", total.anchored}, {"bisection", total.bisection}, {"ranged", total.ranged}, {"chord", total.chord}, {"chord2", total.chord2}, {"sag", total.sag}, {"sag (written)", total.sag_written}};
   for (const auto& [name, bits] : rows) {
     std::printf("| %s | %lld | %lld | %.3f |\n", name, bytes_of(bits), projected(bits),
                 double(projected(bits)) / double(stream));

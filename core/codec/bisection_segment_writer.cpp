@@ -27,6 +27,15 @@ Residuals residuals_of(const BisectionKey& key, const BisectionKey& left, const 
 
 }  // namespace
 
+void write_segment_anchor(BitWriter& out, const BisectionTrackCoding& track, const BisectionKey& anchor) {
+  assert(track.frame_bits == 32 || (anchor.frame >> track.frame_bits) == 0);
+  out.write(anchor.frame, track.frame_bits);
+  for (uint32_t c = 0; c < 4; ++c) {
+    if (((track.coded_mask >> c) & 1u) != 0) out.write_signed(anchor.codes[c], track.absolute_bits);
+  }
+  if (track.negation_bits) out.write(anchor.negated ? 1u : 0u, 1);
+}
+
 void write_bisection_segment(BitWriter& out, const BisectionTrackCoding& track, std::span<const BisectionKey> keys,
                              const BisectionKey& before) {
   const uint32_t count = static_cast<uint32_t>(keys.size());
@@ -36,13 +45,7 @@ void write_bisection_segment(BitWriter& out, const BisectionTrackCoding& track, 
   at[0] = before;
   std::copy(keys.begin(), keys.end(), at + 1);
 
-  const BisectionKey& anchor = at[count];
-  assert(track.frame_bits == 32 || (anchor.frame >> track.frame_bits) == 0);
-  out.write(anchor.frame, track.frame_bits);
-  for (uint32_t c = 0; c < 4; ++c) {
-    if (((track.coded_mask >> c) & 1u) != 0) out.write_signed(anchor.codes[c], track.absolute_bits);
-  }
-  if (track.negation_bits) out.write(anchor.negated ? 1u : 0u, 1);
+  write_segment_anchor(out, track, at[count]);
 
   Residuals residuals[kKeysPerSegment - 1];
   uint32_t widths[kBisectionGroups][kKeyFields] = {};

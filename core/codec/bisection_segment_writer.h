@@ -10,6 +10,11 @@
 
 namespace ks {
 
+/// Writes a segment's anchor, absolute: its frame in `frame_bits`, its
+/// coded components in the absolute width, its "negated" bit (the first
+/// fields of a bisection or a sag segment).
+void write_segment_anchor(BitWriter& out, const BisectionTrackCoding& track, const BisectionKey& anchor);
+
 /// Writes the segment of `keys` (1..kKeysPerSegment, frames non-decreasing
 /// from `before`'s), `before` being the key before it, as
 /// read_bisection_segment reads it back. Codes within +-kMaxCodeMagnitude

@@ -108,18 +108,12 @@ TEST(BisectionSegment, DescentFindsTheKeyAtAFrame) {
       const uint32_t count = segment.count;
       const BisectionKey& before = t.keys[s - 1];
       for (uint32_t probe = 0; probe < 12; ++probe) {
-        const uint32_t lo = before.frame, hi = t.keys[s + count - 1].frame + 2;
-        const uint32_t frame = lo + rng() % (hi - lo + 1);
+        const uint32_t frame = random_frame_in(rng, t, segment);
         BitReader reader(written.bytes, segment.start_bit);
         const BisectionSegmentHead head = read_bisection_head(reader, t.coding, count);
         BisectionKey path[kKeysPerSegment + 1];
         const uint32_t found = find_in_bisection_segment(reader, head, count, before, frame, path);
-        // The last position whose frame is at or before `frame`.
-        uint32_t expected = 0;
-        for (uint32_t p = 1; p <= count; ++p) {
-          if (t.keys[s + p - 1].frame <= frame) expected = p;
-        }
-        ASSERT_EQ(found, expected) << "trial " << trial << " frame " << frame;
+        ASSERT_EQ(found, last_position_at(t, segment, frame)) << "trial " << trial << " frame " << frame;
         const BisectionKey& key = found == 0 ? before : t.keys[s + found - 1];
         ASSERT_TRUE(same_key(path[found], key));
       }
@@ -134,11 +128,7 @@ TEST(BisectionSegment, ArbitraryBytesReadSafely) {
   for (int trial = 0; trial < 2000; ++trial) {
     std::vector<uint8_t> bytes(1 + rng() % 64);
     for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
-    BisectionTrackCoding coding;
-    coding.coded_mask = static_cast<uint8_t>(rng() % 16);
-    coding.absolute_bits = static_cast<uint8_t>(1 + rng() % kMaxAbsoluteCodeBits);
-    coding.frame_bits = static_cast<uint8_t>(rng() % 17);
-    coding.negation_bits = rng() % 2 == 0;
+    const BisectionTrackCoding coding = random_coding(rng);
     const uint32_t count = 1 + rng() % kKeysPerSegment;
     BitReader reader(bytes);
     BisectionKey keys[kKeysPerSegment + 1];

@@ -1,6 +1,7 @@
 #pragma once
-// Random tracks written as bisection segments, for the tests of the
-// segment writer and readers (bisection_segment.h, bisection_lanes.h).
+// Random tracks written as bisection or sag segments, for the tests of the
+// segment writers and readers (bisection_segment.h, bisection_lanes.h,
+// sag_segment.h).
 
 #include <algorithm>
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "core/codec/bisection_segment_writer.h"
+#include "core/codec/sag_segment_writer.h"
 #include "core/runtime/bisection_segment.h"
 #include "core/runtime/quantization.h"
 
@@ -70,17 +72,45 @@ struct WrittenTrack {
   uint64_t bits = 0;
   std::vector<WrittenSegment> segments;
 };
-inline WrittenTrack write_track(const RandomTrack& t) {
+using SegmentWriter = void (*)(BitWriter&, const BisectionTrackCoding&, std::span<const BisectionKey>,
+                               const BisectionKey&);
+inline WrittenTrack write_track(const RandomTrack& t, SegmentWriter write_segment = write_bisection_segment) {
   BitWriter out;
   WrittenTrack written;
   for (size_t s = 1; s < t.keys.size(); s += kKeysPerSegment) {
     const uint32_t count = static_cast<uint32_t>(std::min<size_t>(kKeysPerSegment, t.keys.size() - s));
     written.segments.push_back({s, count, out.size_bits()});
-    write_bisection_segment(out, t.coding, std::span(t.keys).subspan(s, count), t.keys[s - 1]);
+    write_segment(out, t.coding, std::span(t.keys).subspan(s, count), t.keys[s - 1]);
   }
   written.bytes = out.bytes();
   written.bits = out.size_bits();
   return written;
+}
+
+// The last position (0..count) of `segment` whose key's frame is at or
+// before `frame`: what a reader's search must find.
+inline uint32_t last_position_at(const RandomTrack& t, const WrittenSegment& segment, uint32_t frame) {
+  uint32_t found = 0;
+  for (uint32_t p = 1; p <= segment.count; ++p) {
+    if (t.keys[segment.first + p - 1].frame <= frame) found = p;
+  }
+  return found;
+}
+
+// A frame from the key before `segment` to just past its last key.
+inline uint32_t random_frame_in(std::mt19937& rng, const RandomTrack& t, const WrittenSegment& segment) {
+  const uint32_t lo = t.keys[segment.first - 1].frame, hi = t.keys[segment.first + segment.count - 1].frame + 2;
+  return lo + rng() % (hi - lo + 1);
+}
+
+// Any coding a forged stream could claim.
+inline BisectionTrackCoding random_coding(std::mt19937& rng) {
+  BisectionTrackCoding coding;
+  coding.coded_mask = static_cast<uint8_t>(rng() % 16);
+  coding.absolute_bits = static_cast<uint8_t>(1 + rng() % kMaxAbsoluteCodeBits);
+  coding.frame_bits = static_cast<uint8_t>(rng() % 17);
+  coding.negation_bits = rng() % 2 == 0;
+  return coding;
 }
 
 }  // namespace ks::test
