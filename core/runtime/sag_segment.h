@@ -107,15 +107,18 @@ inline SagCurve make_sag_curve(const BisectionKey& before, const BisectionKey& a
   return curve;
 }
 
-/// The guess of component `c`'s code at `frame`: the bent chord, rounded
-/// half up, held within +-kMaxCodeMagnitude.
-inline int32_t sag_code_guess(const SagCurve& curve, uint32_t c, uint32_t frame) {
-  const float u = sag_fraction(curve, frame);
+/// The guess of component `c`'s code at fraction `u` of the chord
+/// (sag_fraction), and at `frame`: the bent chord, rounded half up, held
+/// within +-kMaxCodeMagnitude.
+inline int32_t sag_code_guess_at(const SagCurve& curve, uint32_t c, float u) {
   const float bend = u * (1.f - u) * curve.bend_scale;
   const float offset = sag_floor(curve.rise[c] * u + curve.sag[c] * bend + 0.5f);
   const float guess = static_cast<float>(curve.before_code[c]) + offset;
   constexpr float kLimit = static_cast<float>(kMaxCodeMagnitude);
   return static_cast<int32_t>(guess < -kLimit ? -kLimit : (guess > kLimit ? kLimit : guess));
+}
+inline int32_t sag_code_guess(const SagCurve& curve, uint32_t c, uint32_t frame) {
+  return sag_code_guess_at(curve, c, sag_fraction(curve, frame));
 }
 
 /// What a reader finds in a segment's head: the anchor, the sag key, the
