@@ -150,7 +150,9 @@ Result<RawClip> resample_animation(const aiScene& scene, const NodeTree& tree, c
   for (unsigned c = 0; c < animation.mNumChannels; ++c) {
     const aiNodeAnim* source = animation.mChannels[c];
     const int node = source == nullptr ? -1 : find_node(tree, source->mNodeName);
-    if (node < 0) continue;  // read_skeleton warned
+    // No node, or one the skeleton leaves out (a camera or a light):
+    // read_skeleton warned.
+    if (node < 0 || skeleton.target_of_node[static_cast<size_t>(node)] < 0) continue;
     // assimp 5.2 writes a Collada node's morph weights into its first
     // transform too, so the node channel it makes for that node is not the file's.
     if (std::find(morphed.begin(), morphed.end(), node) != morphed.end()) {

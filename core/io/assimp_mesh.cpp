@@ -277,6 +277,7 @@ Result<std::optional<SkinnedMesh>> read_meshes(const aiScene& scene, const NodeT
         return Error{"node '" + excerpt(node_name(tree, node)) + "' uses mesh " + std::to_string(mesh) +
                      ", which does not exist"};
       }
+      if (is_generated_skeleton_mesh(scene, *scene.mMeshes[mesh])) continue;
       if (scene.mMeshes[mesh]->mNumBones == 0) {
         rigid.push_back({mesh, static_cast<int>(node)});
       } else if (!seen[mesh]) {

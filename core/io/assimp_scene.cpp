@@ -2,6 +2,7 @@
 
 #include <assimp/BaseImporter.h>
 #include <assimp/config.h>
+#include <assimp/material.h>
 #include <assimp/postprocess.h>
 
 #include <cmath>
@@ -143,6 +144,14 @@ Result<double> metres_per_unit(const aiScene& scene, std::string_view ext, std::
     return Error{"UnitScaleFactor " + std::to_string(centimetres) + " is not a length in centimetres"};
   }
   return centimetres * 0.01;
+}
+
+bool is_generated_skeleton_mesh(const aiScene& scene, const aiMesh& mesh) {
+  if (scene.mMaterials == nullptr || mesh.mMaterialIndex >= scene.mNumMaterials) return false;
+  const aiMaterial* material = scene.mMaterials[mesh.mMaterialIndex];
+  aiString name;
+  return material != nullptr && material->Get(AI_MATKEY_NAME, name) == AI_SUCCESS &&
+         std::string_view(name.C_Str(), name.length) == "SkeletonMaterial";
 }
 
 std::string node_name(const NodeTree& tree, size_t index) {

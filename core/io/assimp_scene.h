@@ -56,6 +56,12 @@ int find_node(const NodeTree& tree, const aiString& name);
 /// scene (assimp scales the root node by it), so 1.
 Result<double> metres_per_unit(const aiScene& scene, std::string_view ext, std::vector<std::string>& warnings);
 
+/// True for the mesh assimp makes of the nodes of a file without geometry
+/// (its skeleton mesh builder: material "SkeletonMaterial", a bone for every
+/// node, cameras and lights among them): no part of the file, so neither
+/// drawn nor a source of bones.
+bool is_generated_skeleton_mesh(const aiScene& scene, const aiMesh& mesh);
+
 /// `node`'s name, or "node_<index>" when it has none.
 std::string node_name(const NodeTree& tree, size_t index);
 

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <span>
+#include <string_view>
 #include <unordered_set>
 
 #include "core/clip/excerpt.h"
 #include "core/clip/matrix_decompose.h"
 #include "core/io/assimp_morph.h"
+#include "core/io/scene_helpers.h"
 
 namespace ks::assimp {
 
@@ -45,13 +47,51 @@ double shear_of(const double m[16], const Transform& t) {
   return largest / size;
 }
 
+// A node's name up to assimp's FBX helper suffix: the FBX node it belongs to.
+std::string_view fbx_node_name(const aiNode& node) {
+  const std::string_view name(node.mName.C_Str(), node.mName.length);
+  return name.substr(0, name.find("_$AssimpFbx$_"));
+}
+
+// Cameras and lights in the node tree. `own`: a camera's or a light's node,
+// 3ds Max's look-at target of one ("<name>.Target"), or assimp's FBX
+// helpers of either; `below`: those and every node under one.
+struct SceneHelpers {
+  std::vector<char> own, below;
+};
+SceneHelpers scene_helpers(const aiScene& scene, const NodeTree& tree) {
+  std::unordered_set<std::string_view> names;
+  for (unsigned c = 0; scene.mCameras != nullptr && c < scene.mNumCameras; ++c) {
+    if (scene.mCameras[c] != nullptr) names.insert({scene.mCameras[c]->mName.C_Str(), scene.mCameras[c]->mName.length});
+  }
+  for (unsigned l = 0; scene.mLights != nullptr && l < scene.mNumLights; ++l) {
+    if (scene.mLights[l] != nullptr) names.insert({scene.mLights[l]->mName.C_Str(), scene.mLights[l]->mName.length});
+  }
+  SceneHelpers out{std::vector<char>(tree.nodes.size(), 0), std::vector<char>(tree.nodes.size(), 0)};
+  if (names.empty()) return out;
+  constexpr std::string_view kTarget = ".Target";
+  for (size_t n = 1; n < tree.nodes.size(); ++n) {  // parents first; the root is none
+    const std::string_view name = fbx_node_name(*tree.nodes[n]);
+    const bool target = name.size() > kTarget.size() && name.substr(name.size() - kTarget.size()) == kTarget;
+    out.own[n] = names.count(name) != 0 || (target && names.count(name.substr(0, name.size() - kTarget.size())) != 0);
+    out.below[n] = out.own[n] || out.below[static_cast<size_t>(tree.parents[n])];
+  }
+  return out;
+}
+
 // The nodes the skeleton keeps: mesh bones, animated nodes, their ancestors,
-// and the nodes below a kept helper (what the helper moves).
-std::vector<char> kept_nodes(const aiScene& scene, const NodeTree& tree, std::vector<std::string>& warnings) {
+// and the nodes below a kept helper (what the helper moves). Cameras and
+// lights, and what hangs below them, only as the ancestors of the others
+// (a warning names those left out; `only_helpers` tells whether they were
+// all there was).
+std::vector<char> kept_nodes(const aiScene& scene, const NodeTree& tree, std::vector<std::string>& warnings,
+                             bool& only_helpers) {
+  const SceneHelpers helpers = scene_helpers(scene, tree);
   std::vector<char> kept(tree.nodes.size(), 0);
   size_t unknown_bones = 0, unknown_channels = 0;
   for (unsigned m = 0; m < scene.mNumMeshes; ++m) {
     const aiMesh* mesh = scene.mMeshes[m];
+    if (mesh == nullptr || is_generated_skeleton_mesh(scene, *mesh)) continue;
     for (unsigned b = 0; b < mesh->mNumBones; ++b) {
       const int node = find_node(tree, mesh->mBones[b]->mName);
       node < 0 ? static_cast<void>(++unknown_bones) : static_cast<void>(kept[static_cast<size_t>(node)] = 1);
@@ -61,7 +101,11 @@ std::vector<char> kept_nodes(const aiScene& scene, const NodeTree& tree, std::ve
     const aiAnimation* animation = scene.mAnimations[a];
     for (unsigned c = 0; c < animation->mNumChannels; ++c) {
       const int node = find_node(tree, animation->mChannels[c]->mNodeName);
-      node < 0 ? static_cast<void>(++unknown_channels) : static_cast<void>(kept[static_cast<size_t>(node)] = 1);
+      if (node < 0) {
+        ++unknown_channels;
+      } else if (!helpers.own[static_cast<size_t>(node)]) {
+        kept[static_cast<size_t>(node)] = 1;
+      }
     }
     // A node whose morph weights are animated is a bone too, so that a clip
     // of weights alone has one (read_morph_weights names those it cannot use).
@@ -88,6 +132,16 @@ std::vector<char> kept_nodes(const aiScene& scene, const NodeTree& tree, std::ve
     const int parent = tree.parents[n];
     if (kept[static_cast<size_t>(parent)] && is_fbx_helper(*tree.nodes[static_cast<size_t>(parent)])) kept[n] = 1;
   }
+  size_t left_out = 0;
+  std::vector<std::string> quoted;
+  bool any_kept = false;
+  for (size_t n = 0; n < tree.nodes.size(); ++n) {
+    any_kept = any_kept || kept[n];
+    if (!helpers.below[n] || kept[n] || is_fbx_helper(*tree.nodes[n])) continue;
+    if (++left_out <= kLeftOutNamesQuoted) quoted.push_back(excerpt(node_name(tree, n)));
+  }
+  if (left_out > 0) warnings.push_back(left_out_helpers_warning(left_out, quoted));
+  only_helpers = !any_kept && left_out > 0;
   return kept;
 }
 
@@ -112,7 +166,8 @@ Result<SceneSkeleton> read_skeleton(const aiScene& scene, const NodeTree& tree, 
                                     std::vector<std::string>& warnings) {
   SceneSkeleton out;
   const size_t node_count = tree.nodes.size();
-  const std::vector<char> kept = kept_nodes(scene, tree, warnings);
+  bool only_helpers = false;
+  const std::vector<char> kept = kept_nodes(scene, tree, warnings, only_helpers);
 
   // The file's rest transforms, and the unit.
   std::vector<Transform> rest(node_count);
@@ -170,7 +225,10 @@ Result<SceneSkeleton> read_skeleton(const aiScene& scene, const NodeTree& tree, 
     out.skeleton.parents.push_back(ancestor < 0 ? -1 : out.bone_of_node[static_cast<size_t>(ancestor)]);
     out.targets_of_bone.push_back(std::move(targets));
   }
-  if (out.skeleton.bone_count() == 0) return Error{"the scene has no bones and no animated nodes"};
+  if (out.skeleton.bone_count() == 0) {
+    return Error{only_helpers ? "the scene has no bones: it animates only cameras and lights"
+                              : "the scene has no bones and no animated nodes"};
+  }
   if (out.targets.bone_count() > 65535) {
     return Error{"the scene has " + std::to_string(out.targets.bone_count()) +
                  " bones and animated nodes; at most 65535 are supported"};

@@ -9,6 +9,7 @@
 #include "core/clip/excerpt.h"
 #include "core/clip/matrix_decompose.h"
 #include "core/io/gltf_accessor.h"
+#include "core/io/scene_helpers.h"
 
 namespace ks::gltf {
 
@@ -101,9 +102,38 @@ Result<int> choose_skin(const tinygltf::Model& model) {
   return chosen;
 }
 
-Result<std::vector<int>> bone_nodes(const tinygltf::Model& model, const std::vector<int>& parents) {
+bool is_scene_helper(const tinygltf::Node& node) {
+  return node.camera >= 0 || node.extensions.count("KHR_lights_punctual") != 0;
+}
+
+Result<std::vector<int>> bone_nodes(const tinygltf::Model& model, const std::vector<int>& parents,
+                                    std::vector<std::string>& warnings) {
   const size_t n = model.nodes.size();
-  std::vector<char> wanted(n, model.skins.empty() ? 1 : 0);
+  // helper: a camera or light node, or a node below one (its rig: a
+  // target, a lens). Such a node is a bone only as the ancestor of a joint
+  // or of a moved node that is no camera or light: not merely for being in
+  // a skinless file, where every other node is a bone, nor for being moved.
+  // Parents may come after children in the file: each node climbs to the
+  // first ancestor already known, then its path takes the answer, so a
+  // deep chain costs its length once (node_parents checked for cycles).
+  std::vector<char> helper(n, 2);  // 2: not known yet
+  std::vector<size_t> path;
+  for (size_t node = 0; node < n; ++node) {
+    int a = static_cast<int>(node);
+    for (; a != -1 && helper[static_cast<size_t>(a)] == 2; a = parents[static_cast<size_t>(a)]) {
+      path.push_back(static_cast<size_t>(a));
+    }
+    char below_helper = a == -1 ? 0 : helper[static_cast<size_t>(a)];
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+      below_helper = below_helper || is_scene_helper(model.nodes[*it]) ? 1 : 0;
+      helper[*it] = below_helper;
+    }
+    path.clear();
+  }
+  std::vector<char> wanted(n, 0);
+  if (model.skins.empty()) {
+    for (size_t node = 0; node < n; ++node) wanted[node] = helper[node] ? 0 : 1;
+  }
   const auto want = [&](int node) {
     for (int a = node; a != -1 && !wanted[static_cast<size_t>(a)]; a = parents[static_cast<size_t>(a)]) {
       wanted[static_cast<size_t>(a)] = 1;
@@ -126,9 +156,20 @@ Result<std::vector<int>> bone_nodes(const tinygltf::Model& model, const std::vec
     for (const tinygltf::AnimationChannel& channel : animation.channels) {
       const bool moves = channel.target_path == "translation" || channel.target_path == "rotation" ||
                          channel.target_path == "scale";
-      if (moves && channel.target_node >= 0 && static_cast<size_t>(channel.target_node) < n) want(channel.target_node);
+      if (moves && channel.target_node >= 0 && static_cast<size_t>(channel.target_node) < n &&
+          !is_scene_helper(model.nodes[static_cast<size_t>(channel.target_node)])) {
+        want(channel.target_node);
+      }
     }
   }
+  size_t left_out = 0;
+  std::vector<std::string> quoted;
+  for (size_t node = 0; node < n; ++node) {
+    if (!helper[node] || wanted[node] || ++left_out > kLeftOutNamesQuoted) continue;
+    const std::string& name = model.nodes[node].name;
+    quoted.push_back(name.empty() ? "node_" + std::to_string(node) : excerpt(name));
+  }
+  if (left_out > 0) warnings.push_back(left_out_helpers_warning(left_out, quoted));
   // Depth-first from each root, children in file order (iterative: a deep
   // hierarchy must not overflow the stack).
   std::vector<int> order;
@@ -146,7 +187,9 @@ Result<std::vector<int>> bone_nodes(const tinygltf::Model& model, const std::vec
       }
     }
   }
-  if (order.empty()) return Error{"the file has no nodes"};
+  if (order.empty()) {
+    return Error{left_out > 0 ? "the file has no bones: its nodes are cameras and lights" : "the file has no nodes"};
+  }
   if (order.size() > 65535)
     return Error{"the skeleton would have " + std::to_string(order.size()) + " bones; at most 65535 are supported"};
   return order;
@@ -230,7 +273,7 @@ Result<ModelSkeleton> read_skeleton(const tinygltf::Model& model, std::vector<st
   if (!parents) return Error{parents.error()};
   Result<int> skin = choose_skin(model);
   if (!skin) return Error{skin.error()};
-  Result<std::vector<int>> bones = bone_nodes(model, parents.value());
+  Result<std::vector<int>> bones = bone_nodes(model, parents.value(), warnings);
   if (!bones) return Error{bones.error()};
   ModelSkeleton out;
   out.parents = std::move(parents.value());

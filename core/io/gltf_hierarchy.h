@@ -2,7 +2,7 @@
 // The node graph of a glTF model and the skeleton taken from it (internal to
 // the glTF importer): the graph is checked to be a forest; the joints of
 // every skin, every node an animation moves, and their ancestors become
-// bones, parents first. Nothing an animation moves is left out: a character
+// bones, parents first; cameras and lights only as ancestors. Nothing an animation moves is left out: a character
 // of several skinned meshes, or limbs driven by nodes outside a skin, imports
 // whole.
 
@@ -14,6 +14,7 @@
 
 namespace tinygltf {
 class Model;
+class Node;
 }
 
 namespace ks::gltf {
@@ -27,12 +28,18 @@ Result<std::vector<int>> node_parents(const tinygltf::Model& model);
 /// node with a mesh and a skin, else skin 0; -1 when the file has no skin.
 Result<int> choose_skin(const tinygltf::Model& model);
 
+/// True for a node that holds a camera or a light (KHR_lights_punctual).
+bool is_scene_helper(const tinygltf::Node& node);
+
 /// Bones in parent-before-child order (depth first, children in file order):
 /// every skin's joints and every node a translation, rotation or scale
 /// channel of any animation targets, with their ancestors; every node when
-/// the file has no skin. `parents` comes from node_parents. Refuses more
-/// than 65535 bones.
-Result<std::vector<int>> bone_nodes(const tinygltf::Model& model, const std::vector<int>& parents);
+/// the file has no skin. A camera or light node, and the nodes below it,
+/// are bones only as ancestors of others or where moved (a camera or light
+/// never is): a warning names those left out. `parents` comes
+/// from node_parents. Refuses more than 65535 bones.
+Result<std::vector<int>> bone_nodes(const tinygltf::Model& model, const std::vector<int>& parents,
+                                    std::vector<std::string>& warnings);
 
 /// The Skeleton of `bones` (from bone_nodes): unique names ("node_<i>" for
 /// unnamed nodes), rest pose from each node's matrix or TRS, the joints of
