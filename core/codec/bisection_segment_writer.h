@@ -1,7 +1,7 @@
 #pragma once
-// Writes bisection segments (core/runtime/bisection_segment.h, DESIGN §7
-// "Format v12"): the anchor, each group's widths (the bits its largest
-// residual needs), then the records in storage order.
+// Writes bisection segments (core/runtime/bisection_segment.h): the
+// anchor, each group's widths (the bits its largest residual needs), then
+// the records in storage order.
 
 #include <span>
 

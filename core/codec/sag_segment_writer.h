@@ -1,6 +1,5 @@
 #pragma once
-// Writes sag segments (core/runtime/sag_segment.h, DESIGN §7 "Format
-// v12"): the anchor, the sag record with its widths, then the other
+// Writes sag segments (core/runtime/sag_segment.h): the anchor, the sag record with its widths, then the other
 // records with theirs (the bits their largest residual needs).
 
 #include <span>

@@ -1,7 +1,8 @@
 #pragma once
-// Bisection segments: the key layout chosen for random access (DESIGN §7,
-// "Format v12"), the reading half; core/codec/bisection_segment_writer.h
-// writes it.
+// Bisection segments: a key layout weighed for format v12's random access
+// (issue 41), the reading half; core/codec/bisection_segment_writer.h
+// writes it. No stream uses it: its lockstep descent took two thirds of
+// v11's whole seek (docs/benchmarks.md, "The bisection descent").
 //
 // A track's stream keys (keys 3, 4, ...) fall in segments of
 // kKeysPerSegment, as in stream_key_layout.h. Within a segment, keys are

@@ -1,7 +1,10 @@
 #pragma once
 // Sag segments: a key layout in which every key of a track is reached in
-// one step (DESIGN §7, "Format v12"; issue 41), the reading half;
-// core/codec/sag_segment_writer.h writes it.
+// one step, a candidate for format v12's random access (issue 41), the
+// reading half; core/codec/sag_segment_writer.h writes it. No stream uses
+// it yet: reaching a window this way costs more than v11's seek as
+// measured so far (docs/benchmarks.md, "What reaching a window costs in
+// sag segments").
 //
 // A track's stream keys (keys 3, 4, ...) fall in segments of
 // kKeysPerSegment, numbered by position as bisection segments are:
