@@ -25,13 +25,16 @@ constexpr glm::vec4 kNeutralBone{0.78f, 0.78f, 0.82f, 1.f};
 constexpr glm::vec4 kOverlayOriginal{0.8f, 0.8f, 0.85f, 1.f};  // the original under the compressed pose's edges
 constexpr float kClickSlop = 3.f;  // pixels a press may move and still be a click
 
-// What the character covers in a pose: its joints and, when it has a mesh,
-// the skinned vertices (a robot's head or a fox's tail reaches far past
-// the joints).
+// What the character covers in a pose: its skinned mesh (a robot's head or
+// a fox's tail reaches far past the joints), or without one its joints.
 Box character_box(const ImportedClip& clip, std::span<const Transform> model) {
   Box box;
-  for (const Transform& t : model) box.add({t.translation.x, t.translation.y, t.translation.z});
-  if (!clip.mesh) return box;
+  if (!clip.mesh || clip.mesh->vertex_count() == 0) {
+    for (const Transform& t : model) box.add({t.translation.x, t.translation.y, t.translation.z});
+    return box;
+  }
+  // The skin alone: a rig's helper bones (an IK target, a root left at the
+  // origin) may stand far from the character it draws.
   std::vector<Mat4> palette(model.size());
   skinning_palette(clip.skeleton, model, palette);
   const SkinnedMesh& mesh = *clip.mesh;
