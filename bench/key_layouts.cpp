@@ -14,7 +14,9 @@ namespace ks {
 
 namespace {
 
-uint64_t zigzag64(int64_t v) { return v >= 0 ? uint64_t(v) << 1 : (uint64_t(-(v + 1)) << 1) | 1u; }
+uint64_t zigzag64(int64_t v) {
+  return v >= 0 ? uint64_t(v) << 1 : (uint64_t(-(v + 1)) << 1) | 1u;
+}
 
 // Widths of one segment's fields: the largest value of each.
 struct Widths {
@@ -56,55 +58,49 @@ LayoutBits track_bits(const FittedTrack& track, uint32_t frame_count, BisectionT
   BitWriter bisection, sag_segments;
   for (size_t s = kInitialKeysPerTrack; s < k.size(); s += kKeysPerSegment) {
     const size_t e = std::min(k.size(), s + kKeysPerSegment);
+    // Each key as its difference from the one before: v11 (delta), and
+    // after an absolute first key per segment (anchored).
+    const auto add_difference = [&](Widths& w, size_t i) {
+      ++w.keys;
+      w.add(0, frame_field(i));
+      for (uint32_t c = 0; c < 4; ++c) {
+        if (track.quantization.coded(static_cast<int>(c))) w.add(c + 1, code_field(i, c));
+      }
+    };
     Widths delta, anchored;
     for (size_t i = s; i < e; ++i) {
-      ++delta.keys;
-      delta.add(0, frame_field(i));
-      for (uint32_t c = 0; c < 4; ++c) {
-        if (track.quantization.coded(static_cast<int>(c))) delta.add(c + 1, code_field(i, c));
-      }
-      if (i == s) continue;  // the anchored layout's first key is its anchor
-      ++anchored.keys;
-      anchored.add(0, frame_field(i));
-      for (uint32_t c = 0; c < 4; ++c) {
-        if (track.quantization.coded(static_cast<int>(c))) anchored.add(c + 1, code_field(i, c));
-      }
+      add_difference(delta, i);
+      if (i != s) add_difference(anchored, i);  // the anchored layout's first key is its anchor
     }
     // O(1) layouts: every field of a key at a known place, found without
     // reading another key. ranged: each field less the segment's least
-    // (stored absolute in its head); chord: each field less the line from
-    // the key before the segment (the previous head's anchor) to its last.
-    Widths ranged, chord;
+    // (stored absolute in its head).
     const FittedKey& before = track.keys[s - 1];
     const FittedKey& last_key = track.keys[e - 1];
     const int64_t span = int64_t{last_key.frame} - before.frame;
+    int64_t least[4] = {};
+    for (uint32_t c = 0; c < 4; ++c) {
+      least[c] = k[s].codes[c];
+      for (size_t j = s; j < e; ++j) least[c] = std::min<int64_t>(least[c], k[j].codes[c]);
+    }
+    Widths ranged;
     for (size_t i = s; i < e; ++i) {
       ++ranged.keys;
-      const int64_t df = int64_t{k[i].frame} - before.frame;
-      ranged.add(0, uint64_t(df));
-      const bool chord_key = i + 1 < e;  // the last is the head's anchor
-      chord.keys += chord_key ? 1 : 0;
-      const int64_t frame_guess = (span * int64_t(i - s + 1) + int64_t(e - s) / 2) / int64_t(e - s);
-      if (chord_key) chord.add(0, zigzag64(df - frame_guess));
+      ranged.add(0, uint64_t(int64_t{k[i].frame} - before.frame));
       for (uint32_t c = 0; c < 4; ++c) {
-        if (!track.quantization.coded(static_cast<int>(c))) continue;
-        int64_t least = k[s].codes[c];
-        for (size_t j = s; j < e; ++j) least = std::min<int64_t>(least, k[j].codes[c]);
-        ranged.add(c + 1, uint64_t(int64_t{k[i].codes[c]} - least));
-        const int64_t rise = int64_t{last_key.codes[c]} - before.codes[c];
-        const double guess = double(before.codes[c]) + double(rise) * double(df) / double(std::max<int64_t>(span, 1));
-        if (chord_key) chord.add(c + 1, zigzag64(int64_t{k[i].codes[c]} - std::llround(guess)));
+        if (track.quantization.coded(static_cast<int>(c)))
+          ranged.add(c + 1, uint64_t(int64_t{k[i].codes[c]} - least[c]));
       }
     }
-    // chord2: the middle key against the chord, the others against the
-    // chord of their half (two dependent steps, still O(1)).
+    // Key i against the line from `left` (key left_index) to `right` (key
+    // right_index): its frame against the frames spread evenly between.
     const auto against = [&](size_t i, const FittedKey& left, const FittedKey& right, size_t left_index,
                              size_t right_index, Widths& w) {
       ++w.keys;
       const int64_t run = int64_t{right.frame} - left.frame;
       const int64_t df = int64_t{k[i].frame} - left.frame;
-      const int64_t guess_f = (run * int64_t(i - left_index) + int64_t(right_index - left_index) / 2) /
-                              int64_t(right_index - left_index);
+      const int64_t guess_f =
+          (run * int64_t(i - left_index) + int64_t(right_index - left_index) / 2) / int64_t(right_index - left_index);
       w.add(0, zigzag64(df - guess_f));
       for (uint32_t c = 0; c < 4; ++c) {
         if (!track.quantization.coded(static_cast<int>(c))) continue;
@@ -113,6 +109,12 @@ LayoutBits track_bits(const FittedTrack& track, uint32_t frame_count, BisectionT
         w.add(c + 1, zigzag64(int64_t{k[i].codes[c]} - std::llround(guess)));
       }
     };
+    // chord: each key but the last (the head's anchor) against the line
+    // from the key before the segment (the previous head's anchor) to it.
+    Widths chord;
+    for (size_t i = s; i + 1 < e; ++i) against(i, before, last_key, s - 1, e - 1, chord);
+    // chord2: the middle key against the chord, the others against the
+    // chord of their half (two dependent steps, still O(1)).
     Widths middle, halves;
     if (e - s >= 3) {
       const size_t m = s + (e - s - 1) / 2;
@@ -121,9 +123,10 @@ LayoutBits track_bits(const FittedTrack& track, uint32_t frame_count, BisectionT
       for (size_t i = m + 1; i + 1 < e; ++i) against(i, track.keys[m], last_key, m, e - 1, halves);
       out.chord2 += anchor_bits + middle.bits(coding.coded_mask, coding.negation_bits) +
                     halves.bits(coding.coded_mask, coding.negation_bits);
-      // sag: one step: the chord bent by a parabola through the middle key.
-      Widths sag_key, bent;
-      against(m, before, last_key, s - 1, e - 1, sag_key);
+      // sag: one step: the chord bent by a parabola through the middle key
+      // (coded against the chord, as chord2's is).
+      const Widths& sag_key = middle;
+      Widths bent;
       const int64_t run = int64_t{last_key.frame} - before.frame;
       const int64_t dm = int64_t{k[m].frame} - before.frame;
       const double um = double(dm) / double(std::max<int64_t>(run, 1));
@@ -154,8 +157,7 @@ LayoutBits track_bits(const FittedTrack& track, uint32_t frame_count, BisectionT
       for (size_t i = s; i < e; ++i) shared = shared || k[i].frame == k[i - 1].frame;
       const uint64_t mask_bits = uint64_t(std::max<int64_t>(span - 1, 0));
       out.sag_masked += anchor_bits + sag_key.bits(coding.coded_mask, coding.negation_bits) +
-                        bent.bits(coding.coded_mask, coding.negation_bits) + 1 -
-                        (shared ? 0 : frame_bits - mask_bits);
+                        bent.bits(coding.coded_mask, coding.negation_bits) + 1 - (shared ? 0 : frame_bits - mask_bits);
     } else {
       out.sag_masked += anchor_bits + chord.bits(coding.coded_mask, coding.negation_bits);
       out.chord2 += anchor_bits + chord.bits(coding.coded_mask, coding.negation_bits);
@@ -174,7 +176,6 @@ LayoutBits track_bits(const FittedTrack& track, uint32_t frame_count, BisectionT
   out.bisection = bisection.size_bits();
   out.sag_written = sag_segments.size_bits();
   laid_out.sag_bytes = sag_segments.bytes();
-  laid_out.sag_bits = sag_segments.size_bits();
   laid_out.coding = coding;
   laid_out.key_count = static_cast<uint32_t>(k.size());
   std::copy(k.begin(), k.begin() + kInitialKeysPerTrack, laid_out.initial);

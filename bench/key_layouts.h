@@ -26,11 +26,11 @@ struct BisectionTrack {
   // The same keys as sag segments (sag_segment.h), by its writer.
   std::vector<uint64_t> sag_start_bit;
   std::vector<uint8_t> sag_bytes;
-  uint64_t sag_bits = 0;
 };
 
 struct LayoutBits {
-  uint64_t delta = 0, anchored = 0, bisection = 0, ranged = 0, chord = 0, chord2 = 0, sag = 0, sag_written = 0, sag_masked = 0;
+  uint64_t delta = 0, anchored = 0, bisection = 0, ranged = 0, chord = 0, chord2 = 0, sag = 0, sag_written = 0,
+           sag_masked = 0;
 };
 
 /// Counts `track`'s stream keys in every layout and lays them out in
