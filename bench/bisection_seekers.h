@@ -50,7 +50,10 @@ class BisectionSeeker {
           const uint32_t q = (left + right) / 2;
           s.known |= 1u << q;
           ++records_read;
-          if (s.key[q].frame <= frame) left = q; else right = q;
+          if (s.key[q].frame <= frame)
+            left = q;
+          else
+            right = q;
         }
       }
       last = int64_t{kInitialKeysPerTrack} + int64_t{j} * kKeysPerSegment - 1 + p;
@@ -100,7 +103,10 @@ class BisectionSeeker {
         s.known |= 1u << middle;
         ++records_read;
       }
-      if (position < middle) right = middle; else left = middle;
+      if (position < middle)
+        right = middle;
+      else
+        left = middle;
     }
     return s.key[position];
   }
@@ -217,7 +223,8 @@ class LaneSeeker {
         records += blocks_descend(m_pass_target[pass], BisectionTarget::kPosition, m_other[pass]);
       }
       for (size_t k = 0; k < blocks; ++k) {
-        for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane) m_lanes[k].count[lane] = m_counts[k * kLanesPerBlock + lane];
+        for (uint32_t lane = 0; lane < kLanesPerBlock; ++lane)
+          m_lanes[k].count[lane] = m_counts[k * kLanesPerBlock + lane];
       }
     }
     for (size_t l = 0; l < tracks; ++l) {
@@ -228,7 +235,8 @@ class LaneSeeker {
       // The key at position q: from a further descent, else the bracket's.
       const auto outer = [&](uint32_t q, const BisectionLaneKeys& bracketed) {
         for (uint32_t pass = 0; pass < 2; ++pass) {
-          if (((m_needs[pass][k] >> lane) & 1u) != 0 && m_pass_target[pass][l] == q) return m_other[pass][k].left.key(lane);
+          if (((m_needs[pass][k] >> lane) & 1u) != 0 && m_pass_target[pass][l] == q)
+            return m_other[pass][k].left.key(lane);
         }
         return bracketed.key(lane);
       };

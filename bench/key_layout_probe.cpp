@@ -132,7 +132,8 @@ int count_seeks(const FittedClip& clip, const StreamView& view, const std::vecto
       for (uint32_t w = 0; w < kWindowSize && last >= int64_t{kInitialKeysPerTrack} - 1; ++w) {
         if (((found[streamed] >> w) & 1u) == 0) continue;
         const FittedKey& key = track.keys[static_cast<size_t>(std::max<int64_t>(0, last - 1 + w))];
-        if (windows[streamed][w].frame != key.frame || !std::equal(key.codes, key.codes + 4, windows[streamed][w].codes)) {
+        if (windows[streamed][w].frame != key.frame ||
+            !std::equal(key.codes, key.codes + 4, windows[streamed][w].codes)) {
           return fail("lockstep window differs from the fitted keys at frame " + std::to_string(frame));
         }
         ++lane_checked;
@@ -150,12 +151,14 @@ int count_seeks(const FittedClip& clip, const StreamView& view, const std::vecto
   const double n = static_cast<double>(frames.size());
   std::printf("\nwindows of %zu streamed tracks at %zu random frames: %zu keys checked against the fit\n",
               tracks.size(), frames.size(), checked);
-  std::printf("| per random seek, every streamed track | bisection | v11, jump frames at auto (%.3f s) |\n|---|---|---|\n",
-              view.jump_interval_frames() / view.sample_rate_hz());
+  std::printf(
+      "| per random seek, every streamed track | bisection | v11, jump frames at auto (%.3f s) |\n|---|---|---|\n",
+      view.jump_interval_frames() / view.sample_rate_hz());
   std::printf("| keys decoded | %.1f records + %.1f anchors | %.1f keys read |\n", double(records) / n,
               double(heads) / n, double(after.keys_read - before.keys_read) / n);
   std::printf("| per track | %.2f + %.2f | %.2f |\n", double(records) / n / double(tracks.size()),
-              double(heads) / n / double(tracks.size()), double(after.keys_read - before.keys_read) / n / double(tracks.size()));
+              double(heads) / n / double(tracks.size()),
+              double(after.keys_read - before.keys_read) / n / double(tracks.size()));
   const uint64_t lane_records = lanes.records, lane_outside = lanes.outside;  // before the timed passes add to them
   // Time, same run: the lockstep windows alone against v11's whole seek
   // (restore, read forward, rebuild, evaluate) at the same frames, each
@@ -254,16 +257,19 @@ int count_seeks(const FittedClip& clip, const StreamView& view, const std::vecto
       asm volatile("" : : "r"(window) : "memory");
     }
   });
-  std::printf("\nlockstep seek (%s kernels): %zu window keys checked; %.1f records decoded per seek, %.2f a track;"
-              " window keys in a neighbouring segment %.2f a track (not decoded)\n",
-              to_string(simd_level()), lane_checked, double(lane_records) / n,
-              double(lane_records) / n / double(tracks.size()), double(lane_outside) / n / double(tracks.size()));
-  std::printf("ns per seek (min of 9): lockstep windows %.0f (blocks one by one: %.0f), of which setting the lanes"
-              " %.0f; v11 whole seek %.0f\n",
-              lockstep_ns, one_by_one_ns, set_ns, v11_ns);
-  std::printf("sag windows (scalar reader, %zu keys checked): %.0f ns per seek, lean reader %.0f; whole seek from a"
-              " full key cache %.0f (%.3f of v11's)\n",
-              sag_checked, sag_ns, lean_ns, cached_ns, cached_ns / v11_ns);
+  std::printf(
+      "\nlockstep seek (%s kernels): %zu window keys checked; %.1f records decoded per seek, %.2f a track;"
+      " window keys in a neighbouring segment %.2f a track (not decoded)\n",
+      to_string(simd_level()), lane_checked, double(lane_records) / n, double(lane_records) / n / double(tracks.size()),
+      double(lane_outside) / n / double(tracks.size()));
+  std::printf(
+      "ns per seek (min of 9): lockstep windows %.0f (blocks one by one: %.0f), of which setting the lanes"
+      " %.0f; v11 whole seek %.0f\n",
+      lockstep_ns, one_by_one_ns, set_ns, v11_ns);
+  std::printf(
+      "sag windows (scalar reader, %zu keys checked): %.0f ns per seek, lean reader %.0f; whole seek from a"
+      " full key cache %.0f (%.3f of v11's)\n",
+      sag_checked, sag_ns, lean_ns, cached_ns, cached_ns / v11_ns);
   return 0;
 }
 
@@ -322,7 +328,14 @@ int main(int argc, char** argv) {
   // The estimate against the packed stream's key widths and stream keys.
   const long long packed = static_cast<long long>(view.value().key_widths().size() + view.value().key_stream_bytes());
   std::printf("| delta + jump frames (v11; as packed: %lld) | %lld | %lld | 1.000 |\n", packed, delta, stream);
-  const std::pair<const char*, uint64_t> rows[] = {{"anchored", total.anchored}, {"bisection", total.bisection}, {"ranged", total.ranged}, {"chord", total.chord}, {"chord2", total.chord2}, {"sag", total.sag}, {"sag (written)", total.sag_written}, {"sag, frames as a mask", total.sag_masked}};
+  const std::pair<const char*, uint64_t> rows[] = {{"anchored", total.anchored},
+                                                   {"bisection", total.bisection},
+                                                   {"ranged", total.ranged},
+                                                   {"chord", total.chord},
+                                                   {"chord2", total.chord2},
+                                                   {"sag", total.sag},
+                                                   {"sag (written)", total.sag_written},
+                                                   {"sag, frames as a mask", total.sag_masked}};
   for (const auto& [name, bits] : rows) {
     std::printf("| %s | %lld | %lld | %.3f |\n", name, bytes_of(bits), projected(bits),
                 double(projected(bits)) / double(stream));

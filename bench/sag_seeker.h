@@ -100,10 +100,6 @@ class SagSeeker {
   uint32_t m_loaded_count = 0;
 };
 
-}  // namespace ks
-
-namespace ks {
-
 /// The same windows as SagSeeker, read as a player would: fields by plain
 /// 64-bit loads from a buffer padded by 8 bytes (no bounds checks), each
 /// head read once per track and seek.
@@ -133,7 +129,8 @@ class SagLeanSeeker {
         while (last > 0 && track.initial[last].frame > frame) --last;
         for (int64_t w = 0; w < int64_t{kWindowSize}; ++w) {
           const int64_t k = std::clamp<int64_t>(last - 1 + w, 0, int64_t{track.key_count} - 1);
-          out[w] = k < int64_t{kInitialKeysPerTrack} ? track.initial[k] : key(m_head[1], uint32_t(k) - kInitialKeysPerTrack + 1);
+          out[w] = k < int64_t{kInitialKeysPerTrack} ? track.initial[k]
+                                                     : key(m_head[1], uint32_t(k) - kInitialKeysPerTrack + 1);
         }
         return;
       }
@@ -216,7 +213,8 @@ class SagLeanSeeker {
   StreamKeyLayout widths_at(const SagTrack& track, uint64_t& bit) const {
     uint32_t w[kKeyFields];
     w[0] = field(bit, kSegmentWidthBits);
-    for (uint32_t c = 0; c < 4; ++c) w[c + 1] = ((track.coding.coded_mask >> c) & 1u) != 0 ? field(bit, kSegmentWidthBits) : 0;
+    for (uint32_t c = 0; c < 4; ++c)
+      w[c + 1] = ((track.coding.coded_mask >> c) & 1u) != 0 ? field(bit, kSegmentWidthBits) : 0;
     return make_stream_key_layout(w, track.coding.negation_bits);
   }
   // A record's key from one load (records of at most 57 bits; wider ones field by field).
@@ -226,12 +224,14 @@ class SagLeanSeeker {
     const bool wide = layout.key_bits > 57;
     const auto field_of = [&](uint32_t shift) { return wide ? bits_at(bit + shift) : one_load >> shift; };
     BisectionKey key;
-    key.frame = frame_guess + static_cast<uint32_t>(unzigzag(static_cast<uint32_t>(field_of(layout.shift[0])) & layout.mask[0]));
+    key.frame = frame_guess +
+                static_cast<uint32_t>(unzigzag(static_cast<uint32_t>(field_of(layout.shift[0])) & layout.mask[0]));
     const auto at = guess.at(key.frame);
     for (uint32_t c = 0; c < 4; ++c) {
       if (!guess.needed(c)) continue;  // not coded: 0
       const uint32_t residual = static_cast<uint32_t>(field_of(layout.shift[c + 1])) & layout.mask[c + 1];
-      key.codes[c] = static_cast<int32_t>(static_cast<uint32_t>(guess(c, at)) + static_cast<uint32_t>(unzigzag(residual)));
+      key.codes[c] =
+          static_cast<int32_t>(static_cast<uint32_t>(guess(c, at)) + static_cast<uint32_t>(unzigzag(residual)));
     }
     key.negated = (field_of(layout.negation_shift) & layout.negation_mask) != 0;
     return key;
@@ -274,7 +274,10 @@ class SagLeanSeeker {
     uint32_t left = 0, right = h.count;
     while (right - left >= 2) {
       const uint32_t middle = (left + right) / 2;
-      if (frame_at(h, middle) <= frame) left = middle; else right = middle;
+      if (frame_at(h, middle) <= frame)
+        left = middle;
+      else
+        right = middle;
     }
     return left;
   }

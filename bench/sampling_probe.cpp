@@ -40,7 +40,9 @@ namespace {
 
 int usage(const char* why) {
   std::fprintf(stderr, "keystream-sampling-probe: %s\n", why);
-  std::fprintf(stderr, "usage: keystream-sampling-probe [--baseline] [--simd LEVEL] [--key-cache BYTES] CLIP[#ANIMATION] seq|seek [JUMP_S|auto] [COUNT]\n");
+  std::fprintf(stderr,
+               "usage: keystream-sampling-probe [--baseline] [--simd LEVEL] [--key-cache BYTES] CLIP[#ANIMATION] "
+               "seq|seek [JUMP_S|auto] [COUNT]\n");
   return 2;
 }
 

@@ -21,8 +21,8 @@ Residuals residuals_of(const BisectionKey& key, uint32_t frame_guess, uint8_t co
   r.field[0] = zigzag(static_cast<int32_t>(key.frame - frame_guess));
   for (uint32_t c = 0; c < 4; ++c) {
     if (((coded_mask >> c) & 1u) == 0) continue;
-    r.field[c + 1] = zigzag(static_cast<int32_t>(static_cast<uint32_t>(key.codes[c]) -
-                                                 static_cast<uint32_t>(guess(c, key.frame))));
+    r.field[c + 1] =
+        zigzag(static_cast<int32_t>(static_cast<uint32_t>(key.codes[c]) - static_cast<uint32_t>(guess(c, key.frame))));
   }
   return r;
 }
@@ -62,11 +62,11 @@ void write_sag_segment(BitWriter& out, const BisectionTrackCoding& track, std::s
 
   const uint32_t sag = sag_position(count);
   if (sag != 0) {
-    const Residuals record = residuals_of(
-        at[sag], sag_frame_guess(before.frame, anchor.frame, sag, count), track.coded_mask,
-        [&](uint32_t c, uint32_t frame) {
-          return bisection_code_guess(before.codes[c], anchor.codes[c], before.frame, anchor.frame, frame);
-        });
+    const Residuals record =
+        residuals_of(at[sag], sag_frame_guess(before.frame, anchor.frame, sag, count), track.coded_mask,
+                     [&](uint32_t c, uint32_t frame) {
+                       return bisection_code_guess(before.codes[c], anchor.codes[c], before.frame, anchor.frame, frame);
+                     });
     const bool negated[1] = {at[sag].negated};
     write_records(out, track, std::span(&record, 1), negated);
   }

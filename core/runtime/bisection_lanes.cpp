@@ -126,15 +126,15 @@ uint32_t descend_bisection_blocks(std::span<const BisectionLanes> blocks, std::s
     if (simd_level() >= SimdLevel::kAvx2) {
       uint32_t read = 0;
       taken = detail::descend_bisection_blocks_avx2(blocks.subspan(first, n), key_stream.data(), key_stream.size(),
-                                                    targets.subspan(first * kLanesPerBlock, n * kLanesPerBlock),
-                                                    kind, out.subspan(first, n), read);
+                                                    targets.subspan(first * kLanesPerBlock, n * kLanesPerBlock), kind,
+                                                    out.subspan(first, n), read);
       records += read;
     }
 #endif
     for (size_t b = 0; b < n; ++b) {
       if (((taken >> b) & 1u) != 0) continue;
-      records += detail::descend_bisection_lanes_scalar(blocks[first + b], key_stream,
-                                                        targets.data() + (first + b) * kLanesPerBlock, kind, out[first + b]);
+      records += detail::descend_bisection_lanes_scalar(
+          blocks[first + b], key_stream, targets.data() + (first + b) * kLanesPerBlock, kind, out[first + b]);
     }
   }
   return records;

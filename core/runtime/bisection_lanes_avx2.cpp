@@ -12,8 +12,12 @@ namespace ks::detail {
 
 namespace {
 
-__m256i load(const void* p) { return _mm256_load_si256(static_cast<const __m256i*>(p)); }
-void store(void* p, __m256i v) { _mm256_storeu_si256(static_cast<__m256i*>(p), v); }
+__m256i load(const void* p) {
+  return _mm256_load_si256(static_cast<const __m256i*>(p));
+}
+void store(void* p, __m256i v) {
+  _mm256_storeu_si256(static_cast<__m256i*>(p), v);
+}
 
 // The low 32 bits of each 64-bit lane of `low` (lanes 0..3) and `high`
 // (lanes 4..7), in lane order.
@@ -21,10 +25,18 @@ __m256i narrow(__m256i low, __m256i high) {
   const __m256 evens = _mm256_shuffle_ps(_mm256_castsi256_ps(low), _mm256_castsi256_ps(high), _MM_SHUFFLE(2, 0, 2, 0));
   return _mm256_permute4x64_epi64(_mm256_castps_si256(evens), _MM_SHUFFLE(3, 1, 2, 0));
 }
-__m256i widen_low(__m256i v) { return _mm256_cvtepu32_epi64(_mm256_castsi256_si128(v)); }
-__m256i widen_high(__m256i v) { return _mm256_cvtepu32_epi64(_mm256_extracti128_si256(v, 1)); }
-__m256i signed_low(__m256i v) { return _mm256_cvtepi32_epi64(_mm256_castsi256_si128(v)); }
-__m256i signed_high(__m256i v) { return _mm256_cvtepi32_epi64(_mm256_extracti128_si256(v, 1)); }
+__m256i widen_low(__m256i v) {
+  return _mm256_cvtepu32_epi64(_mm256_castsi256_si128(v));
+}
+__m256i widen_high(__m256i v) {
+  return _mm256_cvtepu32_epi64(_mm256_extracti128_si256(v, 1));
+}
+__m256i signed_low(__m256i v) {
+  return _mm256_cvtepi32_epi64(_mm256_castsi256_si128(v));
+}
+__m256i signed_high(__m256i v) {
+  return _mm256_cvtepi32_epi64(_mm256_extracti128_si256(v, 1));
+}
 
 // Unsigned a <= b in each 32-bit lane (all ones where it holds).
 __m256i at_or_before(__m256i a, __m256i b) {
@@ -34,8 +46,8 @@ __m256i at_or_before(__m256i a, __m256i b) {
 }
 
 __m256i unzigzag(__m256i u) {
-  return _mm256_xor_si256(_mm256_srli_epi32(u, 1), _mm256_sub_epi32(_mm256_setzero_si256(),
-                                                                    _mm256_and_si256(u, _mm256_set1_epi32(1))));
+  return _mm256_xor_si256(_mm256_srli_epi32(u, 1),
+                          _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(u, _mm256_set1_epi32(1))));
 }
 
 // Field f of each lane's record (its 64 bits in `low`, `high`), by the
@@ -80,8 +92,7 @@ void replay(const BisectionLanes& lanes, const Path& path, __m256i past, uint32_
       // bisection_code_guess: the same float steps (codes within +-2^30,
       // as every stream StreamView accepts has).
       const __m256i rise = _mm256_sub_epi32(right, left);
-      const __m256 scaled =
-          _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(rise), path.t[level]), _mm256_set1_ps(0.5f));
+      const __m256 scaled = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(rise), path.t[level]), _mm256_set1_ps(0.5f));
       __m256i step = _mm256_cvttps_epi32(_mm256_floor_ps(scaled));
       step = _mm256_min_epi32(_mm256_max_epi32(step, _mm256_min_epi32(rise, none)), _mm256_max_epi32(rise, none));
       key = _mm256_add_epi32(_mm256_add_epi32(left, step), unzigzag(key));
@@ -161,17 +172,16 @@ uint32_t step(Descent& d, const uint8_t* key_stream, bool by_frame) {
     const int above = group == 0 ? (1 << level) - 1 : 0;
     index = _mm256_add_epi32(_mm256_set1_epi32(above), _mm256_srli_epi32(middle, static_cast<int>(4 - level)));
   } else {
-    const __m256i entry =
-        _mm256_add_epi32(_mm256_mullo_epi32(d.count, _mm256_set1_epi32(kKeysPerSegment + 1)), middle);
+    const __m256i entry = _mm256_add_epi32(_mm256_mullo_epi32(d.count, _mm256_set1_epi32(kKeysPerSegment + 1)), middle);
     const int* index_table = reinterpret_cast<const int*>(&kBisectionIndexInGroup);
     const __m256i word = _mm256_mask_i32gather_epi32(zero, index_table, _mm256_srli_epi32(entry, 2), active, 4);
-    index = _mm256_and_si256(
-        _mm256_srlv_epi32(word, _mm256_slli_epi32(_mm256_and_si256(entry, _mm256_set1_epi32(3)), 3)),
-        _mm256_set1_epi32(0xFF));
+    index =
+        _mm256_and_si256(_mm256_srlv_epi32(word, _mm256_slli_epi32(_mm256_and_si256(entry, _mm256_set1_epi32(3)), 3)),
+                         _mm256_set1_epi32(0xFF));
   }
   // Its first bit: the group's records' start plus index times their length.
-  const __m256i bit_low = _mm256_add_epi64(load(lanes.records_bit[group]),
-                                           _mm256_mul_epu32(widen_low(index), load(lanes.key_bits[group])));
+  const __m256i bit_low =
+      _mm256_add_epi64(load(lanes.records_bit[group]), _mm256_mul_epu32(widen_low(index), load(lanes.key_bits[group])));
   const __m256i bit_high = _mm256_add_epi64(load(lanes.records_bit[group] + 4),
                                             _mm256_mul_epu32(widen_high(index), load(lanes.key_bits[group] + 4)));
   const long long* words = reinterpret_cast<const long long*>(key_stream);
@@ -204,7 +214,8 @@ uint32_t step(Descent& d, const uint8_t* key_stream, bool by_frame) {
   d.right_frame = _mm256_blendv_epi8(d.right_frame, frame, to_right);
   d.right_position = _mm256_blendv_epi8(d.right_position, middle, to_right);
   d.active = _mm256_and_si256(active, _mm256_cmpgt_epi32(_mm256_sub_epi32(d.right_position, d.left_position), one));
-  return static_cast<uint32_t>(__builtin_popcount(static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(active)))));
+  return static_cast<uint32_t>(
+      __builtin_popcount(static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(active)))));
 }
 
 // The results of `d`: its bracket's frames and positions, then the code

@@ -22,7 +22,9 @@ void KeyCache::fill(const LaneGroup& lanes, const StreamView& stream, std::span<
   m_first.clear();
   m_keys_by_frame.clear();
   // (At most 65,535 keys a lane, for the counts: a limit past 2 MiB.)
-  if (lane_count == 0 || stream.frame_count() == 0 || bytes_for(stream) > max_bytes || most_lane_keys > UINT16_MAX) return;
+  if (lane_count == 0 || stream.frame_count() == 0 || bytes_for(stream) > max_bytes || most_lane_keys > UINT16_MAX) {
+    return;
+  }
   m_first.resize(lane_count + 1);
   m_keys.resize(keys);
   uint32_t next = 0;

@@ -3,11 +3,11 @@
 // the key cache, and the final segments. player.cpp makes the player and
 // evaluates.
 
-#include "core/runtime/player.h"
-
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+
+#include "core/runtime/player.h"
 
 namespace ks {
 

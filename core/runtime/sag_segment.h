@@ -44,7 +44,9 @@
 namespace ks {
 
 /// The sag key's position in a segment of `count` keys (0: none, count < 2).
-constexpr uint32_t sag_position(uint32_t count) { return count >= 2 ? count / 2 : 0; }
+constexpr uint32_t sag_position(uint32_t count) {
+  return count >= 2 ? count / 2 : 0;
+}
 
 /// The record index (0..count-3) of a position other than the sag key's
 /// and the anchor's.
@@ -68,15 +70,16 @@ inline float sag_floor(float x) {
 inline uint32_t sag_frame_guess(uint32_t before_frame, uint32_t anchor_frame, uint32_t position, uint32_t count) {
   const int64_t run = static_cast<int64_t>(anchor_frame) - static_cast<int64_t>(before_frame);
   if (run <= 0 || count == 0) return before_frame;
-  const float step = sag_floor(static_cast<float>(run) * static_cast<float>(position) / static_cast<float>(count) + 0.5f);
+  const float step =
+      sag_floor(static_cast<float>(run) * static_cast<float>(position) / static_cast<float>(count) + 0.5f);
   return before_frame + static_cast<uint32_t>(step);
 }
 
 /// The chord and its bend, per coded component, from a segment's head.
 struct SagCurve {
   uint32_t before_frame = 0;
-  float run = 0.f;          // anchor frame - before frame (0: no guess but the key before)
-  float bend_scale = 0.f;   // 1 / (u_sag (1 - u_sag)), 0 when the sag key is near an end
+  float run = 0.f;         // anchor frame - before frame (0: no guess but the key before)
+  float bend_scale = 0.f;  // 1 / (u_sag (1 - u_sag)), 0 when the sag key is near an end
   int32_t before_code[4] = {0, 0, 0, 0};
   float rise[4] = {0.f, 0.f, 0.f, 0.f};  // anchor code - before code
   float sag[4] = {0.f, 0.f, 0.f, 0.f};   // the sag key's height over the chord
@@ -85,7 +88,8 @@ struct SagCurve {
 /// The fraction of the way from `before_frame` at `frame`, within 0..1.
 inline float sag_fraction(const SagCurve& curve, uint32_t frame) {
   if (!(curve.run > 0.f)) return 0.f;
-  const float u = static_cast<float>(static_cast<int64_t>(frame) - static_cast<int64_t>(curve.before_frame)) / curve.run;
+  const float u =
+      static_cast<float>(static_cast<int64_t>(frame) - static_cast<int64_t>(curve.before_frame)) / curve.run;
   return u < 0.f ? 0.f : (u > 1.f ? 1.f : u);
 }
 
@@ -104,7 +108,8 @@ inline SagCurve make_sag_curve(const BisectionKey& before, const BisectionKey& a
   for (uint32_t c = 0; c < 4; ++c) {
     curve.before_code[c] = before.codes[c];
     curve.rise[c] = static_cast<float>(static_cast<int64_t>(anchor.codes[c]) - static_cast<int64_t>(before.codes[c]));
-    const float height = static_cast<float>(static_cast<int64_t>(sag_key.codes[c]) - static_cast<int64_t>(before.codes[c]));
+    const float height =
+        static_cast<float>(static_cast<int64_t>(sag_key.codes[c]) - static_cast<int64_t>(before.codes[c]));
     curve.sag[c] = has_sag ? height - curve.rise[c] * u : 0.f;
   }
   return curve;
@@ -132,9 +137,9 @@ struct SagSegmentHead {
   BisectionKey anchor;
   BisectionKey sag_key;  // position sag_position(count); unset when count < 2
   SagCurve curve;
-  StreamKeyLayout records;     // the records' fields (count >= 3)
-  uint64_t records_bit = 0;    // the first record
-  uint64_t end_bit = 0;        // the bit after the segment
+  StreamKeyLayout records;   // the records' fields (count >= 3)
+  uint64_t records_bit = 0;  // the first record
+  uint64_t end_bit = 0;      // the bit after the segment
 };
 
 namespace detail {
@@ -149,8 +154,8 @@ BisectionKey read_sag_record(BitReader& reader, const StreamKeyLayout& layout, u
   for (uint32_t c = 0; c < 4; ++c) {
     // A component not coded has width 0 and codes 0: it stays 0.
     const uint32_t residual = field(c + 1);
-    key.codes[c] = static_cast<int32_t>(static_cast<uint32_t>(guess(c, key.frame)) +
-                                        static_cast<uint32_t>(unzigzag(residual)));
+    key.codes[c] =
+        static_cast<int32_t>(static_cast<uint32_t>(guess(c, key.frame)) + static_cast<uint32_t>(unzigzag(residual)));
   }
   key.negated = reader.read(layout.negation_mask) != 0;
   return key;
@@ -208,7 +213,8 @@ inline uint32_t read_sag_frame(BitReader& reader, const SagSegmentHead& head, ui
   if (position == sag_position(head.count)) return head.sag_key.frame;
   reader.seek(head.records_bit + uint64_t{sag_record_of(position, head.count)} * head.records.key_bits);
   const uint32_t guess = sag_frame_guess(head.before.frame, head.anchor.frame, position, head.count);
-  return guess + static_cast<uint32_t>(unzigzag(reader.read(static_cast<uint32_t>(std::bit_width(head.records.mask[0])))));
+  return guess +
+         static_cast<uint32_t>(unzigzag(reader.read(static_cast<uint32_t>(std::bit_width(head.records.mask[0])))));
 }
 
 /// The key at `position` (0..count) of the segment.

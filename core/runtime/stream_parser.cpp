@@ -44,12 +44,11 @@ Status StreamParser::parse_header(StreamView& view) {
   const uint16_t version = u16(kVersion);
   if (version < kOldestReadStreamVersion || version > kStreamVersion) {
     if (version > kStreamVersion) {
-      return fail("format version " + std::to_string(version) + " was written by a newer keystream; this build reads version " +
-                  std::to_string(kStreamVersion));
+      return fail("format version " + std::to_string(version) +
+                  " was written by a newer keystream; this build reads version " + std::to_string(kStreamVersion));
     }
-    return fail("format version " + std::to_string(version) +
-                " is no longer read (this build reads version " + std::to_string(kStreamVersion) +
-                "): recompress the source with `keystream compress`");
+    return fail("format version " + std::to_string(version) + " is no longer read (this build reads version " +
+                std::to_string(kStreamVersion) + "): recompress the source with `keystream compress`");
   }
   view.m_version = version;
   const uint32_t total_size = u32(kTotalSize);
@@ -82,9 +81,9 @@ Status StreamParser::parse_header(StreamView& view) {
   view.m_key_stream_bits = u32(kKeyStreamBits);
 
   // Sections follow each other in order and end where the next begins.
-  const uint32_t offsets[] = {kHeaderSize,           u32(kKeyWidthsOffset),  u32(kInitialKeysOffset),
-                              u32(kKeyStreamOffset), u32(kJumpIndexOffset),  u32(kJumpStatesOffset),
-                              u32(kMetadataOffset),  total_size};
+  const uint32_t offsets[] = {
+      kHeaderSize,           u32(kKeyWidthsOffset),  u32(kInitialKeysOffset), u32(kKeyStreamOffset),
+      u32(kJumpIndexOffset), u32(kJumpStatesOffset), u32(kMetadataOffset),    total_size};
   for (size_t i = 1; i < std::size(offsets); ++i) {
     if (offsets[i] < offsets[i - 1] || offsets[i] > total_size) {
       return fail("section offsets are out of order or past the end of the stream");
@@ -261,17 +260,18 @@ Status StreamParser::parse_track(BitReader& reader, const StreamView& view, uint
   for (int c = 0; c < 4; ++c) {
     if (!q.coded(c)) continue;
     k.value_rice[c] = static_cast<uint8_t>(reader.read(kRiceParameterBits));
-    if (k.value_rice[c] > kMaxRiceParameter) return fail(where + " has a Rice parameter above " + std::to_string(kMaxRiceParameter));
+    if (k.value_rice[c] > kMaxRiceParameter)
+      return fail(where + " has a Rice parameter above " + std::to_string(kMaxRiceParameter));
   }
   k.frame_rice = static_cast<uint8_t>(reader.read(kRiceParameterBits));
-  if (k.frame_rice > kMaxRiceParameter) return fail(where + " has a Rice parameter above " + std::to_string(kMaxRiceParameter));
+  if (k.frame_rice > kMaxRiceParameter)
+    return fail(where + " has a Rice parameter above " + std::to_string(kMaxRiceParameter));
   k.frame_delta_min = static_cast<uint8_t>(reader.read(1));
   return {};
 }
 
 Status StreamParser::parse_metadata(StreamView& view) {
-  Result<StreamMetadata> metadata =
-      parse_stream_metadata(m_metadata, m_bone_count, m_scalar_count, m_rest_value_count);
+  Result<StreamMetadata> metadata = parse_stream_metadata(m_metadata, m_bone_count, m_scalar_count, m_rest_value_count);
   if (!metadata.ok()) return fail(metadata.error());
   view.m_metadata = std::move(metadata).value();
   if (view.m_version < kRestTrackStreamVersion && !view.m_metadata.bone_name_hashes.empty()) {

@@ -81,10 +81,10 @@ class StreamParser {
   uint32_t m_jump_frame_count = 0;
   std::span<const uint8_t> m_tables;
   std::span<const uint8_t> m_metadata;
-  uint32_t m_rest_value_count = 0;  // components of every rest track (their values are in the metadata)
-  std::vector<uint32_t> m_frames;  // per track: frames of the three keys read last, oldest first
-  std::vector<int32_t> m_codes;    // per track: codes of the key read last
-  std::vector<uint32_t> m_read;    // per track: keys read
+  uint32_t m_rest_value_count = 0;         // components of every rest track (their values are in the metadata)
+  std::vector<uint32_t> m_frames;          // per track: frames of the three keys read last, oldest first
+  std::vector<int32_t> m_codes;            // per track: codes of the key read last
+  std::vector<uint32_t> m_read;            // per track: keys read
   std::vector<StreamKeyLayout> m_layouts;  // per track: the layout of its current segment of stream keys
 };
 

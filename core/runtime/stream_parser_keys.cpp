@@ -1,16 +1,16 @@
 // StreamParser (stream_parser.h): the key widths, the initial keys, the key
 // stream and the jump frames.
 
-#include "core/runtime/stream_parser.h"
+#include <zstd.h>
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <string>
-#include <zstd.h>
 
 #include "core/runtime/stream_format.h"
+#include "core/runtime/stream_parser.h"
 
 namespace ks {
 
@@ -95,7 +95,8 @@ Status StreamParser::check_key(const StreamView& view, uint32_t t, uint32_t k, c
   const StreamTrack& track = view.m_tracks[t];
   for (int c = 0; c < 4; ++c) {
     if (codes[c] > kMaxCodeMagnitude || codes[c] < -kMaxCodeMagnitude ||
-        (track.kind == TrackKind::kRotation && std::fabs(static_cast<float>(codes[c]) * track.quantization.step) > 2.f)) {
+        (track.kind == TrackKind::kRotation &&
+         std::fabs(static_cast<float>(codes[c]) * track.quantization.step) > 2.f)) {
       return fail(where() + " has a code out of range (" + std::to_string(codes[c]) + ")");
     }
   }
@@ -168,8 +169,8 @@ Status StreamParser::check_key_stream(const StreamView& view) {
     for (uint32_t k = m_read[t]; k < track.key_count; ++k) {
       const Status read = read_key(reader, view, t, k);
       if (reader.overrun() || reader.position() > end) {
-        return fail("track " + std::to_string(t) + " key " + std::to_string(k) +
-                    " runs past the end of its run (bit " + std::to_string(end) + " of the key stream)");
+        return fail("track " + std::to_string(t) + " key " + std::to_string(k) + " runs past the end of its run (bit " +
+                    std::to_string(end) + " of the key stream)");
       }
       if (!read) return read;
     }
@@ -248,10 +249,9 @@ Status StreamParser::parse_jump_frames(StreamView& view) {
       view.m_jump_frame_difference_bits.push_back(static_cast<uint8_t>(bits));
       // Every state has the same layout (stream_format.h).
       view.m_saved_window_offsets.push_back(static_cast<uint32_t>(view.m_jump_state_bits));
-      view.m_jump_state_bits += saved_window_bits(track.key_count, view.m_key_index_bits, bits,
-                                                  track.key_coding.absolute_bits,
-                                                  static_cast<uint32_t>(track.quantization.coded_count()),
-                                                  track.key_coding.negation_bits);
+      view.m_jump_state_bits +=
+          saved_window_bits(track.key_count, view.m_key_index_bits, bits, track.key_coding.absolute_bits,
+                            static_cast<uint32_t>(track.quantization.coded_count()), track.key_coding.negation_bits);
     }
     if (states.overrun()) return fail("jump states are truncated in their widths");
     if (states.position() + uint64_t{m_jump_frame_count} * view.m_jump_state_bits >
@@ -274,8 +274,8 @@ Status StreamParser::parse_jump_frames(StreamView& view) {
       if (track.coding != TrackCoding::kAnimated || track.key_count <= kInitialKeysPerTrack) continue;
       const uint32_t keys_read = states.read(view.m_key_index_bits);
       if (keys_read < kInitialKeysPerTrack || keys_read > track.key_count) {
-        return fail(where + " says track " + std::to_string(t) + " has read " + std::to_string(keys_read) +
-                    " of its " + std::to_string(track.key_count) + " keys");
+        return fail(where + " says track " + std::to_string(t) + " has read " + std::to_string(keys_read) + " of its " +
+                    std::to_string(track.key_count) + " keys");
       }
       stream_keys_read += keys_read - kInitialKeysPerTrack;
       if (saves_oldest_key(track.key_count)) {
@@ -289,8 +289,8 @@ Status StreamParser::parse_jump_frames(StreamView& view) {
                         std::to_string(keys_read) + " keys");
           }
         } else if (before > jump.frame) {
-          return fail(where + " holds a key " + std::to_string(before) + " frames before it, before frame 0, for track " +
-                      std::to_string(t));
+          return fail(where + " holds a key " + std::to_string(before) +
+                      " frames before it, before frame 0, for track " + std::to_string(t));
         }
         for (int c = 0; c < 4; ++c) {
           if (codes[c] > kMaxCodeMagnitude || codes[c] < -kMaxCodeMagnitude) {

@@ -1,4 +1,4 @@
-#include "core/codec/sag_segment_writer.h"
+#include "core/runtime/sag_segment.h"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <random>
 #include <vector>
 
+#include "core/codec/sag_segment_writer.h"
 #include "core/runtime/quantization.h"
-#include "core/runtime/sag_segment.h"
 #include "tests/codec/bisection_tracks.h"
 
 namespace ks {
@@ -37,7 +37,7 @@ TEST(SagSegment, RecordsNumberTheOtherPositionsInOrder) {
 // frames out of order.
 TEST(SagSegment, GuessesFollowTheChordAndItsBend) {
   EXPECT_EQ(sag_frame_guess(10, 26, 8, 16), 18u);
-  EXPECT_EQ(sag_frame_guess(0, 3, 1, 2), 2u);  // 1.5 rounds up
+  EXPECT_EQ(sag_frame_guess(0, 3, 1, 2), 2u);     // 1.5 rounds up
   EXPECT_EQ(sag_frame_guess(10, 4, 3, 16), 10u);  // forged order: the key before
   BisectionKey before, anchor, sag;
   before.frame = 0;
@@ -171,7 +171,8 @@ TEST(SagSegment, ArbitraryBytesReadSafely) {
     const uint32_t count = 1 + rng() % kKeysPerSegment;
     BisectionKey before;
     before.frame = rng() % 70000;
-    for (int32_t& c : before.codes) c = std::uniform_int_distribution<int32_t>(-kMaxCodeMagnitude, kMaxCodeMagnitude)(rng);
+    for (int32_t& c : before.codes)
+      c = std::uniform_int_distribution<int32_t>(-kMaxCodeMagnitude, kMaxCodeMagnitude)(rng);
     BitReader reader(bytes);
     BisectionKey keys[kKeysPerSegment + 1];
     read_sag_segment(reader, coding, count, before, keys);

@@ -25,12 +25,14 @@ std::string matrix_animation(const std::string& node, const std::string& from, c
   return "<animation id=\"" + id + "\"><source id=\"" + id + "-in\"><float_array id=\"" + id +
          "-in-array\" count=\"2\">0 1</float_array><technique_common><accessor source=\"#" + id +
          "-in-array\" count=\"2\" stride=\"1\"><param name=\"TIME\" type=\"float\"/></accessor></technique_common>"
-         "</source><source id=\"" + id + "-out\"><float_array id=\"" + id + "-out-array\" count=\"32\">" + from + " " +
-         to + "</float_array><technique_common><accessor source=\"#" + id +
+         "</source><source id=\"" +
+         id + "-out\"><float_array id=\"" + id + "-out-array\" count=\"32\">" + from + " " + to +
+         "</float_array><technique_common><accessor source=\"#" + id +
          "-out-array\" count=\"2\" stride=\"16\"><param name=\"TRANSFORM\" type=\"float4x4\"/></accessor>"
-         "</technique_common></source><sampler id=\"" + id + "-sampler\"><input semantic=\"INPUT\" source=\"#" + id +
-         "-in\"/><input semantic=\"OUTPUT\" source=\"#" + id + "-out\"/></sampler><channel source=\"#" + id +
-         "-sampler\" target=\"" + node + "/transform\"/></animation>";
+         "</technique_common></source><sampler id=\"" +
+         id + "-sampler\"><input semantic=\"INPUT\" source=\"#" + id + "-in\"/><input semantic=\"OUTPUT\" source=\"#" +
+         id + "-out\"/></sampler><channel source=\"#" + id + "-sampler\" target=\"" + node +
+         "/transform\"/></animation>";
 }
 
 std::string node(const std::string& name, const std::string& matrix, const std::string& inside = "") {
@@ -65,8 +67,7 @@ std::string shot_scene(bool with_rig) {
          "<library_lights><light id=\"lamp-shape\"><technique_common><point><color>1 1 1</color></point>"
          "</technique_common></light></library_lights>"
          "<library_animations>" +
-         animations +
-         "</library_animations><library_visual_scenes><visual_scene id=\"scene\">" + nodes +
+         animations + "</library_animations><library_visual_scenes><visual_scene id=\"scene\">" + nodes +
          "</visual_scene></library_visual_scenes><scene><instance_visual_scene url=\"#scene\"/></scene></COLLADA>\n";
 }
 

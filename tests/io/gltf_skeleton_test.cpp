@@ -99,7 +99,8 @@ test::GltfDocument rig_with_camera_and_light() {
   j["extensions"] = {{"KHR_lights_punctual", {{"lights", {{{"type", "directional"}}}}}}};
   j["nodes"].push_back({{"name", "shot"}, {"camera", 0}, {"translation", {0, 1, 40}}, {"children", {5}}});
   j["nodes"].push_back({{"name", "shot_target"}, {"translation", {0, 0, -40}}});
-  j["nodes"].push_back({{"name", "sun"}, {"translation", {0, 90, 0}}, {"extensions", {{"KHR_lights_punctual", {{"light", 0}}}}}});
+  j["nodes"].push_back(
+      {{"name", "sun"}, {"translation", {0, 90, 0}}, {"extensions", {{"KHR_lights_punctual", {{"light", 0}}}}}});
   j["nodes"][0]["children"].push_back(6);
   j["scenes"][0]["nodes"] = {0, 3, 4};
   const int times = doc.buffer.add_floats({0.f, 0.4f}, "SCALAR", 1);
@@ -120,8 +121,9 @@ TEST(GltfSkeleton, CamerasAndLightsBesideARigAreNoBones) {
   const ImportedClip& clip = r.value();
   EXPECT_EQ(clip.skeleton.bone_names, (std::vector<std::string>{"rig", "lower", "upper"}));
   const bool named = std::any_of(clip.warnings.begin(), clip.warnings.end(), [](const std::string& w) {
-    return w.find("left out 3 camera and light nodes (and nodes below them)") != std::string::npos && w.find("'shot'") != std::string::npos &&
-           w.find("'shot_target'") != std::string::npos && w.find("'sun'") != std::string::npos;
+    return w.find("left out 3 camera and light nodes (and nodes below them)") != std::string::npos &&
+           w.find("'shot'") != std::string::npos && w.find("'shot_target'") != std::string::npos &&
+           w.find("'sun'") != std::string::npos;
   });
   EXPECT_TRUE(named) << (clip.warnings.empty() ? "no warning" : clip.warnings.front());
   ASSERT_TRUE(clip.mesh.has_value());
