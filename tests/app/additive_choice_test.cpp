@@ -1,9 +1,9 @@
-// The studio's additive base (app/studio/additive_choice.h): no base fits
+// The studio's additive base (app/studio/settings/additive_choice.h): no base fits
 // the clip as imported, a base fits a copy and leaves the imported clip;
 // an animation of the open file is spelled so that FILE#ANIMATION reads it
 // back; a base of the previous file does not follow another file.
 
-#include "app/studio/additive_choice.h"
+#include "app/studio/settings/additive_choice.h"
 
 #include <gtest/gtest.h>
 

@@ -1,17 +1,17 @@
-// What the viewport draws of an additive clip (app/studio/additive_pose.h):
+// What the viewport draws of an additive clip (app/studio/viewport/additive_pose.h):
 // at a whole frame the layer composed on its base is compose_on_base's
 // pose, bit for bit, and the clip it was made from; between frames a
 // per-frame base is interpolated; the layer alone sits on the rest pose; a
 // clip that is not additive is drawn as it is.
 
-#include "app/studio/additive_pose.h"
+#include "app/studio/viewport/additive_pose.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "app/studio/viewport_scene.h"
+#include "app/studio/viewport/viewport_scene.h"
 #include "core/clip/additive.h"
 #include "core/runtime/additive.h"
 #include "tests/app/demo_clip.h"

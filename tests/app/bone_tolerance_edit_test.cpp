@@ -1,15 +1,15 @@
 // Per-bone tolerance overrides as the studio edits them
-// (app/studio/bone_tolerance_edit.h): one per bone, set, replaced and
+// (app/studio/settings/bone_tolerance_edit.h): one per bone, set, replaced and
 // removed; the override that applies to a bone; the bone tree's text. And
 // an override set through them reaches the fit.
 
-#include "app/studio/bone_tolerance_edit.h"
+#include "app/studio/settings/bone_tolerance_edit.h"
 
 #include <gtest/gtest.h>
 
 #include <memory>
 
-#include "app/studio/fit_job.h"
+#include "app/studio/jobs/fit_job.h"
 #include "tests/app/demo_clip.h"
 
 namespace ks::studio {

@@ -1,4 +1,4 @@
-// The Bones panel's flat tree (app/studio/bone_tree_rows.h): children lists
+// The Bones panel's flat tree (app/studio/panels/bone_tree_rows.h): children lists
 // in bone order, rows depth first with closed branches left out, and rigs
 // the panel must stay usable on: 50,000 siblings under one root (one row
 // when the root is closed) and a chain too deep for recursion. The filter
@@ -6,7 +6,7 @@
 // branches above a selection made elsewhere, and the indentation that keeps
 // a deep rig's names in the column.
 
-#include "app/studio/bone_tree_rows.h"
+#include "app/studio/panels/bone_tree_rows.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
-// The studio's `keystream compress` line (app/studio/compress_command_line.h):
+// The studio's `keystream compress` line (app/studio/settings/compress_command_line.h):
 // defaults add nothing, every changed setting appears once (--names hash and
 // none, --rest-tracks skip among them), numbers read back through the command
 // line's own conversions to the very floats the studio holds, overrides keep
 // their order and spelling, and what the command line cannot say is reported
 // rather than silently dropped.
 
-#include "app/studio/compress_command_line.h"
+#include "app/studio/settings/compress_command_line.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-// What the studio says of a fitted track's curve (app/studio/curve_label.h):
+// What the studio says of a fitted track's curve (app/studio/plots/curve_label.h):
 // none for a track without one, Hermite through a sampled source, and how
 // many of a keyed source's keys a linear or step track kept.
 
-#include "app/studio/curve_label.h"
+#include "app/studio/plots/curve_label.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-// What the studio reads off a fit result (app/studio/fit_job.h): the bone
+// What the studio reads off a fit result (app/studio/jobs/fit_job.h): the bone
 // nearest its tolerance, as a fraction of each bone's own tolerance, and the
 // moving bone the studio selects by default when the worst one is still.
 
-#include "app/studio/fit_job.h"
+#include "app/studio/jobs/fit_job.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
-// The viewport's morph weights (app/studio/morph_weights.h): targets bound to
+// The viewport's morph weights (app/studio/viewport/morph_weights.h): targets bound to
 // the tracks naming their node and index, weights between frames as the
 // bones are, the decoded weights of a fit within its precision of the
 // source's, and only the targets whose weight is not 0 active.
 
-#include "app/studio/morph_weights.h"
+#include "app/studio/viewport/morph_weights.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "app/studio/fit_job.h"
+#include "app/studio/jobs/fit_job.h"
 #include "core/io/import.h"
 #include "core/runtime/player.h"
 #include "tests/io/morph_test_files.h"

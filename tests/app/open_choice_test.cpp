@@ -1,10 +1,10 @@
-// The Open dialog's choice (app/studio/open_choice.h): the animation list is
+// The Open dialog's choice (app/studio/io/open_choice.h): the animation list is
 // the file under the cursor's, moving the cursor lists the new file and
 // chooses its first animation, choices out of range are ignored, a file that
 // cannot be listed says why; and a newly opened clip selects the bone of the
 // same name, never the same index of another rig.
 
-#include "app/studio/open_choice.h"
+#include "app/studio/io/open_choice.h"
 
 #include <gtest/gtest.h>
 

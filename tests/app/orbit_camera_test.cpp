@@ -1,7 +1,7 @@
-// The viewport camera (app/studio/orbit_camera.h): where the eye is, what
+// The viewport camera (app/studio/viewport/orbit_camera.h): where the eye is, what
 // the matrices do with the target, and how drags and the wheel move it.
 
-#include "app/studio/orbit_camera.h"
+#include "app/studio/viewport/orbit_camera.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-// A plot axis's range under pan and zoom (app/studio/plot_range.h): the
+// A plot axis's range under pan and zoom (app/studio/plots/plot_range.h): the
 // minimum span, and the clip's frames as limits that zooming out and
 // panning never pass.
 
-#include "app/studio/plot_range.h"
+#include "app/studio/plots/plot_range.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
-// The R–D panel's sweep (app/studio/rd_sweep.h): every tolerance fitted
+// The R–D panel's sweep (app/studio/jobs/rd_sweep.h): every tolerance fitted
 // through the whole pipeline, smaller streams for larger tolerances, the
 // promise kept at each point, the same sweep not run twice, and a new
 // request replacing a running sweep.
 
-#include "app/studio/rd_sweep.h"
+#include "app/studio/jobs/rd_sweep.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
-// The studio's refit worker (app/studio/refit_worker.h): the newest settings
+// The studio's refit worker (app/studio/jobs/refit_worker.h): the newest settings
 // win, stale requests are dropped, results belong to the clip they fitted,
 // and failures come back as results with an error; run_fit gives every bone
 // its tolerance and its error at its own shell distance.
 
-#include "app/studio/refit_worker.h"
+#include "app/studio/jobs/refit_worker.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-// The Curves panel's degree view (app/studio/rotation_angles.h): XYZ Euler
+// The Curves panel's degree view (app/studio/plots/rotation_angles.h): XYZ Euler
 // angles that rebuild the quaternion they came from, the conventions named
 // in the header, and curves kept continuous across +-180 degrees.
 
-#include "app/studio/rotation_angles.h"
+#include "app/studio/plots/rotation_angles.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
-// What the studio's File menu writes (app/studio/save_actions.h): the names
+// What the studio's File menu writes (app/studio/io/save_actions.h): the names
 // the dialogs start from, the stream saved byte for byte as fitted (and
 // loadable), the decoded animation exported onto the source's mesh, and
 // failures that name the file and leave an existing file as it was.
 
-#include "app/studio/save_actions.h"
+#include "app/studio/io/save_actions.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-// The Timeline panel's math (app/studio/timeline_math.h): frames to pixels
+// The Timeline panel's math (app/studio/panels/timeline_math.h): frames to pixels
 // and back, scrub snapping, the jump frame a seek resumes from (checked
 // against the player), label spacing, and the key histogram's bins.
 
-#include "app/studio/timeline_math.h"
+#include "app/studio/panels/timeline_math.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "app/studio/fit_job.h"
+#include "app/studio/jobs/fit_job.h"
 #include "core/io/import.h"
 #include "core/runtime/player.h"
 

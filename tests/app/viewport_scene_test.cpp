@@ -1,9 +1,9 @@
-// The viewport's CPU side (app/studio/viewport_scene.h): source poses between
+// The viewport's CPU side (app/studio/viewport/viewport_scene.h): source poses between
 // frames, bone shapes, object-space errors and their fractions of each
 // bone's tolerance (the default fit of the demo clip is green), the skinning
 // palette, clip bounds, picking and the error colours.
 
-#include "app/studio/viewport_scene.h"
+#include "app/studio/viewport/viewport_scene.h"
 
 #include <gtest/gtest.h>
 
@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "app/studio/fit_job.h"
-#include "app/studio/orbit_camera.h"
-#include "core/io/import.h"
+#include "app/studio/jobs/fit_job.h"
+#include "app/studio/viewport/orbit_camera.h"
 #include "core/codec/object_space_error.h"
-#include "tests/app/demo_clip.h"
+#include "core/io/import.h"
 #include "core/runtime/player.h"
+#include "tests/app/demo_clip.h"
 
 namespace ks::studio {
 namespace {

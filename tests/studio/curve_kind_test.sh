@@ -17,7 +17,7 @@ studio=$1 png_check=$2 clips=$3 models=$4 work=$5
 rm -rf "$work" && mkdir -p "$work"
 # shellcheck source=SCRIPTDIR/studio_test_env.sh
 source "$(dirname "$0")/studio_test_env.sh"
-TICK_PINK=255,110,200  # kSourceKeyColor in app/studio/curve_panel.cpp
+TICK_PINK=255,110,200  # kSourceKeyColor in app/studio/panels/curve_panel.cpp
 TICKS_MIN=0.0008       # of the error plot: 25 ticks of 8 x 2 px, partly under the curves (0.0013 measured)
 
 # shot NAME SIZE ARGS...: the studio's screenshot with ARGS exits 0 with no panel overflowing.

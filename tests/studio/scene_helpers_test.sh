@@ -17,7 +17,7 @@ rm -rf "$work" && mkdir -p "$work"
 # shellcheck source=SCRIPTDIR/studio_test_env.sh
 source "$(dirname "$0")/studio_test_env.sh"
 
-BG=41,43,48          # viewport clear colour (kClearColor in app/studio/viewport_panel.cpp)
+BG=41,43,48          # viewport clear colour (kClearColor in app/studio/viewport/viewport_panel.cpp)
 GRID=69,71,79        # ground grid line colour (kGridColor)
 COLOR_TOLERANCE=8    # per channel: how near BG or GRID a pixel is background
 FILLS_MIN=0.08       # b) the character covers at least this much of its view

@@ -39,7 +39,7 @@
 # clear colour and its grid line colour as they land in the PNG, R,G,B
 # 0..255. While either is TODO the viewport checks stop at the first view
 # with a failure listing that view's most common colours (both are there).
-BG=41,43,48    # viewport clear colour (kClearColor in app/studio/viewport_panel.cpp)
+BG=41,43,48    # viewport clear colour (kClearColor in app/studio/viewport/viewport_panel.cpp)
 GRID=69,71,79  # ground grid line colour (kGridColor)
 # ---------------------------------------------------------------------------
 # Numbers of the viewport checks, to tune on the first real renders. Fractions
@@ -59,7 +59,7 @@ DIFFERENT_POSE_MIN_MEAN=1.5  # b) the same at the loose tolerance
 SAME_VIEW_MAX_MEAN=0.5       # c) the original view with --color error and with --color material
 RECOLORED_MIN_MEAN=1.0       # c) the compressed view with --color error and with --color material
 # Green means "within the tolerance", red "past it" (kErrorRampStops in
-# app/studio/viewport_scene.h), but the demo character's skin is reddish
+# app/studio/viewport/viewport_scene.h), but the demo character's skin is reddish
 # too. Fully lit, skin (0.80,0.52,
 # 0.38 linear) has red above green and blue by 40 (sRGB output) to 71 levels
 # (linear output), the ramp's red (0.90,0.15,0.10) by 135 to 192, and still

@@ -1,0 +1,273 @@
+#include "app/studio/settings/compress_command_line.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/clip/excerpt.h"
+
+namespace ks::studio {
+
+namespace {
+
+// The shortest decimal text (at most 9 significant digits) that, read by
+// strtof and turned into a setting by `to_setting` as the command line
+// does (e.g. millimetres times 1e-3f), gives `target` exactly; `scale` takes
+// the setting to the unit typed (1000 for millimetres). Empty when no text
+// does: multiplying by 1e-3f skips about one float in forty, so a value the
+// studio did not set through the command line's own conversion (as its
+// controls do) may have no spelling.
+template <class ToSetting>
+std::string exact_number(float target, double scale, ToSetting to_setting) {
+  const auto reads_back = [&](const char* text) { return to_setting(std::strtof(text, nullptr)) == target; };
+  const double shown = static_cast<double>(target) * scale;
+  char text[64];
+  // At least the integer digits: 10, not 1e+01.
+  const int integer_digits = shown >= 1.0 ? static_cast<int>(std::floor(std::log10(shown))) + 1 : 1;
+  for (int digits = std::min(integer_digits, 9); digits <= 9; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, shown);
+    if (reads_back(text)) return text;
+  }
+  // The conversion rounds: the float nearest `shown`, or a neighbour, may be
+  // the one that lands on `target` (9 digits spell any float exactly).
+  const float nearest = static_cast<float>(shown);
+  float up = nearest, down = nearest;
+  for (int step = 0; step <= 16; ++step) {
+    for (const float candidate : {up, down}) {
+      std::snprintf(text, sizeof text, "%.9g", static_cast<double>(candidate));
+      if (reads_back(text)) return text;
+    }
+    up = std::nextafter(up, INFINITY);
+    down = std::nextafter(down, -INFINITY);
+  }
+  return {};
+}
+
+// The command line's conversions (app/cli/arguments.cpp): options multiply
+// by a float scale, the NAME=MM@CM of an override divides.
+float times_milli(float v) {
+  return v * 1e-3f;
+}
+float times_centi(float v) {
+  return v * 1e-2f;
+}
+float over_thousand(float v) {
+  return v / 1000.f;
+}
+float over_hundred(float v) {
+  return v / 100.f;
+}
+float as_is(float v) {
+  return v;
+}
+
+struct Builder {
+  CompressCommand& out;
+
+  void add(std::string arg) { out.args.push_back(std::move(arg)); }
+  // `option VALUE` for a number the command line reads with `to_setting`.
+  template <class ToSetting>
+  void number(const char* option, float value, double scale, ToSetting to_setting) {
+    const std::string text = exact_number(value, scale, to_setting);
+    if (text.empty()) {
+      char shown[64];
+      std::snprintf(shown, sizeof shown, "%.9g", static_cast<double>(value) * scale);
+      out.caveats.push_back(std::string(option) + " " + shown + " is as near as the command line can spell " +
+                            "the studio's value; the fit may differ slightly");
+      add(option);
+      add(shown);
+      return;
+    }
+    add(option);
+    add(text);
+  }
+};
+
+bool is_plain_shell_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::string_view("_-./=@:,+%").find(c) != std::string_view::npos;
+}
+
+}  // namespace
+
+std::string shell_quote(const std::string& arg) {
+  if (excerpt(arg, std::string::npos) != arg) {
+    // A control byte (or a stray one) must not reach the terminal the
+    // command is printed on: $'...' spells every byte past ASCII as \xHH.
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string quoted = "$'";
+    for (const char c : arg) {
+      const auto byte = static_cast<unsigned char>(c);
+      if (c == '\\' || c == '\'') {
+        quoted += {'\\', c};
+      } else if (byte < 0x20 || byte >= 0x7f) {
+        quoted += {'\\', 'x', kHex[byte >> 4], kHex[byte & 0xF]};
+      } else {
+        quoted += c;
+      }
+    }
+    return quoted + "'";
+  }
+  bool plain = !arg.empty();
+  for (const char c : arg) plain = plain && is_plain_shell_char(c);
+  if (plain) return arg;
+  std::string quoted = "'";
+  for (const char c : arg) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
+
+CompressCommand compress_command(const std::filesystem::path& source, const ImportSettings& import,
+                                 const CodecSettings& settings, const std::filesystem::path& output,
+                                 const AdditiveBaseSpec& additive) {
+  CompressCommand out;
+  Builder b{out};
+  std::error_code ec;
+  b.add("keystream");
+  b.add("compress");
+  b.add(std::filesystem::absolute(source, ec).lexically_normal().string());
+  b.add("-o");
+  b.add(std::filesystem::absolute(output, ec).lexically_normal().string());
+  if (!is_importable(source)) {
+    out.caveats.push_back("keystream compress reads .gltf, .glb, .bvh, .fbx, .dae and .zae files, not " +
+                          excerpt(source.filename().string(), kPathExcerptChars) +
+                          " (the studio re-fits a stream's decoded frames)");
+  }
+
+  // Import: the animation by index (the one that was opened, however it was named).
+  const ImportSettings defaults_import;
+  if (import.animation_index != 0) {
+    b.add("--animation");
+    b.add(std::to_string(import.animation_index));
+  }
+  if (import.sample_rate_hz != defaults_import.sample_rate_hz) {
+    b.number("--sample-rate", import.sample_rate_hz, 1.0, as_is);
+  }
+  if (import.bvh_unit_scale_m != defaults_import.bvh_unit_scale_m) {
+    b.number("--bvh-unit-scale", import.bvh_unit_scale_m, 1.0, as_is);
+  }
+  if (import.allow_outside_uris) b.add("--allow-outside-uris");
+  if (import.max_bone_frames != defaults_import.max_bone_frames) {
+    b.add("--max-bone-frames");
+    b.add(std::to_string(import.max_bone_frames));
+  }
+
+  // The additive base: the stream records a base file's name as the studio
+  // gave it, so the command must spell that very name.
+  if (additive.base != AdditiveBase::kNone) {
+    b.add("--additive-base");
+    b.add(to_string(additive));
+    if (additive.base == AdditiveBase::kClip && !additive.file.is_absolute()) {
+      out.caveats.push_back("the additive base file " + excerpt(additive.file.string(), kPathExcerptChars) +
+                            " is relative: the command finds it only from the studio's folder");
+    }
+  }
+
+  // The error bound. The stream's metadata records both modes' values, but
+  // the command line takes only the chosen mode's: the others must be the defaults.
+  const FitSettings& fit = settings.fit;
+  const FitSettings defaults;
+  const bool local = fit.error_mode == ErrorMode::kLocal;
+  const bool object_values_default = fit.tolerance_m == defaults.tolerance_m &&
+                                     fit.shell_distance_m == defaults.shell_distance_m && fit.bone_tolerances.empty();
+  const bool local_values_default = fit.translation_error_m == defaults.translation_error_m &&
+                                    fit.rotation_error_deg == defaults.rotation_error_deg &&
+                                    fit.scale_error == defaults.scale_error;
+  if (local) {
+    b.add("--local");
+    if (fit.translation_error_m != defaults.translation_error_m) {
+      b.number("--translation-error", fit.translation_error_m, 1000.0, times_milli);
+    }
+    if (fit.rotation_error_deg != defaults.rotation_error_deg) {
+      b.number("--rotation-error", fit.rotation_error_deg, 1.0, as_is);
+    }
+    if (fit.scale_error != defaults.scale_error) b.number("--scale-error", fit.scale_error, 1.0, as_is);
+    if (!object_values_default) {
+      out.caveats.push_back(
+          "the object-space tolerance and overrides set in the studio are stored in its stream, "
+          "but keystream compress --local refuses them; reset them to reproduce the file exactly");
+    }
+  } else {
+    if (fit.tolerance_m != defaults.tolerance_m) b.number("--tolerance", fit.tolerance_m, 1000.0, times_milli);
+    if (fit.shell_distance_m != defaults.shell_distance_m) {
+      b.number("--shell-distance", fit.shell_distance_m, 100.0, times_centi);
+    }
+    for (const BoneTolerance& o : fit.bone_tolerances) {
+      // NAME=MM[@CM]: the command line trims the name and splits at the last '='.
+      const size_t first = o.bone.find_first_not_of(" \t\r");
+      const size_t last = o.bone.find_last_not_of(" \t\r");
+      if (o.bone.empty() || first != 0 || last != o.bone.size() - 1) {
+        out.caveats.push_back("the command line cannot name bone '" + excerpt(o.bone) +
+                              "' (it trims spaces from names)");
+      }
+      std::string value = o.bone + "=" + exact_number(o.tolerance_m, 1000.0, over_thousand);
+      if (o.shell_distance_m > 0.f) value += "@" + exact_number(o.shell_distance_m, 100.0, over_hundred);
+      if (value.find("=@") != std::string::npos || value.back() == '=' || value.back() == '@') {
+        out.caveats.push_back("the override of bone '" + excerpt(o.bone) + "' cannot be spelled exactly");
+      }
+      b.add("--bone-tolerance");
+      b.add(value);
+    }
+    if (!local_values_default) {
+      out.caveats.push_back(
+          "the local-mode thresholds set in the studio are stored in its stream, but keystream "
+          "compress refuses them without --local; reset them to reproduce the file exactly");
+    }
+  }
+  if (fit.rest_tracks != defaults.rest_tracks) {
+    b.add("--rest-tracks");
+    b.add(to_string(fit.rest_tracks));
+  }
+  // Scalar tracks, in either mode: X, or NAME=X (trimmed, split at the last '=').
+  if (fit.scalar_precision != defaults.scalar_precision) {
+    b.number("--scalar-precision", fit.scalar_precision, 1.0, as_is);
+  }
+  for (const ScalarPrecision& o : fit.scalar_precisions) {
+    const size_t first = o.track.find_first_not_of(" \t\r");
+    const size_t last = o.track.find_last_not_of(" \t\r");
+    if (o.track.empty() || first != 0 || last != o.track.size() - 1) {
+      out.caveats.push_back("the command line cannot name scalar track '" + excerpt(o.track) +
+                            "' (it trims spaces from names)");
+    }
+    const std::string number = exact_number(o.precision, 1.0, as_is);
+    if (number.empty()) {
+      out.caveats.push_back("the precision of scalar track '" + excerpt(o.track) + "' cannot be spelled exactly");
+    }
+    b.add("--scalar-precision");
+    b.add(o.track + "=" + number);
+  }
+  if (fit.split_rule == SplitRule::kMidpoint) {
+    b.add("--split");
+    b.add("midpoint");
+  }
+  if (fit.discontinuity_ratio != defaults.discontinuity_ratio) {
+    b.number("--discontinuity-ratio", fit.discontinuity_ratio, 1.0, as_is);
+  }
+
+  // Packing.
+  const PackSettings pack_defaults = tool_pack_settings();
+  const PackSettings& pack = settings.pack;
+  if (!pack.auto_jump_interval) b.number("--jump-interval", pack.jump_interval_s, 1.0, as_is);
+  if (pack.names != pack_defaults.names) {
+    b.add("--names");
+    b.add(to_string(pack.names));
+  }
+  if (pack.zstd) {
+    b.add("--zstd");
+    if (pack.zstd_level != pack_defaults.zstd_level) {
+      b.add("--zstd-level");
+      b.add(std::to_string(pack.zstd_level));
+    }
+  }
+
+  for (const std::string& arg : out.args) out.text += (out.text.empty() ? "" : " ") + shell_quote(arg);
+  return out;
+}
+
+}  // namespace ks::studio
