@@ -6,8 +6,11 @@
 #include <cstdlib>
 #include <unordered_map>
 
-#include "app/cli/override_file.h"
 #include "core/clip/excerpt.h"
+#include "core/io/clip_files.h"
+#include "core/io/exact_number.h"
+#include "core/io/override_file.h"
+#include "core/io/tolerance_file.h"
 
 namespace ks::cli {
 
@@ -34,10 +37,12 @@ const char* const kToleranceOptionsHelp =
     "  --bone-tolerance NAME=MM[@CM]\n"
     "                           another tolerance (and shell distance) for bone\n"
     "                           NAME and the bones below it, down to the next\n"
-    "                           override; repeatable\n"
-    "  --bone-tolerances FILE   many of them: one NAME=MM[@CM] per line; blank\n"
-    "                           lines and # comments are skipped (at most 16 MiB,\n"
-    "                           1,000,000 lines of 4096 bytes)\n"
+    "                           override; repeatable. *=MM[@CM] sets the clip's\n"
+    "                           --tolerance (and --shell-distance) instead, once;\n"
+    "                           options apply in order, the last wins\n"
+    "  --bone-tolerances FILE   many of them: one NAME=MM[@CM] (or *=MM[@CM]) per\n"
+    "                           line; blank lines and # comments are skipped (at\n"
+    "                           most 16 MiB, 1,000,000 lines of 4096 bytes)\n"
     "  --local                  version 1's local mode instead: every track within\n"
     "                           a per-kind threshold in its own space:\n"
     "    --translation-error MM   translation threshold, millimetres (default 0.5)\n"
@@ -188,15 +193,16 @@ bool parse_import_option(Arguments& args, std::string_view arg, ImportSettings& 
 namespace {
 
 // The value of `option` as a finite number > 0 in `unit` (named in the
-// message), times `scale`: metres from millimetres or centimetres. Refuses a
-// value so small that it is 0 once scaled.
-bool positive_number(Arguments& args, std::string_view option, const char* unit, float scale, float& out) {
+// message), through `to_setting`: metres from millimetres or centimetres.
+// Refuses a value so small that it is 0 once converted.
+bool positive_number(Arguments& args, std::string_view option, const char* unit, float (*to_setting)(float),
+                     float& out) {
   std::string_view text;
   if (!args.value(option, text)) return false;
   const std::string s(text);
   char* end = nullptr;
   const float value = std::strtof(s.c_str(), &end);
-  out = value * scale;
+  out = to_setting(value);
   if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(value) || !(value > 0.f) || !(out > 0.f)) {
     return args.fail(std::string(option) + ": '" + excerpt(s) + "' is not a positive number of " + unit);
   }
@@ -213,10 +219,19 @@ uint32_t add_override_option(CodecOptions& codec, std::string name) {
 
 // Adds one override from `text`, given by option `option` (at `line` of its
 // file; 0 for a flag). A name given twice is refused by finish_codec_options,
-// in one pass over them all.
+// in one pass over them all; a second '*' here.
 Status add_bone_tolerance(uint32_t option, uint32_t line, std::string_view text, CodecOptions& codec) {
   Result<BoneTolerance> parsed = parse_bone_tolerance(text);
   if (!parsed) return Error{codec.origin({option, line}) + ": " + parsed.error()};
+  if (is_clip_wide(parsed.value())) {
+    // In its place among the options, as --tolerance and --shell-distance would be.
+    const OverrideOrigin here{option, line};
+    if (codec.clip_wide_origin) return clip_wide_set_twice(codec.origin(here), codec.origin(*codec.clip_wide_origin));
+    codec.clip_wide_origin = here;
+    codec.fit.tolerance_m = parsed.value().tolerance_m;
+    if (parsed.value().shell_distance_m > 0.f) codec.fit.shell_distance_m = parsed.value().shell_distance_m;
+    return {};
+  }
   codec.fit.bone_tolerances.push_back(std::move(parsed.value()));
   codec.bone_tolerance_origins.push_back({option, line});
   return {};
@@ -287,10 +302,10 @@ bool parse_tolerance_option(Arguments& args, std::string_view arg, CodecOptions&
   FitSettings& fit = codec.fit;
   std::string_view v;
   if (arg == "--tolerance") {
-    ok = positive_number(args, arg, "millimetres", 1e-3f, fit.tolerance_m);
+    ok = positive_number(args, arg, "millimetres", times_milli, fit.tolerance_m);
     codec.tolerance_option = arg;
   } else if (arg == "--shell-distance") {
-    ok = positive_number(args, arg, "centimetres", 1e-2f, fit.shell_distance_m);
+    ok = positive_number(args, arg, "centimetres", times_centi, fit.shell_distance_m);
     codec.tolerance_option = arg;
   } else if (arg == "--bone-tolerance") {
     ok = args.value(arg, v) && add_flag_override(args, arg, v, add_bone_tolerance, codec);
@@ -306,14 +321,14 @@ bool parse_tolerance_option(Arguments& args, std::string_view arg, CodecOptions&
   } else if (arg == "--local") {
     fit.error_mode = ErrorMode::kLocal;
   } else if (arg == "--translation-error") {
-    ok = positive_number(args, arg, "millimetres", 1e-3f, fit.translation_error_m);
+    ok = positive_number(args, arg, "millimetres", times_milli, fit.translation_error_m);
     codec.per_kind_option = arg;
   } else if (arg == "--rotation-error") {
-    ok = positive_number(args, arg, "degrees", 1.f, fit.rotation_error_deg);
+    ok = positive_number(args, arg, "degrees", as_is, fit.rotation_error_deg);
     if (ok && fit.rotation_error_deg >= 180.f) ok = args.fail("--rotation-error: must be below 180 degrees");
     codec.per_kind_option = arg;
   } else if (arg == "--scale-error") {
-    ok = positive_number(args, arg, "scale units", 1.f, fit.scale_error);
+    ok = positive_number(args, arg, "scale units", as_is, fit.scale_error);
     codec.per_kind_option = arg;
   } else {
     return false;
@@ -429,19 +444,9 @@ bool collect_sources(Arguments& args, const std::vector<std::filesystem::path>& 
     std::error_code ec;
     if (fs::is_directory(input, ec)) {
       any_folder = true;
-      std::vector<fs::path> found;
-      for (fs::recursive_directory_iterator it(input, ec), end; !ec && it != end; it.increment(ec)) {
-        if (it->is_regular_file(ec) && is_importable(it->path())) found.push_back(it->path());
-      }
-      if (ec) {
-        return args.fail(excerpt(input.string(), kPathExcerptChars) + ": cannot list the folder: " + ec.message());
-      }
-      std::sort(found.begin(), found.end());
-      if (found.empty()) {
-        return args.fail(excerpt(input.string(), kPathExcerptChars) +
-                         ": the folder holds no .gltf, .glb, .bvh, .fbx, .dae or .zae file");
-      }
-      sources.insert(sources.end(), found.begin(), found.end());
+      Result<std::vector<fs::path>> found = clip_files_in_folder(input);
+      if (!found) return args.fail(found.error());
+      sources.insert(sources.end(), found.value().begin(), found.value().end());
     } else if (fs::exists(input, ec)) {
       sources.push_back(input);
     } else {

@@ -78,13 +78,15 @@ struct CodecOptions {
   std::vector<OverrideOrigin> bone_tolerance_origins;
   /// One per fit.scalar_precisions entry: where it came from.
   std::vector<OverrideOrigin> scalar_precision_origins;
+  /// Where the clip-wide "*=MM[@CM]" bone tolerance came from; none when not given.
+  std::optional<OverrideOrigin> clip_wide_origin;
 
   /// "--bone-tolerances hands.txt:3": `o` as messages name it.
   std::string origin(OverrideOrigin o) const;
 };
 
 /// Error-bound options: --tolerance MM, --shell-distance CM, --bone-tolerance
-/// NAME=MM[@CM] (repeatable), --bone-tolerances FILE, --local with
+/// NAME=MM[@CM] (repeatable; NAME * sets the first two), --bone-tolerances FILE, --local with
 /// --translation-error MM, --rotation-error DEG, --scale-error X, and the
 /// scalar tracks' --scalar-precision X|NAME=X (repeatable) and
 /// --scalar-precisions FILE. Returns true when `arg` was one of them; `ok`
@@ -102,7 +104,7 @@ bool finish_codec_options(Arguments& args, const CodecOptions& codec);
 
 /// Refuses (false) overrides naming bones `skeleton` (of `source`) does not
 /// have: one is named with the option it came from; of more, the first
-/// kUnknownNamesQuoted (override_file.h) are, and the rest counted.
+/// kUnknownNamesQuoted (core/io/override_file.h) are, and the rest counted.
 bool check_bone_tolerances(Arguments& args, const CodecOptions& codec, const Skeleton& skeleton,
                            const std::string& source);
 

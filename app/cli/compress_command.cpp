@@ -22,6 +22,7 @@
 #include "core/io/import.h"
 #include "core/codec/measure.h"
 #include "core/io/stream_file.h"
+#include "core/io/stream_names.h"
 
 namespace ks::cli {
 
@@ -90,34 +91,6 @@ struct Options {
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::string json_path;
 };
-
-// An animation name made safe for a file name.
-std::string file_safe(const std::string& name) {
-  std::string out;
-  for (const char c : name) out += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '_';
-  return out.empty() ? "unnamed" : out;
-}
-
-std::string lowercase(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
-// The file-name part of each animation: its safe name, with the animation's
-// index added to names that several animations share once made safe ("Run!"
-// and "Run?" are both "Run_"), ignoring case, so no two overwrite each other.
-std::vector<std::string> animation_file_names(const std::vector<std::string>& names) {
-  std::vector<std::string> safe;
-  std::map<std::string, int> uses;
-  for (const std::string& name : names) {
-    safe.push_back(file_safe(name));
-    ++uses[lowercase(safe.back())];
-  }
-  for (size_t a = 0; a < safe.size(); ++a) {
-    if (uses[lowercase(safe[a])] > 1) safe[a] += "_" + std::to_string(a);
-  }
-  return safe;
-}
 
 // What identifies a file whatever the spelling: its absolute, normalised
 // path, in lower case (two names differing in case are one file on a
@@ -358,8 +331,7 @@ int run_compress(const std::vector<std::string_view>& raw_args) {
       const std::vector<std::string> names =
           animation_names[i].empty() ? std::vector<std::string>{"0"} : animation_file_names(animation_names[i]);
       for (const std::string& name : names) {
-        job.outputs.push_back((output_given ? output : fs::path(".")) /
-                              (source.stem().string() + "." + name + ".ks"));
+        job.outputs.push_back(animation_stream_path(output_given ? output : fs::path("."), source, name));
       }
     }
     for (size_t a = 0; a < job.outputs.size(); ++a) {

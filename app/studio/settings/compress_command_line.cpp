@@ -1,66 +1,13 @@
 #include "app/studio/settings/compress_command_line.h"
 
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 
 #include "core/clip/excerpt.h"
+#include "core/io/exact_number.h"
 
 namespace ks::studio {
 
 namespace {
-
-// The shortest decimal text (at most 9 significant digits) that, read by
-// strtof and turned into a setting by `to_setting` as the command line
-// does (e.g. millimetres times 1e-3f), gives `target` exactly; `scale` takes
-// the setting to the unit typed (1000 for millimetres). Empty when no text
-// does: multiplying by 1e-3f skips about one float in forty, so a value the
-// studio did not set through the command line's own conversion (as its
-// controls do) may have no spelling.
-template <class ToSetting>
-std::string exact_number(float target, double scale, ToSetting to_setting) {
-  const auto reads_back = [&](const char* text) { return to_setting(std::strtof(text, nullptr)) == target; };
-  const double shown = static_cast<double>(target) * scale;
-  char text[64];
-  // At least the integer digits: 10, not 1e+01.
-  const int integer_digits = shown >= 1.0 ? static_cast<int>(std::floor(std::log10(shown))) + 1 : 1;
-  for (int digits = std::min(integer_digits, 9); digits <= 9; ++digits) {
-    std::snprintf(text, sizeof text, "%.*g", digits, shown);
-    if (reads_back(text)) return text;
-  }
-  // The conversion rounds: the float nearest `shown`, or a neighbour, may be
-  // the one that lands on `target` (9 digits spell any float exactly).
-  const float nearest = static_cast<float>(shown);
-  float up = nearest, down = nearest;
-  for (int step = 0; step <= 16; ++step) {
-    for (const float candidate : {up, down}) {
-      std::snprintf(text, sizeof text, "%.9g", static_cast<double>(candidate));
-      if (reads_back(text)) return text;
-    }
-    up = std::nextafter(up, INFINITY);
-    down = std::nextafter(down, -INFINITY);
-  }
-  return {};
-}
-
-// The command line's conversions (app/cli/arguments.cpp): options multiply
-// by a float scale, the NAME=MM@CM of an override divides.
-float times_milli(float v) {
-  return v * 1e-3f;
-}
-float times_centi(float v) {
-  return v * 1e-2f;
-}
-float over_thousand(float v) {
-  return v / 1000.f;
-}
-float over_hundred(float v) {
-  return v / 100.f;
-}
-float as_is(float v) {
-  return v;
-}
 
 struct Builder {
   CompressCommand& out;

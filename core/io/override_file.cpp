@@ -1,4 +1,4 @@
-#include "app/cli/override_file.h"
+#include "core/io/override_file.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "core/clip/excerpt.h"
+#include "core/io/exact_number.h"
+#include "core/io/tolerance_file.h"
 
-namespace ks::cli {
+namespace ks {
 
 std::string_view trimmed(std::string_view text) {
   const size_t first = text.find_first_not_of(" \t\r");
@@ -43,20 +45,25 @@ Result<BoneTolerance> parse_bone_tolerance(std::string_view text) {
   const std::string_view value = text.substr(equals + 1);
   const size_t at = value.find('@');
   float mm = 0.f, cm = 0.f;
+  // The clip-wide entry converts as --tolerance and --shell-distance do, so
+  // "*=0.5@4" is those options to the last bit; a bone's entry divides.
+  const bool clip_wide = o.bone == kClipWideEntryName;
+  const auto to_metres = clip_wide ? times_milli : over_thousand;
+  const auto cm_to_metres = clip_wide ? times_centi : over_hundred;
   const std::string_view mm_text = value.substr(0, at);
-  if (!positive(mm_text, mm) || !(mm / 1000.f > 0.f)) {
+  if (!positive(mm_text, mm) || !(to_metres(mm) > 0.f)) {
     return Error{"the tolerance of \"" + excerpt(o.bone) + "\" ('" + excerpt(mm_text) +
                  "') is not a positive number of millimetres"};
   }
   if (at != std::string_view::npos) {
     const std::string_view cm_text = value.substr(at + 1);
-    if (!positive(cm_text, cm) || !(cm / 100.f > 0.f)) {
+    if (!positive(cm_text, cm) || !(cm_to_metres(cm) > 0.f)) {
       return Error{"the shell distance of \"" + excerpt(o.bone) + "\" ('" + excerpt(cm_text) +
                    "') is not a positive number of centimetres"};
     }
   }
-  o.tolerance_m = mm / 1000.f;
-  o.shell_distance_m = cm / 100.f;  // 0 without "@CM": inherited
+  o.tolerance_m = to_metres(mm);
+  o.shell_distance_m = cm_to_metres(cm);  // 0 without "@CM": inherited
   return o;
 }
 
@@ -82,7 +89,9 @@ Result<ScalarPrecision> parse_scalar_precision(std::string_view text) {
 Status read_override_file(std::string_view option, const std::string& path, std::string_view kind,
                           const OverrideEntryReader& take) {
   const std::string shown_path = excerpt(path, kPathExcerptChars);
-  const std::string where = std::string(option) + ": '" + shown_path + "'";
+  // "--bone-tolerances: 'f.txt'" and "--bone-tolerances f.txt:3"; without an option "f.txt" and "f.txt:3".
+  const std::string where = option.empty() ? shown_path : std::string(option) + ": '" + shown_path + "'";
+  const std::string at_line = option.empty() ? shown_path + ":" : std::string(option) + " " + shown_path + ":";
   const std::string a_file = "a " + std::string(kind) + " file";
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
@@ -115,9 +124,9 @@ Status read_override_file(std::string_view option, const std::string& path, std:
                    " may hold at most " + std::to_string(kMaxOverrideLines)};
     }
     if (line.size() > kMaxOverrideLineBytes) {
-      return Error{std::string(option) + " " + shown_path + ":" + std::to_string(number) + ": the line is " +
-                   std::to_string(line.size()) + " bytes; a line may hold at most " +
-                   std::to_string(kMaxOverrideLineBytes) + " ('" + excerpt(line) + "')"};
+      return Error{at_line + std::to_string(number) + ": the line is " + std::to_string(line.size()) +
+                   " bytes; a line may hold at most " + std::to_string(kMaxOverrideLineBytes) + " ('" + excerpt(line) +
+                   "')"};
     }
     for (size_t hash = line.find('#'); hash != std::string_view::npos; hash = line.find('#', hash + 1)) {
       if (hash == 0 || line[hash - 1] == ' ' || line[hash - 1] == '\t') {
@@ -171,4 +180,4 @@ Status check_names_unique(const OverrideNames& overrides, const std::string& wha
   return {};
 }
 
-}  // namespace ks::cli
+}  // namespace ks

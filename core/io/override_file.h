@@ -15,7 +15,7 @@
 #include "core/codec/scalar_fit.h"
 #include "core/runtime/result.h"
 
-namespace ks::cli {
+namespace ks {
 
 /// Caps on an override file, far above any rig (at most 65,535 bones or
 /// scalar tracks, with names of tens of bytes).
@@ -27,16 +27,17 @@ inline constexpr size_t kMaxOverrideLines = 1'000'000;
 /// and its line, from 1; an error stops the reading and is returned.
 using OverrideEntryReader = std::function<Status(std::string_view entry, uint32_t line)>;
 
-/// Reads the file at `path`, given to `option` ("--bone-tolerances"), a
-/// `kind` file ("tolerance") as messages call it, and hands every entry to
-/// `take` in order. A comment runs from a '#' at the start of a line or
-/// after a blank. Errors name the option and the file, and the line where
-/// one is at fault.
+/// Reads the file at `path`, given to `option` ("--bone-tolerances"; empty
+/// for none), a `kind` file ("tolerance") as messages call it, and hands
+/// every entry to `take` in order. A comment runs from a '#' at the start of
+/// a line or after a blank. Errors name the option and the file, and the
+/// line where one is at fault.
 Status read_override_file(std::string_view option, const std::string& path, std::string_view kind,
                           const OverrideEntryReader& take);
 
 /// One bone override "NAME=MM[@CM]" (tolerance in millimetres, shell
-/// distance in centimetres); an error message naming what is wrong otherwise.
+/// distance in centimetres, divided by 1000 and 100: over_thousand,
+/// over_hundred); an error message naming what is wrong otherwise.
 Result<BoneTolerance> parse_bone_tolerance(std::string_view text);
 
 /// One scalar track override "NAME=X" (a positive precision in the track's
@@ -71,4 +72,4 @@ Status check_names_unique(const OverrideNames& overrides, const std::string& wha
 /// `text` without leading and trailing blanks (spaces, tabs, CR).
 std::string_view trimmed(std::string_view text);
 
-}  // namespace ks::cli
+}  // namespace ks
