@@ -18,15 +18,18 @@
 
 #include "app/studio/app/studio_app.h"
 #include "core/clip/excerpt.h"
+#include "core/io/tolerance_file.h"
 
 namespace {
 
 constexpr const char* kUsage =
-    "usage: keystream-studio [FILE] [options]\n"
+    "usage: keystream-studio [FILE...] [options]\n"
     "\n"
     "Opens FILE (.gltf, .glb, .bvh, .fbx, .dae, .zae or .ks; default: the built-in\n"
     "demo clip), fits it with the settings in the Settings panel, and re-fits\n"
-    "on every change. When FILE does not load, the studio opens with no clip\n"
+    "on every change. A folder, several files or a file of several animations\n"
+    "opens as a set (the Set panel): every clip fitted with the same settings,\n"
+    "the first one in the other panels. When FILE does not load, the studio opens with no clip\n"
     "and the error in the Open window; the unattended modes below (--screenshot,\n"
     "--simulate-play, --simulate-drag, the File menu actions) exit 1 instead.\n"
     "\n"
@@ -63,6 +66,8 @@ constexpr const char* kUsage =
     "  --bone-tolerance NAME=MM[@CM]\n"
     "                           another E (and d) for bone NAME and the bones\n"
     "                           below it; repeatable\n"
+    "  --bone-tolerances FILE   a tolerance file as keystream compress reads it:\n"
+    "                           *=MM[@CM] for the clip, NAME=MM[@CM] per bone\n"
     "  --scalar-precision X     precision of every scalar track (morph-target\n"
     "                           weights, user curves), in the track's unit\n"
     "                           (default 0.0001)\n"
@@ -87,6 +92,9 @@ constexpr const char* kUsage =
     "  --simulate-drag S        move the tolerance every frame for S\n"
     "                           seconds, as a slider drag would, then print frame\n"
     "                           times and exit (responsiveness check)\n"
+    "  --refit-tolerance MM     with --simulate-play: once playing, set the\n"
+    "                           tolerance to MM as the slider would, and print\n"
+    "                           frame times until the clip (and a set) refit\n"
     "\n"
   "File menu actions, run once the first fit is done, as the menu's dialogs\n"
   "run them (then the studio exits, or takes the --screenshot; exit 1 when\n"
@@ -105,6 +113,16 @@ constexpr const char* kUsage =
     "  --rd-click N             with --show-rd and --screenshot: click the table row\n"
     "                           of point N (0 = 0.01 mm) once the sweep is done,\n"
     "                           then wait for the refit it asks for\n"
+  "  --show-set               the Set tab chosen in the Curves window (a folder or\n"
+  "                           several files open on it; a file of several\n"
+  "                           animations on the curves)\n"
+  "  --save-tolerances FILE   Set > Save: the tolerance file of the settings\n"
+  "  --save-all DIR           Set > Save all: a .ks per clip of the set into DIR,\n"
+  "                           named as keystream compress --all-animations names\n"
+  "                           them (exit 1 when one exists)\n"
+  "  --print-set-command      Set > Copy as command: print the keystream compress\n"
+  "                           line that cooks the set (reading --save-tolerances'\n"
+  "                           file, into --save-all's folder)\n"
   "  --open-choose FILE       File > Open: click FILE in the Open window (the\n"
   "                           studio then prints what is open)\n"
   "  --open-choose-animation N\n"
@@ -222,6 +240,35 @@ int main(int argc, char** argv) {
       if (arg == "--tolerance") options.fit->tolerance_m = number * 1e-3f;
       if (arg == "--shell-distance") options.fit->shell_distance_m = number * 1e-2f;
       tolerance_option = arg;
+    } else if (arg == "--bone-tolerances") {
+      // The set's tolerance file, as keystream compress reads it (Set panel > Load).
+      if (!value(text)) return usage_error("--bone-tolerances needs a file");
+      ks::Result<ks::ToleranceFile> file = ks::read_bone_tolerance_file(text);
+      if (!file) return usage_error("--bone-tolerances: " + file.error());
+      if (!options.fit) options.fit = ks::FitSettings{};
+      for (const ks::BoneTolerance& bone : file.value().bone_tolerances) {
+        if (!bones_given.insert(bone.bone).second) {
+          return usage_error("--bone-tolerances: bone '" + ks::excerpt(bone.bone) + "' is given twice");
+        }
+      }
+      std::vector<ks::BoneTolerance> given = std::move(options.fit->bone_tolerances);
+      ks::apply_tolerance_file(file.value(), *options.fit);
+      given.insert(given.end(), options.fit->bone_tolerances.begin(), options.fit->bone_tolerances.end());
+      options.fit->bone_tolerances = std::move(given);
+      tolerance_option = arg;
+    } else if (arg == "--save-tolerances" || arg == "--save-all") {
+      if (!value(text)) return usage_error(std::string(arg) + " needs a path");
+      (arg == "--save-all" ? options.save_all : options.save_tolerances) = std::filesystem::path(text);
+    } else if (arg == "--show-set") {
+      options.show_set = true;
+    } else if (arg == "--print-set-command") {
+      options.print_set_command = true;
+    } else if (arg == "--refit-tolerance") {
+      float number = 0.f;
+      if (!value(text) || !parse_threshold(text, &number)) {
+        return usage_error("--refit-tolerance: '" + text + "' is not a number above 0");
+      }
+      options.refit_tolerance_mm = number;
     } else if (arg == "--rest-tracks") {
       if (!value(text)) return usage_error("--rest-tracks needs keep or skip");
       ks::RestTracks rest_tracks = ks::RestTracks::kKeep;
@@ -343,14 +390,17 @@ int main(int argc, char** argv) {
       options.height = h;
     } else if (!arg.empty() && arg[0] == '-') {
       return usage_error("unknown option '" + std::string(arg) + "'");
-    } else if (have_clip) {
-      return usage_error("more than one FILE given");
     } else {
-      options.clip = std::string(arg);
+      if (!have_clip) options.clip = std::string(arg);
+      options.set_files.emplace_back(std::string(arg));
       have_clip = true;
     }
   }
   if (ks::Status s = options.import.validate(); !s) return usage_error(s.error());
+  if (options.set_files.size() < 2) options.set_files.clear();  // one FILE: open_path decides
+  if (options.refit_tolerance_mm && options.play_seconds <= 0.f) {
+    return usage_error("--refit-tolerance needs --simulate-play");
+  }
   if (options.show_file_menu && !options.screenshot) return usage_error("--show-file-menu needs --screenshot");
   if (options.show_refitting && !options.screenshot) return usage_error("--show-refitting needs --screenshot");
   if (options.rd_click && (!options.show_rd || !options.screenshot)) {

@@ -199,8 +199,14 @@ void StudioApp::remember_recent(const std::filesystem::path& path) {
 }
 
 void StudioApp::handle_requests() {
-  for (const std::filesystem::path& dropped : m_dropped) {
-    m_state.open_requested = dropped;
+  if (m_dropped.size() > 1) {
+    // Several files dropped at once: one set.
+    ImportSettings settings = m_state.import_settings;
+    settings.animation_name.clear();
+    settings.animation_index = 0;
+    static_cast<void>(open_paths(m_dropped, settings));  // a failure is shown in the UI; the current clip stays
+  } else if (m_dropped.size() == 1) {
+    m_state.open_requested = m_dropped.front();
     m_state.open_animation = 0;
   }
   m_dropped.clear();
@@ -211,7 +217,7 @@ void StudioApp::handle_requests() {
     ImportSettings settings = m_state.import_settings;
     settings.animation_name.clear();
     settings.animation_index = m_state.open_animation;
-    static_cast<void>(open_clip(path, settings));  // a failure is shown in the UI; the current clip stays
+    static_cast<void>(open_path(path, settings));  // a failure is shown in the UI; the current clip stays
     m_show_open = !m_state.load_error.empty();     // the Open panel closes once its file is open
   }
   if (m_state.additive_requested) {
@@ -224,6 +230,7 @@ void StudioApp::handle_requests() {
     m_worker.request(m_state.clip, m_state.settings);
   }
   m_state.result = m_worker.latest();
+  handle_set();
   // The sweep runs only while its panel is open; the same clip and settings
   // (but the tolerance) are swept once.
   if (m_rd_panel.visible && m_state.clip && m_state.settings.fit.error_mode == ErrorMode::kObjectSpace) {
@@ -261,6 +268,7 @@ void StudioApp::handle_keys() {
   if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) m_show_help = true;
   if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_R, false)) m_viewport->reload_shaders();
   if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_D, false)) m_rd_panel.visible = !m_rd_panel.visible;
+  if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_T, false)) toggle_set_tab();
 }
 
 void StudioApp::advance_time(float dt_seconds) {
@@ -306,100 +314,13 @@ std::string StudioApp::fit_error() const {
   return r->error;
 }
 
-void StudioApp::draw_menu_bar() {
-  if (!ImGui::BeginMainMenuBar()) return;
-  // The middle of the File menu's label, for --show-file-menu to click.
-  const ImVec2 menu_at = ImGui::GetCursorScreenPos();
-  m_file_menu_x = menu_at.x + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize("File").x * 0.5f;
-  m_file_menu_y = menu_at.y + ImGui::GetFrameHeight() * 0.5f;
-  if (ImGui::BeginMenu("File")) {
-    const bool have_clip = m_state.clip != nullptr;
-    if (ImGui::MenuItem("Open...", "Ctrl+O")) m_show_open = true;
-    ImGui::Separator();
-    if (ImGui::MenuItem("Save stream (.ks)...", "Ctrl+S", false, have_clip)) m_save.open(SaveKind::kStream, m_state);
-    if (ImGui::MenuItem("Export decoded glTF (.glb)...", "Ctrl+E", false, have_clip)) {
-      m_save.open(SaveKind::kDecodedGlb, m_state);
-    }
-    if (ImGui::MenuItem("Copy as command", "Ctrl+Shift+C", false, have_clip)) {
-      m_command.open(m_state, m_save.stream_path(m_state));
-    }
-    if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("The keystream compress line that writes the same stream, per-bone overrides included");
-    }
-    ImGui::Separator();
-    if (ImGui::MenuItem("Quit")) glfwSetWindowShouldClose(m_window, GLFW_TRUE);
-    ImGui::EndMenu();
-  }
-  if (ImGui::BeginMenu("View")) {
-    ImGui::MenuItem("Rate-distortion", "Ctrl+D", &m_rd_panel.visible);
-    if (ImGui::MenuItem("Reload shaders", "Ctrl+R")) m_viewport->reload_shaders();
-    ImGui::EndMenu();
-  }
-  if (ImGui::BeginMenu("Help")) {
-    if (ImGui::MenuItem("Keyboard shortcuts", "F1")) m_show_help = true;
-    ImGui::EndMenu();
-  }
-  // What the import could not use stays in view until dismissed: an
-  // animation that lost a channel must not look whole.
-  if (m_state.clip && !m_state.clip->warnings.empty() && !m_state.warnings_dismissed) {
-    const std::vector<std::string>& warnings = m_state.clip->warnings;
-    const std::string label =
-        std::to_string(warnings.size()) + (warnings.size() == 1 ? " import warning" : " import warnings");
-    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.8f, 0.3f, 1.f));
-    const bool open = ImGui::BeginMenu(label.c_str());
-    ImGui::PopStyleColor();
-    if (open) {
-      ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40.f);
-      for (const std::string& warning : warnings) ImGui::TextUnformatted(excerpt(warning, 300).c_str());
-      ImGui::PopTextWrapPos();
-      ImGui::Separator();
-      if (ImGui::MenuItem("Dismiss")) m_state.warnings_dismissed = true;
-      ImGui::EndMenu();
-    }
-  }
-  if (m_state.clip) {
-    const RawClip& clip = m_state.clip->clip;
-    ImGui::Separator();
-    ImGui::Text("%s [%s]  frame %.1f / %u  %s", excerpt(m_state.clip_path.filename().string(), 120).c_str(),
-                excerpt(clip.name, 120).c_str(),
-                static_cast<double>(m_state.frame_time), clip.frame_count - 1,
-                m_state.playing ? "playing (space: pause)" : "paused (space: play)");
-  }
-  if (m_state.fitting) {
-    ImGui::Separator();
-    ImGui::TextColored(ImVec4(1.f, 0.8f, 0.3f, 1.f), "fitting...");
-  }
-  ImGui::EndMainMenuBar();
-}
-
-void StudioApp::draw_help() {
-  if (!m_show_help) return;
-  if (ImGui::Begin("Keyboard shortcuts", &m_show_help, ImGuiWindowFlags_AlwaysAutoResize)) {
-    ImGui::Text("Space          play / pause");
-    ImGui::Text("Left / Right   previous / next frame");
-    ImGui::Text("Home / End     first / last frame");
-    ImGui::Text("Ctrl+O         open a clip (Escape closes the Open window)");
-    ImGui::Text("Ctrl+S         save the fitted stream (.ks)");
-    ImGui::Text("Ctrl+E         export the decoded animation as glTF (.glb)");
-    ImGui::Text("Ctrl+Shift+C   copy the keystream compress command for these settings");
-    ImGui::Text("F              frame the selection in the curves");
-    ImGui::Text("Ctrl+D         the rate-distortion panel (a sweep of tolerances)");
-    ImGui::Text("Ctrl+R         reload the viewport's shaders");
-    ImGui::Text("F1             this list");
-    ImGui::Separator();
-    ImGui::Text("Viewport: drag orbits, Shift+drag or right/middle drag pans, wheel zooms,");
-    ImGui::Text("double-click frames the character, click a bone to select it.");
-    ImGui::Text("Curves: wheel zooms time, Ctrl+wheel zooms values, drag pans,");
-    ImGui::Text("double-click fits, click sets the time. Drop a file on the window to open it.");
-  }
-  ImGui::End();
-}
-
 int StudioApp::run() {
   // Load before opening a window: a bad file in an unattended run fails
   // fast. A person gets the window, with no clip and the Open window showing
   // the error, to pick another file.
-  if (Status s = open_clip(m_options.clip, m_options.import); !s) {
+  const Status opened = m_options.set_files.empty() ? open_path(m_options.clip, m_options.import)
+                                                    : open_paths(m_options.set_files, m_options.import);
+  if (Status s = opened; !s) {
     std::fprintf(stderr, "keystream-studio: %s\n", excerpt(s.error(), kMessageExcerptChars).c_str());
     if (m_options.unattended()) return 1;
     m_show_open = true;
@@ -418,13 +339,13 @@ int StudioApp::run() {
       for (const BoneTolerance& o : m_options.fit->bone_tolerances) {
         if (bones.contains(o.bone)) continue;
         std::fprintf(stderr, "keystream-studio: --bone-tolerance: %s has no bone '%s'\n",
-                     excerpt(m_options.clip.string(), kPathExcerptChars).c_str(), excerpt(o.bone).c_str());
+                     excerpt(m_state.clip_path.string(), kPathExcerptChars).c_str(), excerpt(o.bone).c_str());
         return 2;
       }
       for (const ScalarPrecision& o : m_options.fit->scalar_precisions) {
         if (find_scalar_track(m_state.clip->clip, o.track) >= 0) continue;
         std::fprintf(stderr, "keystream-studio: --scalar-precision: %s has no scalar track '%s'\n",
-                     excerpt(m_options.clip.string(), kPathExcerptChars).c_str(), excerpt(o.track).c_str());
+                     excerpt(m_state.clip_path.string(), kPathExcerptChars).c_str(), excerpt(o.track).c_str());
         return 2;
       }
     }
@@ -432,7 +353,7 @@ int StudioApp::run() {
       m_state.selected_scalar = scalar_track_by_name_or_index(m_state.clip->clip, m_options.select_curve);
       if (m_state.selected_scalar < 0) {
         std::fprintf(stderr, "keystream-studio: --select-curve: %s has no scalar track '%s'\n",
-                     excerpt(m_options.clip.string(), kPathExcerptChars).c_str(),
+                     excerpt(m_state.clip_path.string(), kPathExcerptChars).c_str(),
                      excerpt(m_options.select_curve).c_str());
         return 2;
       }
@@ -451,7 +372,7 @@ int StudioApp::run() {
         m_state.selected_bone = static_cast<int>(by_index);
       } else {
         std::fprintf(stderr, "keystream-studio: --select: %s has no bone '%s'\n",
-                     excerpt(m_options.clip.string(), kPathExcerptChars).c_str(), excerpt(m_options.select).c_str());
+                     excerpt(m_state.clip_path.string(), kPathExcerptChars).c_str(), excerpt(m_options.select).c_str());
         return 2;
       }
     }
@@ -510,7 +431,15 @@ int StudioApp::run() {
     draw_settings_panel(m_state);
     draw_stats_panel(m_state);
     m_bone_tree.draw(m_state);
-    m_curves.draw(m_state);
+    if (m_set.empty()) {
+      m_curves.draw(m_state);
+    } else {
+      // The set shares the Curves window, as a tab.
+      const PanelTab set_tab{SetPanel::tab_label(m_set_view), m_select_tab == 1, m_select_tab == 0,
+                             [this] { m_set_panel.draw(m_state, m_set, m_set_view); }};
+      m_curves.draw(m_state, &set_tab);
+    }
+    m_select_tab = -1;
     // --simulate-play times the viewport alone: the GL work it queues is
     // finished inside the measurement, not later in the frame.
     const bool time_viewport = m_options.play_seconds > 0.f;

@@ -2,8 +2,8 @@
 // StudioApp: the window, the frame loop and everything that is not a panel:
 // opening clips (command line, drag and drop, the Open panel), the File
 // menu, handing settings to the refit worker, playback, the player whose
-// work the Stats panel reports, keyboard shortcuts, the layout, and the
-// scripted modes (studio_script.cpp).
+// work the Stats panel reports, keyboard shortcuts, the layout, the menu
+// bar (studio_menu.cpp) and the scripted modes (studio_script.cpp).
 
 #include <filesystem>
 #include <memory>
@@ -20,6 +20,8 @@
 #include "app/studio/panels/open_panel.h"
 #include "app/studio/panels/rd_panel.h"
 #include "app/studio/panels/timeline_panel.h"
+#include "app/studio/set/set_fitter.h"
+#include "app/studio/set/set_panel.h"
 #include "app/studio/viewport/viewport_panel.h"
 #include "core/runtime/player.h"
 
@@ -28,7 +30,8 @@ struct GLFWwindow;
 namespace ks::studio {
 
 struct StudioOptions {
-  std::filesystem::path clip;                  // default: the demo clip
+  std::filesystem::path clip;                  // default: the demo clip; a folder opens as a set
+  std::vector<std::filesystem::path> set_files;  // several FILEs given: opened as one set (clip is the first)
   ImportSettings import;
   std::optional<std::filesystem::path> screenshot;  // render once the fit is done, save, exit
   std::optional<float> frame;                  // start at this frame
@@ -63,9 +66,18 @@ struct StudioOptions {
   int open_choose_animation = 0;
   bool open_press = false;
   bool open_escape = false;  // instead of Open: Escape pressed with the window focused
+  bool show_set = false;     // the Set tab chosen (a file of several animations opens on the curves)
+  // The Set panel's actions, run once every clip of the set is fitted.
+  std::optional<std::filesystem::path> save_tolerances;  // Save: the tolerance file
+  std::optional<std::filesystem::path> save_all;         // Save all into this folder (existing files: exit 1)
+  bool print_set_command = false;                        // Copy as command, printed to stdout
+  std::optional<float> refit_tolerance_mm;  // with --simulate-play: the clip (and a set) refit at this tolerance
 
   /// The studio runs a script: it does what the options say and exits.
-  bool scripted() const { return screenshot || save_stream || export_glb || print_command || open_choose; }
+  bool scripted() const {
+    return screenshot || save_stream || export_glb || print_command || open_choose || save_tolerances || save_all ||
+           print_set_command;
+  }
   /// Nobody is at the window (a script or a timing run): a clip that fails
   /// to load or fit ends the run with exit 1, as no one could pick another.
   bool unattended() const { return scripted() || play_seconds > 0.f || drag_seconds > 0.f; }
@@ -85,6 +97,17 @@ class StudioApp {
  private:
   bool init_window();
   Status open_clip(const std::filesystem::path& path, const ImportSettings& settings);
+  // The set (studio_set.cpp): a folder, several files or a file of several
+  // animations opens as one; its first (or chosen) clip in the panels.
+  Status open_path(const std::filesystem::path& path, const ImportSettings& settings);
+  Status open_paths(const std::vector<std::filesystem::path>& paths, const ImportSettings& settings);
+  bool set_holds(const std::filesystem::path& path) const;
+  /// `show`: its tab is chosen (a folder or files opened as one set).
+  void open_set(std::vector<std::filesystem::path> sources, bool show);
+  void toggle_set_tab();
+  void handle_set();
+  bool set_busy() const;
+  bool run_set_script();
   /// Fits the imported clip made additive to `spec` (kNone: as imported);
   /// on failure keeps the clip and says why in Settings.
   Status set_additive_base(const AdditiveBaseSpec& spec);
@@ -123,6 +146,11 @@ class StudioApp {
   TimelinePanel m_timeline;
   RdSweepWorker m_rd_worker;
   RdPanel m_rd_panel;
+  SetFitter m_set;
+  SetPanel m_set_panel;
+  SetSnapshot m_set_view;               // the set as last read without waiting
+  int m_select_tab = -1;                // the Curves window's tab to choose next frame: 0 curves, 1 the set
+  bool m_set_settings_pending = false;  // the set was busy when the settings last changed
   std::unique_ptr<ViewportPanel> m_viewport;  // made once the GL context exists
   std::vector<std::filesystem::path> m_dropped;  // from the drop callback
   // The player over the current result's stream, re-made when the result changes.
@@ -148,6 +176,10 @@ class StudioApp {
   double m_play_start = -1.0;
   std::vector<double> m_viewport_ms;
   std::vector<double> m_keys_per_frame;
+  // --refit-tolerance: when the refit began and ended, and the frame times while it ran.
+  double m_refit_start = -1.0;
+  double m_refit_end = -1.0;
+  std::vector<double> m_refit_frame_ms;
 
   static void on_drop(GLFWwindow* window, int count, const char** paths);
 };

@@ -93,7 +93,8 @@ std::optional<int> StudioApp::scripted_frame(int width, int height) {
   }
   // Wait for the fit (and --show-rd's sweep), then give ImGui a few frames to size its windows.
   const bool sweeping = m_rd_panel.visible && m_rd_worker.busy();
-  const bool done = !m_state.fitting && m_state.current_result() != nullptr && !m_state.refit_requested && !sweeping;
+  const bool done = !m_state.fitting && m_state.current_result() != nullptr && !m_state.refit_requested && !sweeping &&
+                    !set_busy();
   if (!done && m_state.result && !m_state.result->error.empty() && !m_state.fitting) {
     std::fprintf(stderr, "keystream-studio: %s: %s\n", excerpt(m_options.clip.string(), kPathExcerptChars).c_str(),
                  excerpt(m_state.result->error, kMessageExcerptChars).c_str());
@@ -103,14 +104,23 @@ std::optional<int> StudioApp::scripted_frame(int width, int height) {
   if (!done) {
     m_worker.wait_idle();
     if (m_rd_panel.visible) m_rd_worker.wait_idle();
+    if (!m_set.empty()) m_set.wait_idle();
     return std::nullopt;
   }
   if (m_settled_frames < 3) return std::nullopt;
   if (!m_script_ran) {
     m_script_ran = true;
+    const bool set_action = m_options.save_tolerances || m_options.save_all || m_options.print_set_command;
     const bool any_action =
-        m_options.save_stream || m_options.export_glb || m_options.print_command || m_options.open_choose;
+        m_options.save_stream || m_options.export_glb || m_options.print_command || m_options.open_choose || set_action;
     if (any_action) m_script_ok = run_script();
+    if (set_action && m_set.empty()) {
+      std::fprintf(stderr, "keystream-studio: --save-all, --save-tolerances and --print-set-command need a set open "
+                           "(a folder, several files or a file of several animations)\n");
+      m_script_ok = false;
+    } else if (set_action) {
+      m_script_ok = run_set_script() && m_script_ok;
+    }
     // Frames for the dialogs opened to settle (and a clip opened to load and
     // fit), or for the menu to be clicked open.
     if ((any_action && m_options.screenshot) || m_options.open_choose || m_options.show_file_menu) {
@@ -174,10 +184,14 @@ std::optional<int> StudioApp::scripted_frame(int width, int height) {
   // Where the Curves group and the plots are, for the tests to look at them in the PNG.
   std::vector<ScreenRect> rects = m_curves.plot_rects();
   if (!bones.curve_group.name.empty()) rects.push_back(bones.curve_group);
+  if (m_curves.tab_shown()) {
+    rects.insert(rects.end(), m_set_panel.rects().begin(), m_set_panel.rects().end());
+  }
   for (const ScreenRect& rect : rects) {
     std::printf("rect %s %d %d %d %d\n", rect.name.c_str(), rect.x, rect.y, rect.width, rect.height);
   }
   if (!m_rd_panel.report().empty()) std::printf("%s\n", excerpt(m_rd_panel.report(), kMessageExcerptChars).c_str());
+  if (m_curves.tab_shown()) std::printf("%s\n", excerpt(m_set_panel.report(), kMessageExcerptChars).c_str());
   report_overflowing_panels();
   if (const FitResult* r = m_state.current_result()) {
     // The refit's cost as the Settings panel shows it (issue 17: 01_03 within 0.5 s).
@@ -246,18 +260,32 @@ Spread spread(std::vector<double> values) {
 // Plays the clip (looping) and records frame times and the viewport's part
 // of them. True when the time is up.
 bool StudioApp::simulate_play(double now, double frame_ms, double viewport_ms) {
+  const bool refit = m_options.refit_tolerance_mm.has_value();
   if (m_play_start < 0.0) {
-    if (m_state.fitting || m_state.current_result() == nullptr) return false;  // start after the first fit
+    // Start after the first fit (and the set's, if one is open).
+    if (m_state.fitting || m_state.current_result() == nullptr || (refit && set_busy())) return false;
     m_play_start = now;
     m_state.playing = true;
     m_state.looping = true;
+    if (refit) {
+      // As the Settings slider would: the clip, and every clip of a set, refit behind the playing view.
+      m_state.settings.fit.tolerance_m = *m_options.refit_tolerance_mm * 1e-3f;
+      m_state.refit_requested = true;
+      m_refit_start = now;
+    }
     return false;
   }
   m_frame_ms.push_back(frame_ms);
   m_viewport_ms.push_back(viewport_ms);
   m_keys_per_frame.push_back(static_cast<double>(m_state.keys_read_last_frame));
+  if (refit && m_refit_end < 0.0) {
+    m_refit_frame_ms.push_back(frame_ms);
+    const FitResult* r = m_state.current_result();
+    const bool clip_done = !m_state.fitting && r != nullptr && r->settings == m_state.settings;
+    if (m_refit_frame_ms.size() > 1 && clip_done && !set_busy()) m_refit_end = now;
+  }
   const double t = now - m_play_start;
-  if (t < m_options.play_seconds) return false;
+  if (t < m_options.play_seconds || (refit && m_refit_end < 0.0)) return false;
   const Spread frame = spread(m_frame_ms), viewport = spread(m_viewport_ms), keys = spread(m_keys_per_frame);
   const ImportedClip& clip = *m_state.clip;
   std::printf(
@@ -266,6 +294,18 @@ bool StudioApp::simulate_play(double now, double frame_ms, double viewport_ms) {
       t, m_state.clip_path.filename().string().c_str(), clip.skeleton.bone_count(),
       clip.mesh ? clip.mesh->vertex_count() : size_t{0}, m_frame_ms.size(), frame.median, frame.min, frame.max,
       viewport.median, viewport.min, viewport.max, keys.median, keys.min, keys.max);
+  if (refit) {
+    const Spread spent = spread(m_refit_frame_ms);
+    const std::string set = m_set.empty() ? std::string("no set")
+                                          : "a set of " + std::to_string(m_set_view.progress.rows) + " clips on " +
+                                                std::to_string(m_set.workers()) + " worker threads";
+    const auto slow = std::count_if(m_refit_frame_ms.begin(), m_refit_frame_ms.end(), [](double ms) { return ms > 50.0; });
+    std::printf("refit at %g mm: the clip and %s in %.2f s, %zu frames drawn meanwhile, frame time median %.1f ms, "
+                "99th percentile %.1f ms, max %.1f ms, %td over 50 ms\n",
+                static_cast<double>(*m_options.refit_tolerance_mm), set.c_str(), m_refit_end - m_refit_start,
+                m_refit_frame_ms.size(), spent.median, spent.p99, spent.max, slow);
+    if (!m_set.empty()) std::printf("%s\n", excerpt(m_set_panel.report(), kMessageExcerptChars).c_str());
+  }
   // What the UI asks the rasteriser for, window by window (the last frame):
   // with software GL its triangles and their area are most of a frame.
   if (const ImDrawData* data = ImGui::GetDrawData(); data != nullptr) {

@@ -180,7 +180,12 @@ void CommandWindow::open(const StudioState& state, const std::filesystem::path& 
     m_text.clear();
     return;
   }
-  m_command = compress_command(state.clip_path, open_clip_import(state), state.settings, output, state.additive);
+  show(compress_command(state.clip_path, open_clip_import(state), state.settings, output, state.additive));
+}
+
+void CommandWindow::show(CompressCommand command) {
+  m_open = true;
+  m_command = std::move(command);
   // Shown an option to a line, continued with backslashes: still one command when selected and pasted.
   m_text.clear();
   for (size_t i = 0; i < m_command.args.size(); ++i) {

@@ -59,6 +59,8 @@ class CommandWindow {
   /// Makes the command for the open clip and the current settings, writing
   /// to `output`; puts it on the clipboard and shows it.
   void open(const StudioState& state, const std::filesystem::path& output);
+  /// Shows `command` (a set's) the same way.
+  void show(CompressCommand command);
   /// Draws the window while open: the command in a selectable text field,
   /// a Copy button, and anything that keeps it from reproducing the stream.
   void draw();

@@ -36,16 +36,10 @@ void bone_tolerances_of(const ImportedClip& clip, const FitSettings& settings, c
   }
 }
 
-}  // namespace
-
-std::shared_ptr<const FitResult> run_fit(std::shared_ptr<const ImportedClip> source, const CodecSettings& settings,
-                                         uint64_t generation, unsigned threads, RunProgress* progress) {
-  const ImportedClip& clip = *source;
-  auto result = std::make_shared<FitResult>();
-  result->clip = std::move(source);
-  result->generation = generation;
-  result->settings = settings;
-  // Between stages: a run abandoned while packing or measuring stops there.
+// Packs, opens and measures `out.fitted`; stops between stages when abandoned.
+void pack_and_measure(const ImportedClip& clip, const CodecSettings& settings, FitResult& out,
+                      RunProgress* progress) {
+  FitResult* const result = &out;
   const auto enter = [&](FitStage stage) {
     if (progress == nullptr) return true;
     if (progress->fit.abandoned()) {
@@ -56,7 +50,46 @@ std::shared_ptr<const FitResult> run_fit(std::shared_ptr<const ImportedClip> sou
     progress->stage.store(stage, std::memory_order_relaxed);
     return true;
   };
+  if (!enter(FitStage::kPacking)) return;
   auto start = std::chrono::steady_clock::now();
+  PackSettings pack_settings = settings.pack;
+  pack_settings.source_name = clip.source.filename().string();
+  Result<std::vector<uint8_t>> packed = pack(result->fitted, pack_settings);
+  if (!packed) {
+    result->error = packed.error();
+    return;
+  }
+  result->stream = std::move(packed.value());
+  Result<StreamView> view = StreamView::open(result->stream, "fitted stream");
+  result->pack_ms = ms_since(start);
+  if (!view) {
+    result->error = view.error();
+    return;
+  }
+  result->view = std::move(view.value());
+  if (!enter(FitStage::kMeasuring)) return;
+  start = std::chrono::steady_clock::now();
+  MeasureSettings measure_settings;
+  measure_settings.bone_shell_distance_m = result->bone_shell_distance_m;
+  Result<ClipMeasurement> measured = measure(clip.skeleton, clip.clip, result->view, measure_settings);
+  result->measure_ms = ms_since(start);
+  if (!measured) {
+    result->error = measured.error();
+    return;
+  }
+  result->measurement = std::move(measured.value());
+}
+
+}  // namespace
+
+std::shared_ptr<const FitResult> run_fit(std::shared_ptr<const ImportedClip> source, const CodecSettings& settings,
+                                         uint64_t generation, unsigned threads, RunProgress* progress) {
+  const ImportedClip& clip = *source;
+  auto result = std::make_shared<FitResult>();
+  result->clip = std::move(source);
+  result->generation = generation;
+  result->settings = settings;
+  const auto start = std::chrono::steady_clock::now();
   Result<FittedClip> fitted =
       fit_clip(clip.skeleton, clip.clip, settings.fit, threads, progress != nullptr ? &progress->fit : nullptr);
   result->fit_ms = ms_since(start);
@@ -65,36 +98,28 @@ std::shared_ptr<const FitResult> run_fit(std::shared_ptr<const ImportedClip> sou
     result->error = fitted.error();
     return result;
   }
-  if (!enter(FitStage::kPacking)) return result;
+  if (progress != nullptr && progress->fit.abandoned()) {
+    result->abandoned = true;
+    result->error = kFitAbandonedError;
+    return result;
+  }
   result->fitted = std::move(fitted.value());
   bone_tolerances_of(clip, settings.fit, result->fitted, *result);
-  start = std::chrono::steady_clock::now();
-  PackSettings pack_settings = settings.pack;
-  pack_settings.source_name = clip.source.filename().string();
-  Result<std::vector<uint8_t>> packed = pack(result->fitted, pack_settings);
-  if (!packed) {
-    result->error = packed.error();
-    return result;
-  }
-  result->stream = std::move(packed.value());
-  Result<StreamView> view = StreamView::open(result->stream, "fitted stream");
-  result->pack_ms = ms_since(start);
-  if (!view) {
-    result->error = view.error();
-    return result;
-  }
-  result->view = std::move(view.value());
-  if (!enter(FitStage::kMeasuring)) return result;
-  start = std::chrono::steady_clock::now();
-  MeasureSettings measure_settings;
-  measure_settings.bone_shell_distance_m = result->bone_shell_distance_m;
-  Result<ClipMeasurement> measured = measure(clip.skeleton, clip.clip, result->view, measure_settings);
-  result->measure_ms = ms_since(start);
-  if (!measured) {
-    result->error = measured.error();
-    return result;
-  }
-  result->measurement = std::move(measured.value());
+  pack_and_measure(clip, settings, *result, progress);
+  return result;
+}
+
+std::shared_ptr<const FitResult> repack(const FitResult& previous, const CodecSettings& settings,
+                                        uint64_t generation, RunProgress* progress) {
+  auto result = std::make_shared<FitResult>();
+  result->clip = previous.clip;
+  result->generation = generation;
+  result->settings = settings;
+  result->fitted = previous.fitted;
+  result->fit_ms = previous.fit_ms;
+  result->bone_tolerance_m = previous.bone_tolerance_m;
+  result->bone_shell_distance_m = previous.bone_shell_distance_m;
+  pack_and_measure(*result->clip, settings, *result, progress);
   return result;
 }
 

@@ -92,4 +92,9 @@ bool bone_moves(const FitResult& result, size_t bone);
 std::shared_ptr<const FitResult> run_fit(std::shared_ptr<const ImportedClip> clip, const CodecSettings& settings,
                                          uint64_t generation, unsigned threads, RunProgress* progress = nullptr);
 
+/// `previous` (a fit without error) packed and measured again with
+/// `settings`, which differ from its own in packing only: the fit is kept.
+std::shared_ptr<const FitResult> repack(const FitResult& previous, const CodecSettings& settings,
+                                        uint64_t generation, RunProgress* progress = nullptr);
+
 }  // namespace ks::studio

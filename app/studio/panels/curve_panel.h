@@ -9,10 +9,11 @@
 // source's keys it kept; ticks on the time axes mark the source's keys.
 // Rotations show as quaternion components or as XYZ Euler angles in degrees.
 // Every plot shows the current time and shares one frame range, which never
-// leaves the clip.
+// leaves the clip. While a set is open, the window has a tab for it too.
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,15 @@
 #include "app/studio/plots/plot_widget.h"
 
 namespace ks::studio {
+
+/// Another tab beside the curves' own in the Curves window (the Set
+/// panel's, while a set is open).
+struct PanelTab {
+  std::string label;             // shown; "###id" keeps the tab when it changes
+  bool select = false;           // make it the chosen tab this frame
+  bool select_curves = false;    // make the curves the chosen tab this frame
+  std::function<void()> draw;    // its contents, when chosen
+};
 
 class CurvePanel {
  public:
@@ -33,7 +43,9 @@ class CurvePanel {
   /// plot sets state.frame_time (to the nearest frame). It handles and clears
   /// state.frame_selection_requested: the plots then show the four keys of
   /// the segment at the current time.
-  void draw(StudioState& state);
+  void draw(StudioState& state, const PanelTab* tab = nullptr);
+  /// The extra tab was the chosen one at the last draw.
+  bool tab_shown() const { return m_tab_shown; }
 
   /// Frees the plots' kept textures; the GL context must still live.
   void release_gl() {
@@ -86,8 +98,19 @@ class CurvePanel {
     std::vector<float> quantization_error;  // per frame: fitted vs decoded
   };
 
+  // Sampling, in curve_panel_samples.cpp.
+  /// The fitted track of bone `bone` and `kind`, or of scalar track `bone`
+  /// when `kind` is kScalar (FittedClip::tracks orders them so).
+  static const FittedTrack& fitted_track(const FittedClip& fitted, int bone, TrackKind kind);
+  /// Translations and their errors are shown in mm (the thresholds are a
+  /// fraction of one), everything else as it is.
+  static float display_scale(TrackKind kind) { return kind == TrackKind::kTranslation ? 1000.f : 1.f; }
   bool is_cached(const std::shared_ptr<const FitResult>& result, int bone, TrackKind kind) const;
   void sample_curves(const std::shared_ptr<const FitResult>& result, int bone, TrackKind kind);
+  void sample_euler_angles(const FittedTrack& track, int per_frame);
+
+  // Drawing, in curve_panel.cpp.
+  void draw_curves(StudioState& state, bool frame_requested);
   void draw_header(StudioState& state, const FitResult& result, const FittedTrack& track);
   void draw_plots(StudioState& state, const FittedTrack& track);
   void frame_selection(const FittedTrack& track, float frame_time);
@@ -96,11 +119,10 @@ class CurvePanel {
   /// Every plot fits y to what it shows from its next draw on.
   void fit_y();
 
-  void sample_euler_angles(const FittedTrack& track, int per_frame);
-
   Curves m_curves;
   bool m_euler_view = false;  // rotations as Euler angles (degrees) instead of quaternion components
   std::string m_report;
+  bool m_tab_shown = false;
   std::string m_shown_track;
   std::string m_curve_report;
   std::vector<ScreenRect> m_plot_rects;

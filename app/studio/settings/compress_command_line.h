@@ -33,6 +33,15 @@ CompressCommand compress_command(const std::filesystem::path& source, const Impo
                                  const CodecSettings& settings, const std::filesystem::path& output,
                                  const AdditiveBaseSpec& additive = {});
 
+/// The command cooking every animation of `sources` (--all-animations) into
+/// `output_folder` as the set's Save all names them, the object-space bound
+/// read from `tolerance_file` (which must hold bone_tolerance_file_text of
+/// `settings.fit`: a caveat says when it does not yet), every other setting
+/// as options.
+CompressCommand set_compress_command(const std::vector<std::filesystem::path>& sources, const ImportSettings& import,
+                                     const CodecSettings& settings, const std::filesystem::path& output_folder,
+                                     const std::filesystem::path& tolerance_file);
+
 /// `arg` as one word of a shell: as it is when it holds only characters no
 /// shell treats specially; in $'...' (bash, zsh, POSIX.1-2024) with \xHH
 /// escapes when it holds a byte excerpt escapes; else in single quotes.
