@@ -8,8 +8,8 @@
 
 #include <benchmark/benchmark.h>
 
-#include "core/clip/excerpt.h"
-#include "core/runtime/segment_lanes.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/runtime/segment_lanes.h"
 
 namespace ks::bench {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "bench/key_layouts.h"
-#include "core/runtime/bisection_lanes.h"
-#include "core/runtime/bisection_segment.h"
+#include "keystream/runtime/bisection_lanes.h"
+#include "keystream/runtime/bisection_segment.h"
 
 namespace ks {
 

@@ -9,12 +9,12 @@
 #include <thread>
 #include <utility>
 
-#include "core/codec/binary_search_sampler.h"
-#include "core/io/import.h"
-#include "core/codec/pack.h"
-#include "core/runtime/player.h"
-#include "core/runtime/player_pool.h"
-#include "core/runtime/transform.h"
+#include "keystream/codec/binary_search_sampler.h"
+#include "keystream/codec/pack.h"
+#include "keystream/io/import.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/player_pool.h"
+#include "keystream/runtime/transform.h"
 
 namespace ks::bench {
 

@@ -28,9 +28,9 @@
 #include <string>
 #include <vector>
 
-#include "core/codec/fit.h"
-#include "core/runtime/result.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/fit.h"
+#include "keystream/runtime/result.h"
+#include "keystream/runtime/stream_view.h"
 
 namespace ks::bench {
 

@@ -54,12 +54,12 @@
 #include "bench/bisection_seekers.h"
 #include "bench/key_layouts.h"
 #include "bench/sag_seeker.h"
-#include "core/codec/fit.h"
-#include "core/codec/measure.h"
-#include "core/codec/pack.h"
-#include "core/io/import.h"
-#include "core/runtime/player.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/fit.h"
+#include "keystream/codec/measure.h"
+#include "keystream/codec/pack.h"
+#include "keystream/io/import.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/stream_view.h"
 
 namespace {
 

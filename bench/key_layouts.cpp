@@ -4,11 +4,11 @@
 #include <cmath>
 #include <span>
 
-#include "core/codec/bisection_segment_writer.h"
-#include "core/codec/bit_writer.h"
-#include "core/codec/key_cost.h"
-#include "core/codec/sag_segment_writer.h"
-#include "core/runtime/stream_key_layout.h"
+#include "keystream/codec/bisection_segment_writer.h"
+#include "keystream/codec/bit_writer.h"
+#include "keystream/codec/key_cost.h"
+#include "keystream/codec/sag_segment_writer.h"
+#include "keystream/runtime/stream_key_layout.h"
 
 namespace ks {
 

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/codec/fit.h"
-#include "core/runtime/bisection_segment.h"
-#include "core/runtime/stream_format.h"
+#include "keystream/codec/fit.h"
+#include "keystream/runtime/bisection_segment.h"
+#include "keystream/runtime/stream_format.h"
 
 namespace ks {
 

@@ -6,10 +6,10 @@
 #include <cstdio>
 #include <utility>
 
-#include "core/codec/key_cost.h"
-#include "core/codec/measure.h"
-#include "core/codec/pack.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/key_cost.h"
+#include "keystream/codec/measure.h"
+#include "keystream/codec/pack.h"
+#include "keystream/runtime/stream_view.h"
 
 namespace ks::bench {
 

@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "core/codec/fit.h"
-#include "core/codec/measure.h"
-#include "core/io/import.h"
-#include "core/runtime/result.h"
+#include "keystream/codec/fit.h"
+#include "keystream/codec/measure.h"
+#include "keystream/io/import.h"
+#include "keystream/runtime/result.h"
 
 namespace ks::bench {
 

@@ -12,8 +12,8 @@
 #include <span>
 #include <vector>
 
-#include "core/runtime/sag_segment.h"
-#include "core/runtime/stream_format.h"
+#include "keystream/runtime/sag_segment.h"
+#include "keystream/runtime/stream_format.h"
 
 namespace ks {
 

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "bench/benchmark_runner.h"
-#include "core/io/import.h"
-#include "core/runtime/result.h"
+#include "keystream/io/import.h"
+#include "keystream/runtime/result.h"
 
 namespace ks::bench {
 

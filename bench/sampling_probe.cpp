@@ -29,12 +29,12 @@
 #include <thread>
 #include <vector>
 
-#include "core/codec/binary_search_sampler.h"
-#include "core/codec/fit.h"
-#include "core/codec/pack.h"
-#include "core/io/import.h"
-#include "core/runtime/player.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/binary_search_sampler.h"
+#include "keystream/codec/fit.h"
+#include "keystream/codec/pack.h"
+#include "keystream/io/import.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/stream_view.h"
 
 namespace {
 

@@ -1,22 +1,24 @@
 # `cmake --install`: the engine package. ks_runtime as keystream::runtime and
-# ks_offline as keystream::offline, their headers under include/keystream
-# (keeping the core/... paths they include each other by), a package config
-# for find_package(keystream) and keystream-runtime.pc for pkg-config.
+# ks_offline as keystream::offline, their headers as include/keystream/<part>/
+# (the prefix's include/ is the include directory, as for <acl/...> and
+# <ozz/...>), a package config for find_package(keystream) and
+# keystream-runtime.pc for pkg-config.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(KS_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/keystream" CACHE STRING
     "Where the package config goes, relative to the prefix")
-set(_ks_includedir "${CMAKE_INSTALL_INCLUDEDIR}/keystream")
 
+# The file sets' base is the include root (core/CMakeLists.txt), so their
+# keystream/... paths are kept under include/.
 # Two export sets, so an engine that links only the runtime needs only
 # libzstd, not the offline library's tinygltf, glm and nlohmann_json.
 install(TARGETS ks_runtime EXPORT keystream-runtime-targets
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
-        FILE_SET HEADERS DESTINATION "${_ks_includedir}")
+        FILE_SET HEADERS DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 install(TARGETS ks_offline EXPORT keystream-offline-targets
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
-        FILE_SET HEADERS DESTINATION "${_ks_includedir}")
+        FILE_SET HEADERS DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 install(EXPORT keystream-runtime-targets NAMESPACE keystream:: DESTINATION "${KS_INSTALL_CMAKEDIR}")
 install(EXPORT keystream-offline-targets NAMESPACE keystream:: DESTINATION "${KS_INSTALL_CMAKEDIR}")
 

@@ -18,7 +18,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "core/io/assimp_import.h"
+#include "keystream/io/assimp_import.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/io/assimp_guard.h"
+#include "keystream/io/assimp_guard.h"
 
 namespace {
 

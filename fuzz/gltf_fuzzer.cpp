@@ -16,8 +16,8 @@
 #include <fstream>
 #include <string>
 
-#include "core/io/gltf_import.h"
 #include "fuzz/gltf_seeds.h"
+#include "keystream/io/gltf_import.h"
 
 namespace {
 

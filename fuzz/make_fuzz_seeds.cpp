@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "core/io/file_io.h"
-#include "core/codec/fit.h"
-#include "core/io/import.h"
-#include "core/codec/pack.h"
-#include "core/runtime/stream_view.h"
 #include "fuzz/gltf_seeds.h"
+#include "keystream/codec/fit.h"
+#include "keystream/codec/pack.h"
+#include "keystream/io/file_io.h"
+#include "keystream/io/import.h"
+#include "keystream/runtime/stream_view.h"
 
 namespace {
 

@@ -16,10 +16,10 @@
 #include <span>
 #include <vector>
 
-#include "core/runtime/checksum.h"
-#include "core/runtime/player.h"
-#include "core/runtime/stream_format.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/runtime/checksum.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/stream_format.h"
+#include "keystream/runtime/stream_view.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/runtime/result.h"
+#include "keystream/runtime/result.h"
 
 namespace ks::test {
 

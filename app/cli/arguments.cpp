@@ -6,11 +6,11 @@
 #include <cstdlib>
 #include <unordered_map>
 
-#include "core/clip/excerpt.h"
-#include "core/io/clip_files.h"
-#include "core/io/exact_number.h"
-#include "core/io/override_file.h"
-#include "core/io/tolerance_file.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/clip_files.h"
+#include "keystream/io/exact_number.h"
+#include "keystream/io/override_file.h"
+#include "keystream/io/tolerance_file.h"
 
 namespace ks::cli {
 

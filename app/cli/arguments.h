@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "core/codec/fit.h"
-#include "core/io/additive_import.h"
-#include "core/io/import.h"
-#include "core/codec/pack.h"
+#include "keystream/codec/fit.h"
+#include "keystream/codec/pack.h"
+#include "keystream/io/additive_import.h"
+#include "keystream/io/import.h"
 
 namespace ks::cli {
 

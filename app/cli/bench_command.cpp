@@ -20,8 +20,8 @@
 #include "app/cli/commands.h"
 #include "app/cli/shown_text.h"
 #include "bench/bench_report.h"
-#include "core/io/file_io.h"
-#include "core/io/import.h"
+#include "keystream/io/file_io.h"
+#include "keystream/io/import.h"
 
 namespace ks::cli {
 

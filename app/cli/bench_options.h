@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "bench/bench_report.h"
-#include "core/runtime/segment_lanes.h"
+#include "keystream/runtime/segment_lanes.h"
 
 namespace ks::cli {
 

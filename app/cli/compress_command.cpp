@@ -18,11 +18,11 @@
 #include "app/cli/clip_report.h"
 #include "app/cli/commands.h"
 #include "app/cli/progress.h"
-#include "core/io/file_io.h"
-#include "core/io/import.h"
-#include "core/codec/measure.h"
-#include "core/io/stream_file.h"
-#include "core/io/stream_names.h"
+#include "keystream/codec/measure.h"
+#include "keystream/io/file_io.h"
+#include "keystream/io/import.h"
+#include "keystream/io/stream_file.h"
+#include "keystream/io/stream_names.h"
 
 namespace ks::cli {
 

@@ -11,10 +11,10 @@
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
 #include "app/cli/shown_text.h"
-#include "core/io/file_io.h"
-#include "core/io/gltf_export.h"
-#include "core/io/import.h"
-#include "core/io/stream_file.h"
+#include "keystream/io/file_io.h"
+#include "keystream/io/gltf_export.h"
+#include "keystream/io/import.h"
+#include "keystream/io/stream_file.h"
 
 namespace ks::cli {
 

@@ -14,10 +14,10 @@
 #include "app/cli/commands.h"
 #include "app/cli/scalar_report.h"
 #include "app/cli/shown_text.h"
-#include "core/codec/measure.h"
-#include "core/io/stream_file.h"
-#include "core/runtime/key_cache.h"
-#include "core/runtime/player.h"
+#include "keystream/codec/measure.h"
+#include "keystream/io/stream_file.h"
+#include "keystream/runtime/key_cache.h"
+#include "keystream/runtime/player.h"
 
 namespace ks::cli {
 

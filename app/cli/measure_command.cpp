@@ -14,8 +14,8 @@
 #include "app/cli/clip_report.h"
 #include "app/cli/commands.h"
 #include "app/cli/scalar_report.h"
-#include "core/codec/measure.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/measure.h"
+#include "keystream/runtime/stream_view.h"
 
 namespace ks::cli {
 

@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include "core/clip/excerpt.h"
+#include "keystream/clip/excerpt.h"
 
 namespace ks::cli {
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "core/clip/raw_clip.h"
-#include "core/codec/fit.h"
-#include "core/codec/measure.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/codec/fit.h"
+#include "keystream/codec/measure.h"
+#include "keystream/runtime/stream_view.h"
 
 namespace ks::cli {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/clip/excerpt.h"
+#include "keystream/clip/excerpt.h"
 
 namespace ks::cli {
 

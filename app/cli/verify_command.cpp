@@ -17,8 +17,8 @@
 #include "app/cli/clip_report.h"
 #include "app/cli/commands.h"
 #include "app/cli/scalar_report.h"
-#include "core/codec/measure.h"
-#include "core/io/stream_file.h"
+#include "keystream/codec/measure.h"
+#include "keystream/io/stream_file.h"
 
 namespace ks::cli {
 

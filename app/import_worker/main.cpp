@@ -8,8 +8,8 @@
 #include <csignal>
 #include <new>
 
-#include "core/io/assimp_import.h"
-#include "core/io/import_sandbox.h"
+#include "keystream/io/assimp_import.h"
+#include "keystream/io/import_sandbox.h"
 
 int main() {
   std::signal(SIGPIPE, SIG_DFL);  // a parent gone: nobody reads the result

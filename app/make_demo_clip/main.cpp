@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/io/file_io.h"
 #include "demo_character.h"
+#include "keystream/io/file_io.h"
 
 namespace {
 

@@ -1,11 +1,11 @@
-#include "core/clip/additive.h"
+#include "keystream/clip/additive.h"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "core/clip/excerpt.h"
-#include "core/runtime/additive.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/runtime/additive.h"
 
 namespace ks {
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "core/clip/raw_clip.h"
-#include "core/clip/skeleton.h"
-#include "core/runtime/result.h"
-#include "core/runtime/stream_format.h"
-#include "core/runtime/transform.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/clip/skeleton.h"
+#include "keystream/runtime/result.h"
+#include "keystream/runtime/stream_format.h"
+#include "keystream/runtime/transform.h"
 
 namespace ks {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/runtime/stream_format.h"
-#include "core/runtime/transform.h"
+#include "keystream/runtime/stream_format.h"
+#include "keystream/runtime/transform.h"
 
 namespace ks {
 

@@ -1,4 +1,4 @@
-#include "core/clip/excerpt.h"
+#include "keystream/clip/excerpt.h"
 
 #include <cstdint>
 

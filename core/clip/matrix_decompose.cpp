@@ -1,4 +1,4 @@
-#include "core/clip/matrix_decompose.h"
+#include "keystream/clip/matrix_decompose.h"
 
 #include <algorithm>
 #include <cmath>

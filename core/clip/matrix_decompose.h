@@ -5,7 +5,7 @@
 
 #include <span>
 
-#include "core/runtime/transform.h"
+#include "keystream/runtime/transform.h"
 
 namespace ks {
 

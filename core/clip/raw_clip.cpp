@@ -1,10 +1,10 @@
-#include "core/clip/raw_clip.h"
+#include "keystream/clip/raw_clip.h"
 
 #include <cmath>
 #include <string>
 #include <unordered_set>
 
-#include "core/clip/excerpt.h"
+#include "keystream/clip/excerpt.h"
 
 namespace ks {
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "core/clip/additive_base.h"
-#include "core/clip/skeleton.h"
-#include "core/runtime/curve.h"
-#include "core/runtime/result.h"
-#include "core/runtime/transform.h"
+#include "keystream/clip/additive_base.h"
+#include "keystream/clip/skeleton.h"
+#include "keystream/runtime/curve.h"
+#include "keystream/runtime/result.h"
+#include "keystream/runtime/transform.h"
 
 namespace ks {
 

@@ -1,4 +1,4 @@
-#include "core/clip/skeleton.h"
+#include "keystream/clip/skeleton.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/clip/excerpt.h"
+#include "keystream/clip/excerpt.h"
 
 namespace ks {
 

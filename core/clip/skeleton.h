@@ -9,8 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/runtime/result.h"
-#include "core/runtime/transform.h"
+#include "keystream/runtime/result.h"
+#include "keystream/runtime/transform.h"
 
 namespace ks {
 

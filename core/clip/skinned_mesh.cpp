@@ -1,4 +1,4 @@
-#include "core/clip/skinned_mesh.h"
+#include "keystream/clip/skinned_mesh.h"
 
 #include <cmath>
 #include <string>

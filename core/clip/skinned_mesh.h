@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/runtime/result.h"
-#include "core/runtime/transform.h"
+#include "keystream/runtime/result.h"
+#include "keystream/runtime/transform.h"
 
 namespace ks {
 

@@ -1,4 +1,4 @@
-#include "core/codec/binary_search_sampler.h"
+#include "keystream/codec/binary_search_sampler.h"
 
 #include <algorithm>
 #include <cassert>

@@ -11,9 +11,9 @@
 #include <span>
 #include <vector>
 
-#include "core/codec/fit.h"
-#include "core/runtime/curve.h"
-#include "core/runtime/transform.h"
+#include "keystream/codec/fit.h"
+#include "keystream/runtime/curve.h"
+#include "keystream/runtime/transform.h"
 
 namespace ks {
 

@@ -1,4 +1,4 @@
-#include "core/codec/bisection_segment_writer.h"
+#include "keystream/codec/bisection_segment_writer.h"
 
 #include <algorithm>
 #include <bit>

@@ -5,8 +5,8 @@
 
 #include <span>
 
-#include "core/codec/bit_writer.h"
-#include "core/runtime/bisection_segment.h"
+#include "keystream/codec/bit_writer.h"
+#include "keystream/runtime/bisection_segment.h"
 
 namespace ks {
 

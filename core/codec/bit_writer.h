@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/runtime/key_coding.h"
+#include "keystream/runtime/key_coding.h"
 
 namespace ks {
 

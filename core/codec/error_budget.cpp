@@ -1,4 +1,4 @@
-#include "core/codec/error_budget.h"
+#include "keystream/codec/error_budget.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "core/clip/excerpt.h"
+#include "keystream/clip/excerpt.h"
 
 namespace ks {
 

@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "core/clip/raw_clip.h"
-#include "core/clip/skeleton.h"
-#include "core/runtime/result.h"
-#include "core/runtime/transform.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/clip/skeleton.h"
+#include "keystream/runtime/result.h"
+#include "keystream/runtime/transform.h"
 
 namespace ks {
 

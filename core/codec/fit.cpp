@@ -1,4 +1,4 @@
-#include "core/codec/fit.h"
+#include "keystream/codec/fit.h"
 
 #include <algorithm>
 #include <atomic>
@@ -7,10 +7,10 @@
 #include <optional>
 #include <thread>
 
-#include "core/clip/additive.h"
-#include "core/clip/excerpt.h"
-#include "core/codec/object_space_error.h"
-#include "core/codec/parallel_for.h"
+#include "keystream/clip/additive.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/codec/object_space_error.h"
+#include "keystream/codec/parallel_for.h"
 
 namespace ks {
 

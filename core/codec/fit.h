@@ -17,16 +17,16 @@
 #include <string_view>
 #include <vector>
 
-#include "core/codec/error_budget.h"
-#include "core/codec/fit_progress.h"
-#include "core/codec/quantize.h"
-#include "core/codec/scalar_fit.h"
-#include "core/clip/raw_clip.h"
-#include "core/clip/skeleton.h"
-#include "core/codec/track_fit.h"
-#include "core/runtime/curve.h"
-#include "core/runtime/result.h"
-#include "core/runtime/stream_format.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/clip/skeleton.h"
+#include "keystream/codec/error_budget.h"
+#include "keystream/codec/fit_progress.h"
+#include "keystream/codec/quantize.h"
+#include "keystream/codec/scalar_fit.h"
+#include "keystream/codec/track_fit.h"
+#include "keystream/runtime/curve.h"
+#include "keystream/runtime/result.h"
+#include "keystream/runtime/stream_format.h"
 
 namespace ks {
 

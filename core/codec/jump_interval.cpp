@@ -1,14 +1,14 @@
-#include "core/codec/jump_interval.h"
+#include "keystream/codec/jump_interval.h"
 
 #include <algorithm>
 #include <array>
 
-#include "core/codec/key_cost.h"
-#include "core/runtime/bit_reader.h"
-#include "core/runtime/key_cache.h"
-#include "core/runtime/player.h"
-#include "core/runtime/stream_format.h"
-#include "core/runtime/stream_key_layout.h"
+#include "keystream/codec/key_cost.h"
+#include "keystream/runtime/bit_reader.h"
+#include "keystream/runtime/key_cache.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/stream_format.h"
+#include "keystream/runtime/stream_key_layout.h"
 
 namespace ks {
 

@@ -14,9 +14,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/codec/fit.h"
-#include "core/runtime/key_coding.h"
-#include "core/runtime/stream_format.h"
+#include "keystream/codec/fit.h"
+#include "keystream/runtime/key_coding.h"
+#include "keystream/runtime/stream_format.h"
 
 namespace ks {
 

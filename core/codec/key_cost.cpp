@@ -1,4 +1,4 @@
-#include "core/codec/key_cost.h"
+#include "keystream/codec/key_cost.h"
 
 #include <algorithm>
 #include <array>
@@ -8,8 +8,8 @@
 #include <limits>
 #include <vector>
 
-#include "core/codec/quantize.h"
-#include "core/runtime/bit_reader.h"
+#include "keystream/codec/quantize.h"
+#include "keystream/runtime/bit_reader.h"
 
 namespace ks {
 

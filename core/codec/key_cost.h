@@ -7,9 +7,9 @@
 #include <array>
 #include <cstdint>
 
-#include "core/codec/track_fit.h"
-#include "core/runtime/key_coding.h"
-#include "core/runtime/stream_key_layout.h"
+#include "keystream/codec/track_fit.h"
+#include "keystream/runtime/key_coding.h"
+#include "keystream/runtime/stream_key_layout.h"
 
 namespace ks {
 

@@ -1,15 +1,15 @@
-#include "core/codec/measure.h"
+#include "keystream/codec/measure.h"
 
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <string>
 
-#include "core/clip/additive.h"
-#include "core/clip/excerpt.h"
-#include "core/codec/fit.h"
-#include "core/runtime/player.h"
-#include "core/runtime/stream_format.h"
+#include "keystream/clip/additive.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/codec/fit.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/stream_format.h"
 
 namespace ks {
 

@@ -9,11 +9,11 @@
 #include <span>
 #include <vector>
 
-#include "core/codec/object_space_error.h"
-#include "core/clip/raw_clip.h"
-#include "core/clip/skeleton.h"
-#include "core/runtime/result.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/clip/skeleton.h"
+#include "keystream/codec/object_space_error.h"
+#include "keystream/runtime/result.h"
+#include "keystream/runtime/stream_view.h"
 
 namespace ks {
 

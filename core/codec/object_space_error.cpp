@@ -1,4 +1,4 @@
-#include "core/codec/object_space_error.h"
+#include "keystream/codec/object_space_error.h"
 
 #include <algorithm>
 #include <cassert>

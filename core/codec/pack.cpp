@@ -1,4 +1,4 @@
-#include "core/codec/pack.h"
+#include "keystream/codec/pack.h"
 
 #include <algorithm>
 #include <array>
@@ -11,16 +11,16 @@
 #include <unordered_map>
 #include <zstd.h>
 
-#include "core/clip/excerpt.h"
-#include "core/clip/skeleton.h"
-#include "core/codec/bit_writer.h"
-#include "core/codec/jump_interval.h"
-#include "core/codec/key_cost.h"
-#include "core/runtime/bit_reader.h"
-#include "core/runtime/checksum.h"
-#include "core/runtime/stream_format.h"
-#include "core/runtime/stream_key_layout.h"
-#include "core/runtime/stream_metadata.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/clip/skeleton.h"
+#include "keystream/codec/bit_writer.h"
+#include "keystream/codec/jump_interval.h"
+#include "keystream/codec/key_cost.h"
+#include "keystream/runtime/bit_reader.h"
+#include "keystream/runtime/checksum.h"
+#include "keystream/runtime/stream_format.h"
+#include "keystream/runtime/stream_key_layout.h"
+#include "keystream/runtime/stream_metadata.h"
 
 namespace ks {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/codec/fit.h"
-#include "core/runtime/result.h"
+#include "keystream/codec/fit.h"
+#include "keystream/runtime/result.h"
 
 namespace ks {
 

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/codec/fit_progress.h"
+#include "keystream/codec/fit_progress.h"
 
 namespace ks {
 

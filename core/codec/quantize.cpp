@@ -1,11 +1,11 @@
-#include "core/codec/quantize.h"
+#include "keystream/codec/quantize.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include <limits>
 
-#include "core/runtime/transform.h"
+#include "keystream/runtime/transform.h"
 
 namespace ks {
 

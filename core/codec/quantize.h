@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <span>
 
-#include "core/runtime/curve.h"
-#include "core/runtime/quantization.h"
+#include "keystream/runtime/curve.h"
+#include "keystream/runtime/quantization.h"
 
 namespace ks {
 

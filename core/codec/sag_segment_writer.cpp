@@ -1,10 +1,10 @@
-#include "core/codec/sag_segment_writer.h"
+#include "keystream/codec/sag_segment_writer.h"
 
 #include <algorithm>
 #include <bit>
 #include <cassert>
 
-#include "core/codec/bisection_segment_writer.h"
+#include "keystream/codec/bisection_segment_writer.h"
 
 namespace ks {
 

@@ -4,8 +4,8 @@
 
 #include <span>
 
-#include "core/codec/bit_writer.h"
-#include "core/runtime/sag_segment.h"
+#include "keystream/codec/bit_writer.h"
+#include "keystream/runtime/sag_segment.h"
 
 namespace ks {
 

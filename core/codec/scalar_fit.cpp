@@ -1,10 +1,10 @@
-#include "core/codec/scalar_fit.h"
+#include "keystream/codec/scalar_fit.h"
 
 #include <cmath>
 #include <unordered_map>
 
-#include "core/clip/excerpt.h"
-#include "core/codec/parallel_for.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/codec/parallel_for.h"
 
 namespace ks {
 

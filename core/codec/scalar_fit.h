@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/clip/raw_clip.h"
-#include "core/codec/track_fit.h"
-#include "core/runtime/result.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/codec/track_fit.h"
+#include "keystream/runtime/result.h"
 
 namespace ks {
 

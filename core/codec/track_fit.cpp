@@ -1,4 +1,4 @@
-#include "core/codec/track_fit.h"
+#include "keystream/codec/track_fit.h"
 
 #include <algorithm>
 #include <cmath>

@@ -11,10 +11,10 @@
 #include <span>
 #include <vector>
 
-#include "core/clip/raw_clip.h"
-#include "core/codec/quantize.h"
-#include "core/runtime/curve.h"
-#include "core/runtime/quantization.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/codec/quantize.h"
+#include "keystream/runtime/curve.h"
+#include "keystream/runtime/quantization.h"
 
 namespace ks {
 

@@ -1,11 +1,11 @@
-#include "core/io/additive_import.h"
+#include "keystream/io/additive_import.h"
 
 #include <cstdint>
 #include <cstdlib>
 #include <system_error>
 
-#include "core/clip/additive.h"
-#include "core/clip/excerpt.h"
+#include "keystream/clip/additive.h"
+#include "keystream/clip/excerpt.h"
 
 namespace ks {
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <string_view>
 
-#include "core/io/import.h"
-#include "core/runtime/result.h"
-#include "core/runtime/stream_format.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/io/import.h"
+#include "keystream/runtime/result.h"
+#include "keystream/runtime/stream_format.h"
+#include "keystream/runtime/stream_view.h"
 
 namespace ks {
 

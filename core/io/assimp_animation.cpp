@@ -1,13 +1,13 @@
-#include "core/io/assimp_animation.h"
+#include "keystream/io/assimp_animation.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <type_traits>
 
-#include "core/clip/excerpt.h"
-#include "core/io/assimp_morph.h"
-#include "core/io/channel_resample.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/assimp_morph.h"
+#include "keystream/io/channel_resample.h"
 
 namespace ks::assimp {
 

@@ -1,4 +1,4 @@
-#include "core/io/assimp_collada_guard.h"
+#include "keystream/io/assimp_collada_guard.h"
 
 #include <algorithm>
 #include <map>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/io/assimp_guard.h"
+#include "keystream/io/assimp_guard.h"
 
 namespace ks::assimp {
 

@@ -1,4 +1,4 @@
-#include "core/io/assimp_fbx_curves.h"
+#include "keystream/io/assimp_fbx_curves.h"
 
 #include <zlib.h>
 

@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include "core/runtime/result.h"
+#include "keystream/runtime/result.h"
 
 namespace ks::assimp {
 

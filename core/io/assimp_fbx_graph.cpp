@@ -1,10 +1,10 @@
-#include "core/io/assimp_fbx_graph.h"
+#include "keystream/io/assimp_fbx_graph.h"
 
 #include <algorithm>
 #include <unordered_set>
 
-#include "core/clip/excerpt.h"
-#include "core/io/import.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/import.h"
 
 namespace ks::assimp {
 

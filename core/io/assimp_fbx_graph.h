@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/runtime/result.h"
+#include "keystream/runtime/result.h"
 
 namespace ks::assimp {
 

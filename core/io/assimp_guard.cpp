@@ -1,10 +1,10 @@
-#include "core/io/assimp_guard.h"
+#include "keystream/io/assimp_guard.h"
 
-#include "core/clip/excerpt.h"
-#include "core/io/assimp_collada_guard.h"
-#include "core/io/assimp_fbx_curves.h"
-#include "core/io/assimp_fbx_graph.h"
-#include "core/io/assimp_zae.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/assimp_collada_guard.h"
+#include "keystream/io/assimp_fbx_curves.h"
+#include "keystream/io/assimp_fbx_graph.h"
+#include "keystream/io/assimp_zae.h"
 
 #include <algorithm>
 #include <cstring>

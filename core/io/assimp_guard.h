@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/io/import.h"
-#include "core/runtime/result.h"
+#include "keystream/io/import.h"
+#include "keystream/runtime/result.h"
 
 namespace ks::assimp {
 

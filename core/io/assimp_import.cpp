@@ -1,4 +1,4 @@
-#include "core/io/assimp_import.h"
+#include "keystream/io/assimp_import.h"
 
 #include <unistd.h>
 
@@ -6,13 +6,13 @@
 #include <string>
 #include <system_error>
 
-#include "core/io/assimp_animation.h"
-#include "core/io/assimp_mesh.h"
-#include "core/io/assimp_scene.h"
-#include "core/io/assimp_skeleton.h"
-#include "core/io/file_io.h"
-#include "core/io/import_sandbox.h"
-#include "core/io/imported_clip_wire.h"
+#include "keystream/io/assimp_animation.h"
+#include "keystream/io/assimp_mesh.h"
+#include "keystream/io/assimp_scene.h"
+#include "keystream/io/assimp_skeleton.h"
+#include "keystream/io/file_io.h"
+#include "keystream/io/import_sandbox.h"
+#include "keystream/io/imported_clip_wire.h"
 
 namespace ks {
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <string_view>
 
-#include "core/io/import.h"
+#include "keystream/io/import.h"
 
 namespace ks {
 

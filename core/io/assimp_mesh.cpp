@@ -1,4 +1,4 @@
-#include "core/io/assimp_mesh.h"
+#include "keystream/io/assimp_mesh.h"
 
 #include <assimp/material.h>
 
@@ -10,8 +10,8 @@
 #include <glm/mat4x4.hpp>
 #include <glm/matrix.hpp>
 
-#include "core/clip/excerpt.h"
-#include "core/io/assimp_morph.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/assimp_morph.h"
 
 namespace ks::assimp {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/clip/skinned_mesh.h"
-#include "core/io/assimp_skeleton.h"
-#include "core/runtime/result.h"
+#include "keystream/clip/skinned_mesh.h"
+#include "keystream/io/assimp_skeleton.h"
+#include "keystream/runtime/result.h"
 
 namespace ks::assimp {
 

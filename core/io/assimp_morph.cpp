@@ -1,4 +1,4 @@
-#include "core/io/assimp_morph.h"
+#include "keystream/io/assimp_morph.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/clip/excerpt.h"
+#include "keystream/clip/excerpt.h"
 
 namespace ks::assimp {
 

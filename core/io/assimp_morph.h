@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "core/clip/raw_clip.h"
-#include "core/clip/skinned_mesh.h"
-#include "core/io/assimp_scene.h"
-#include "core/io/gltf_channel.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/clip/skinned_mesh.h"
+#include "keystream/io/assimp_scene.h"
+#include "keystream/io/gltf_channel.h"
 
 namespace ks::assimp {
 

@@ -1,4 +1,4 @@
-#include "core/io/assimp_scene.h"
+#include "keystream/io/assimp_scene.h"
 
 #include <assimp/BaseImporter.h>
 #include <assimp/config.h>
@@ -11,8 +11,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/clip/excerpt.h"
-#include "core/io/assimp_guard.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/assimp_guard.h"
 
 // Debian's assimp 5.2 is built with its assertions active, and they abort
 // the process: a Collada file whose weights index past their array (found

@@ -11,9 +11,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/io/assimp_guard.h"
-#include "core/io/import.h"
-#include "core/runtime/result.h"
+#include "keystream/io/assimp_guard.h"
+#include "keystream/io/import.h"
+#include "keystream/runtime/result.h"
 
 namespace ks::assimp {
 

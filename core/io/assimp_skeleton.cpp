@@ -1,4 +1,4 @@
-#include "core/io/assimp_skeleton.h"
+#include "keystream/io/assimp_skeleton.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,10 +6,10 @@
 #include <string_view>
 #include <unordered_set>
 
-#include "core/clip/excerpt.h"
-#include "core/clip/matrix_decompose.h"
-#include "core/io/assimp_morph.h"
-#include "core/io/scene_helpers.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/clip/matrix_decompose.h"
+#include "keystream/io/assimp_morph.h"
+#include "keystream/io/scene_helpers.h"
 
 namespace ks::assimp {
 

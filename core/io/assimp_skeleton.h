@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/clip/skeleton.h"
-#include "core/io/assimp_scene.h"
-#include "core/runtime/result.h"
+#include "keystream/clip/skeleton.h"
+#include "keystream/io/assimp_scene.h"
+#include "keystream/runtime/result.h"
 
 namespace ks::assimp {
 

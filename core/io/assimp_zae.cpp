@@ -1,4 +1,4 @@
-#include "core/io/assimp_zae.h"
+#include "keystream/io/assimp_zae.h"
 
 #include <zlib.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/io/assimp_guard.h"
+#include "keystream/io/assimp_guard.h"
 
 namespace ks::assimp {
 

@@ -1,7 +1,7 @@
 // BVH import: a parsed BVH document (bvh_parser.h) to a Skeleton and a
 // RawClip. Channel values become quaternions, file units become metres, and
 // repeated joint names are made unique.
-#include "core/io/bvh_import.h"
+#include "keystream/io/bvh_import.h"
 
 #include <algorithm>
 #include <array>
@@ -13,9 +13,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "core/io/bvh_parser.h"
-#include "core/io/bvh_tokenizer.h"
-#include "core/io/file_io.h"
+#include "keystream/io/bvh_parser.h"
+#include "keystream/io/bvh_tokenizer.h"
+#include "keystream/io/file_io.h"
 
 namespace ks {
 

@@ -8,14 +8,14 @@
 //   exactly that many frames, and read the lines again (the header's "Frames:"
 //   is compared, never trusted for memory);
 // - every message is "<source>: line <n>: <problem>".
-#include "core/io/bvh_parser.h"
+#include "keystream/io/bvh_parser.h"
 
 #include <algorithm>
 #include <cmath>
 #include <optional>
 
-#include "core/io/bvh_tokenizer.h"
-#include "core/clip/raw_clip.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/io/bvh_tokenizer.h"
 
 namespace ks::bvh {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/runtime/result.h"
+#include "keystream/runtime/result.h"
 
 namespace ks::bvh {
 

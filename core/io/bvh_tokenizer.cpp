@@ -1,11 +1,11 @@
-#include "core/io/bvh_tokenizer.h"
+#include "keystream/io/bvh_tokenizer.h"
 
 #include <algorithm>
 #include <charconv>
 #include <limits>
 #include <system_error>
 
-#include "core/clip/excerpt.h"
+#include "keystream/clip/excerpt.h"
 
 namespace ks::bvh {
 

@@ -1,4 +1,4 @@
-#include "core/io/channel_resample.h"
+#include "keystream/io/channel_resample.h"
 
 #include <algorithm>
 #include <array>
@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <iterator>
 
-#include "core/clip/excerpt.h"
-#include "core/io/gltf_sample_rate.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/gltf_sample_rate.h"
 
 namespace ks::gltf {
 

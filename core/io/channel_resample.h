@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "core/clip/raw_clip.h"
-#include "core/clip/skeleton.h"
-#include "core/io/gltf_channel.h"
-#include "core/io/import.h"
-#include "core/runtime/result.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/clip/skeleton.h"
+#include "keystream/io/gltf_channel.h"
+#include "keystream/io/import.h"
+#include "keystream/runtime/result.h"
 
 namespace ks::gltf {
 

@@ -1,9 +1,9 @@
-#include "core/io/clip_files.h"
+#include "keystream/io/clip_files.h"
 
 #include <algorithm>
 
-#include "core/clip/excerpt.h"
-#include "core/io/import.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/import.h"
 
 namespace ks {
 

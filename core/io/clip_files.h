@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "core/runtime/result.h"
+#include "keystream/runtime/result.h"
 
 namespace ks {
 

@@ -1,4 +1,4 @@
-#include "core/io/exact_number.h"
+#include "keystream/io/exact_number.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "core/io/file_io.h"
+#include "keystream/io/file_io.h"
 
 #include <dirent.h>
 #include <fcntl.h>

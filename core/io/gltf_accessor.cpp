@@ -1,4 +1,4 @@
-#include "core/io/gltf_accessor.h"
+#include "keystream/io/gltf_accessor.h"
 
 #include <tiny_gltf.h>
 

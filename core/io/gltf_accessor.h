@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/runtime/result.h"
+#include "keystream/runtime/result.h"
 
 namespace tinygltf {
 class Model;

@@ -1,15 +1,15 @@
-#include "core/io/gltf_animation.h"
+#include "keystream/io/gltf_animation.h"
 
 #include <tiny_gltf.h>
 
 #include <map>
 
-#include "core/clip/excerpt.h"
-#include "core/io/channel_resample.h"
-#include "core/io/gltf_accessor.h"
-#include "core/io/gltf_channel.h"
-#include "core/io/gltf_morph_weights.h"
-#include "core/io/gltf_user_curves.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/channel_resample.h"
+#include "keystream/io/gltf_accessor.h"
+#include "keystream/io/gltf_channel.h"
+#include "keystream/io/gltf_morph_weights.h"
+#include "keystream/io/gltf_user_curves.h"
 
 namespace ks::gltf {
 

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "core/io/import.h"
-#include "core/clip/raw_clip.h"
-#include "core/clip/skeleton.h"
-#include "core/runtime/result.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/clip/skeleton.h"
+#include "keystream/io/import.h"
+#include "keystream/runtime/result.h"
 
 namespace tinygltf {
 class Model;

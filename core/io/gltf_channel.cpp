@@ -1,4 +1,4 @@
-#include "core/io/gltf_channel.h"
+#include "keystream/io/gltf_channel.h"
 
 #include <algorithm>
 #include <cmath>

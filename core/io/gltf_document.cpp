@@ -1,12 +1,12 @@
-#include "core/io/gltf_document.h"
+#include "keystream/io/gltf_document.h"
 
 #include <tiny_gltf.h>
 
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "core/io/gltf_schema.h"
-#include "core/io/import.h"
+#include "keystream/io/gltf_schema.h"
+#include "keystream/io/import.h"
 
 namespace ks::gltf {
 

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <string>
 
-#include "core/io/gltf_files.h"
-#include "core/runtime/result.h"
+#include "keystream/io/gltf_files.h"
+#include "keystream/runtime/result.h"
 
 namespace tinygltf {
 class Model;

@@ -1,4 +1,4 @@
-#include "core/io/gltf_export.h"
+#include "keystream/io/gltf_export.h"
 
 #include <tiny_gltf.h>
 
@@ -12,14 +12,14 @@
 #include <string>
 #include <system_error>
 
-#include "core/clip/excerpt.h"
-#include "core/clip/skinned_mesh.h"
-#include "core/io/file_io.h"
-#include "core/io/gltf_document.h"
-#include "core/io/gltf_export_animation.h"
-#include "core/io/gltf_hierarchy.h"
-#include "core/io/gltf_schema.h"
-#include "core/io/import.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/clip/skinned_mesh.h"
+#include "keystream/io/file_io.h"
+#include "keystream/io/gltf_document.h"
+#include "keystream/io/gltf_export_animation.h"
+#include "keystream/io/gltf_hierarchy.h"
+#include "keystream/io/gltf_schema.h"
+#include "keystream/io/import.h"
 
 namespace ks {
 

@@ -1,4 +1,4 @@
-#include "core/io/gltf_export_animation.h"
+#include "keystream/io/gltf_export_animation.h"
 
 #include <tiny_gltf.h>
 
@@ -9,8 +9,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "core/clip/excerpt.h"
-#include "core/io/gltf_morph_weights.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/gltf_morph_weights.h"
 
 namespace ks::gltf {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/clip/raw_clip.h"
+#include "keystream/clip/raw_clip.h"
 
 namespace tinygltf {
 class Model;

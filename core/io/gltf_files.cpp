@@ -1,4 +1,4 @@
-#include "core/io/gltf_files.h"
+#include "keystream/io/gltf_files.h"
 
 #include <sys/stat.h>
 #include <tiny_gltf.h>
@@ -9,8 +9,8 @@
 #include <system_error>
 #include <vector>
 
-#include "core/clip/excerpt.h"
-#include "core/io/file_io.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/file_io.h"
 
 namespace ks::gltf {
 

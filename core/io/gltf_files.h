@@ -20,7 +20,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/runtime/result.h"
+#include "keystream/runtime/result.h"
 
 namespace tinygltf {
 class TinyGLTF;

@@ -1,4 +1,4 @@
-#include "core/io/gltf_hierarchy.h"
+#include "keystream/io/gltf_hierarchy.h"
 
 #include <tiny_gltf.h>
 
@@ -6,10 +6,10 @@
 #include <cmath>
 #include <unordered_set>
 
-#include "core/clip/excerpt.h"
-#include "core/clip/matrix_decompose.h"
-#include "core/io/gltf_accessor.h"
-#include "core/io/scene_helpers.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/clip/matrix_decompose.h"
+#include "keystream/io/gltf_accessor.h"
+#include "keystream/io/scene_helpers.h"
 
 namespace ks::gltf {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/clip/skeleton.h"
-#include "core/runtime/result.h"
+#include "keystream/clip/skeleton.h"
+#include "keystream/runtime/result.h"
 
 namespace tinygltf {
 class Model;

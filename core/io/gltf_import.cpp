@@ -1,4 +1,4 @@
-#include "core/io/gltf_import.h"
+#include "keystream/io/gltf_import.h"
 
 #include <tiny_gltf.h>
 
@@ -9,12 +9,12 @@
 #include <string>
 #include <system_error>
 
-#include "core/io/file_io.h"
-#include "core/io/gltf_animation.h"
-#include "core/io/gltf_document.h"
-#include "core/io/gltf_hierarchy.h"
-#include "core/io/gltf_mesh.h"
-#include "core/io/gltf_schema.h"
+#include "keystream/io/file_io.h"
+#include "keystream/io/gltf_animation.h"
+#include "keystream/io/gltf_document.h"
+#include "keystream/io/gltf_hierarchy.h"
+#include "keystream/io/gltf_mesh.h"
+#include "keystream/io/gltf_schema.h"
 
 namespace ks {
 

@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "core/io/import.h"
+#include "keystream/io/import.h"
 
 namespace ks {
 

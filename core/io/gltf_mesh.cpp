@@ -1,4 +1,4 @@
-#include "core/io/gltf_mesh.h"
+#include "keystream/io/gltf_mesh.h"
 
 #include <tiny_gltf.h>
 
@@ -7,9 +7,9 @@
 #include <cmath>
 #include <span>
 
-#include "core/io/gltf_accessor.h"
-#include "core/io/gltf_morph_targets.h"
-#include "core/io/gltf_texture.h"
+#include "keystream/io/gltf_accessor.h"
+#include "keystream/io/gltf_morph_targets.h"
+#include "keystream/io/gltf_texture.h"
 
 namespace ks::gltf {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/clip/skinned_mesh.h"
-#include "core/runtime/result.h"
+#include "keystream/clip/skinned_mesh.h"
+#include "keystream/runtime/result.h"
 
 namespace tinygltf {
 class Model;

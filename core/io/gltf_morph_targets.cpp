@@ -1,4 +1,4 @@
-#include "core/io/gltf_morph_targets.h"
+#include "keystream/io/gltf_morph_targets.h"
 
 #include <tiny_gltf.h>
 
@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "core/io/gltf_accessor.h"
-#include "core/io/gltf_morph_weights.h"
+#include "keystream/io/gltf_accessor.h"
+#include "keystream/io/gltf_morph_weights.h"
 
 namespace ks::gltf {
 

@@ -1,9 +1,9 @@
-#include "core/io/gltf_morph_weights.h"
+#include "keystream/io/gltf_morph_weights.h"
 
 #include <tiny_gltf.h>
 
-#include "core/clip/excerpt.h"
-#include "core/io/gltf_accessor.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/gltf_accessor.h"
 
 namespace ks::gltf {
 

@@ -10,9 +10,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "core/clip/raw_clip.h"
-#include "core/io/gltf_channel.h"
-#include "core/runtime/result.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/io/gltf_channel.h"
+#include "keystream/runtime/result.h"
 
 namespace tinygltf {
 class Model;

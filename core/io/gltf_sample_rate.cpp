@@ -1,9 +1,9 @@
-#include "core/io/gltf_sample_rate.h"
+#include "keystream/io/gltf_sample_rate.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/clip/raw_clip.h"
+#include "keystream/clip/raw_clip.h"
 
 namespace ks::gltf {
 

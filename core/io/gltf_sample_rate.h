@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/io/gltf_channel.h"
-#include "core/io/import.h"
+#include "keystream/io/gltf_channel.h"
+#include "keystream/io/import.h"
 
 namespace ks::gltf {
 

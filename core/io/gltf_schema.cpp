@@ -1,4 +1,4 @@
-#include "core/io/gltf_schema.h"
+#include "keystream/io/gltf_schema.h"
 
 #include <nlohmann/json.hpp>
 

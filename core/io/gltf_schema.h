@@ -13,7 +13,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/runtime/result.h"
+#include "keystream/runtime/result.h"
 
 namespace ks::gltf {
 

@@ -1,4 +1,4 @@
-#include "core/io/gltf_texture.h"
+#include "keystream/io/gltf_texture.h"
 
 #include <stb_image.h>
 #include <tiny_gltf.h>

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "core/clip/skinned_mesh.h"
-#include "core/runtime/result.h"
+#include "keystream/clip/skinned_mesh.h"
+#include "keystream/runtime/result.h"
 
 namespace tinygltf {
 class Model;

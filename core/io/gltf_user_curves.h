@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "core/io/gltf_channel.h"
-#include "core/io/gltf_morph_weights.h"
-#include "core/runtime/result.h"
+#include "keystream/io/gltf_channel.h"
+#include "keystream/io/gltf_morph_weights.h"
+#include "keystream/runtime/result.h"
 
 namespace tinygltf {
 class Model;

@@ -1,4 +1,4 @@
-#include "core/io/import.h"
+#include "keystream/io/import.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,10 +6,10 @@
 #include <cstdio>
 #include <string>
 
-#include "core/clip/excerpt.h"
-#include "core/io/assimp_import.h"
-#include "core/io/bvh_import.h"
-#include "core/io/gltf_import.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/assimp_import.h"
+#include "keystream/io/bvh_import.h"
+#include "keystream/io/gltf_import.h"
 
 namespace ks {
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "core/clip/raw_clip.h"
-#include "core/clip/skeleton.h"
-#include "core/clip/skinned_mesh.h"
-#include "core/runtime/result.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/clip/skeleton.h"
+#include "keystream/clip/skinned_mesh.h"
+#include "keystream/runtime/result.h"
 
 namespace ks {
 

@@ -1,4 +1,4 @@
-#include "core/io/import_sandbox.h"
+#include "keystream/io/import_sandbox.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -17,8 +17,8 @@
 #include <new>
 #include <string>
 
-#include "core/clip/excerpt.h"
-#include "core/io/imported_clip_wire.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/imported_clip_wire.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define KS_SANITIZED 1

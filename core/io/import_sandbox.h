@@ -12,8 +12,8 @@
 #include <functional>
 #include <string_view>
 
-#include "core/io/import.h"
-#include "core/runtime/result.h"
+#include "keystream/io/import.h"
+#include "keystream/runtime/result.h"
 
 namespace ks {
 

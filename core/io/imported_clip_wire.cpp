@@ -1,4 +1,4 @@
-#include "core/io/imported_clip_wire.h"
+#include "keystream/io/imported_clip_wire.h"
 
 #include <cstdint>
 #include <cstring>

@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/io/import.h"
-#include "core/runtime/result.h"
+#include "keystream/io/import.h"
+#include "keystream/runtime/result.h"
 
 namespace ks {
 

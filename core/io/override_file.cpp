@@ -1,4 +1,4 @@
-#include "core/io/override_file.h"
+#include "keystream/io/override_file.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -6,9 +6,9 @@
 #include <fstream>
 #include <vector>
 
-#include "core/clip/excerpt.h"
-#include "core/io/exact_number.h"
-#include "core/io/tolerance_file.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/exact_number.h"
+#include "keystream/io/tolerance_file.h"
 
 namespace ks {
 

@@ -11,9 +11,9 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "core/codec/error_budget.h"
-#include "core/codec/scalar_fit.h"
-#include "core/runtime/result.h"
+#include "keystream/codec/error_budget.h"
+#include "keystream/codec/scalar_fit.h"
+#include "keystream/runtime/result.h"
 
 namespace ks {
 

@@ -1,10 +1,10 @@
-#include "core/io/stream_file.h"
+#include "keystream/io/stream_file.h"
 
 #include <string>
 #include <unordered_set>
 
-#include "core/io/file_io.h"
-#include "core/runtime/player.h"
+#include "keystream/io/file_io.h"
+#include "keystream/runtime/player.h"
 
 namespace ks {
 

@@ -10,10 +10,10 @@
 #include <span>
 #include <vector>
 
-#include "core/clip/raw_clip.h"
-#include "core/clip/skeleton.h"
-#include "core/runtime/result.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/clip/skeleton.h"
+#include "keystream/runtime/result.h"
+#include "keystream/runtime/stream_view.h"
 
 namespace ks {
 

@@ -1,4 +1,4 @@
-#include "core/io/stream_names.h"
+#include "keystream/io/stream_names.h"
 
 #include <map>
 

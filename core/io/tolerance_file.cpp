@@ -1,13 +1,13 @@
-#include "core/io/tolerance_file.h"
+#include "keystream/io/tolerance_file.h"
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
-#include "core/clip/excerpt.h"
-#include "core/io/exact_number.h"
-#include "core/io/file_io.h"
-#include "core/io/override_file.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/exact_number.h"
+#include "keystream/io/file_io.h"
+#include "keystream/io/override_file.h"
 
 namespace ks {
 

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/codec/error_budget.h"
-#include "core/codec/fit.h"
-#include "core/runtime/result.h"
+#include "keystream/codec/error_budget.h"
+#include "keystream/codec/fit.h"
+#include "keystream/runtime/result.h"
 
 namespace ks {
 

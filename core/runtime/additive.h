@@ -9,7 +9,7 @@
 #include <cmath>
 #include <span>
 
-#include "core/runtime/transform.h"
+#include "keystream/runtime/transform.h"
 
 namespace ks {
 

@@ -1,4 +1,4 @@
-#include "core/runtime/bisection_lanes.h"
+#include "keystream/runtime/bisection_lanes.h"
 
 #include <algorithm>
 

@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <span>
 
-#include "core/runtime/bisection_segment.h"
-#include "core/runtime/lane_reader.h"
+#include "keystream/runtime/bisection_segment.h"
+#include "keystream/runtime/lane_reader.h"
 
 namespace ks {
 

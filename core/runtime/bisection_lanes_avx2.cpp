@@ -3,7 +3,7 @@
 // code built for AVX2 reaches a CPU without it; bisection_lanes.cpp calls
 // it only when the CPU has AVX2.
 
-#include "core/runtime/bisection_lanes.h"
+#include "keystream/runtime/bisection_lanes.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>

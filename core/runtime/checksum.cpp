@@ -1,4 +1,4 @@
-#include "core/runtime/checksum.h"
+#include "keystream/runtime/checksum.h"
 
 #include <cassert>
 #include <cstring>
@@ -7,7 +7,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "core/runtime/stream_format.h"
+#include "keystream/runtime/stream_format.h"
 
 namespace ks {
 

@@ -7,7 +7,7 @@
 #include <span>
 #include <string>
 
-#include "core/runtime/player.h"
+#include "keystream/runtime/player.h"
 
 namespace ks {
 

@@ -1,9 +1,9 @@
-#include "core/runtime/key_cache.h"
+#include "keystream/runtime/key_cache.h"
 
 #include <algorithm>
 #include <bit>
 
-#include "core/runtime/lane_reader.h"
+#include "keystream/runtime/lane_reader.h"
 
 namespace ks {
 

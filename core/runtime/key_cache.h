@@ -20,8 +20,8 @@
 #include <span>
 #include <vector>
 
-#include "core/runtime/lane_group.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/runtime/lane_group.h"
+#include "keystream/runtime/stream_view.h"
 
 namespace ks {
 

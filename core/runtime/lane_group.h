@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/runtime/lane_reader.h"
-#include "core/runtime/saved_window_reader.h"
-#include "core/runtime/segment_lanes.h"
-#include "core/runtime/stream_format.h"
+#include "keystream/runtime/lane_reader.h"
+#include "keystream/runtime/saved_window_reader.h"
+#include "keystream/runtime/segment_lanes.h"
+#include "keystream/runtime/stream_format.h"
 
 namespace ks {
 

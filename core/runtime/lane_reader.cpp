@@ -1,9 +1,9 @@
-#include "core/runtime/lane_reader.h"
+#include "keystream/runtime/lane_reader.h"
 
 #include <algorithm>
 #include <bit>
 
-#include "core/runtime/bit_reader.h"
+#include "keystream/runtime/bit_reader.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #define KS_X86_64 1

@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <span>
 
-#include "core/runtime/segment_lanes.h"
-#include "core/runtime/stream_key_layout.h"
+#include "keystream/runtime/segment_lanes.h"
+#include "keystream/runtime/stream_key_layout.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <emmintrin.h>

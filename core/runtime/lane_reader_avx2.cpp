@@ -3,7 +3,7 @@
 // function built for AVX2 reaches code that runs on older CPUs.
 // lane_reader.cpp calls it only when the CPU has AVX2.
 
-#include "core/runtime/lane_reader.h"
+#include "keystream/runtime/lane_reader.h"
 
 #include <cstddef>
 

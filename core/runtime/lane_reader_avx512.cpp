@@ -16,10 +16,10 @@
 
 #include <cstddef>
 
-#include "core/runtime/lane_reader.h"
+#include "keystream/runtime/lane_reader.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
-#include "core/runtime/avx512_intrinsics.h"
+#include "keystream/runtime/avx512_intrinsics.h"
 
 namespace ks {
 

@@ -1,4 +1,4 @@
-#include "core/runtime/player.h"
+#include "keystream/runtime/player.h"
 
 #include <algorithm>
 #include <cassert>

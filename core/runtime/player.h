@@ -37,14 +37,14 @@
 #include <span>
 #include <vector>
 
-#include "core/runtime/curve.h"
-#include "core/runtime/key_cache.h"
-#include "core/runtime/lane_group.h"
-#include "core/runtime/lane_reader.h"
-#include "core/runtime/segment_lanes.h"
-#include "core/runtime/stream_format.h"
-#include "core/runtime/stream_view.h"
-#include "core/runtime/transform.h"
+#include "keystream/runtime/curve.h"
+#include "keystream/runtime/key_cache.h"
+#include "keystream/runtime/lane_group.h"
+#include "keystream/runtime/lane_reader.h"
+#include "keystream/runtime/segment_lanes.h"
+#include "keystream/runtime/stream_format.h"
+#include "keystream/runtime/stream_view.h"
+#include "keystream/runtime/transform.h"
 
 namespace ks {
 

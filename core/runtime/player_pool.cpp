@@ -1,4 +1,4 @@
-#include "core/runtime/player_pool.h"
+#include "keystream/runtime/player_pool.h"
 
 #include <cassert>
 

@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/runtime/player.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/stream_view.h"
 
 namespace ks {
 

@@ -7,7 +7,7 @@
 #include <bit>
 #include <cstdint>
 
-#include "core/runtime/player.h"
+#include "keystream/runtime/player.h"
 
 namespace ks {
 

@@ -24,7 +24,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/runtime/curve.h"
+#include "keystream/runtime/curve.h"
 
 namespace ks {
 

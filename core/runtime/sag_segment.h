@@ -35,11 +35,11 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/runtime/bisection_segment.h"
-#include "core/runtime/bit_reader.h"
-#include "core/runtime/key_coding.h"
-#include "core/runtime/quantization.h"
-#include "core/runtime/stream_key_layout.h"
+#include "keystream/runtime/bisection_segment.h"
+#include "keystream/runtime/bit_reader.h"
+#include "keystream/runtime/key_coding.h"
+#include "keystream/runtime/quantization.h"
+#include "keystream/runtime/stream_key_layout.h"
 
 namespace ks {
 

@@ -1,10 +1,10 @@
-#include "core/runtime/saved_window_reader.h"
+#include "keystream/runtime/saved_window_reader.h"
 
 #include <algorithm>
 
-#include "core/runtime/bit_reader.h"
-#include "core/runtime/key_coding.h"
-#include "core/runtime/stream_format.h"
+#include "keystream/runtime/bit_reader.h"
+#include "keystream/runtime/key_coding.h"
+#include "keystream/runtime/stream_format.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #define KS_X86_64 1

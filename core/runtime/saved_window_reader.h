@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <span>
 
-#include "core/runtime/lane_reader.h"
-#include "core/runtime/segment_lanes.h"
+#include "keystream/runtime/lane_reader.h"
+#include "keystream/runtime/segment_lanes.h"
 
 namespace ks {
 

@@ -4,9 +4,9 @@
 // runs on older CPUs. saved_window_reader.cpp calls it only when the CPU
 // has AVX2.
 
-#include "core/runtime/saved_window_reader.h"
+#include "keystream/runtime/saved_window_reader.h"
 
-#include "core/runtime/stream_format.h"
+#include "keystream/runtime/stream_format.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>

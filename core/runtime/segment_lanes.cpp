@@ -1,8 +1,8 @@
-#include "core/runtime/segment_lanes.h"
+#include "keystream/runtime/segment_lanes.h"
 
 #include <atomic>
 
-#include "core/runtime/curve.h"
+#include "keystream/runtime/curve.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #define KS_X86_64 1
@@ -45,7 +45,7 @@ struct Sse2 {
   friend Sse2 operator/(Sse2 a, Sse2 b) { return {_mm_div_ps(a.v, b.v)}; }
 };
 
-#include "core/runtime/segment_lanes_kernel.h"
+#include "keystream/runtime/segment_lanes_kernel.h"
 #endif
 
 // Whether lane `lane` of `b` holds a rotation (not a vec3).

@@ -21,8 +21,8 @@
 #include <span>
 #include <string_view>
 
-#include "core/runtime/curve.h"
-#include "core/runtime/quantization.h"
+#include "keystream/runtime/curve.h"
+#include "keystream/runtime/quantization.h"
 
 namespace ks {
 

@@ -5,7 +5,7 @@
 // for AVX2 can be picked by the linker for code that runs on older CPUs;
 // segment_lanes.cpp calls it only when the CPU reports AVX2.
 
-#include "core/runtime/segment_lanes.h"
+#include "keystream/runtime/segment_lanes.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
@@ -50,7 +50,7 @@ struct Avx2 {
   friend Avx2 operator/(Avx2 a, Avx2 b) { return {_mm256_div_ps(a.v, b.v)}; }
 };
 
-#include "core/runtime/segment_lanes_kernel.h"
+#include "keystream/runtime/segment_lanes_kernel.h"
 
 }  // namespace
 

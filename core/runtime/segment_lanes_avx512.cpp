@@ -11,10 +11,10 @@
 // faster than with AVX2's) have AVX-512 forms; shifting staged keys in
 // stays AVX2 at this level.
 
-#include "core/runtime/segment_lanes.h"
+#include "keystream/runtime/segment_lanes.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
-#include "core/runtime/avx512_intrinsics.h"
+#include "keystream/runtime/avx512_intrinsics.h"
 
 namespace ks {
 
@@ -82,7 +82,7 @@ template <class Lanes>
 using PairOf = Avx512Pair<sizeof(Lanes) / sizeof(float)>;
 static_assert(sizeof(SegmentLanes) % 32 == 0, "the next block's fields must stay 32-byte aligned");
 
-#include "core/runtime/segment_lanes_kernel.h"
+#include "keystream/runtime/segment_lanes_kernel.h"
 
 // Sixteen lanes: a block's eight twice, for two keys of each lane's window
 // at once (refill_windows); a load reads a field's eight lanes into both

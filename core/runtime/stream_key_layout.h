@@ -19,9 +19,9 @@
 #include <cstdint>
 #include <span>
 
-#include "core/runtime/bit_reader.h"
-#include "core/runtime/key_coding.h"
-#include "core/runtime/stream_format.h"
+#include "keystream/runtime/bit_reader.h"
+#include "keystream/runtime/key_coding.h"
+#include "keystream/runtime/stream_format.h"
 
 namespace ks {
 

@@ -1,4 +1,4 @@
-#include "core/runtime/stream_metadata.h"
+#include "keystream/runtime/stream_metadata.h"
 
 #include <cmath>
 #include <cstring>

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/runtime/result.h"
-#include "core/runtime/stream_format.h"
+#include "keystream/runtime/result.h"
+#include "keystream/runtime/stream_format.h"
 
 namespace ks {
 

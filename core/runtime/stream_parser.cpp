@@ -1,7 +1,7 @@
 // StreamParser (stream_parser.h): the header, the tables, the tracks and the
 // metadata, and the order of the steps.
 
-#include "core/runtime/stream_parser.h"
+#include "keystream/runtime/stream_parser.h"
 
 #include <algorithm>
 #include <bit>
@@ -9,9 +9,9 @@
 #include <cstring>
 #include <string>
 
-#include "core/runtime/checksum.h"
-#include "core/runtime/player.h"
-#include "core/runtime/stream_format.h"
+#include "keystream/runtime/checksum.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/stream_format.h"
 
 namespace ks {
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "core/runtime/bit_reader.h"
-#include "core/runtime/result.h"
-#include "core/runtime/stream_key_layout.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/runtime/bit_reader.h"
+#include "keystream/runtime/result.h"
+#include "keystream/runtime/stream_key_layout.h"
+#include "keystream/runtime/stream_view.h"
 
 namespace ks {
 

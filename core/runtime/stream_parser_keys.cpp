@@ -9,8 +9,8 @@
 #include <cstring>
 #include <string>
 
-#include "core/runtime/stream_format.h"
-#include "core/runtime/stream_parser.h"
+#include "keystream/runtime/stream_format.h"
+#include "keystream/runtime/stream_parser.h"
 
 namespace ks {
 

@@ -1,9 +1,9 @@
-#include "core/runtime/stream_view.h"
+#include "keystream/runtime/stream_view.h"
 
 #include <string>
 #include <zstd.h>
 
-#include "core/runtime/stream_parser.h"
+#include "keystream/runtime/stream_parser.h"
 
 namespace ks {
 

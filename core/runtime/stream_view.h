@@ -19,14 +19,14 @@
 #include <span>
 #include <vector>
 
-#include "core/runtime/bit_reader.h"
-#include "core/runtime/curve.h"
-#include "core/runtime/key_coding.h"
-#include "core/runtime/quantization.h"
-#include "core/runtime/stream_format.h"
-#include "core/runtime/stream_key_layout.h"
-#include "core/runtime/result.h"
-#include "core/runtime/stream_metadata.h"
+#include "keystream/runtime/bit_reader.h"
+#include "keystream/runtime/curve.h"
+#include "keystream/runtime/key_coding.h"
+#include "keystream/runtime/quantization.h"
+#include "keystream/runtime/result.h"
+#include "keystream/runtime/stream_format.h"
+#include "keystream/runtime/stream_key_layout.h"
+#include "keystream/runtime/stream_metadata.h"
 
 namespace ks {
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "core/runtime/player.h"
-#include "core/runtime/stream_view.h"
+#include <keystream/runtime/player.h>
+#include <keystream/runtime/stream_view.h>
 
 namespace {
 

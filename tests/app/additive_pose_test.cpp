@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "app/studio/viewport/viewport_scene.h"
-#include "core/clip/additive.h"
-#include "core/runtime/additive.h"
+#include "keystream/clip/additive.h"
+#include "keystream/runtime/additive.h"
 #include "tests/app/demo_clip.h"
 
 namespace ks::studio {

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "core/io/import.h"
+#include "keystream/io/import.h"
 
 namespace ks::studio {
 

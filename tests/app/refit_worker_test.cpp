@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/io/import.h"
+#include "keystream/io/import.h"
 #include "tests/app/demo_clip.h"
 
 namespace ks::studio {

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/io/file_io.h"
-#include "core/io/import.h"
-#include "core/io/stream_file.h"
+#include "keystream/io/file_io.h"
+#include "keystream/io/import.h"
+#include "keystream/io/stream_file.h"
 #include "tests/app/demo_clip.h"
 #include "tests/temp_dir.h"
 

@@ -17,11 +17,11 @@
 #include "app/studio/set/set_figures.h"
 #include "app/studio/set/set_save.h"
 #include "app/studio/settings/compress_command_line.h"
-#include "core/io/clip_files.h"
-#include "core/io/file_io.h"
-#include "core/io/import.h"
-#include "core/io/stream_names.h"
-#include "core/io/tolerance_file.h"
+#include "keystream/io/clip_files.h"
+#include "keystream/io/file_io.h"
+#include "keystream/io/import.h"
+#include "keystream/io/stream_names.h"
+#include "keystream/io/tolerance_file.h"
 #include "tests/temp_dir.h"
 
 namespace ks::studio {

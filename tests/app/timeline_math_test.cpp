@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "app/studio/jobs/fit_job.h"
-#include "core/io/import.h"
-#include "core/runtime/player.h"
+#include "keystream/io/import.h"
+#include "keystream/runtime/player.h"
 
 namespace ks::studio {
 namespace {

@@ -15,9 +15,9 @@
 
 #include "app/studio/jobs/fit_job.h"
 #include "app/studio/viewport/orbit_camera.h"
-#include "core/codec/object_space_error.h"
-#include "core/io/import.h"
-#include "core/runtime/player.h"
+#include "keystream/codec/object_space_error.h"
+#include "keystream/io/import.h"
+#include "keystream/runtime/player.h"
 #include "tests/app/demo_clip.h"
 
 namespace ks::studio {

@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "core/io/import.h"
-#include "core/runtime/player.h"
-#include "core/runtime/player_pool.h"
+#include "keystream/io/import.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/player_pool.h"
 
 namespace ks::bench {
 namespace {

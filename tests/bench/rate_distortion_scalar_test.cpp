@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "bench/rate_distortion.h"
-#include "core/codec/measure.h"
-#include "core/codec/pack.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/measure.h"
+#include "keystream/codec/pack.h"
+#include "keystream/runtime/stream_view.h"
 #include "tests/bench/rate_distortion_checks.h"
 #include "tests/io/morph_test_files.h"
 #include "tests/temp_dir.h"

@@ -18,11 +18,11 @@
 #include <thread>
 #include <vector>
 
-#include "core/codec/measure.h"
-#include "core/codec/pack.h"
-#include "core/runtime/key_cache.h"
-#include "core/runtime/player.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/measure.h"
+#include "keystream/codec/pack.h"
+#include "keystream/runtime/key_cache.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/stream_view.h"
 #include "tests/bench/rate_distortion_checks.h"
 
 namespace ks::bench {

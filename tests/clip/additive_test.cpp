@@ -1,4 +1,4 @@
-#include "core/clip/additive.h"
+#include "keystream/clip/additive.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/runtime/additive.h"
+#include "keystream/runtime/additive.h"
 #include "tests/codec/random_clip.h"
 #include "tests/refused_mentioning.h"
 

@@ -1,4 +1,4 @@
-#include "core/clip/raw_clip.h"
+#include "keystream/clip/raw_clip.h"
 
 #include <gtest/gtest.h>
 

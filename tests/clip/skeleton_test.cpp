@@ -1,4 +1,4 @@
-#include "core/clip/skeleton.h"
+#include "keystream/clip/skeleton.h"
 
 #include <gtest/gtest.h>
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/clip/additive.h"
-#include "core/runtime/additive.h"
-#include "core/runtime/player.h"
+#include "keystream/clip/additive.h"
+#include "keystream/runtime/additive.h"
+#include "keystream/runtime/player.h"
 #include "tests/codec/fit_test_support.h"
 #include "tests/codec/random_clip.h"
 #include "tests/refused_mentioning.h"

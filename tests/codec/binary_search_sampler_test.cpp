@@ -1,7 +1,7 @@
 // The baseline sampler must produce the Player's pose bit for bit, or the
 // benchmark ratios would compare different work.
 
-#include "core/codec/binary_search_sampler.h"
+#include "keystream/codec/binary_search_sampler.h"
 
 #include <gtest/gtest.h>
 
@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "core/codec/fit.h"
-#include "core/codec/pack.h"
-#include "core/io/import.h"
-#include "core/runtime/player.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/fit.h"
+#include "keystream/codec/pack.h"
+#include "keystream/io/import.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/stream_view.h"
 #include "tests/io/morph_test_files.h"
 #include "tests/temp_dir.h"
 

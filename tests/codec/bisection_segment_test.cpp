@@ -1,4 +1,4 @@
-#include "core/codec/bisection_segment_writer.h"
+#include "keystream/codec/bisection_segment_writer.h"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <random>
 #include <vector>
 
-#include "core/runtime/bisection_segment.h"
-#include "core/runtime/quantization.h"
+#include "keystream/runtime/bisection_segment.h"
+#include "keystream/runtime/quantization.h"
 #include "tests/codec/bisection_tracks.h"
 
 namespace ks {

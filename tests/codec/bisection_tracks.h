@@ -9,10 +9,10 @@
 #include <span>
 #include <vector>
 
-#include "core/codec/bisection_segment_writer.h"
-#include "core/codec/sag_segment_writer.h"
-#include "core/runtime/bisection_segment.h"
-#include "core/runtime/quantization.h"
+#include "keystream/codec/bisection_segment_writer.h"
+#include "keystream/codec/sag_segment_writer.h"
+#include "keystream/runtime/bisection_segment.h"
+#include "keystream/runtime/quantization.h"
 
 namespace ks::test {
 

@@ -1,4 +1,4 @@
-#include "core/codec/error_budget.h"
+#include "keystream/codec/error_budget.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/codec/fit.h"
+#include "keystream/codec/fit.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/codec/error_budget.h"
+#include "keystream/codec/error_budget.h"
 #include "tests/codec/fit_test_support.h"
 #include "tests/codec/random_clip.h"
 

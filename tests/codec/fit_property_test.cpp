@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/codec/fit.h"
+#include "keystream/codec/fit.h"
 #include "tests/codec/random_clip.h"
 
 namespace ks {

@@ -1,4 +1,4 @@
-#include "core/codec/fit.h"
+#include "keystream/codec/fit.h"
 
 #include <gtest/gtest.h>
 
@@ -15,10 +15,10 @@
 #include <string_view>
 #include <vector>
 
-#include "core/io/import.h"
-#include "core/codec/measure.h"
-#include "core/codec/pack.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/measure.h"
+#include "keystream/codec/pack.h"
+#include "keystream/io/import.h"
+#include "keystream/runtime/stream_view.h"
 #include "tests/codec/fit_test_support.h"
 #include "tests/codec/random_clip.h"
 #include "tests/hostile_name.h"

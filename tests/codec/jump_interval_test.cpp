@@ -3,16 +3,16 @@
 // stream's, its keys read forward are the player's, and the interval auto
 // picks is within the byte budget and is the one packed.
 
-#include "core/codec/jump_interval.h"
+#include "keystream/codec/jump_interval.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "core/codec/key_cost.h"
-#include "core/codec/pack.h"
-#include "core/runtime/player.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/key_cost.h"
+#include "keystream/codec/pack.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/stream_view.h"
 #include "tests/runtime/stream_test_support.h"
 
 namespace ks {

@@ -1,7 +1,7 @@
 // The bits key_cost.h counts for a track worked out by hand: as the stream
 // writes its keys (format version 5) and as Rice-coded differences only.
 
-#include "core/codec/key_cost.h"
+#include "keystream/codec/key_cost.h"
 
 #include <gtest/gtest.h>
 

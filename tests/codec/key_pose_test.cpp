@@ -10,12 +10,12 @@
 #include <cmath>
 #include <vector>
 
-#include "core/codec/fit.h"
-#include "core/codec/measure.h"
-#include "core/codec/pack.h"
-#include "core/codec/track_fit.h"
-#include "core/io/gltf_import.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/fit.h"
+#include "keystream/codec/measure.h"
+#include "keystream/codec/pack.h"
+#include "keystream/codec/track_fit.h"
+#include "keystream/io/gltf_import.h"
+#include "keystream/runtime/stream_view.h"
 #include "tests/io/gltf_test_files.h"
 #include "tests/temp_dir.h"
 

@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <vector>
 
-#include "core/codec/fit.h"
-#include "core/codec/track_fit.h"
+#include "keystream/codec/fit.h"
+#include "keystream/codec/track_fit.h"
 #include "tests/codec/fit_test_support.h"
 #include "tests/codec/random_clip.h"
 

@@ -1,7 +1,7 @@
 // object_space_errors: the per-pose figure measure() and the studio share.
 // measure() as a whole is exercised on real clips by the fit and player tests.
 
-#include "core/codec/measure.h"
+#include "keystream/codec/measure.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <limits>
 #include <vector>
 
-#include "core/codec/pack.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/pack.h"
+#include "keystream/runtime/stream_view.h"
 #include "tests/runtime/stream_test_support.h"
 
 namespace ks {

@@ -17,12 +17,12 @@
 #include <string_view>
 #include <vector>
 
-#include "core/codec/fit.h"
-#include "core/codec/pack.h"
-#include "core/runtime/player.h"
-#include "core/runtime/stream_format.h"
-#include "core/runtime/stream_metadata.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/fit.h"
+#include "keystream/codec/pack.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/stream_format.h"
+#include "keystream/runtime/stream_metadata.h"
+#include "keystream/runtime/stream_view.h"
 #include "tests/codec/random_clip.h"
 #include "tests/codec/rest_clip.h"
 #include "tests/refused_mentioning.h"

@@ -1,4 +1,4 @@
-#include "core/codec/pack.h"
+#include "keystream/codec/pack.h"
 
 #include <gtest/gtest.h>
 
@@ -10,14 +10,14 @@
 #include <string_view>
 #include <vector>
 
-#include "core/codec/key_cost.h"
-#include "core/runtime/bit_reader.h"
-#include "core/runtime/checksum.h"
-#include "core/runtime/stream_format.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/key_cost.h"
+#include "keystream/runtime/bit_reader.h"
+#include "keystream/runtime/checksum.h"
+#include "keystream/runtime/stream_format.h"
+#include "keystream/runtime/stream_view.h"
 #include "tests/hostile_name.h"
-#include "tests/runtime/stream_test_support.h"
 #include "tests/refused_mentioning.h"
+#include "tests/runtime/stream_test_support.h"
 
 namespace ks {
 namespace {

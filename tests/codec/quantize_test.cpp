@@ -1,4 +1,4 @@
-#include "core/codec/quantize.h"
+#include "keystream/codec/quantize.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "core/runtime/transform.h"
+#include "keystream/runtime/transform.h"
 #include "tests/codec/random_clip.h"
 
 namespace ks {

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "core/clip/raw_clip.h"
-#include "core/clip/skeleton.h"
-#include "core/runtime/transform.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/clip/skeleton.h"
+#include "keystream/runtime/transform.h"
 
 namespace ks::test {
 

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/clip/raw_clip.h"
-#include "core/clip/skeleton.h"
-#include "core/runtime/transform.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/clip/skeleton.h"
+#include "keystream/runtime/transform.h"
 #include "tests/codec/random_clip.h"
 
 namespace ks::test {

@@ -16,15 +16,15 @@
 #include <string>
 #include <vector>
 
-#include "core/clip/additive.h"
-#include "core/codec/fit.h"
-#include "core/codec/measure.h"
-#include "core/codec/object_space_error.h"
-#include "core/codec/pack.h"
-#include "core/codec/quantize.h"
-#include "core/runtime/player.h"
-#include "core/runtime/stream_format.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/clip/additive.h"
+#include "keystream/codec/fit.h"
+#include "keystream/codec/measure.h"
+#include "keystream/codec/object_space_error.h"
+#include "keystream/codec/pack.h"
+#include "keystream/codec/quantize.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/stream_format.h"
+#include "keystream/runtime/stream_view.h"
 #include "tests/codec/random_clip.h"
 #include "tests/codec/rest_clip.h"
 

@@ -1,4 +1,4 @@
-#include "core/runtime/sag_segment.h"
+#include "keystream/runtime/sag_segment.h"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <random>
 #include <vector>
 
-#include "core/codec/sag_segment_writer.h"
-#include "core/runtime/quantization.h"
+#include "keystream/codec/sag_segment_writer.h"
+#include "keystream/runtime/quantization.h"
 #include "tests/codec/bisection_tracks.h"
 
 namespace ks {

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "core/codec/fit.h"
-#include "core/codec/measure.h"
-#include "core/codec/pack.h"
-#include "core/runtime/player.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/fit.h"
+#include "keystream/codec/measure.h"
+#include "keystream/codec/pack.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/stream_view.h"
 #include "tests/codec/random_clip.h"
 
 namespace ks {

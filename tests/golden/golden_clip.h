@@ -23,11 +23,11 @@
 #include <span>
 #include <vector>
 
-#include "core/codec/fit.h"
-#include "core/codec/pack.h"
-#include "core/codec/quantize.h"
-#include "core/runtime/player.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/fit.h"
+#include "keystream/codec/pack.h"
+#include "keystream/codec/quantize.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/stream_view.h"
 
 namespace ks::golden {
 

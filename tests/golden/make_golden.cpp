@@ -11,11 +11,11 @@
 #include <utility>
 #include <vector>
 
-#include "core/io/file_io.h"
-#include "core/codec/pack.h"
-#include "core/runtime/player.h"
-#include "core/runtime/stream_format.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/pack.h"
+#include "keystream/io/file_io.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/stream_format.h"
+#include "keystream/runtime/stream_view.h"
 #include "tests/golden/golden_clip.h"
 
 int main(int argc, char** argv) {

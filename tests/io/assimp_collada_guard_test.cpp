@@ -1,7 +1,7 @@
 // Tests for core/io/assimp_collada_guard.h: the whitespace assimp 5.2
 // misreads before a list of numbers is taken out, and only there; the
 // checks themselves are tested through the importer (assimp_import_test.cpp).
-#include "core/io/assimp_collada_guard.h"
+#include "keystream/io/assimp_collada_guard.h"
 
 #include <gtest/gtest.h>
 

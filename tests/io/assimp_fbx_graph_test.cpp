@@ -1,14 +1,14 @@
 // Tests for core/io/assimp_fbx_graph.h and the FBX checks of assimp_guard.h
 // that use it: ASCII FBX files made here, with the counts, depths and keys
 // around each limit.
-#include "core/io/assimp_fbx_graph.h"
+#include "keystream/io/assimp_fbx_graph.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "core/io/assimp_guard.h"
+#include "keystream/io/assimp_guard.h"
 #include "tests/refused_mentioning.h"
 
 namespace ks::assimp {

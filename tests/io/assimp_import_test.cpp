@@ -2,7 +2,7 @@
 // Debian's assimp-testmodels, checked against assimp's own reading of them
 // (bone and animation counts, units, rest and animated node positions), and
 // malformed files refused with the file named.
-#include "core/io/assimp_import.h"
+#include "keystream/io/assimp_import.h"
 
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "core/io/assimp_guard.h"
-#include "core/io/assimp_scene.h"
-#include "core/io/import.h"
+#include "keystream/io/assimp_guard.h"
+#include "keystream/io/assimp_scene.h"
+#include "keystream/io/import.h"
 #include "tests/refused_mentioning.h"
 #include "tests/temp_dir.h"
 

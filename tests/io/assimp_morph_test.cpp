@@ -5,7 +5,7 @@
 // no installed model has FBX blend shapes), so most tests build the aiScene
 // in memory; a generated Collada file carries weights alone.
 
-#include "core/io/assimp_morph.h"
+#include "keystream/io/assimp_morph.h"
 
 #include <gtest/gtest.h>
 
@@ -14,11 +14,11 @@
 #include <memory>
 #include <sstream>
 
-#include "core/io/assimp_animation.h"
-#include "core/io/assimp_import.h"
-#include "core/io/assimp_mesh.h"
-#include "core/io/assimp_skeleton.h"
-#include "core/io/import.h"
+#include "keystream/io/assimp_animation.h"
+#include "keystream/io/assimp_import.h"
+#include "keystream/io/assimp_mesh.h"
+#include "keystream/io/assimp_skeleton.h"
+#include "keystream/io/import.h"
 #include "tests/temp_dir.h"
 
 namespace ks {

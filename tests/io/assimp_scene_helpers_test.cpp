@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/io/import.h"
+#include "keystream/io/import.h"
 #include "tests/refused_mentioning.h"
 #include "tests/temp_dir.h"
 

@@ -2,7 +2,7 @@
 // assimp finds it, read within bounds, and refused with the reason when the
 // archive is broken or claims more than it can hold; and a .zae imported as
 // its document is, through the same guard.
-#include "core/io/assimp_zae.h"
+#include "keystream/io/assimp_zae.h"
 
 #include <gtest/gtest.h>
 
@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/io/assimp_guard.h"
-#include "core/io/file_io.h"
-#include "core/io/import.h"
+#include "keystream/io/assimp_guard.h"
+#include "keystream/io/file_io.h"
+#include "keystream/io/import.h"
 #include "tests/refused_mentioning.h"
 #include "tests/temp_dir.h"
 

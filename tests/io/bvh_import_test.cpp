@@ -1,6 +1,6 @@
 // Tests for core/io/bvh_import.h: real CMU clips checked against their own text,
 // synthetic clips with known answers, and hostile input that must be refused cleanly.
-#include "core/io/bvh_import.h"
+#include "keystream/io/bvh_import.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // land on frames keeps them as the track's source keys, with frame 0 and the
 // last frame added; any other track is sampled, with none.
 
-#include "core/io/channel_resample.h"
+#include "keystream/io/channel_resample.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "core/io/import.h"
+#include "keystream/io/import.h"
 
 namespace ks {
 namespace {

@@ -2,7 +2,7 @@
 // very float through the reader's conversion, and it is empty only when no
 // float reads back so.
 
-#include "core/io/exact_number.h"
+#include "keystream/io/exact_number.h"
 
 #include <gtest/gtest.h>
 

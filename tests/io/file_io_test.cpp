@@ -1,4 +1,4 @@
-#include "core/io/file_io.h"
+#include "keystream/io/file_io.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>

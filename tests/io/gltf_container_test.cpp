@@ -8,8 +8,8 @@
 #include <cstring>
 #include <string>
 
-#include "core/io/gltf_import.h"
-#include "core/io/gltf_schema.h"
+#include "keystream/io/gltf_import.h"
+#include "keystream/io/gltf_schema.h"
 #include "tests/io/gltf_test_files.h"
 #include "tests/temp_dir.h"
 

@@ -1,4 +1,4 @@
-#include "core/io/gltf_export.h"
+#include "keystream/io/gltf_export.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -13,8 +13,8 @@
 #include <set>
 #include <string>
 
-#include "core/io/file_io.h"
-#include "core/io/import.h"
+#include "keystream/io/file_io.h"
+#include "keystream/io/import.h"
 #include "tests/io/gltf_test_files.h"
 #include "tests/temp_dir.h"
 

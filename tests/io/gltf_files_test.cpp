@@ -2,7 +2,7 @@
 // regular files in its own folder, exactly their declared bytes; images not
 // at all when importing; every URI quoted short in a refusal.
 
-#include "core/io/gltf_files.h"
+#include "keystream/io/gltf_files.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/io/gltf_import.h"
+#include "keystream/io/gltf_import.h"
 #include "tests/io/gltf_test_files.h"
 #include "tests/temp_dir.h"
 

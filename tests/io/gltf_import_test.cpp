@@ -1,5 +1,5 @@
-#include "core/io/gltf_import.h"
-#include "core/io/gltf_schema.h"
+#include "keystream/io/gltf_import.h"
+#include "keystream/io/gltf_schema.h"
 
 #include <gtest/gtest.h>
 #include <tiny_gltf.h>

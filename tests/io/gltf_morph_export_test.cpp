@@ -14,14 +14,14 @@
 #include <tuple>
 #include <vector>
 
-#include "core/codec/fit.h"
-#include "core/codec/pack.h"
-#include "core/io/file_io.h"
-#include "core/io/gltf_export.h"
-#include "core/io/import.h"
-#include "core/io/stream_file.h"
-#include "core/runtime/player.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/fit.h"
+#include "keystream/codec/pack.h"
+#include "keystream/io/file_io.h"
+#include "keystream/io/gltf_export.h"
+#include "keystream/io/import.h"
+#include "keystream/io/stream_file.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/stream_view.h"
 #include "tests/io/morph_test_files.h"
 #include "tests/temp_dir.h"
 

@@ -10,7 +10,7 @@
 #include <limits>
 #include <string>
 
-#include "core/io/gltf_import.h"
+#include "keystream/io/gltf_import.h"
 #include "tests/io/morph_test_files.h"
 #include "tests/refused_mentioning.h"
 #include "tests/temp_dir.h"

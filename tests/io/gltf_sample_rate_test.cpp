@@ -2,7 +2,7 @@
 // a rate within reason gives one, the keys a rate still misses kept as key
 // poses (issue 16: Fox's Run was resampled at 30 Hz, off its own keys).
 
-#include "core/io/gltf_sample_rate.h"
+#include "keystream/io/gltf_sample_rate.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/io/gltf_import.h"
+#include "keystream/io/gltf_import.h"
 #include "tests/io/gltf_test_files.h"
 #include "tests/temp_dir.h"
 

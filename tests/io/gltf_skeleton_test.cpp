@@ -10,7 +10,7 @@
 #include <cmath>
 #include <string>
 
-#include "core/io/gltf_import.h"
+#include "keystream/io/gltf_import.h"
 #include "tests/io/gltf_test_files.h"
 #include "tests/temp_dir.h"
 

@@ -5,7 +5,7 @@
 // coordinates, an image file outside the folder) costs the texture, with a
 // warning, never the clip.
 
-#include "core/io/gltf_texture.h"
+#include "keystream/io/gltf_texture.h"
 
 #include <gtest/gtest.h>
 #include <tiny_gltf.h>
@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/io/gltf_import.h"
+#include "keystream/io/gltf_import.h"
 #include "tests/io/gltf_test_files.h"
 #include "tests/temp_dir.h"
 

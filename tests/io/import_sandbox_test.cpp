@@ -3,7 +3,7 @@
 // throw), the caller gets an error naming the file and carries on; what the
 // child imports (morph targets and scalar tracks too) arrives intact; a cut
 // or forged message is refused.
-#include "core/io/import_sandbox.h"
+#include "keystream/io/import_sandbox.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -17,9 +17,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/io/assimp_import.h"
-#include "core/io/import.h"
-#include "core/io/imported_clip_wire.h"
+#include "keystream/io/assimp_import.h"
+#include "keystream/io/import.h"
+#include "keystream/io/imported_clip_wire.h"
 #include "tests/io/morph_test_files.h"
 #include "tests/refused_mentioning.h"
 #include "tests/temp_dir.h"

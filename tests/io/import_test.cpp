@@ -1,4 +1,4 @@
-#include "core/io/import.h"
+#include "keystream/io/import.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // Override files and entries (core/io/override_file.h): NAME=MM[@CM] divides
 // into metres, and a file read without an option names the file alone.
 
-#include "core/io/override_file.h"
+#include "keystream/io/override_file.h"
 
 #include <gtest/gtest.h>
 

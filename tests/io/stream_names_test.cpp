@@ -2,7 +2,7 @@
 // (core/io/stream_names.h): safe names, collisions made distinct by index,
 // ignoring case.
 
-#include "core/io/stream_names.h"
+#include "keystream/io/stream_names.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // bone; the reader refuses a bone named twice and a second '*' naming file
 // and line; what is written reads back to the very floats.
 
-#include "core/io/tolerance_file.h"
+#include "keystream/io/tolerance_file.h"
 
 #include <gtest/gtest.h>
 
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "core/io/exact_number.h"
-#include "core/io/override_file.h"
+#include "keystream/io/exact_number.h"
+#include "keystream/io/override_file.h"
 #include "tests/refused_mentioning.h"
 #include "tests/temp_dir.h"
 

@@ -1,4 +1,4 @@
-#include "core/runtime/bisection_lanes.h"
+#include "keystream/runtime/bisection_lanes.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/runtime/segment_lanes.h"
+#include "keystream/runtime/segment_lanes.h"
 #include "tests/codec/bisection_tracks.h"
 
 namespace ks {

@@ -1,4 +1,4 @@
-#include "core/runtime/bit_reader.h"
+#include "keystream/runtime/bit_reader.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "core/codec/bit_writer.h"
+#include "keystream/codec/bit_writer.h"
 
 namespace ks {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/runtime/curve.h"
+#include "keystream/runtime/curve.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/runtime/key_coding.h"
+#include "keystream/runtime/key_coding.h"
 
 #include <gtest/gtest.h>
 
@@ -6,9 +6,9 @@
 #include <limits>
 #include <vector>
 
-#include "core/codec/bit_writer.h"
-#include "core/runtime/bit_reader.h"
-#include "core/runtime/quantization.h"
+#include "keystream/codec/bit_writer.h"
+#include "keystream/runtime/bit_reader.h"
+#include "keystream/runtime/quantization.h"
 
 namespace ks {
 namespace {

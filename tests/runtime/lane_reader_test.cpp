@@ -1,4 +1,4 @@
-#include "core/runtime/lane_reader.h"
+#include "keystream/runtime/lane_reader.h"
 
 #include <gtest/gtest.h>
 

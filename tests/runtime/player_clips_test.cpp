@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/io/import.h"
-#include "core/runtime/player.h"
+#include "keystream/io/import.h"
+#include "keystream/runtime/player.h"
 #include "tests/runtime/stream_test_support.h"
 
 namespace ks {

@@ -3,7 +3,7 @@
 // and its players decode exactly what a fresh Player decodes. On the demo
 // clip's idle animation, fitted and packed with a jump frame every second.
 
-#include "core/runtime/player_pool.h"
+#include "keystream/runtime/player_pool.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include <set>
 #include <vector>
 
-#include "core/io/import.h"
+#include "keystream/io/import.h"
 #include "tests/runtime/stream_test_support.h"
 
 namespace ks {

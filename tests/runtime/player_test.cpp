@@ -1,4 +1,4 @@
-#include "core/runtime/player.h"
+#include "keystream/runtime/player.h"
 
 #include <gtest/gtest.h>
 
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "core/clip/skeleton.h"
-#include "core/runtime/stream_format.h"
+#include "keystream/clip/skeleton.h"
+#include "keystream/runtime/stream_format.h"
 #include "tests/codec/random_clip.h"
 #include "tests/runtime/stream_test_support.h"
 

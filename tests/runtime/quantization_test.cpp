@@ -1,4 +1,4 @@
-#include "core/runtime/quantization.h"
+#include "keystream/runtime/quantization.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/runtime/saved_window_reader.h"
+#include "keystream/runtime/saved_window_reader.h"
 
 #include <gtest/gtest.h>
 
@@ -6,8 +6,8 @@
 #include <random>
 #include <vector>
 
-#include "core/codec/bit_writer.h"
-#include "core/runtime/stream_format.h"
+#include "keystream/codec/bit_writer.h"
+#include "keystream/runtime/stream_format.h"
 
 namespace ks {
 namespace {

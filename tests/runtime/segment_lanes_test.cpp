@@ -5,7 +5,7 @@
 // including the edge cases the scalar code treats specially (held values,
 // -0, zero-length segments, a rotation with no length).
 
-#include "core/runtime/segment_lanes.h"
+#include "keystream/runtime/segment_lanes.h"
 
 #include <gtest/gtest.h>
 
@@ -15,9 +15,9 @@
 #include <random>
 #include <vector>
 
-#include "core/runtime/curve.h"
-#include "core/runtime/quantization.h"
-#include "core/runtime/transform.h"
+#include "keystream/runtime/curve.h"
+#include "keystream/runtime/quantization.h"
+#include "keystream/runtime/transform.h"
 
 namespace ks {
 namespace {

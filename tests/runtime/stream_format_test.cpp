@@ -7,7 +7,7 @@
 // decoding to their poses; versions 1 to 8 are refused with a message to
 // recompress.
 
-#include "core/runtime/stream_format.h"
+#include "keystream/runtime/stream_format.h"
 
 #include <gtest/gtest.h>
 
@@ -20,13 +20,13 @@
 #include <string>
 #include <vector>
 
-#include "core/io/file_io.h"
-#include "core/codec/key_cost.h"
-#include "core/codec/pack.h"
-#include "core/codec/quantize.h"
-#include "core/runtime/player.h"
-#include "core/runtime/stream_key_layout.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/key_cost.h"
+#include "keystream/codec/pack.h"
+#include "keystream/codec/quantize.h"
+#include "keystream/io/file_io.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/stream_key_layout.h"
+#include "keystream/runtime/stream_view.h"
 #include "tests/golden/golden_clip.h"
 
 namespace ks {

@@ -18,16 +18,16 @@
 #include <string_view>
 #include <vector>
 
-#include "core/codec/fit.h"
-#include "core/codec/pack.h"
-#include "core/codec/quantize.h"
-#include "core/codec/bit_writer.h"
-#include "core/runtime/bit_reader.h"
-#include "core/runtime/checksum.h"
-#include "core/runtime/player.h"
-#include "core/runtime/stream_format.h"
-#include "core/runtime/stream_view.h"
-#include "core/runtime/transform.h"
+#include "keystream/codec/bit_writer.h"
+#include "keystream/codec/fit.h"
+#include "keystream/codec/pack.h"
+#include "keystream/codec/quantize.h"
+#include "keystream/runtime/bit_reader.h"
+#include "keystream/runtime/checksum.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/stream_format.h"
+#include "keystream/runtime/stream_view.h"
+#include "keystream/runtime/transform.h"
 #include "tests/codec/random_clip.h"
 
 namespace ks::test {

@@ -1,4 +1,4 @@
-#include "core/runtime/stream_view.h"
+#include "keystream/runtime/stream_view.h"
 
 #include <gtest/gtest.h>
 
@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/codec/key_cost.h"
-#include "core/runtime/player.h"
-#include "core/runtime/stream_format.h"
+#include "keystream/codec/key_cost.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/stream_format.h"
 #include "tests/runtime/stream_test_support.h"
 
 namespace ks {

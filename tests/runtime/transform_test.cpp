@@ -1,4 +1,4 @@
-#include "core/runtime/transform.h"
+#include "keystream/runtime/transform.h"
 
 #include <gtest/gtest.h>
 

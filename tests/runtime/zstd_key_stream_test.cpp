@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/runtime/player.h"
-#include "core/runtime/stream_format.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/runtime/player.h"
+#include "keystream/runtime/stream_format.h"
+#include "keystream/runtime/stream_view.h"
 #include "tests/runtime/stream_test_support.h"
 
 namespace ks {

@@ -9,7 +9,7 @@
 #include <string>
 #include <system_error>
 
-#include "core/io/file_io.h"
+#include "keystream/io/file_io.h"
 
 namespace ks::studio {
 

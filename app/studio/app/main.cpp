@@ -17,8 +17,8 @@
 #include <unordered_set>
 
 #include "app/studio/app/studio_app.h"
-#include "core/clip/excerpt.h"
-#include "core/io/tolerance_file.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/tolerance_file.h"
 
 namespace {
 

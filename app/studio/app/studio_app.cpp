@@ -21,10 +21,10 @@
 #include "app/studio/panels/panels.h"
 #include "app/studio/settings/additive_choice.h"
 #include "app/studio/settings/scalar_precision_edit.h"
-#include "core/clip/excerpt.h"
-#include "core/io/file_io.h"
-#include "core/io/import.h"
-#include "core/io/stream_file.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/file_io.h"
+#include "keystream/io/import.h"
+#include "keystream/io/stream_file.h"
 
 namespace ks::studio {
 

@@ -23,7 +23,7 @@
 #include "app/studio/set/set_fitter.h"
 #include "app/studio/set/set_panel.h"
 #include "app/studio/viewport/viewport_panel.h"
-#include "core/runtime/player.h"
+#include "keystream/runtime/player.h"
 
 struct GLFWwindow;
 

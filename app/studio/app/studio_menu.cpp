@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "app/studio/app/studio_app.h"
-#include "core/clip/excerpt.h"
+#include "keystream/clip/excerpt.h"
 
 namespace ks::studio {
 

@@ -11,8 +11,8 @@
 #include "app/studio/app/studio_app.h"
 #include "app/studio/io/png_writer.h"
 #include "app/studio/settings/additive_choice.h"
-#include "core/clip/excerpt.h"
-#include "core/codec/track_fit.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/codec/track_fit.h"
 
 namespace ks::studio {
 

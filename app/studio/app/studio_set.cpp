@@ -5,9 +5,9 @@
 #include <cstdio>
 
 #include "app/studio/app/studio_app.h"
-#include "core/clip/excerpt.h"
-#include "core/io/clip_files.h"
-#include "core/io/import.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/clip_files.h"
+#include "keystream/io/import.h"
 
 namespace ks::studio {
 

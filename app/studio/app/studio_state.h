@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "app/studio/jobs/fit_job.h"
-#include "core/io/additive_import.h"
-#include "core/runtime/curve.h"
+#include "keystream/io/additive_import.h"
+#include "keystream/runtime/curve.h"
 
 namespace ks::studio {
 

@@ -7,8 +7,8 @@
 #include <system_error>
 
 #include "app/studio/io/save_actions.h"
-#include "core/clip/excerpt.h"
-#include "core/io/import.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/import.h"
 
 namespace ks::studio {
 

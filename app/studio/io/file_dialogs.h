@@ -12,7 +12,7 @@
 
 #include "app/studio/app/studio_state.h"
 #include "app/studio/settings/compress_command_line.h"
-#include "core/runtime/result.h"
+#include "keystream/runtime/result.h"
 
 namespace ks::studio {
 

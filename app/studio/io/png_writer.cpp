@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/io/file_io.h"
+#include "keystream/io/file_io.h"
 
 namespace ks::studio {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "app/studio/jobs/fit_job.h"
-#include "core/runtime/result.h"
+#include "keystream/runtime/result.h"
 
 namespace ks::studio {
 

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "core/codec/error_budget.h"
+#include "keystream/codec/error_budget.h"
 
 namespace ks::studio {
 

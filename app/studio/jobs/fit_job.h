@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "core/codec/fit.h"
-#include "core/codec/fit_progress.h"
-#include "core/codec/measure.h"
-#include "core/codec/pack.h"
-#include "core/io/import.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/fit.h"
+#include "keystream/codec/fit_progress.h"
+#include "keystream/codec/measure.h"
+#include "keystream/codec/pack.h"
+#include "keystream/io/import.h"
+#include "keystream/runtime/stream_view.h"
 
 namespace ks::studio {
 

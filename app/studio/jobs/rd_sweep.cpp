@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/runtime/player.h"
+#include "keystream/runtime/player.h"
 
 namespace ks::studio {
 

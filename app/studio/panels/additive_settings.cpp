@@ -10,7 +10,7 @@
 
 #include "app/studio/panels/panels.h"
 #include "app/studio/settings/additive_choice.h"
-#include "core/clip/excerpt.h"
+#include "keystream/clip/excerpt.h"
 
 namespace ks::studio {
 

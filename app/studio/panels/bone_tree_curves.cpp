@@ -15,7 +15,7 @@
 #include "app/studio/panels/bone_tree_panel.h"
 #include "app/studio/plots/curve_label.h"
 #include "app/studio/settings/scalar_precision_edit.h"
-#include "core/clip/excerpt.h"
+#include "keystream/clip/excerpt.h"
 
 namespace ks::studio {
 

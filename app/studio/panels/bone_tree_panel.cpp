@@ -18,7 +18,7 @@
 
 #include "app/studio/plots/curve_label.h"
 #include "app/studio/settings/bone_tolerance_edit.h"
-#include "core/clip/excerpt.h"
+#include "keystream/clip/excerpt.h"
 
 namespace ks::studio {
 

@@ -9,9 +9,9 @@
 #include <utility>
 
 #include "app/studio/settings/scalar_precision_edit.h"
-#include "core/clip/excerpt.h"
-#include "core/codec/fit.h"
-#include "core/codec/key_cost.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/codec/fit.h"
+#include "keystream/codec/key_cost.h"
 
 namespace ks::studio {
 

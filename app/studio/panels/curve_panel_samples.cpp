@@ -11,7 +11,7 @@
 #include "app/studio/panels/curve_panel.h"
 #include "app/studio/plots/curve_label.h"
 #include "app/studio/plots/rotation_angles.h"
-#include "core/codec/fit.h"
+#include "keystream/codec/fit.h"
 
 namespace ks::studio {
 

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <system_error>
 
-#include "core/clip/excerpt.h"
-#include "core/io/import.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/import.h"
 
 namespace ks::studio {
 

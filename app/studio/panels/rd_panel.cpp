@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "app/studio/plots/plot_widget.h"
-#include "core/clip/excerpt.h"
+#include "keystream/clip/excerpt.h"
 
 namespace ks::studio {
 

@@ -15,7 +15,7 @@
 #include "app/studio/panels/panels.h"
 #include "app/studio/settings/bone_tolerance_edit.h"
 #include "app/studio/settings/scalar_precision_edit.h"
-#include "core/clip/excerpt.h"
+#include "keystream/clip/excerpt.h"
 
 namespace ks::studio {
 

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <span>
 
-#include "core/codec/fit.h"
-#include "core/runtime/stream_view.h"
+#include "keystream/codec/fit.h"
+#include "keystream/runtime/stream_view.h"
 
 namespace ks::studio {
 

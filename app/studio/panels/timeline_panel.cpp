@@ -9,8 +9,8 @@
 
 #include "app/studio/panels/flow_layout.h"
 #include "app/studio/plots/plot_widget.h"
-#include "core/runtime/key_cache.h"
-#include "core/runtime/player.h"
+#include "keystream/runtime/key_cache.h"
+#include "keystream/runtime/player.h"
 
 namespace ks::studio {
 

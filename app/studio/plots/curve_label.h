@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
-#include "core/clip/raw_clip.h"
-#include "core/codec/track_fit.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/codec/track_fit.h"
 
 namespace ks::studio {
 

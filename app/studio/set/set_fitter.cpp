@@ -9,8 +9,8 @@
 #include <unistd.h>
 #endif
 
-#include "core/io/import.h"
-#include "core/io/stream_names.h"
+#include "keystream/io/import.h"
+#include "keystream/io/stream_names.h"
 
 namespace ks::studio {
 

@@ -9,8 +9,8 @@
 
 #include "app/studio/panels/flow_layout.h"
 #include "app/studio/settings/bone_tolerance_edit.h"
-#include "core/clip/excerpt.h"
-#include "core/io/tolerance_file.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/tolerance_file.h"
 
 namespace ks::studio {
 

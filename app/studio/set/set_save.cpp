@@ -3,9 +3,9 @@
 #include <map>
 
 #include "app/studio/set/set_figures.h"
-#include "core/clip/excerpt.h"
-#include "core/io/stream_file.h"
-#include "core/io/stream_names.h"
+#include "keystream/clip/excerpt.h"
+#include "keystream/io/stream_file.h"
+#include "keystream/io/stream_names.h"
 
 namespace ks::studio {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "app/studio/set/set_fitter.h"
-#include "core/runtime/result.h"
+#include "keystream/runtime/result.h"
 
 namespace ks::studio {
 

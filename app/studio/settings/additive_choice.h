@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/io/additive_import.h"
-#include "core/io/import.h"
+#include "keystream/io/additive_import.h"
+#include "keystream/io/import.h"
 
 namespace ks::studio {
 

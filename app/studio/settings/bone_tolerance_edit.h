@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/clip/skeleton.h"
-#include "core/codec/fit.h"
+#include "keystream/clip/skeleton.h"
+#include "keystream/codec/fit.h"
 
 namespace ks::studio {
 

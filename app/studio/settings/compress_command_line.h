@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "app/studio/jobs/fit_job.h"
-#include "core/io/additive_import.h"
-#include "core/io/import.h"
+#include "keystream/io/additive_import.h"
+#include "keystream/io/import.h"
 
 namespace ks::studio {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/clip/raw_clip.h"
-#include "core/codec/fit.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/codec/fit.h"
 
 namespace ks::studio {
 

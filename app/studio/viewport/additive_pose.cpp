@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cassert>
 
-#include "core/runtime/additive.h"
+#include "keystream/runtime/additive.h"
 
 namespace ks::studio {
 

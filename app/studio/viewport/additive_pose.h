@@ -6,8 +6,8 @@
 
 #include <span>
 
-#include "core/clip/raw_clip.h"
-#include "core/runtime/transform.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/runtime/transform.h"
 
 namespace ks::studio {
 

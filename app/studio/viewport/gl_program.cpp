@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string>
 
-#include "core/io/file_io.h"
+#include "keystream/io/file_io.h"
 
 namespace ks::studio {
 

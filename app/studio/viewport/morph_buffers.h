@@ -15,7 +15,7 @@
 
 #include "app/studio/viewport/gl_program.h"
 #include "app/studio/viewport/morph_weights.h"
-#include "core/clip/skinned_mesh.h"
+#include "keystream/clip/skinned_mesh.h"
 
 namespace ks::studio {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/clip/raw_clip.h"
-#include "core/clip/skinned_mesh.h"
-#include "core/runtime/stream_metadata.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/clip/skinned_mesh.h"
+#include "keystream/runtime/stream_metadata.h"
 
 namespace ks::studio {
 

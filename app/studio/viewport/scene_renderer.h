@@ -16,8 +16,8 @@
 
 #include "app/studio/viewport/gl_program.h"
 #include "app/studio/viewport/morph_buffers.h"
-#include "core/clip/skinned_mesh.h"
-#include "core/runtime/transform.h"
+#include "keystream/clip/skinned_mesh.h"
+#include "keystream/runtime/transform.h"
 
 namespace ks::studio {
 

@@ -11,7 +11,7 @@
 
 #include "app/studio/settings/bone_tolerance_edit.h"
 #include "app/studio/viewport/viewport_panel.h"
-#include "core/clip/excerpt.h"
+#include "keystream/clip/excerpt.h"
 
 namespace ks::studio {
 

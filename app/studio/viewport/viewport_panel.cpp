@@ -13,7 +13,7 @@
 
 #include "app/studio/panels/flow_layout.h"
 #include "app/studio/viewport/additive_pose.h"
-#include "core/runtime/player.h"
+#include "keystream/runtime/player.h"
 
 namespace ks::studio {
 

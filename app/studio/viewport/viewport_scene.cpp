@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "app/studio/viewport/orbit_camera.h"
-#include "core/codec/object_space_error.h"
-#include "core/runtime/player.h"
+#include "keystream/codec/object_space_error.h"
+#include "keystream/runtime/player.h"
 
 namespace ks::studio {
 namespace {

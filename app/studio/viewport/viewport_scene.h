@@ -13,12 +13,12 @@
 
 #include <glm/glm.hpp>
 
-#include "core/clip/raw_clip.h"
-#include "core/clip/skeleton.h"
-#include "core/clip/skinned_mesh.h"
-#include "core/codec/fit.h"
-#include "core/codec/measure.h"
-#include "core/runtime/transform.h"
+#include "keystream/clip/raw_clip.h"
+#include "keystream/clip/skeleton.h"
+#include "keystream/clip/skinned_mesh.h"
+#include "keystream/codec/fit.h"
+#include "keystream/codec/measure.h"
+#include "keystream/runtime/transform.h"
 
 namespace ks::studio {
 
