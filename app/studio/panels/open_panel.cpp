@@ -172,6 +172,14 @@ void OpenPanel::draw(StudioState& state, bool* open) {
   }
   draw_animations(state);
   draw_listing(state);
+  // Every clip below this folder, one set sharing the settings (the Set tab beside Curves).
+  if (!m_listing.files.empty() || !m_listing.folders.empty()) {
+    if (ImGui::Button("Open the folder as a set")) request_open(state, m_listing.folder);
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("Every .gltf, .glb, .bvh, .fbx, .dae and .zae file in %s and below, fitted with one set "
+                        "of settings", excerpt(m_listing.folder.string(), 200).c_str());
+    }
+  }
   ImGui::TextDisabled("Recent (double-click a file above, or one here)");
   for (const std::filesystem::path& recent : state.recent_files) {
     if (ImGui::Selectable(recent.string().c_str(), false, ImGuiSelectableFlags_AllowDoubleClick) &&
