@@ -1,8 +1,10 @@
 # `cmake --install`: the engine package. ks_runtime as keystream::runtime and
 # ks_offline as keystream::offline, their headers as include/keystream/<part>/
 # (the prefix's include/ is the include directory, as for <acl/...> and
-# <ozz/...>), a package config for find_package(keystream) and
-# keystream-runtime.pc for pkg-config.
+# <ozz/...>), the keystream tool as keystream::keystream with
+# keystream_add_clips to cook clips in a game's build (docs/cook.md), a
+# package config for find_package(keystream) and keystream-runtime.pc for
+# pkg-config.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -21,6 +23,9 @@ install(TARGETS ks_offline EXPORT keystream-offline-targets
         FILE_SET HEADERS DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 install(EXPORT keystream-runtime-targets NAMESPACE keystream:: DESTINATION "${KS_INSTALL_CMAKEDIR}")
 install(EXPORT keystream-offline-targets NAMESPACE keystream:: DESTINATION "${KS_INSTALL_CMAKEDIR}")
+# The tools (their install(TARGETS) is in app/, where they are defined) as
+# imported executables: a third set, which needs no package at all.
+install(EXPORT keystream-tools-targets NAMESPACE keystream:: DESTINATION "${KS_INSTALL_CMAKEDIR}")
 
 configure_package_config_file(cmake/keystreamConfig.cmake.in "${PROJECT_BINARY_DIR}/keystreamConfig.cmake"
                               INSTALL_DESTINATION "${KS_INSTALL_CMAKEDIR}")
@@ -28,7 +33,7 @@ configure_package_config_file(cmake/keystreamConfig.cmake.in "${PROJECT_BINARY_D
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/keystreamConfigVersion.cmake"
                                  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES "${PROJECT_BINARY_DIR}/keystreamConfig.cmake" "${PROJECT_BINARY_DIR}/keystreamConfigVersion.cmake"
-        DESTINATION "${KS_INSTALL_CMAKEDIR}")
+              cmake/keystreamCook.cmake DESTINATION "${KS_INSTALL_CMAKEDIR}")
 
 # The .pc file finds the prefix from its own folder, so `cmake --install
 # --prefix P` works whatever CMAKE_INSTALL_PREFIX was at configure time.

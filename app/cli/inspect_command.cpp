@@ -11,6 +11,7 @@
 #include "app/cli/clip_report.h"
 #include "app/cli/commands.h"
 #include "app/cli/scalar_report.h"
+#include "keystream/io/stream_names.h"
 
 namespace ks::cli {
 
@@ -157,6 +158,9 @@ int run_inspect(const std::vector<std::string_view>& raw_args) {
     std::printf(
         "%s%s  --bones                  also list every bone\n"
         "  --scalars                also list every scalar track (name, target, values)\n"
+        "  --animation-files        print only the PART of each NAME.PART.ks that\n"
+        "                           compress --all-animations writes, one a line\n"
+        "                           (for build scripts: cmake/keystreamCook.cmake)\n"
         "%s  -h, --help               show this help\n",
         kInspectHelp, kImportOptionsHelp, kAdditiveOptionHelp);
     return 0;
@@ -164,7 +168,7 @@ int run_inspect(const std::vector<std::string_view>& raw_args) {
   Arguments args("inspect", raw_args);
   std::filesystem::path source = KS_DEMO_CLIP;
   ImportSettings import;
-  bool list_bones = false, list_scalars = false;
+  bool list_bones = false, list_scalars = false, animation_files = false;
   std::optional<AdditiveBaseSpec> additive;
   while (!args.done()) {
     const std::string_view arg = args.next();
@@ -175,6 +179,8 @@ int run_inspect(const std::vector<std::string_view>& raw_args) {
       list_bones = true;
     } else if (arg == "--scalars") {
       list_scalars = true;
+    } else if (arg == "--animation-files") {
+      animation_files = true;
     } else if (!args.source(arg, source)) {
       return 2;
     }
@@ -193,6 +199,14 @@ int run_inspect(const std::vector<std::string_view>& raw_args) {
       std::fprintf(stderr, "keystream: %s: %s\n", shown_path(source).c_str(), shown_message(s.error()).c_str());
       return 1;
     }
+  }
+  if (animation_files) {
+    // As compress names them: a file without named animations writes NAME.0.ks.
+    const std::vector<std::string>& names = imported.value().animation_names;
+    for (const std::string& part : names.empty() ? std::vector<std::string>{"0"} : animation_file_names(names)) {
+      std::printf("%s\n", part.c_str());
+    }
+    return 0;
   }
   print_clip(imported.value(), list_bones, list_scalars);
   return 0;

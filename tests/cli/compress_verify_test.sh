@@ -328,6 +328,9 @@ glb_with "$demo" "$work/run.glb" "doc['animations'][0]['name'], doc['animations'
   fail "colliding animation names: $(ls "$work/runs")"
 expect 0 "[Run!]" "$ks" verify "$work/run.glb" "$work/runs/run.Run__0.ks"
 expect 0 "[run?]" "$ks" verify "$work/run.glb" "$work/runs/run.run__1.ks"
+# inspect --animation-files names them alike (keystream_add_clips lists its outputs with it).
+"$ks" inspect "$work/run.glb" --animation-files >"$work/parts" 2>&1 || fail "inspect --animation-files"
+[ "$(tr '\n' ' ' <"$work/parts")" = "Run__0 run__1 " ] || fail "inspect --animation-files: $(cat "$work/parts")"
 
 # --- What an import cannot use is said on every surface: a channel that a
 # later one for the same property overrides.
