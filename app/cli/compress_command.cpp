@@ -92,15 +92,6 @@ struct Options {
   std::string json_path;
 };
 
-// What identifies a file whatever the spelling: its absolute, normalised
-// path, in lower case (two names differing in case are one file on a
-// case-insensitive file system, and confusing on any other).
-std::string file_key(const fs::path& path) {
-  std::error_code ec;
-  const fs::path canonical = fs::weakly_canonical(fs::absolute(path, ec), ec);
-  return lowercase((ec ? path : canonical).string());
-}
-
 // Compresses one animation of an imported clip into `output`.
 ClipReport compress_clip(ImportedClip& imported, const Options& options, const fs::path& output,
                          unsigned fit_threads) {

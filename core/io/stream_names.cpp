@@ -24,6 +24,12 @@ std::string lowercase(std::string text) {
   return text;
 }
 
+std::string file_key(const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::filesystem::path canonical = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+  return lowercase((ec ? path : canonical).string());
+}
+
 std::vector<std::string> animation_file_names(const std::vector<std::string>& names) {
   std::vector<std::string> safe;
   std::map<std::string, int> uses;

@@ -21,6 +21,12 @@ std::string lowercase(std::string text);
 /// overwrite each other.
 std::vector<std::string> animation_file_names(const std::vector<std::string>& names);
 
+/// What identifies a file whatever the spelling: its absolute, normalised
+/// path, in lower case (two names differing in case are one file on a
+/// case-insensitive file system, and confusing on any other). Tools that
+/// write many streams compare outputs and inputs by it.
+std::string file_key(const std::filesystem::path& path);
+
 /// folder / "STEM.PART.ks": the stream of the animation whose file-name part
 /// (animation_file_names) is `file_name_part`, of `source`.
 std::filesystem::path animation_stream_path(const std::filesystem::path& folder, const std::filesystem::path& source,

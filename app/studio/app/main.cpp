@@ -397,7 +397,7 @@ int main(int argc, char** argv) {
     }
   }
   if (ks::Status s = options.import.validate(); !s) return usage_error(s.error());
-  if (options.set_files.size() < 2) options.set_files.clear();  // one FILE: open_path decides
+  if (options.set_files.size() < 2) options.set_files.clear();  // one FILE: StudioApp::open_paths decides
   if (options.refit_tolerance_mm && options.play_seconds <= 0.f) {
     return usage_error("--refit-tolerance needs --simulate-play");
   }

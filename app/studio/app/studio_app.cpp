@@ -217,7 +217,7 @@ void StudioApp::handle_requests() {
     ImportSettings settings = m_state.import_settings;
     settings.animation_name.clear();
     settings.animation_index = m_state.open_animation;
-    static_cast<void>(open_path(path, settings));  // a failure is shown in the UI; the current clip stays
+    static_cast<void>(open_paths({path}, settings));  // a failure is shown in the UI; the current clip stays
     m_show_open = !m_state.load_error.empty();     // the Open panel closes once its file is open
   }
   if (m_state.additive_requested) {
@@ -318,8 +318,8 @@ int StudioApp::run() {
   // Load before opening a window: a bad file in an unattended run fails
   // fast. A person gets the window, with no clip and the Open window showing
   // the error, to pick another file.
-  const Status opened = m_options.set_files.empty() ? open_path(m_options.clip, m_options.import)
-                                                    : open_paths(m_options.set_files, m_options.import);
+  const Status opened = open_paths(m_options.set_files.empty() ? std::vector{m_options.clip} : m_options.set_files,
+                                  m_options.import);
   if (Status s = opened; !s) {
     std::fprintf(stderr, "keystream-studio: %s\n", excerpt(s.error(), kMessageExcerptChars).c_str());
     if (m_options.unattended()) return 1;

@@ -99,7 +99,6 @@ class StudioApp {
   Status open_clip(const std::filesystem::path& path, const ImportSettings& settings);
   // The set (studio_set.cpp): a folder, several files or a file of several
   // animations opens as one; its first (or chosen) clip in the panels.
-  Status open_path(const std::filesystem::path& path, const ImportSettings& settings);
   Status open_paths(const std::vector<std::filesystem::path>& paths, const ImportSettings& settings);
   bool set_holds(const std::filesystem::path& path) const;
   /// `show`: its tab is chosen (a folder or files opened as one set).

@@ -11,38 +11,10 @@
 
 namespace ks::studio {
 
-Status StudioApp::open_path(const std::filesystem::path& path, const ImportSettings& settings) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    Result<std::vector<std::filesystem::path>> files = clip_files_in_folder(path);
-    if (!files) {
-      m_state.load_error = files.error();
-      return Error{files.error()};
-    }
-    ImportSettings first = settings;
-    first.animation_name.clear();
-    first.animation_index = 0;
-    if (Status s = open_clip(files.value().front(), first); !s) return s;
-    open_set(std::move(files.value()), /*show=*/true);
-    return {};
-  }
-  if (Status s = open_clip(path, settings); !s) return s;
-  // A file of several animations is a set: its clips share the settings. A
-  // file of one, from outside the open set, replaces the set as it replaces the clip.
-  if (!set_holds(path)) {
-    if (m_state.clip->animation_names.size() > 1) {
-      open_set({path}, /*show=*/false);
-    } else if (!m_set.empty()) {
-      m_set.close();
-      m_set_view = {};
-    }
-  }
-  return {};
-}
-
 Status StudioApp::open_paths(const std::vector<std::filesystem::path>& paths, const ImportSettings& settings) {
-  if (paths.size() == 1) return open_path(paths.front(), settings);
+  // Folders stand for the clip files in them.
   std::vector<std::filesystem::path> sources;
+  bool any_folder = false;
   for (const std::filesystem::path& path : paths) {
     std::error_code ec;
     if (!std::filesystem::is_directory(path, ec)) {
@@ -54,10 +26,30 @@ Status StudioApp::open_paths(const std::vector<std::filesystem::path>& paths, co
       m_state.load_error = files.error();
       return Error{files.error()};
     }
+    any_folder = true;
     sources.insert(sources.end(), files.value().begin(), files.value().end());
   }
-  if (Status s = open_clip(sources.front(), settings); !s) return s;
-  open_set(std::move(sources), /*show=*/true);
+  ImportSettings first = settings;
+  if (paths.size() == 1 && any_folder) {
+    // A folder's first file was not named by the user: its first animation.
+    first.animation_name.clear();
+    first.animation_index = 0;
+  }
+  if (Status s = open_clip(sources.front(), first); !s) return s;
+  if (paths.size() > 1 || any_folder) {
+    open_set(std::move(sources), /*show=*/true);
+    return {};
+  }
+  // A file of several animations is a set: its clips share the settings. A
+  // file of one, from outside the open set, replaces the set as it replaces the clip.
+  if (!set_holds(sources.front())) {
+    if (m_state.clip->animation_names.size() > 1) {
+      open_set(std::move(sources), /*show=*/false);
+    } else if (!m_set.empty()) {
+      m_set.close();
+      m_set_view = {};
+    }
+  }
   return {};
 }
 

@@ -22,7 +22,6 @@ struct SetFitter::Row {
   std::shared_ptr<const ImportedClip> imported;
   uint64_t result_generation = 0;        // of shown.result or shown.error; 0: none yet
   std::shared_ptr<RunProgress> running;  // null unless a worker has it
-  uint64_t running_generation = 0;
 };
 
 // What a worker does next: list a source (its first import), or fit or
@@ -30,7 +29,7 @@ struct SetFitter::Row {
 struct SetFitter::Task {
   enum class Kind : uint8_t { kNone, kList, kFit, kRepack } kind = Kind::kNone;
   uint64_t set_id = 0;
-  size_t index = 0;  // source (kList) or row
+  size_t source_index = 0;  // kList
   uint64_t generation = 0;
   std::filesystem::path source;
   ImportSettings import;
@@ -180,11 +179,7 @@ SetProgress SetFitter::progress_locked() const {
 }
 
 bool SetFitter::idle() const {
-  if (std::count(m_listing.begin(), m_listing.end(), 2) != static_cast<std::ptrdiff_t>(m_listing.size())) {
-    return false;
-  }
-  return std::all_of(m_rows.begin(), m_rows.end(),
-                     [this](const Row& row) { return row.result_generation == m_generation && !row.running; });
+  return !progress_locked().busy();
 }
 
 void SetFitter::wait_idle() const {
@@ -203,7 +198,7 @@ bool SetFitter::next_task(Task& task) {
     if (m_listing[s] != 0) continue;
     m_listing[s] = 1;
     task.kind = Task::Kind::kList;
-    task.index = s;
+    task.source_index = s;
     task.source = m_sources[s];
     task.import.animation_index = 0;
     return true;
@@ -213,14 +208,12 @@ bool SetFitter::next_task(Task& task) {
     if (row.running || row.result_generation == m_generation) continue;
     const bool fit_current = row.shown.result != nullptr && row.result_generation >= m_fit_generation;
     task.kind = fit_current ? Task::Kind::kRepack : Task::Kind::kFit;
-    task.index = r;
     task.source = row.shown.source;
     task.import.animation_index = row.shown.animation;
     task.imported = row.imported;
     task.previous = row.shown.result;
     task.progress = std::make_shared<RunProgress>();
     row.running = task.progress;
-    row.running_generation = m_generation;
     return true;
   }
   return false;
@@ -239,7 +232,7 @@ void SetFitter::run() {
       Result<ImportedClip> first = import_clip(task.source, task.import);
       if (first) first.value().mesh.reset();  // the set draws none: each row would hold a copy
       const std::lock_guard<std::mutex> lock(m_mutex);
-      if (task.set_id == m_set_id) finish_listing(task.index, std::move(first));
+      if (task.set_id == m_set_id) finish_listing(task.source_index, std::move(first));
     } else {
       std::shared_ptr<const FitResult> result;
       std::shared_ptr<const ImportedClip> imported = task.imported;

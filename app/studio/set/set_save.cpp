@@ -9,19 +9,6 @@
 
 namespace ks::studio {
 
-namespace {
-
-// One spelling per file, whatever the case (as the command line compares them).
-std::string file_key(const std::filesystem::path& path) {
-  std::error_code ec;
-  const std::filesystem::path canonical = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
-  std::string key = (ec ? path : canonical).string();
-  for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return key;
-}
-
-}  // namespace
-
 SaveAllPlan plan_save_all(const std::vector<SetRow>& rows, const std::filesystem::path& folder) {
   SaveAllPlan plan;
   plan.folder = folder;
